@@ -1,0 +1,118 @@
+#include "graph/expression_graph.h"
+
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+namespace {
+
+class ParamNode : public Node {
+public:
+  ParamNode(ExpressionGraph& g, const Shape& shape, size_t index)
+      : Node(g, shape, {}), index_(index) {
+    needsGrad_ = true;
+  }
+  const char* opName() const override { return "param"; }
+  bool allocatesValue() const override { return false; }
+  void forward() override { val_ = graph_.params().value(index_); }
+  void backward() override {}
+  size_t index() const { return index_; }
+
+private:
+  size_t index_;
+};
+
+// Host data copied into the workspace at every forward.
+template <class T>
+class ConstantNode : public Node {
+public:
+  ConstantNode(ExpressionGraph& g, const Shape& shape, std::vector<T> values, Type type)
+      : Node(g, shape, {}, type), values_(std::move(values)) {
+    ABORT_IF(values_.size() != shape.elements(), "Constant of shape {} given {} values",
+             shape.toString(), values_.size());
+  }
+  const char* opName() const override { return "constant"; }
+  void forward() override {
+    backendFor(val_.device).copyFromHost(val_.data, values_.data(), values_.size() * sizeof(T));
+  }
+  void backward() override {}
+
+private:
+  std::vector<T> values_;
+};
+
+}  // namespace
+
+ExpressionGraph::ExpressionGraph(Device device, uint64_t seed, size_t workspaceLimitMB)
+    : device_(device),
+      seed_(seed),
+      params_(device, seed),
+      workspace_(std::make_unique<Workspace>(device, size_t(1) << 20, workspaceLimitMB << 20)) {}
+
+ExpressionGraph::~ExpressionGraph() = default;
+
+Expr ExpressionGraph::param(const std::string& name, const Shape& shape, const Initializer& init) {
+  size_t index = params_.declare(name, shape, init);
+  return record<ParamNode>(*this, shape, index);
+}
+
+Expr ExpressionGraph::constant(const Shape& shape, std::vector<float> values) {
+  return record<ConstantNode<float>>(*this, shape, std::move(values), Type::float32);
+}
+
+Expr ExpressionGraph::indices(const Shape& shape, std::vector<int> values) {
+  return record<ConstantNode<int>>(*this, shape, std::move(values), Type::int32);
+}
+
+Expr ExpressionGraph::indices(std::vector<int> values) {
+  Shape shape({int(values.size())});
+  return indices(shape, std::move(values));
+}
+
+void ExpressionGraph::forward() {
+  params_.allocate();
+  workspace_->reset();
+  for(auto& node : nodes_) {
+    node->grad_ = Tensor();
+    if(node->allocatesValue())
+      node->val_ = workspace_->allocate(node->shape(), node->valueType());
+    node->forward();
+  }
+}
+
+void ExpressionGraph::backward(Expr top, const std::vector<float>* seed) {
+  ABORT_IF(nodes_.empty(), "backward() on an empty graph");
+  if(!top)
+    top = nodes_.back().get();
+  ABORT_IF(!top->needsGrad(), "backward() from '{}', which depends on no parameter", top->opName());
+
+  params_.zeroGrads();
+  Backend& backend = backendFor(device_);
+  for(auto& node : nodes_) {
+    if(!node->needsGrad())
+      continue;
+    if(auto* p = dynamic_cast<ParamNode*>(node.get())) {
+      node->grad_ = params_.grad(p->index());
+    } else {
+      node->grad_ = workspace_->allocate(node->shape());
+      backend.zero(node->grad_.data, node->grad_.bytes());
+    }
+  }
+  if(seed)
+    kernels::fromHost(top->grad_, *seed);
+  else
+    kernels::fill(top->grad_, 1.f);
+
+  // Nodes after `top` do not contribute to its gradient.
+  size_t end = 0;
+  while(nodes_[end].get() != top.get())
+    ++end;
+  for(size_t i = end + 1; i-- > 0;)
+    if(nodes_[i]->needsGrad())
+      nodes_[i]->backward();
+}
+
+void ExpressionGraph::clear() { nodes_.clear(); }
+
+}  // namespace marian

@@ -1,0 +1,62 @@
+#pragma once
+// defines: marian::ExpressionGraph — records nodes in creation order (a topological order),
+// runs forward over them and backward in reverse. Owns the parameters and the workspace.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/initializers.h"
+#include "graph/node.h"
+#include "graph/parameters.h"
+
+namespace marian {
+
+class ExpressionGraph {
+public:
+  // workspaceLimitMB = 0: the workspace grows as needed; otherwise Marian's --workspace.
+  explicit ExpressionGraph(Device device = cpuDevice(), uint64_t seed = 1234,
+                           size_t workspaceLimitMB = 0);
+  ~ExpressionGraph();
+
+  Device device() const { return device_; }
+  Parameters& params() { return params_; }
+  Workspace& workspace() { return *workspace_; }
+
+  // --- leaves ---------------------------------------------------------------------------------
+  // A trainable parameter, created on first use and shared by every later graph build.
+  Expr param(const std::string& name, const Shape& shape, const Initializer& init);
+  Expr constant(const Shape& shape, std::vector<float> values);
+  Expr indices(const Shape& shape, std::vector<int> values);  // int32, e.g. word ids
+  Expr indices(std::vector<int> values);                      // shape [n]
+
+  // Records an operator node; used by the functions in graph/operators.h.
+  template <class NodeType, class... Args>
+  Expr record(Args&&... args) {
+    nodes_.push_back(std::make_unique<NodeType>(std::forward<Args>(args)...));
+    return nodes_.back().get();
+  }
+
+  // --- execution ------------------------------------------------------------------------------
+  // Allocates parameters declared since the last call, resets the workspace and computes every
+  // node's value in creation order. Can be repeated on the same nodes.
+  void forward();
+  // Zeroes the parameter gradients (the one place they are zeroed), seeds the top node (the
+  // last one recorded, or `top`) with ones, or with `seed` of its shape, and back-propagates.
+  void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr);
+  // Drops all nodes (parameters stay): call before building the graph of the next batch.
+  void clear();
+
+  size_t size() const { return nodes_.size(); }
+  // Seeds for stochastic operators (dropout), reproducible from the graph's seed.
+  uint64_t nextRandomSeed() { return seed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
+
+private:
+  Device device_;
+  uint64_t seed_;
+  uint64_t randomCounter_ = 0;
+  Parameters params_;
+  std::unique_ptr<Workspace> workspace_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace marian

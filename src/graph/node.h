@@ -1,0 +1,76 @@
+#pragma once
+// defines: marian::Node (one operator of the expression graph), marian::Expr
+// A node infers its shape when built, computes its value in forward() and adds its
+// contribution to its children's gradients in backward(); both sit side by side in one
+// ops_*.cpp file per family of operators. Nodes never allocate: the graph gives them value and
+// gradient memory from its workspace (or from the parameter buffers).
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "tensors/tensor.h"
+
+namespace marian {
+
+class ExpressionGraph;
+class Node;
+
+// A handle to a node, owned by its graph and valid until the graph is cleared. A class rather
+// than Node* so that models can be written with operators (a + b, 2.f * x).
+class Expr {
+public:
+  Expr() = default;
+  Expr(std::nullptr_t) {}
+  Expr(Node* node) : node_(node) {}
+  Node* operator->() const { return node_; }
+  Node& operator*() const { return *node_; }
+  Node* get() const { return node_; }
+  explicit operator bool() const { return node_ != nullptr; }
+  bool operator==(const Expr& o) const { return node_ == o.node_; }
+  bool operator!=(const Expr& o) const { return node_ != o.node_; }
+
+private:
+  Node* node_ = nullptr;
+};
+
+class Node {
+public:
+  Node(ExpressionGraph& graph, const Shape& shape, std::vector<Expr> children,
+       Type valueType = Type::float32);
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  virtual const char* opName() const = 0;
+  virtual void forward() = 0;
+  // dchild += d(this)/d(child) * grad(), for every child that needsGrad().
+  virtual void backward() = 0;
+  // Parameters and views point val() at memory they do not own; they set it in forward().
+  virtual bool allocatesValue() const { return true; }
+
+  ExpressionGraph& graph() const { return graph_; }
+  const Shape& shape() const { return shape_; }
+  Type valueType() const { return valueType_; }
+  const std::vector<Expr>& children() const { return children_; }
+  Expr child(size_t i) const { return children_[i]; }
+  bool needsGrad() const { return needsGrad_; }
+
+  Tensor val() const { return val_; }
+  Tensor grad() const { return grad_; }
+  // The gradient of child i, or an empty tensor when that child needs none.
+  Tensor childGrad(size_t i) const {
+    return children_[i]->needsGrad() ? children_[i]->grad_ : Tensor();
+  }
+
+protected:
+  ExpressionGraph& graph_;
+  Shape shape_;
+  Type valueType_;
+  std::vector<Expr> children_;
+  bool needsGrad_ = false;
+  Tensor val_, grad_;
+
+  friend class ExpressionGraph;
+};
+
+}  // namespace marian

@@ -1,0 +1,148 @@
+#include "graph/parameters.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "common/npz.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+Parameters::Parameters(Device device, uint64_t seed) : device_(device), seed_(seed) {}
+
+size_t Parameters::declare(const std::string& name, const Shape& shape, const Initializer& init) {
+  auto it = byName_.find(name);
+  if(it != byName_.end()) {
+    const Entry& e = entries_[it->second];
+    ABORT_IF(e.shape != shape, "Parameter '{}' declared with shape {} but exists with shape {}",
+             name, shape.toString(), e.shape.toString());
+    return it->second;
+  }
+  ABORT_IF(shape.elements() == 0, "Parameter '{}' has empty shape {}", name, shape.toString());
+  entries_.push_back({name, shape, 0, init});
+  byName_[name] = entries_.size() - 1;
+  return entries_.size() - 1;
+}
+
+size_t Parameters::index(const std::string& name) const {
+  auto it = byName_.find(name);
+  ABORT_IF(it == byName_.end(), "No parameter named '{}'", name);
+  return it->second;
+}
+
+void Parameters::allocate() {
+  if(allocated())
+    return;
+  // Keep the values of parameters laid out before; they move to their new offsets.
+  std::map<std::string, std::vector<float>> kept;
+  for(size_t i = 0; i < layoutSize_; ++i)
+    kept[entries_[i].name] = kernels::toHost(value(i));
+
+  std::vector<size_t> order(entries_.size());
+  for(size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return entries_[a].name < entries_[b].name; });
+  size_t offset = 0;
+  for(size_t i : order) {
+    entries_[i].offset = offset;
+    offset += entries_[i].shape.elements();
+  }
+  values_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
+  grads_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
+  layoutSize_ = entries_.size();
+
+  for(size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    auto k = kept.find(e.name);
+    std::vector<float> host(e.shape.elements());
+    if(k != kept.end()) {
+      host = std::move(k->second);
+    } else {
+      // seeded by name: independent of declaration order and of other parameters
+      std::mt19937_64 rng(seed_ ^ std::hash<std::string>()(e.name));
+      e.init(host, e.shape, rng);
+    }
+    kernels::fromHost(value(i), host);
+  }
+}
+
+Tensor Parameters::value(size_t i) const {
+  ABORT_IF(i >= layoutSize_, "Parameter '{}' has no memory yet (allocate() first)",
+           i < entries_.size() ? entries_[i].name : std::to_string(i));
+  return values_->view(entries_[i].offset, entries_[i].shape);
+}
+
+Tensor Parameters::grad(size_t i) const {
+  ABORT_IF(i >= layoutSize_, "Parameter '{}' has no memory yet (allocate() first)",
+           i < entries_.size() ? entries_[i].name : std::to_string(i));
+  return grads_->view(entries_[i].offset, entries_[i].shape);
+}
+
+Tensor Parameters::values() const {
+  ABORT_IF(!values_, "Parameters are not allocated yet");
+  return values_->all();
+}
+
+Tensor Parameters::grads() const {
+  ABORT_IF(!grads_, "Parameters are not allocated yet");
+  return grads_->all();
+}
+
+void Parameters::zeroGrads() {
+  if(grads_)
+    backendFor(device_).zero(grads_->all().data, grads_->size() * sizeof(float));
+}
+
+void Parameters::save(const std::string& path) const {
+  std::vector<NpzItem> items;
+  for(size_t i = 0; i < layoutSize_; ++i) {
+    const Entry& e = entries_[i];
+    std::vector<float> host = kernels::toHost(value(i));
+    std::vector<int> dims = e.shape.dims();
+    items.push_back(npzFloat32(e.name, std::vector<size_t>(dims.begin(), dims.end()), host.data()));
+  }
+  std::sort(items.begin(), items.end(),
+            [](const NpzItem& a, const NpzItem& b) { return a.name < b.name; });
+  writeNpz(path, items);
+}
+
+void Parameters::load(const std::string& path) {
+  std::vector<NpzItem> items = readNpz(path);
+  std::map<std::string, const NpzItem*> found;
+  for(const NpzItem& item : items)
+    found[item.name] = &item;
+  allocate();
+  for(size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    auto it = found.find(e.name);
+    ABORT_IF(it == found.end(), "Model file '{}' has no parameter '{}' (shape {})", path, e.name,
+             e.shape.toString());
+    const NpzItem& item = *it->second;
+    std::vector<int> dims = e.shape.dims();
+    std::vector<size_t> expected(dims.begin(), dims.end());
+    // Leading 1s do not matter: Marian writes a bias of [n] as (1, n).
+    auto strip = [](std::vector<size_t> d) {
+      while(d.size() > 1 && d.front() == 1)
+        d.erase(d.begin());
+      return d;
+    };
+    bool shapeOk = strip(item.shape) == strip(expected);
+    if(!shapeOk) {
+      std::string got = "(";
+      for(size_t d : item.shape)
+        got += std::to_string(d) + ",";
+      ABORT("Model file '{}': parameter '{}' has shape {}) but the model needs {}", path, e.name,
+            got, e.shape.toString());
+    }
+    ABORT_IF(item.descr != "<f4", "Model file '{}': parameter '{}' has type '{}' but must be float32 ('<f4')",
+             path, e.name, item.descr);
+    std::vector<float> host(e.shape.elements());
+    std::memcpy(host.data(), item.bytes.data(), item.bytes.size());
+    kernels::fromHost(value(i), host);
+  }
+}
+
+}  // namespace marian

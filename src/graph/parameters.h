@@ -1,0 +1,62 @@
+#pragma once
+// defines: marian::Parameters — named parameters in ONE flat value buffer and ONE flat gradient
+// buffer with the same layout (sorted by name, so every process lays them out identically);
+// a shard of the model is an (offset, size) range of these buffers.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/initializers.h"
+#include "tensors/arena.h"
+
+namespace marian {
+
+class Parameters {
+public:
+  struct Entry {
+    std::string name;
+    Shape shape;
+    size_t offset = 0;  // into the flat buffers, valid once allocated
+    Initializer init;
+  };
+
+  explicit Parameters(Device device, uint64_t seed = 1234);
+
+  // Declares a parameter on first use; later calls with the same name must give the same shape.
+  // Returns its index, stable for the lifetime of this object.
+  size_t declare(const std::string& name, const Shape& shape, const Initializer& init);
+  bool contains(const std::string& name) const { return byName_.count(name) != 0; }
+  size_t index(const std::string& name) const;
+
+  // Lays out every declared parameter (sorted by name) in one value buffer and one gradient
+  // buffer. Parameters that already had memory keep their values; new ones are initialised.
+  // Called by the graph before a forward pass whenever a parameter was declared since.
+  void allocate();
+  bool allocated() const { return values_ && layoutSize_ == entries_.size(); }
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  size_t totalSize() const { return values_ ? values_->size() : 0; }
+  Tensor value(size_t i) const;
+  Tensor grad(size_t i) const;
+  Tensor value(const std::string& name) const { return value(index(name)); }
+  Tensor grad(const std::string& name) const { return grad(index(name)); }
+  Tensor values() const;  // the whole flat buffer
+  Tensor grads() const;
+  void zeroGrads();
+
+  // npz by parameter name. load() needs every declared parameter in the file with the same
+  // shape and float32 type and names the file and the parameter when one is not.
+  void save(const std::string& path) const;
+  void load(const std::string& path);
+
+private:
+  Device device_;
+  uint64_t seed_;
+  std::vector<Entry> entries_;  // in declaration order; index() refers to this
+  std::map<std::string, size_t> byName_;
+  size_t layoutSize_ = 0;  // how many entries the current buffers hold
+  std::unique_ptr<FlatBuffer> values_, grads_;
+};
+
+}  // namespace marian

@@ -1,0 +1,8 @@
+#include "optimizers/optimizer.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+void Sgd::update(Tensor params, Tensor grads, float lr) { kernels::sgdStep(params, grads, lr); }
+
+}  // namespace marian

@@ -1,0 +1,74 @@
+#include "tensors/arena.h"
+
+#include "tensors/backend.h"
+
+namespace marian {
+
+FlatBuffer::FlatBuffer(Device device, Type type, size_t elements)
+    : backend_(backendFor(device)), device_(device), type_(type), elements_(elements) {
+  data_ = backend_.allocate(elements * sizeOf(type));
+  backend_.zero(data_, elements * sizeOf(type));
+}
+
+FlatBuffer::~FlatBuffer() { backend_.release(data_); }
+
+Tensor FlatBuffer::view(size_t offset, const Shape& shape) const {
+  ABORT_IF(offset + shape.elements() > elements_, "View [{}, {}) out of range for a buffer of {}",
+           offset, offset + shape.elements(), elements_);
+  return Tensor(static_cast<char*>(data_) + offset * sizeOf(type_), shape, type_, device_);
+}
+
+namespace {
+constexpr size_t kAlign = 256;  // covers cache lines, AVX-512 and GPU transaction alignment
+size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+Workspace::Workspace(Device device, size_t initialBytes, size_t limitBytes)
+    : backend_(backendFor(device)), device_(device), limit_(limitBytes) {
+  size_t bytes = alignUp(std::max<size_t>(initialBytes, kAlign));
+  chunks_.push_back({static_cast<char*>(backend_.allocate(bytes)), bytes});
+}
+
+Workspace::~Workspace() {
+  for(Chunk& c : chunks_)
+    backend_.release(c.data);
+}
+
+size_t Workspace::capacity() const {
+  size_t total = 0;
+  for(const Chunk& c : chunks_)
+    total += c.size;
+  return total;
+}
+
+Tensor Workspace::allocate(const Shape& shape, Type type) {
+  size_t bytes = alignUp(std::max<size_t>(shape.elements() * sizeOf(type), 1));
+  if(offset_ + bytes > chunks_.back().size) {
+    ABORT_IF(limit_ && used_ + bytes > limit_,
+             "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
+             "(at least {} MB); raise --workspace or lower the mini-batch size",
+             device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
+    size_t size = std::max(bytes, chunks_.back().size);
+    chunks_.push_back({static_cast<char*>(backend_.allocate(size)), size});
+    offset_ = 0;
+  }
+  char* p = chunks_.back().data + offset_;
+  offset_ += bytes;
+  used_ += bytes;
+  peak_ = std::max(peak_, used_);
+  return Tensor(p, shape, type, device_);
+}
+
+void Workspace::reset() {
+  if(chunks_.size() > 1) {
+    size_t total = alignUp(peak_);
+    for(Chunk& c : chunks_)
+      backend_.release(c.data);
+    chunks_.clear();
+    chunks_.push_back({static_cast<char*>(backend_.allocate(total)), total});
+  }
+  offset_ = 0;
+  used_ = 0;
+}
+
+}  // namespace marian

@@ -1,0 +1,68 @@
+#pragma once
+// defines: marian::FlatBuffer (one contiguous block: parameters, gradients, optimizer state;
+// a shard is an (offset, size) slice) and marian::Workspace (bump arena for activations).
+#include <cstddef>
+#include <vector>
+
+#include "tensors/tensor.h"
+
+namespace marian {
+
+class Backend;
+
+class FlatBuffer {
+public:
+  FlatBuffer(Device device, Type type, size_t elements);  // zero-filled
+  ~FlatBuffer();
+  FlatBuffer(const FlatBuffer&) = delete;
+  FlatBuffer& operator=(const FlatBuffer&) = delete;
+
+  size_t size() const { return elements_; }
+  Device device() const { return device_; }
+  Tensor all() const { return Tensor(data_, Shape({int(elements_)}), type_, device_); }
+  // Elements [offset, offset + shape.elements()) seen as `shape`.
+  Tensor view(size_t offset, const Shape& shape) const;
+
+private:
+  Backend& backend_;
+  Device device_;
+  Type type_;
+  size_t elements_;
+  void* data_;
+};
+
+// Activations and their gradients for one batch. Allocation bumps a pointer; reset() frees
+// everything at once. A batch that overflows the current chunk gets another one, and the next
+// reset() merges them into one chunk large enough for that batch, so after the first batches
+// allocation never touches the system allocator. With a limit (Marian's --workspace, in MB)
+// overflowing it is an error that says how much was needed.
+class Workspace {
+public:
+  Workspace(Device device, size_t initialBytes, size_t limitBytes = 0);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  Tensor allocate(const Shape& shape, Type type = Type::float32);
+  void reset();
+
+  Device device() const { return device_; }
+  size_t used() const { return used_; }
+  size_t capacity() const;
+  size_t peak() const { return peak_; }
+
+private:
+  struct Chunk {
+    char* data;
+    size_t size;
+  };
+  Backend& backend_;
+  Device device_;
+  size_t limit_;
+  std::vector<Chunk> chunks_;
+  size_t offset_ = 0;  // in chunks_.back()
+  size_t used_ = 0;    // bytes handed out since the last reset
+  size_t peak_ = 0;
+};
+
+}  // namespace marian

@@ -1,0 +1,44 @@
+#include "tensors/backend.h"
+
+#include <map>
+#include <mutex>
+
+#include "common/error.h"
+
+namespace marian {
+
+std::unique_ptr<Backend> makeCpuBackend(int id);
+#ifdef MARIAN_CUDA
+std::unique_ptr<Backend> makeGpuBackend(int id);
+#endif
+
+bool gpuBackendCompiled() {
+#ifdef MARIAN_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+Backend& backendFor(Device device) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<Backend>> backends;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = backends[{int(device.type), device.id}];
+  if(!slot) {
+    if(device.type == DeviceType::cpu) {
+      slot = makeCpuBackend(device.id);
+    } else {
+#ifdef MARIAN_CUDA
+      slot = makeGpuBackend(device.id);
+#else
+      ABORT("Device {} requested, but this build has no GPU backend (configure with "
+            "-DCOMPILE_CUDA=on on a machine with the CUDA toolkit)",
+            device.toString());
+#endif
+    }
+  }
+  return *slot;
+}
+
+}  // namespace marian

@@ -1,0 +1,30 @@
+#pragma once
+// defines: marian::Backend — the small per-device contract (memory, copies, sync). Kernels are
+// free functions in tensors/kernels.h that choose the CPU or GPU implementation by device.
+#include <cstddef>
+#include <memory>
+
+#include "tensors/device.h"
+
+namespace marian {
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+  virtual void* allocate(size_t bytes) = 0;
+  virtual void release(void* ptr) = 0;
+  virtual void copyFromHost(void* dst, const void* src, size_t bytes) = 0;
+  virtual void copyToHost(void* dst, const void* src, size_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, size_t bytes) = 0;  // within this device
+  virtual void zero(void* dst, size_t bytes) = 0;
+  virtual void synchronize() = 0;
+};
+
+// The backend of a device, created on first use and alive until exit. Thread-safe.
+Backend& backendFor(Device device);
+
+// Whether this build has the GPU backend.
+bool gpuBackendCompiled();
+
+}  // namespace marian

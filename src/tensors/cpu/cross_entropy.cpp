@@ -1,0 +1,79 @@
+// Cross-entropy from logits with label smoothing and a padding mask, fused with log-softmax so
+// that the [rows, vocab] probabilities are never stored.
+#include <cmath>
+
+#include "tensors/cpu/cpu_kernels.h"
+
+namespace marian {
+namespace cpu {
+
+namespace {
+struct RowStats {
+  float max, logSum;  // log-softmax = x - max - logSum
+};
+
+RowStats rowStats(const float* row, size_t n) {
+  float mx = row[0];
+  for(size_t j = 1; j < n; ++j)
+    mx = std::max(mx, row[j]);
+  float sum = 0.f;
+  for(size_t j = 0; j < n; ++j)
+    sum += std::exp(row[j] - mx);
+  return {mx, std::log(sum)};
+}
+
+void checkShapes(Tensor logits, Tensor labels, Tensor mask, size_t rows) {
+  ABORT_IF(labels.size() != rows, "crossEntropy: {} labels for {} rows of logits {}", labels.size(),
+           rows, logits.shape.toString());
+  ABORT_IF(!mask.empty() && mask.size() != rows, "crossEntropy: mask of {} for {} rows",
+           mask.size(), rows);
+}
+}  // namespace
+
+void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float smoothing) {
+  size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
+  checkShapes(logits, labels, mask, rows);
+  const int* y = labels.i32();
+  for(size_t r = 0; r < rows; ++r) {
+    float m = mask.empty() ? 1.f : mask.f32()[r];
+    if(m == 0.f) {
+      loss.f32()[r] = 0.f;
+      continue;
+    }
+    const float* xr = logits.f32() + r * n;
+    ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
+             y[r], n);
+    RowStats s = rowStats(xr, n);
+    float nll = -(xr[y[r]] - s.max - s.logSum);
+    float mean = 0.f;  // mean over classes of -log p
+    if(smoothing != 0.f) {
+      for(size_t j = 0; j < n; ++j)
+        mean += xr[j];
+      mean = s.max + s.logSum - mean / float(n);
+    }
+    loss.f32()[r] = m * ((1.f - smoothing) * nll + smoothing * mean);
+  }
+}
+
+// dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
+void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
+                      Tensor dloss) {
+  size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
+  checkShapes(logits, labels, mask, rows);
+  const int* y = labels.i32();
+  float uniform = smoothing / float(n);
+  for(size_t r = 0; r < rows; ++r) {
+    float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
+    if(g == 0.f)
+      continue;
+    const float* xr = logits.f32() + r * n;
+    float* dr = dlogits.f32() + r * n;
+    RowStats s = rowStats(xr, n);
+    for(size_t j = 0; j < n; ++j)
+      dr[j] += g * (std::exp(xr[j] - s.max - s.logSum) - uniform);
+    dr[y[r]] -= g * (1.f - smoothing);
+  }
+}
+
+}  // namespace cpu
+}  // namespace marian

@@ -1,0 +1,81 @@
+// Layer normalisation over the last axis; backward recomputes mean and variance instead of
+// storing them.
+#include <cmath>
+
+#include "tensors/cpu/cpu_kernels.h"
+
+namespace marian {
+namespace cpu {
+
+namespace {
+struct Moments {
+  float mean, rstd;  // rstd = 1 / sqrt(var + eps)
+};
+
+Moments moments(const float* x, size_t n, float eps) {
+  float mean = 0.f;
+  for(size_t j = 0; j < n; ++j)
+    mean += x[j];
+  mean /= float(n);
+  float var = 0.f;
+  for(size_t j = 0; j < n; ++j)
+    var += (x[j] - mean) * (x[j] - mean);
+  var /= float(n);
+  return {mean, 1.f / std::sqrt(var + eps)};
+}
+}  // namespace
+
+void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
+  size_t rows = x.shape.rows(), n = size_t(x.shape.back());
+  ABORT_IF(!gamma.empty() && gamma.size() != n, "layerNorm: gamma {} for rows of {}",
+           gamma.shape.toString(), n);
+  ABORT_IF(!beta.empty() && beta.size() != n, "layerNorm: beta {} for rows of {}",
+           beta.shape.toString(), n);
+  const float* g = gamma.empty() ? nullptr : gamma.f32();
+  const float* b = beta.empty() ? nullptr : beta.f32();
+  for(size_t r = 0; r < rows; ++r) {
+    const float* xr = x.f32() + r * n;
+    float* yr = y.f32() + r * n;
+    Moments m = moments(xr, n, eps);
+    for(size_t j = 0; j < n; ++j) {
+      float v = (xr[j] - m.mean) * m.rstd;
+      yr[j] = (g ? g[j] * v : v) + (b ? b[j] : 0.f);
+    }
+  }
+}
+
+// With xhat = (x - mean) * rstd and g = dy * gamma:
+//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgamma = sum dy * xhat,  dbeta = sum dy
+void layerNormGrad(Tensor dx, Tensor dgamma, Tensor dbeta, Tensor x, Tensor gamma, Tensor dy,
+                   float eps) {
+  size_t rows = x.shape.rows(), n = size_t(x.shape.back());
+  const float* gm = gamma.empty() ? nullptr : gamma.f32();
+  for(size_t r = 0; r < rows; ++r) {
+    const float *xr = x.f32() + r * n, *dyr = dy.f32() + r * n;
+    Moments m = moments(xr, n, eps);
+    float meanG = 0.f, meanGX = 0.f;
+    for(size_t j = 0; j < n; ++j) {
+      float xhat = (xr[j] - m.mean) * m.rstd;
+      float g = dyr[j] * (gm ? gm[j] : 1.f);
+      meanG += g;
+      meanGX += g * xhat;
+      if(!dgamma.empty())
+        dgamma.f32()[j] += dyr[j] * xhat;
+      if(!dbeta.empty())
+        dbeta.f32()[j] += dyr[j];
+    }
+    meanG /= float(n);
+    meanGX /= float(n);
+    if(dx.empty())
+      continue;
+    float* dxr = dx.f32() + r * n;
+    for(size_t j = 0; j < n; ++j) {
+      float xhat = (xr[j] - m.mean) * m.rstd;
+      float g = dyr[j] * (gm ? gm[j] : 1.f);
+      dxr[j] += m.rstd * (g - meanG - xhat * meanGX);
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace marian

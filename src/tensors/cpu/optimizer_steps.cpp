@@ -1,0 +1,42 @@
+// Parameter updates over flat ranges.
+#include <cmath>
+
+#include "tensors/cpu/cpu_kernels.h"
+
+namespace marian {
+namespace cpu {
+
+namespace {
+void checkRange(Tensor params, Tensor grads, const char* what) {
+  ABORT_IF(params.size() != grads.size(), "{}: {} parameters but {} gradients", what, params.size(),
+           grads.size());
+}
+}  // namespace
+
+void sgdStep(Tensor params, Tensor grads, float lr) {
+  checkRange(params, grads, "sgd");
+  float* p = params.f32();
+  const float* g = grads.f32();
+  for(size_t i = 0, n = params.size(); i < n; ++i)
+    p[i] -= lr * g[i];
+}
+
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
+void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
+              float eps, uint64_t t) {
+  checkRange(params, grads, "adam");
+  ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
+           m.size(), params.size());
+  float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
+  float c2 = 1.f / (1.f - std::pow(beta2, float(t)));
+  float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
+  const float* g = grads.f32();
+  for(size_t i = 0, n = params.size(); i < n; ++i) {
+    pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
+    pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
+    p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
+  }
+}
+
+}  // namespace cpu
+}  // namespace marian

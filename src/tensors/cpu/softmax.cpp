@@ -1,0 +1,83 @@
+// Softmax and log-softmax along the last axis, max-shifted for stability.
+#include <cmath>
+
+#include "tensors/cpu/cpu_kernels.h"
+
+namespace marian {
+namespace cpu {
+
+namespace {
+// log(sum(exp(row))) computed as max + log(sum(exp(row - max)))
+float logSumExp(const float* row, size_t n) {
+  float mx = row[0];
+  for(size_t j = 1; j < n; ++j)
+    mx = std::max(mx, row[j]);
+  float sum = 0.f;
+  for(size_t j = 0; j < n; ++j)
+    sum += std::exp(row[j] - mx);
+  return mx + std::log(sum);
+}
+}  // namespace
+
+void softmax(Tensor y, Tensor x) {
+  size_t rows = x.shape.rows(), n = size_t(x.shape.back());
+  const float* in = x.f32();
+  float* out = y.f32();
+  for(size_t r = 0; r < rows; ++r) {
+    const float* xr = in + r * n;
+    float* yr = out + r * n;
+    float mx = xr[0];
+    for(size_t j = 1; j < n; ++j)
+      mx = std::max(mx, xr[j]);
+    float sum = 0.f;
+    for(size_t j = 0; j < n; ++j) {
+      yr[j] = std::exp(xr[j] - mx);
+      sum += yr[j];
+    }
+    float inv = 1.f / sum;
+    for(size_t j = 0; j < n; ++j)
+      yr[j] *= inv;
+  }
+}
+
+// dx_j += y_j * (dy_j - sum_k dy_k y_k)
+void softmaxGrad(Tensor dx, Tensor y, Tensor dy) {
+  size_t rows = y.shape.rows(), n = size_t(y.shape.back());
+  for(size_t r = 0; r < rows; ++r) {
+    const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
+    float* dr = dx.f32() + r * n;
+    float dot = 0.f;
+    for(size_t j = 0; j < n; ++j)
+      dot += gr[j] * yr[j];
+    for(size_t j = 0; j < n; ++j)
+      dr[j] += yr[j] * (gr[j] - dot);
+  }
+}
+
+void logSoftmax(Tensor y, Tensor x) {
+  size_t rows = x.shape.rows(), n = size_t(x.shape.back());
+  for(size_t r = 0; r < rows; ++r) {
+    const float* xr = x.f32() + r * n;
+    float* yr = y.f32() + r * n;
+    float lse = logSumExp(xr, n);
+    for(size_t j = 0; j < n; ++j)
+      yr[j] = xr[j] - lse;
+  }
+}
+
+// dx_j += dy_j - softmax_j * sum_k dy_k, with softmax = exp(y)
+void logSoftmaxGrad(Tensor dx, Tensor y, Tensor dy) {
+  size_t rows = y.shape.rows(), n = size_t(y.shape.back());
+  for(size_t r = 0; r < rows; ++r) {
+    const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
+    float* dr = dx.f32() + r * n;
+    float sum = 0.f;
+    for(size_t j = 0; j < n; ++j)
+      sum += gr[j];
+    for(size_t j = 0; j < n; ++j)
+      dr[j] += gr[j] - std::exp(yr[j]) * sum;
+  }
+}
+
+}  // namespace cpu
+}  // namespace marian

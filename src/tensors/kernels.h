@@ -1,0 +1,81 @@
+#pragma once
+// defines: marian::kernels — every tensor computation the graph needs, output arguments first.
+// Each call runs on the device of its tensors (CPU reference in tensors/cpu/, GPU beside it in
+// tensors/gpu/); callers never name a backend. Functions ending in Grad ACCUMULATE into their
+// gradient outputs (dx += ...), because a node's gradient collects contributions from every
+// consumer.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tensors/functors.h"
+#include "tensors/tensor.h"
+
+namespace marian {
+namespace kernels {
+
+// --- memory ------------------------------------------------------------------------------
+void fill(Tensor t, float value);
+void copy(Tensor dst, Tensor src);  // equal element counts
+// dst += scale * src, summing src over the axes along which dst has extent 1 (the gradient of
+// broadcasting). With equal shapes it is a plain axpy.
+void add(Tensor dst, Tensor src, float scale = 1.f);
+std::vector<float> toHost(Tensor t);
+std::vector<int> toHostInts(Tensor t);
+void fromHost(Tensor t, const std::vector<float>& values);
+void fromHostInts(Tensor t, const std::vector<int>& values);
+
+// --- matrix products ------------------------------------------------------------------------
+// C = alpha * op(A) * op(B) + beta * C, with each tensor seen as a matrix [rows, last axis].
+void gemm(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta);
+// The same over the leading axes: A [..., m, k], B [..., k, n]; an operand batch of 1
+// broadcasts, and a result batch of 1 receives the sum of the products.
+void gemmBatched(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta);
+
+// --- element-wise (numpy broadcasting for binary ops) --------------------------------------
+void unary(UnaryOp op, Tensor y, Tensor x, float p0 = 0.f, float p1 = 0.f);
+void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0 = 0.f, float p1 = 0.f);
+void binary(BinaryOp op, Tensor y, Tensor a, Tensor b);
+void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy);  // da/db may be empty
+// mask = 1/keep with probability keep, else 0; a counter-based hash of (seed, index), so the
+// same seed gives the same mask on every device and every re-run.
+void bernoulliMask(Tensor mask, float keep, uint64_t seed);
+
+// --- reductions along one axis (the axis is kept with extent 1) ------------------------------
+void reduce(ReduceOp op, Tensor y, Tensor x, int axis);
+void reduceGrad(ReduceOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, int axis);
+
+// --- along the last axis -----------------------------------------------------------------------
+void softmax(Tensor y, Tensor x);
+void softmaxGrad(Tensor dx, Tensor y, Tensor dy);
+void logSoftmax(Tensor y, Tensor x);
+void logSoftmaxGrad(Tensor dx, Tensor y, Tensor dy);
+// Per row r: loss[r] = mask[r] * ((1-eps) * -log p(label[r]) + eps * mean_v -log p(v)).
+// labels int32 [rows]; mask float [rows] or empty (all ones); loss [rows].
+void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float smoothing);
+void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
+                      Tensor dloss);
+// y = gamma * (x - mean) / sqrt(var + eps) + beta; gamma, beta [last] or empty.
+void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps);
+void layerNormGrad(Tensor dx, Tensor dgamma, Tensor dbeta, Tensor x, Tensor gamma, Tensor dy,
+                   float eps);
+
+// --- indexing and layout -----------------------------------------------------------------------
+// y[i, :] = table[indices[i], :]; indices int32. An index out of range is an error.
+void gatherRows(Tensor y, Tensor table, Tensor indices);
+void scatterAddRows(Tensor dtable, Tensor indices, Tensor dy);
+// y = x with axes permuted: y.shape[i] = x.shape[perm[i]]; y += ... when accumulate.
+void transpose(Tensor y, Tensor x, const std::vector<int>& perm, bool accumulate);
+// dst[..., offset : offset + src.shape[axis], ...] (+)= src
+void insertSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate);
+// dst (+)= src[..., offset : offset + dst.shape[axis], ...]
+void extractSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate);
+
+// --- optimizer steps on a flat range (a whole model or one shard) -----------------------------
+void sgdStep(Tensor params, Tensor grads, float lr);
+// Adam with bias correction at step t (1-based); m and v are the moment buffers of the range.
+void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
+              float eps, uint64_t t);
+
+}  // namespace kernels
+}  // namespace marian
