@@ -13,9 +13,10 @@ public:
   Device device() const override { return cpuDevice(id_); }
 
   void* allocate(size_t bytes) override {
-    // 64-byte alignment: whole cache lines and AVX-512 loads for every tensor.
-    size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+    // 256-byte alignment, as cudaMalloc gives: arenas can then align sub-allocations the same
+    // way on every device.
+    size_t rounded = (bytes + 255) / 256 * 256;
+    void* p = std::aligned_alloc(256, rounded ? rounded : 256);
     ABORT_IF(!p, "Out of host memory allocating {} bytes on {}", bytes, device().toString());
     return p;
   }

@@ -44,7 +44,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
     ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
              y[r], n);
     RowStats s = rowStats(xr, n);
-    float nll = -(xr[y[r]] - s.max - s.logSum);
+    float nll = s.logSum - (xr[y[r]] - s.max);
     float mean = 0.f;  // mean over classes of -log p
     if(smoothing != 0.f) {
       for(size_t j = 0; j < n; ++j)
@@ -70,7 +70,7 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
     float* dr = dlogits.f32() + r * n;
     RowStats s = rowStats(xr, n);
     for(size_t j = 0; j < n; ++j)
-      dr[j] += g * (std::exp(xr[j] - s.max - s.logSum) - uniform);
+      dr[j] += g * (std::exp((xr[j] - s.max) - s.logSum) - uniform);
     dr[y[r]] -= g * (1.f - smoothing);
   }
 }

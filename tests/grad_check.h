@@ -1,0 +1,105 @@
+#pragma once
+// defines: checkGradients — compares the graph's analytic gradients with central finite
+// differences. The checked function is L = sum(out * W) for a fixed random W (so every output
+// element matters with a different weight), computed in double from the float forward pass.
+// Bound: for each input, ||analytic - numeric|| / max(||analytic||, ||numeric||, 1e-3) < tol
+// (default 1e-2, i.e. 1% relative error in the 2-norm), with step eps = 1e-2.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "graph/operators.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+namespace test {
+
+using BuildFn = std::function<Expr(ExpressionGraph&, const std::vector<Expr>&)>;
+
+// Input values: normal by default; ops with kinks or restricted domains pass their own.
+// Called once per input, with that input's position in the argument list.
+using InputFn = std::function<std::vector<float>(const Shape&, std::mt19937&, size_t input)>;
+
+inline std::vector<float> normalInputs(const Shape& s, std::mt19937& rng, size_t = 0) {
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> v(s.elements());
+  for(float& x : v)
+    x = d(rng);
+  return v;
+}
+
+inline std::vector<float> positiveInputs(const Shape& s, std::mt19937& rng, size_t = 0) {
+  std::uniform_real_distribution<float> d(0.5f, 2.f);
+  std::vector<float> v(s.elements());
+  for(float& x : v)
+    x = d(rng);
+  return v;
+}
+
+// Values on a grid of step 0.1, shifted by 0.025 for even and 0.075 for odd inputs: values of
+// one input differ by >= 0.1, of two inputs by >= 0.05, and all are >= 0.025 from 0, so no
+// finite-difference step (0.01) crosses a kink of relu, max, maximum or minimum.
+inline std::vector<float> spacedInputs(const Shape& s, std::mt19937& rng, size_t input) {
+  std::vector<float> v(s.elements());
+  float shift = input % 2 ? 0.075f : 0.025f;
+  for(size_t i = 0; i < v.size(); ++i)
+    v[i] = float(int(i) - int(v.size()) / 2) * 0.1f + shift;
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+inline double weightedSum(const std::vector<float>& out, const std::vector<float>& w) {
+  double s = 0;
+  for(size_t i = 0; i < out.size(); ++i)
+    s += double(out[i]) * double(w[i]);
+  return s;
+}
+
+inline void checkGradients(const std::vector<Shape>& shapes, const BuildFn& build,
+                           const InputFn& inputs = normalInputs, float tol = 1e-2f,
+                           float eps = 1e-2f, unsigned seed = 7) {
+  std::mt19937 rng(seed);
+  ExpressionGraph graph(cpuDevice(), /*seed=*/seed);
+  std::vector<Expr> xs;
+  std::vector<std::string> names;
+  for(size_t i = 0; i < shapes.size(); ++i) {
+    names.push_back("x" + std::to_string(i));
+    xs.push_back(graph.param(names.back(), shapes[i], inits::fromVector(inputs(shapes[i], rng, i))));
+  }
+  Expr out = build(graph, xs);
+  graph.forward();
+  std::vector<float> w = normalInputs(out->shape(), rng);
+  graph.backward(out, &w);
+
+  Parameters& params = graph.params();
+  for(size_t i = 0; i < shapes.size(); ++i) {
+    SCOPED_TRACE("input " + names[i] + " " + shapes[i].toString() + " of op '" + out->opName() + "'");
+    std::vector<float> analytic = kernels::toHost(params.grad(names[i]));
+    float* value = params.value(names[i]).f32();
+    std::vector<double> numeric(analytic.size());
+    for(size_t k = 0; k < analytic.size(); ++k) {
+      float saved = value[k];
+      value[k] = saved + eps;
+      graph.forward();
+      double plus = weightedSum(kernels::toHost(out->val()), w);
+      value[k] = saved - eps;
+      graph.forward();
+      double minus = weightedSum(kernels::toHost(out->val()), w);
+      value[k] = saved;
+      numeric[k] = (plus - minus) / (2.0 * eps);
+    }
+    double diff = 0, na = 0, nn = 0;
+    for(size_t k = 0; k < analytic.size(); ++k) {
+      diff += (analytic[k] - numeric[k]) * (analytic[k] - numeric[k]);
+      na += double(analytic[k]) * analytic[k];
+      nn += numeric[k] * numeric[k];
+    }
+    double rel = std::sqrt(diff) / std::max({std::sqrt(na), std::sqrt(nn), 1e-3});
+    EXPECT_LT(rel, tol) << "analytic norm " << std::sqrt(na) << ", numeric norm " << std::sqrt(nn);
+  }
+  graph.forward();  // leave values as they were for callers that inspect them
+}
+
+}  // namespace test
+}  // namespace marian

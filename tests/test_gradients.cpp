@@ -1,0 +1,195 @@
+// Finite-difference gradient checks for every operator, on several shapes, broadcasting
+// included. The bound is stated in grad_check.h: 1% relative error (2-norm) per input.
+#include "grad_check.h"
+
+namespace marian {
+namespace test {
+namespace {
+
+using Inputs = std::vector<Expr>;
+
+TEST(Gradients, BinaryWithBroadcasting) {
+  struct Case { Shape a, b; };
+  std::vector<Case> cases = {{{3, 4}, {3, 4}}, {{3, 4}, {4}}, {{2, 3, 4}, {2, 1, 4}},
+                             {{2, 1, 4}, {3, 1}}, {{1}, {2, 3}}, {{2, 2, 3, 4}, {2, 1, 3, 1}}};
+  for(const Case& c : cases) {
+    SCOPED_TRACE(c.a.toString() + " with " + c.b.toString());
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return x[0] + x[1]; });
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return x[0] - x[1]; });
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return x[0] * x[1]; });
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return x[0] / x[1]; },
+                   positiveInputs);
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return maximum(x[0], x[1]); },
+                   spacedInputs);
+    checkGradients({c.a, c.b}, [](ExpressionGraph&, const Inputs& x) { return minimum(x[0], x[1]); },
+                   spacedInputs);
+  }
+}
+
+TEST(Gradients, SameInputTwiceAccumulates) {
+  checkGradients({{3, 4}}, [](ExpressionGraph&, const Inputs& x) { return x[0] * x[0] + x[0]; });
+}
+
+TEST(Gradients, MaskFill) {
+  // attention scores [batch, heads, query, key] with a key padding mask [batch, 1, 1, key]
+  checkGradients({{2, 2, 3, 4}}, [](ExpressionGraph& g, const Inputs& x) {
+    Expr mask = g.constant({2, 1, 1, 4}, {1, 1, 1, 0, 1, 1, 0, 0});
+    return softmax(maskFill(x[0], mask));
+  });
+}
+
+TEST(Gradients, Unary) {
+  struct Case {
+    const char* name;
+    std::function<Expr(Expr)> f;
+    InputFn inputs;
+  };
+  std::vector<Case> cases = {
+      {"neg", [](Expr x) { return -x; }, normalInputs},
+      {"exp", [](Expr x) { return exp(x); }, normalInputs},
+      {"log", [](Expr x) { return log(x); }, positiveInputs},
+      {"sqrt", [](Expr x) { return sqrt(x); }, positiveInputs},
+      {"square", [](Expr x) { return square(x); }, normalInputs},
+      {"sigmoid", [](Expr x) { return sigmoid(x); }, normalInputs},
+      {"tanh", [](Expr x) { return tanh(x); }, normalInputs},
+      {"relu", [](Expr x) { return relu(x); }, spacedInputs},
+      {"swish", [](Expr x) { return swish(x); }, normalInputs},
+      {"scale_shift", [](Expr x) { return scaleShift(x, -1.5f, 0.25f); }, normalInputs},
+      {"scalar ops", [](Expr x) { return 2.f * (x + 1.f) - 3.f; }, normalInputs},
+  };
+  for(const Case& c : cases)
+    for(Shape s : {Shape{5}, Shape{3, 4}, Shape{2, 3, 4}}) {
+      SCOPED_TRACE(std::string(c.name) + " " + s.toString());
+      checkGradients({s}, [&](ExpressionGraph&, const Inputs& x) { return c.f(x[0]); }, c.inputs);
+    }
+}
+
+TEST(Gradients, Dot) {
+  checkGradients({{3, 4}, {4, 5}}, [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1]); });
+  checkGradients({{4, 3}, {4, 5}},
+                 [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1], true, false); });
+  checkGradients({{3, 4}, {5, 4}},
+                 [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1], false, true); });
+  checkGradients({{4, 3}, {5, 4}},
+                 [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1], true, true, 0.5f); });
+  // a 3-D left operand is a matrix of rows: [batch, time, k] x [k, n]
+  checkGradients({{2, 3, 4}, {4, 5}}, [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1]); });
+}
+
+TEST(Gradients, BatchedDot) {
+  for(bool ta : {false, true})
+    for(bool tb : {false, true}) {
+      SCOPED_TRACE(std::string("transA ") + (ta ? "1" : "0") + " transB " + (tb ? "1" : "0"));
+      Shape a = ta ? Shape{2, 4, 3} : Shape{2, 3, 4};
+      Shape b = tb ? Shape{2, 5, 4} : Shape{2, 4, 5};
+      checkGradients({a, b}, [=](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1], ta, tb, 0.7f); });
+    }
+  // broadcast batch on either side, and 4-D attention-shaped products
+  checkGradients({{2, 3, 4}, {1, 4, 5}}, [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1]); });
+  checkGradients({{1, 3, 4}, {3, 4, 2}}, [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1]); });
+  checkGradients({{2, 2, 3, 4}, {2, 2, 5, 4}},
+                 [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1], false, true); });
+}
+
+TEST(Gradients, Affine) {
+  checkGradients({{3, 4}, {4, 5}, {5}},
+                 [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2]); });
+  checkGradients({{2, 3, 4}, {4, 5}, {1, 5}},
+                 [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2]); });
+}
+
+TEST(Gradients, Reductions) {
+  Shape s{2, 3, 4};
+  for(int axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    checkGradients({s}, [=](ExpressionGraph&, const Inputs& x) { return sum(x[0], axis); });
+    checkGradients({s}, [=](ExpressionGraph&, const Inputs& x) { return mean(x[0], axis); });
+    checkGradients({s}, [=](ExpressionGraph&, const Inputs& x) { return max(x[0], axis); },
+                   spacedInputs);
+  }
+  checkGradients({{7}}, [](ExpressionGraph&, const Inputs& x) { return sum(x[0], 0); });
+}
+
+TEST(Gradients, SoftmaxAndLogSoftmax) {
+  for(Shape s : {Shape{3, 5}, Shape{2, 3, 4}, Shape{1, 1}}) {
+    SCOPED_TRACE(s.toString());
+    checkGradients({s}, [](ExpressionGraph&, const Inputs& x) { return softmax(x[0]); });
+    checkGradients({s}, [](ExpressionGraph&, const Inputs& x) { return logSoftmax(x[0]); });
+  }
+}
+
+TEST(Gradients, CrossEntropy) {
+  for(float smoothing : {0.f, 0.1f}) {
+    SCOPED_TRACE("label smoothing " + std::to_string(smoothing));
+    checkGradients({{6, 7}}, [=](ExpressionGraph& g, const Inputs& x) {
+      return crossEntropy(x[0], g.indices({0, 3, 6, 3, 1, 2}), nullptr, smoothing);
+    });
+    // [batch, time, vocab] with padding: masked positions contribute nothing
+    checkGradients({{2, 3, 5}}, [=](ExpressionGraph& g, const Inputs& x) {
+      Expr labels = g.indices({2, 3}, {4, 0, 1, 2, 2, 3});
+      Expr mask = g.constant({2, 3}, {1, 1, 0, 1, 0, 0});
+      return crossEntropy(x[0], labels, mask, smoothing);
+    });
+  }
+}
+
+TEST(Gradients, LayerNorm) {
+  checkGradients({{3, 6}, {6}, {6}}, [](ExpressionGraph&, const Inputs& x) {
+    return layerNorm(x[0], x[1], x[2]);
+  });
+  checkGradients({{2, 3, 4}, {1, 4}}, [](ExpressionGraph&, const Inputs& x) {
+    return layerNorm(x[0], x[1], nullptr);
+  });
+  checkGradients({{4, 5}}, [](ExpressionGraph&, const Inputs& x) {
+    return layerNorm(x[0], nullptr, nullptr);
+  });
+}
+
+TEST(Gradients, Rows) {
+  // repeated indices: the table gradient sums both lookups
+  checkGradients({{6, 4}}, [](ExpressionGraph& g, const Inputs& x) {
+    return tanh(rows(x[0], g.indices({5, 0, 2, 0, 3})));
+  });
+  checkGradients({{6, 4}}, [](ExpressionGraph& g, const Inputs& x) {
+    return rows(x[0], g.indices({2, 3}, {1, 1, 4, 5, 0, 2}));
+  });
+}
+
+TEST(Gradients, TransposeReshape) {
+  checkGradients({{2, 3}}, [](ExpressionGraph&, const Inputs& x) { return transpose(x[0], {1, 0}); });
+  checkGradients({{2, 3, 4}}, [](ExpressionGraph&, const Inputs& x) { return transpose(x[0], {2, 0, 1}); });
+  checkGradients({{2, 3, 4, 5}},
+                 [](ExpressionGraph&, const Inputs& x) { return transpose(x[0], {0, 2, 1, 3}); });
+  checkGradients({{2, 3, 4, 5}},
+                 [](ExpressionGraph&, const Inputs& x) { return transpose(x[0], {3, 1, 0, 2}); });
+  checkGradients({{2, 6}}, [](ExpressionGraph&, const Inputs& x) {
+    return tanh(reshape(x[0], {3, 4})) * reshape(x[0], {3, 4});
+  });
+}
+
+TEST(Gradients, ConcatSliceSplit) {
+  for(int axis : {0, 1, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    Shape a{2, 3, 4}, b = a.with(axis, 1), c = a.with(axis, 2);
+    checkGradients({a, b, c}, [=](ExpressionGraph&, const Inputs& x) {
+      return concat({x[0], x[1], x[2]}, axis);
+    });
+    checkGradients({a}, [=](ExpressionGraph&, const Inputs& x) { return slice(x[0], axis, 1, 2); });
+  }
+  checkGradients({{2, 6}}, [](ExpressionGraph&, const Inputs& x) {
+    auto parts = split(x[0], -1, 3);
+    return parts[0] * parts[1] + parts[2];
+  });
+}
+
+TEST(Gradients, Dropout) {
+  checkGradients({{4, 5}}, [](ExpressionGraph&, const Inputs& x) { return dropout(x[0], 0.3f); });
+  // one mask shared over the rows
+  checkGradients({{4, 5}}, [](ExpressionGraph&, const Inputs& x) {
+    return dropout(x[0], 0.5f, Shape({1, 5}));
+  });
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace marian

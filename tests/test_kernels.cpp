@@ -1,0 +1,180 @@
+// Forward values of the CPU kernels against hand-computed or naive references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tensors/arena.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+namespace {
+
+// Host data in a CPU tensor, owned by the test.
+struct HostTensor {
+  std::unique_ptr<FlatBuffer> buf;
+  Tensor t;
+  HostTensor(const Shape& s, std::vector<float> v = {}, Type type = Type::float32) {
+    buf = std::make_unique<FlatBuffer>(cpuDevice(), type, s.elements());
+    t = buf->view(0, s);
+    if(!v.empty())
+      kernels::fromHost(t, v);
+  }
+  std::vector<float> host() const { return kernels::toHost(t); }
+};
+
+HostTensor ints(std::vector<int> v) {
+  HostTensor h(Shape({int(v.size())}), {}, Type::int32);
+  kernels::fromHostInts(h.t, v);
+  return h;
+}
+
+std::vector<float> randomValues(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d;
+  std::vector<float> v(n);
+  for(float& x : v)
+    x = d(rng);
+  return v;
+}
+
+TEST(Kernels, GemmMatchesNaiveProductForAllTransposes) {
+  int m = 5, k = 7, n = 3;
+  for(bool ta : {false, true})
+    for(bool tb : {false, true}) {
+      std::vector<float> a = randomValues(m * k, 1), b = randomValues(k * n, 2);
+      HostTensor A(ta ? Shape{k, m} : Shape{m, k}, a), B(tb ? Shape{n, k} : Shape{k, n}, b);
+      HostTensor C(Shape{m, n});
+      kernels::gemm(C.t, A.t, B.t, ta, tb, 2.f, 0.f);
+      std::vector<float> c = C.host();
+      for(int i = 0; i < m; ++i)
+        for(int j = 0; j < n; ++j) {
+          double ref = 0;
+          for(int l = 0; l < k; ++l)
+            ref += double(ta ? a[l * m + i] : a[i * k + l]) * (tb ? b[j * k + l] : b[l * n + j]);
+          EXPECT_NEAR(c[i * n + j], 2 * ref, 1e-4);
+        }
+    }
+}
+
+TEST(Kernels, GemmRejectsMismatchedInnerDimensions) {
+  HostTensor A(Shape{2, 3}), B(Shape{4, 5}), C(Shape{2, 5});
+  EXPECT_THROW(kernels::gemm(C.t, A.t, B.t, false, false, 1.f, 0.f), Error);
+}
+
+TEST(Kernels, SoftmaxRowsSumToOneAndLogSoftmaxAgrees) {
+  std::vector<float> x = {1, 2, 3, 1000, 1001, 1002};  // the second row would overflow exp
+  HostTensor X(Shape{2, 3}, x), Y(Shape{2, 3}), L(Shape{2, 3});
+  kernels::softmax(Y.t, X.t);
+  kernels::logSoftmax(L.t, X.t);
+  std::vector<float> y = Y.host(), l = L.host();
+  double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0);
+  EXPECT_NEAR(y[0], e1 / (e1 + e2 + e3), 1e-6);
+  EXPECT_NEAR(y[3], y[0], 1e-6);  // shift invariance
+  for(int i = 0; i < 6; ++i)
+    EXPECT_NEAR(std::exp(l[i]), y[i], 1e-6);
+}
+
+TEST(Kernels, CrossEntropyWithSmoothingAndMask) {
+  std::vector<float> x = {0.5f, -1.f, 2.f, 0.f, 0.f, 0.f};
+  HostTensor X(Shape{2, 3}, x), loss(Shape{2}), mask(Shape{2}, {1.f, 0.f});
+  HostTensor labels = ints({2, 1});
+  float eps = 0.1f;
+  kernels::crossEntropy(loss.t, X.t, labels.t, mask.t, eps);
+  double lse = std::log(std::exp(0.5) + std::exp(-1.0) + std::exp(2.0));
+  double nll = lse - 2.0, meanNll = lse - (0.5 - 1.0 + 2.0) / 3.0;
+  EXPECT_NEAR(loss.host()[0], (1 - eps) * nll + eps * meanNll, 1e-5);
+  EXPECT_EQ(loss.host()[1], 0.f);  // padding
+  HostTensor bad = ints({3, 0});
+  EXPECT_THROW(kernels::crossEntropy(loss.t, X.t, bad.t, Tensor(), 0.f), Error);
+}
+
+TEST(Kernels, LayerNormNormalisesRows) {
+  std::vector<float> x = randomValues(4 * 8, 3);
+  HostTensor X(Shape{4, 8}, x), Y(Shape{4, 8});
+  kernels::layerNorm(Y.t, X.t, Tensor(), Tensor(), 1e-6f);
+  std::vector<float> y = Y.host();
+  for(int r = 0; r < 4; ++r) {
+    double mean = 0, var = 0;
+    for(int j = 0; j < 8; ++j)
+      mean += y[r * 8 + j] / 8.0;
+    for(int j = 0; j < 8; ++j)
+      var += (y[r * 8 + j] - mean) * (y[r * 8 + j] - mean) / 8.0;
+    EXPECT_NEAR(mean, 0, 1e-5);
+    EXPECT_NEAR(var, 1, 1e-4);
+  }
+}
+
+TEST(Kernels, GatherScatterAndIndexErrors) {
+  HostTensor table(Shape{3, 2}, {0, 1, 10, 11, 20, 21}), y(Shape{3, 2});
+  HostTensor idx = ints({2, 0, 2});
+  kernels::gatherRows(y.t, table.t, idx.t);
+  EXPECT_EQ(y.host(), (std::vector<float>{20, 21, 0, 1, 20, 21}));
+  HostTensor grad(Shape{3, 2});
+  kernels::scatterAddRows(grad.t, idx.t, y.t);
+  EXPECT_EQ(grad.host(), (std::vector<float>{0, 1, 0, 0, 40, 42}));
+  HostTensor bad = ints({3});
+  HostTensor y1(Shape{1, 2});
+  try {
+    kernels::gatherRows(y1.t, table.t, bad.t);
+    FAIL();
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("index 3 out of range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Kernels, TransposeAndSlices) {
+  std::vector<float> x(24);
+  for(int i = 0; i < 24; ++i)
+    x[i] = float(i);
+  HostTensor X(Shape{2, 3, 4}, x), Y(Shape{4, 2, 3});
+  kernels::transpose(Y.t, X.t, {2, 0, 1}, false);
+  std::vector<float> y = Y.host();
+  for(int a = 0; a < 2; ++a)
+    for(int b = 0; b < 3; ++b)
+      for(int c = 0; c < 4; ++c)
+        EXPECT_EQ(y[c * 6 + a * 3 + b], x[a * 12 + b * 4 + c]);
+  HostTensor part(Shape{2, 1, 4});
+  kernels::extractSlice(part.t, X.t, 1, 2, false);
+  EXPECT_EQ(part.host(), (std::vector<float>{8, 9, 10, 11, 20, 21, 22, 23}));
+}
+
+TEST(Kernels, BroadcastAddSumsOverBroadcastAxes) {
+  HostTensor dst(Shape{1, 3}), src(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  kernels::add(dst.t, src.t, 0.5f);
+  EXPECT_EQ(dst.host(), (std::vector<float>{2.5f, 3.5f, 4.5f}));
+}
+
+TEST(Kernels, DropoutMaskRateAndDeterminism) {
+  HostTensor m1(Shape{100000}), m2(Shape{100000}), m3(Shape{100000});
+  kernels::bernoulliMask(m1.t, 0.7f, 42);
+  kernels::bernoulliMask(m2.t, 0.7f, 42);
+  kernels::bernoulliMask(m3.t, 0.7f, 43);
+  std::vector<float> a = m1.host();
+  EXPECT_EQ(a, m2.host());
+  EXPECT_NE(a, m3.host());
+  size_t kept = 0;
+  for(float v : a) {
+    EXPECT_TRUE(v == 0.f || std::fabs(v - 1.f / 0.7f) < 1e-6f);
+    kept += v != 0.f;
+  }
+  EXPECT_NEAR(double(kept) / a.size(), 0.7, 0.01);
+}
+
+TEST(Kernels, AdamStepMatchesHandComputation) {
+  HostTensor p(Shape{2}, {1.f, -2.f}), g(Shape{2}, {0.5f, -0.1f}), m(Shape{2}), v(Shape{2});
+  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 1);
+  // first step: m_hat = g, v_hat = g^2, so p -= lr * sign(g) (up to eps)
+  EXPECT_NEAR(p.host()[0], 0.9f, 1e-6);
+  EXPECT_NEAR(p.host()[1], -1.9f, 1e-6);
+  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 2);
+  // constant gradient: bias-corrected moments stay g and g^2
+  EXPECT_NEAR(p.host()[0], 0.8f, 1e-6);
+  HostTensor q(Shape{2}, {1.f, 1.f});
+  kernels::sgdStep(q.t, g.t, 0.5f);
+  EXPECT_EQ(q.host(), (std::vector<float>{0.75f, 1.05f}));
+}
+
+}  // namespace
+}  // namespace marian

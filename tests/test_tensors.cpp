@@ -1,0 +1,98 @@
+// Shapes, flat buffers and the workspace arena.
+#include <gtest/gtest.h>
+
+#include "tensors/arena.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+namespace {
+
+TEST(Shape, ElementsAxesAndPrinting) {
+  Shape s{2, 3, 4};
+  EXPECT_EQ(s.elements(), 24u);
+  EXPECT_EQ(s.rows(), 6u);
+  EXPECT_EQ(s[-1], 4);
+  EXPECT_EQ(s.axis(-3), 0);
+  EXPECT_EQ(s.toString(), "[2x3x4]");
+  EXPECT_THROW(s.axis(3), Error);
+  EXPECT_THROW(Shape({1, 2, 3, 4, 5}), Error);
+}
+
+TEST(Shape, Broadcasting) {
+  EXPECT_EQ(Shape::broadcast({3, 4}, {4}), Shape({3, 4}));
+  EXPECT_EQ(Shape::broadcast({2, 1, 4}, {3, 1}), Shape({2, 3, 4}));
+  EXPECT_EQ(Shape::broadcast({1}, {2, 3}), Shape({2, 3}));
+  try {
+    Shape::broadcast({3, 4}, {3});
+    FAIL() << "expected an error";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[3x4] and [3]"), std::string::npos) << e.what();
+  }
+  auto strides = broadcastStrides({2, 1, 4}, {2, 3, 4});
+  EXPECT_EQ(strides[1], 4u);  // axis 0 of [2x1x4]
+  EXPECT_EQ(strides[2], 0u);  // broadcast axis
+  EXPECT_EQ(strides[3], 1u);
+}
+
+TEST(FlatBuffer, ViewsAreSlicesOfOneBlock) {
+  FlatBuffer buf(cpuDevice(), Type::float32, 10);
+  Tensor all = buf.all();
+  EXPECT_EQ(all.size(), 10u);
+  for(float v : kernels::toHost(all))
+    EXPECT_EQ(v, 0.f);  // zero-filled
+  Tensor shard = buf.view(4, Shape({2, 3}));
+  EXPECT_EQ(shard.f32(), all.f32() + 4);
+  kernels::fill(shard, 2.f);
+  std::vector<float> host = kernels::toHost(all);
+  EXPECT_EQ(host[3], 0.f);
+  EXPECT_EQ(host[4], 2.f);
+  EXPECT_EQ(host[9], 2.f);
+  EXPECT_THROW(buf.view(8, Shape({3})), Error);
+}
+
+TEST(Workspace, GrowsThenMergesIntoOneChunk) {
+  Workspace ws(cpuDevice(), 1024);
+  Tensor a = ws.allocate(Shape({100}));    // 400 bytes -> 512 aligned
+  Tensor b = ws.allocate(Shape({1000}));   // overflows the first chunk
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data) % 256, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data) % 256, 0u);
+  EXPECT_GE(ws.capacity(), 1024u + 4000u);
+  size_t peak = ws.peak();
+  ws.reset();
+  EXPECT_EQ(ws.used(), 0u);
+  EXPECT_GE(ws.capacity(), peak);
+  // the same batch now fits in one chunk: consecutive addresses
+  Tensor a2 = ws.allocate(Shape({100}));
+  Tensor b2 = ws.allocate(Shape({1000}));
+  EXPECT_EQ(static_cast<char*>(b2.data), static_cast<char*>(a2.data) + 512);
+}
+
+TEST(Workspace, LimitIsAClearError) {
+  Workspace ws(cpuDevice(), 1 << 20, 1 << 20);  // 1 MB, like --workspace 1
+  ws.allocate(Shape({200000}));
+  try {
+    ws.allocate(Shape({200000}));
+    FAIL() << "expected an error";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--workspace"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Tensor, TypeAndViewChecks) {
+  FlatBuffer buf(cpuDevice(), Type::float32, 6);
+  Tensor t = buf.view(0, Shape({2, 3}));
+  EXPECT_THROW(t.i32(), Error);
+  EXPECT_EQ(t.reshaped(Shape({3, 2})).shape, Shape({3, 2}));
+  EXPECT_THROW(t.reshaped(Shape({4})), Error);
+  EXPECT_EQ(t.slice(2, 3).f32(), t.f32() + 2);
+}
+
+TEST(Backend, GpuTensorsFailClearlyWithoutAGpuKernel) {
+  if(gpuBackendCompiled())
+    GTEST_SKIP() << "GPU backend compiled; covered by the GPU tests";
+  EXPECT_THROW(FlatBuffer(gpuDevice(0), Type::float32, 4), Error);
+}
+
+}  // namespace
+}  // namespace marian
