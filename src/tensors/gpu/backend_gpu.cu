@@ -18,7 +18,9 @@ class GpuBackend : public Backend {
 public:
   explicit GpuBackend(int id) : id_(id) {
     int count = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&count));
+    cudaError_t rc = cudaGetDeviceCount(&count);
+    ABORT_IF(rc != cudaSuccess, "GPU {} requested, but CUDA finds no usable GPU: {}", id,
+             cudaGetErrorString(rc));
     ABORT_IF(id < 0 || id >= count, "GPU {} requested but {} GPU(s) are visible", id, count);
     CUDA_CHECK(cudaSetDevice(id_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
