@@ -3,25 +3,12 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/log_sum_exp.h"
 
 namespace marian {
 namespace cpu {
 
 namespace {
-struct RowStats {
-  float max, logSum;  // log-softmax = x - max - logSum
-};
-
-RowStats rowStats(const float* row, size_t n) {
-  float mx = row[0];
-  for(size_t j = 1; j < n; ++j)
-    mx = std::max(mx, row[j]);
-  float sum = 0.f;
-  for(size_t j = 0; j < n; ++j)
-    sum += std::exp(row[j] - mx);
-  return {mx, std::log(sum)};
-}
-
 void checkShapes(Tensor logits, Tensor labels, Tensor mask, size_t rows) {
   ABORT_IF(labels.size() != rows, "crossEntropy: {} labels for {} rows of logits {}", labels.size(),
            rows, logits.shape.toString());
@@ -43,8 +30,8 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
     const float* xr = logits.f32() + r * n;
     ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
              y[r], n);
-    RowStats s = rowStats(xr, n);
-    float nll = s.logSum - (xr[y[r]] - s.max);
+    LogSumExp s(xr, n);
+    float nll = -s.logProb(xr[y[r]]);
     float mean = 0.f;  // mean over classes of -log p
     if(smoothing != 0.f) {
       for(size_t j = 0; j < n; ++j)
@@ -68,9 +55,9 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
       continue;
     const float* xr = logits.f32() + r * n;
     float* dr = dlogits.f32() + r * n;
-    RowStats s = rowStats(xr, n);
+    LogSumExp s(xr, n);
     for(size_t j = 0; j < n; ++j)
-      dr[j] += g * (std::exp((xr[j] - s.max) - s.logSum) - uniform);
+      dr[j] += g * (std::exp(s.logProb(xr[j])) - uniform);
     dr[y[r]] -= g * (1.f - smoothing);
   }
 }

@@ -2,27 +2,11 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/log_sum_exp.h"
 
 namespace marian {
 namespace cpu {
 
-namespace {
-struct RowMax {
-  float max, logSum;  // log(sum(exp(row))) = max + logSum
-};
-
-// Subtracting max before exp keeps every term <= 1; keeping the two parts apart keeps
-// x - max exact for rows of large logits.
-RowMax rowMax(const float* row, size_t n) {
-  float mx = row[0];
-  for(size_t j = 1; j < n; ++j)
-    mx = std::max(mx, row[j]);
-  float sum = 0.f;
-  for(size_t j = 0; j < n; ++j)
-    sum += std::exp(row[j] - mx);
-  return {mx, std::log(sum)};
-}
-}  // namespace
 
 void softmax(Tensor y, Tensor x) {
   size_t rows = x.shape.rows(), n = size_t(x.shape.back());
@@ -64,9 +48,9 @@ void logSoftmax(Tensor y, Tensor x) {
   for(size_t r = 0; r < rows; ++r) {
     const float* xr = x.f32() + r * n;
     float* yr = y.f32() + r * n;
-    RowMax m = rowMax(xr, n);
+    LogSumExp lse(xr, n);
     for(size_t j = 0; j < n; ++j)
-      yr[j] = (xr[j] - m.max) - m.logSum;
+      yr[j] = lse.logProb(xr[j]);
   }
 }
 
