@@ -96,6 +96,9 @@ TEST(Gradients, Affine) {
                  [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2]); });
   checkGradients({{2, 3, 4}, {4, 5}, {1, 5}},
                  [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2]); });
+  // tied output layer: x E^T + b with E [vocab, dim]
+  checkGradients({{2, 3, 4}, {6, 4}, {1, 6}},
+                 [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2], true); });
 }
 
 TEST(Gradients, Reductions) {

@@ -37,8 +37,8 @@ Expr swish(Expr x);
 Expr dot(Expr a, Expr b, bool transA = false, bool transB = false, float scale = 1.f);
 // batched: a [..., m, k] x b [..., k, n] -> [..., m, n]; a batch of 1 broadcasts.
 Expr bdot(Expr a, Expr b, bool transA = false, bool transB = false, float scale = 1.f);
-// x W + b, with b [n] or [1, n]
-Expr affine(Expr x, Expr W, Expr b);
+// x W + b (x W^T + b when transW), with b [n] or [1, n]
+Expr affine(Expr x, Expr W, Expr b, bool transW = false);
 
 // --- reductions along one axis, kept with extent 1 (ops_reduce.cpp) -----------------------------
 Expr sum(Expr x, int axis);

@@ -97,25 +97,28 @@ private:
   float scale_;
 };
 
-// y = x W + b; db += sum over rows of dy
+// y = x op(W) + b; db += sum over rows of dy
 class AffineNode : public Node {
 public:
-  AffineNode(Expr x, Expr W, Expr b)
-      : Node(x->graph(), dotShape(x, W, false, false), {x, W, b}) {
+  AffineNode(Expr x, Expr W, Expr b, bool transW)
+      : Node(x->graph(), dotShape(x, W, false, transW), {x, W, b}), transW_(transW) {
     ABORT_IF(b->shape().elements() != size_t(shape_.back()) || b->shape().back() != shape_.back(),
              "affine: bias {} does not match output {}", b->shape().toString(), shape_.toString());
   }
   const char* opName() const override { return "affine"; }
   void forward() override {
-    kernels::gemm(val_, child(0)->val(), child(1)->val(), false, false, 1.f, 0.f);
+    kernels::gemm(val_, child(0)->val(), child(1)->val(), false, transW_, 1.f, 0.f);
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
   }
   void backward() override {
     productGrad(kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
-                false, false, 1.f);
+                false, transW_, 1.f);
     if(child(2)->needsGrad())
       kernels::add(child(2)->grad(), grad_);
   }
+
+private:
+  bool transW_;
 };
 
 }  // namespace
@@ -126,6 +129,8 @@ Expr dot(Expr a, Expr b, bool transA, bool transB, float scale) {
 Expr bdot(Expr a, Expr b, bool transA, bool transB, float scale) {
   return a->graph().record<BdotNode>(a, b, transA, transB, scale);
 }
-Expr affine(Expr x, Expr W, Expr b) { return x->graph().record<AffineNode>(x, W, b); }
+Expr affine(Expr x, Expr W, Expr b, bool transW) {
+  return x->graph().record<AffineNode>(x, W, b, transW);
+}
 
 }  // namespace marian

@@ -1,0 +1,51 @@
+#pragma once
+// defines: marian::Options (the effective configuration, as YAML) and parseOptions, which
+// merges Marian's defaults, the --config YAML files (later files win) and the command line
+// (wins over all), with Marian's option names. Unknown options, values of the wrong type and
+// missing required files are errors that name them.
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace YAML {
+class Node;
+}
+
+namespace marian {
+
+class Options {
+public:
+  Options();
+  explicit Options(const YAML::Node& node);
+
+  bool has(const std::string& key) const;
+  // Typed access; a missing key or a value that does not convert is an error naming the key.
+  // Defined for bool, int, size_t, float, double, std::string and vectors of int, float, string.
+  template <class T>
+  T get(const std::string& key) const;
+  template <class T>
+  T get(const std::string& key, const T& fallback) const {
+    return has(key) ? get<T>(key) : fallback;
+  }
+  template <class T>
+  void set(const std::string& key, const T& value);
+
+  std::string asYaml() const;  // the effective configuration, keys sorted
+  const YAML::Node& yaml() const { return *node_; }
+
+private:
+  std::shared_ptr<YAML::Node> node_;
+};
+
+enum class ProgramMode { training, translation };
+
+// The result of parsing: options, or the text to print and exit with (--help, --dump-config).
+struct ParsedOptions {
+  Options options;
+  bool exitNow = false;
+  std::string print;  // what --help or --dump-config asked for
+};
+
+ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
+
+}  // namespace marian

@@ -1,0 +1,22 @@
+#pragma once
+// defines: marian::Batch — sentences padded to a rectangle, batch-major: ids[s * len + t].
+#include <cstddef>
+#include <vector>
+
+#include "data/corpus.h"
+
+namespace marian {
+
+struct Batch {
+  int sentences = 0;
+  int srcLen = 0, trgLen = 0;          // longest sentence, </s> included
+  std::vector<int> srcIds, trgIds;     // [sentences, len], padded with </s>
+  std::vector<float> srcMask, trgMask; // 1 for words, 0 for padding
+  size_t srcWords = 0, trgWords = 0;   // real tokens, </s> included (trgWords = labels)
+
+  static Batch fromPairs(const Corpus& corpus, const std::vector<size_t>& indices);
+  // Sentences [begin, begin + n), re-padded to their own longest length.
+  Batch slice(int begin, int n) const;
+};
+
+}  // namespace marian

@@ -1,0 +1,78 @@
+#include "data/batch_generator.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "common/error.h"
+
+namespace marian {
+
+BatchGenerator::BatchGenerator(const Corpus& corpus, const BatchingOptions& options)
+    : corpus_(corpus), opt_(options) {
+  ABORT_IF(opt_.miniBatch == 0 && opt_.miniBatchWords == 0, "--mini-batch must be positive");
+  ABORT_IF(opt_.sortBy != "none" && opt_.sortBy != "src" && opt_.sortBy != "trg",
+           "--maxi-batch-sort must be none, src or trg, not '{}'", opt_.sortBy);
+}
+
+void BatchGenerator::startEpoch(size_t epoch) {
+  std::mt19937_64 rng(opt_.seed * 1000003ull + epoch);
+  std::vector<size_t> order(corpus_.size());
+  std::iota(order.begin(), order.end(), 0);
+  if(opt_.shuffle)
+    std::shuffle(order.begin(), order.end(), rng);
+
+  // A maxi-batch holds this many sentences; with --mini-batch-words, estimate from the corpus'
+  // mean target length so that about maxi-batch mini-batches come out of it.
+  size_t perMini = opt_.miniBatch;
+  if(opt_.miniBatchWords) {
+    size_t words = 0;
+    for(size_t i = 0; i < corpus_.size(); ++i)
+      words += corpus_[i].trg.size();
+    perMini = std::max<size_t>(1, opt_.miniBatchWords * corpus_.size() / std::max<size_t>(words, 1));
+  }
+  size_t maxi = std::max<size_t>(1, opt_.maxiBatch) * perMini;
+
+  auto length = [&](size_t i) {
+    const SentencePair& p = corpus_[i];
+    return opt_.sortBy == "src" ? std::make_pair(p.src.size(), p.trg.size())
+                                : std::make_pair(p.trg.size(), p.src.size());
+  };
+
+  batches_.clear();
+  for(size_t begin = 0; begin < order.size(); begin += maxi) {
+    size_t end = std::min(order.size(), begin + maxi);
+    std::vector<size_t> chunk(order.begin() + begin, order.begin() + end);
+    if(opt_.sortBy != "none")
+      std::stable_sort(chunk.begin(), chunk.end(), [&](size_t a, size_t b) { return length(a) < length(b); });
+    std::vector<size_t> current;
+    size_t maxLen = 0;
+    for(size_t i : chunk) {
+      size_t len = corpus_[i].trg.size();
+      bool full = opt_.miniBatchWords
+                      ? !current.empty() && std::max(maxLen, len) * (current.size() + 1) > opt_.miniBatchWords
+                      : current.size() == opt_.miniBatch;
+      if(full) {
+        batches_.push_back(std::move(current));
+        current.clear();
+        maxLen = 0;
+      }
+      current.push_back(i);
+      maxLen = std::max(maxLen, len);
+    }
+    if(!current.empty())
+      batches_.push_back(std::move(current));
+  }
+  if(opt_.shuffle)
+    std::shuffle(batches_.begin(), batches_.end(), rng);
+  position_ = 0;
+}
+
+Batch BatchGenerator::next() {
+  ABORT_IF(!hasNext(), "No batches left in this epoch");
+  return Batch::fromPairs(corpus_, batches_[position_++]);
+}
+
+void BatchGenerator::skip(size_t n) { position_ = std::min(batches_.size(), position_ + n); }
+
+}  // namespace marian

@@ -1,0 +1,45 @@
+#pragma once
+// defines: marian::BatchGenerator — the mini-batches of one epoch, as Marian forms them: shuffle
+// the corpus (from the seed and the epoch number), read maxi-batches of maxi-batch x mini-batch
+// sentences, sort each by length, cut it into mini-batches (by sentences, or by target words),
+// and shuffle the mini-batches. An epoch is a pure function of (seed, epoch), so resuming at
+// batch k of an epoch regenerates it and skips k batches.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/batch.h"
+
+namespace marian {
+
+struct BatchingOptions {
+  size_t miniBatch = 64;
+  size_t miniBatchWords = 0;  // > 0: cut by padded target words instead of sentences
+  size_t maxiBatch = 100;
+  std::string sortBy = "trg";  // none, src, trg
+  bool shuffle = true;         // shuffle the corpus and the batches
+  uint64_t seed = 1;
+};
+
+class BatchGenerator {
+public:
+  BatchGenerator(const Corpus& corpus, const BatchingOptions& options);
+
+  // Forms the batches of `epoch` (1-based) and positions before the first.
+  void startEpoch(size_t epoch);
+  bool hasNext() const { return position_ < batches_.size(); }
+  Batch next();
+  void skip(size_t n);  // for resuming
+  size_t position() const { return position_; }  // batches taken in this epoch
+  size_t batchesInEpoch() const { return batches_.size(); }
+  // The corpus indices of every batch of the epoch, in order (for tests).
+  const std::vector<std::vector<size_t>>& epochBatches() const { return batches_; }
+
+private:
+  const Corpus& corpus_;
+  BatchingOptions opt_;
+  std::vector<std::vector<size_t>> batches_;
+  size_t position_ = 0;
+};
+
+}  // namespace marian

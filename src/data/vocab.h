@@ -1,0 +1,33 @@
+#pragma once
+// defines: marian::Vocab — text <-> word ids. Id 0 is </s> and id 1 is <unk>, as in Marian, for
+// both kinds: SentencePiece (.spm) and Marian's YAML word maps (.yml/.yaml/.json).
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace marian {
+
+class Vocab {
+public:
+  static constexpr int kEos = 0;
+  static constexpr int kUnk = 1;
+
+  virtual ~Vocab() = default;
+  // Ids of a line of text, with </s> appended when addEos.
+  virtual std::vector<int> encode(const std::string& line, bool addEos = true) const = 0;
+  // Text of ids; stops at the first </s>.
+  virtual std::string decode(const std::vector<int>& ids) const = 0;
+  virtual size_t size() const = 0;
+  virtual std::string path() const = 0;
+};
+
+// Loads the vocabulary at `path` (kind from its extension); if the file does not exist yet,
+// creates it from `trainFiles` (all of them: a joint vocabulary) with at most maxSize entries
+// (0: no limit for word vocabularies, 32000 for SentencePiece), as Marian does.
+std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
+                                         const std::vector<std::string>& trainFiles, size_t maxSize);
+
+// Builds a YAML word vocabulary (frequency order, ties alphabetical) from lines of text.
+std::string buildYamlVocab(const std::vector<std::string>& lines, size_t maxSize);
+
+}  // namespace marian

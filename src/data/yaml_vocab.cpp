@@ -1,0 +1,115 @@
+// Marian's default vocabulary: a YAML map word -> id over whitespace-separated tokens.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "data/vocab.h"
+
+namespace marian {
+
+namespace {
+
+std::vector<std::string> tokens(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  std::string w;
+  while(in >> w)
+    out.push_back(w);
+  return out;
+}
+
+class YamlVocab : public Vocab {
+public:
+  explicit YamlVocab(const std::string& path) : path_(path) {
+    YAML::Node map;
+    try {
+      map = YAML::LoadFile(path);
+    } catch(const YAML::Exception& e) {
+      ABORT("Vocabulary '{}' is not valid YAML: {}", path, e.what());
+    }
+    ABORT_IF(!map.IsMap(), "Vocabulary '{}' must be a YAML map of word: id", path);
+    for(auto it = map.begin(); it != map.end(); ++it) {
+      std::string word = it->first.as<std::string>();
+      int id;
+      try {
+        id = it->second.as<int>();
+      } catch(const YAML::Exception&) {
+        ABORT("Vocabulary '{}': word '{}' has a non-integer id", path, word);
+      }
+      ABORT_IF(id < 0, "Vocabulary '{}': word '{}' has negative id {}", path, word, id);
+      if(size_t(id) >= words_.size())
+        words_.resize(size_t(id) + 1);
+      ABORT_IF(!words_[id].empty(), "Vocabulary '{}': id {} is used twice", path, id);
+      words_[id] = word;
+      ids_[word] = id;
+    }
+    ABORT_IF(words_.size() < 2 || words_[kEos] != "</s>" || words_[kUnk] != "<unk>",
+             "Vocabulary '{}' must map </s> to 0 and <unk> to 1", path);
+  }
+
+  std::vector<int> encode(const std::string& line, bool addEos) const override {
+    std::vector<int> ids;
+    for(const std::string& w : tokens(line)) {
+      auto it = ids_.find(w);
+      ids.push_back(it == ids_.end() ? kUnk : it->second);
+    }
+    if(addEos)
+      ids.push_back(kEos);
+    return ids;
+  }
+
+  std::string decode(const std::vector<int>& ids) const override {
+    std::string out;
+    for(int id : ids) {
+      if(id == kEos)
+        break;
+      if(!out.empty())
+        out += ' ';
+      out += id >= 0 && size_t(id) < words_.size() ? words_[id] : "<unk>";
+    }
+    return out;
+  }
+
+  size_t size() const override { return words_.size(); }
+  std::string path() const override { return path_; }
+
+private:
+  std::string path_;
+  std::vector<std::string> words_;
+  std::unordered_map<std::string, int> ids_;
+};
+
+}  // namespace
+
+std::string buildYamlVocab(const std::vector<std::string>& lines, size_t maxSize) {
+  std::unordered_map<std::string, size_t> counts;
+  for(const std::string& line : lines)
+    for(const std::string& w : tokens(line))
+      if(w != "</s>" && w != "<unk>")
+        ++counts[w];
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if(maxSize > 2 && sorted.size() > maxSize - 2)
+    sorted.resize(maxSize - 2);
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "</s>" << YAML::Value << 0 << YAML::Key << "<unk>"
+      << YAML::Value << 1;
+  int id = 2;
+  for(const auto& [word, count] : sorted)
+    out << YAML::Key << word << YAML::Value << id++;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::unique_ptr<Vocab> loadYamlVocab(const std::string& path) {
+  return std::make_unique<YamlVocab>(path);
+}
+
+}  // namespace marian

@@ -1,0 +1,160 @@
+// The RNN encoder-decoder of Nematus/Marian's s2s: a bi-directional GRU encoder and a
+// conditional GRU decoder (GRU, additive attention, GRU) with a deep output layer.
+#include "models/encoder_decoder.h"
+#include "models/layers.h"
+
+namespace marian {
+
+namespace {
+
+class S2S : public EncoderDecoder {
+public:
+  S2S(const Options& o, size_t srcVocab, size_t trgVocab)
+      : srcVocab_(int(srcVocab)), trgVocab_(int(trgVocab)),
+        dimEmb_(o.get<int>("dim-emb")), dimRnn_(o.get<int>("dim-rnn")),
+        encDepth_(o.get<int>("enc-depth")),
+        layerNorm_(o.get<bool>("layer-normalization")),
+        dropoutRnn_(o.get<float>("dropout-rnn")), dropoutSrc_(o.get<float>("dropout-src")),
+        dropoutTrg_(o.get<float>("dropout-trg")), smoothing_(o.get<float>("label-smoothing")),
+        tiedOutput_(o.get<bool>("tied-embeddings") || o.get<bool>("tied-embeddings-all")),
+        tiedSrc_(o.get<bool>("tied-embeddings-src") || o.get<bool>("tied-embeddings-all")) {
+    ABORT_IF(o.get<int>("dec-depth") != 1, "s2s supports --dec-depth 1 (a conditional GRU), not {}",
+             o.get<int>("dec-depth"));
+    ABORT_IF(o.get<std::string>("enc-cell") != "gru" || o.get<std::string>("dec-cell") != "gru",
+             "s2s supports GRU cells only (--enc-cell gru --dec-cell gru)");
+    ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
+             "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
+             srcVocab, trgVocab);
+  }
+
+  std::string type() const override { return "s2s"; }
+
+  Expr loss(ExpressionGraph& g, const Batch& batch, bool training) override {
+    training_ = training;
+    Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dimEmb_);
+    Expr trgTable = tiedSrc_ ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dimEmb_);
+    Expr context = encode(g, srcTable, batch);
+    Expr logits = decode(g, trgTable, batch, context);
+    return layers::summedCrossEntropy(g, logits, batch, training ? smoothing_ : 0.f);
+  }
+
+private:
+  Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
+  Expr dropWords(Expr emb, float p) const {  // whole words: one mask value per position
+    return training_ ? dropout(emb, p, emb->shape().with(-1, 1)) : emb;
+  }
+
+  // Input projections of a whole sequence for a GRU: [B, T, 3H]
+  Expr inputProjection(ExpressionGraph& g, const std::string& prefix, Expr x, int dim) {
+    Expr proj = layers::dense(g, prefix + "_W", x, 3 * dim);
+    return layerNorm_ ? layers::layerNorm(g, prefix + "_W", proj) : proj;
+  }
+
+  // One GRU step: r, z gates and candidate from the input projection xp [B, 3H] and state h.
+  // h' = z * h + (1 - z) * tanh(x_h + r * (U_h h)), kept at h where mask [B, 1] is 0.
+  Expr gruStep(ExpressionGraph& g, const std::string& prefix, Expr xp, Expr h, Expr mask) {
+    int H = h->shape().back();
+    Expr U = g.param(prefix + "_U", {H, 3 * H}, inits::glorotUniform());
+    Expr hu = dot(drop(h, dropoutRnn_), U);
+    if(layerNorm_)
+      hu = layers::layerNorm(g, prefix + "_U", hu);
+    Expr r = sigmoid(slice(xp, -1, 0, H) + slice(hu, -1, 0, H));
+    Expr z = sigmoid(slice(xp, -1, H, 2 * H) + slice(hu, -1, H, 2 * H));
+    Expr candidate = tanh(slice(xp, -1, 2 * H, 3 * H) + r * slice(hu, -1, 2 * H, 3 * H));
+    Expr next = candidate + z * (h - candidate);
+    return mask ? h + mask * (next - h) : next;
+  }
+
+  Expr step(Expr seq, int t) const {  // [B, T, D] -> [B, D] at time t
+    return reshape(slice(seq, 1, t, t + 1), {seq->shape()[0], seq->shape()[2]});
+  }
+  Expr stack(const std::vector<Expr>& states) const {  // T x [B, D] -> [B, T, D]
+    std::vector<Expr> cols;
+    for(Expr s : states)
+      cols.push_back(reshape(s, {s->shape()[0], 1, s->shape()[1]}));
+    return concat(cols, 1);
+  }
+
+  // A GRU over a sequence, forward or backward; returns the states [B, T, H] in time order.
+  Expr rnn(ExpressionGraph& g, const std::string& prefix, Expr x, int dim, const Batch& batch, bool reverse) {
+    int B = batch.sentences, T = batch.srcLen;
+    Expr xp = inputProjection(g, prefix, x, dim);
+    Expr h = g.constant({B, dim}, std::vector<float>(size_t(B) * dim, 0.f));
+    std::vector<Expr> states(T);
+    for(int i = 0; i < T; ++i) {
+      int t = reverse ? T - 1 - i : i;
+      std::vector<float> m(B);
+      for(int b = 0; b < B; ++b)
+        m[b] = batch.srcMask[size_t(b) * T + t];
+      h = gruStep(g, prefix, step(xp, t), h, g.constant({B, 1}, std::move(m)));
+      states[t] = h;
+    }
+    return stack(states);
+  }
+
+  Expr encode(ExpressionGraph& g, Expr table, const Batch& batch) {
+    Expr emb = dropWords(layers::embed(g, table, batch.srcIds, batch.sentences, batch.srcLen), dropoutSrc_);
+    Expr context = concat({rnn(g, "encoder_bi", emb, dimRnn_, batch, false),
+                           rnn(g, "encoder_bi_r", emb, dimRnn_, batch, true)}, -1);
+    // deeper layers: forward GRUs over the context with residual connections
+    for(int l = 2; l <= encDepth_; ++l)
+      context = context + rnn(g, "encoder_l" + std::to_string(l), context, 2 * dimRnn_, batch, false);
+    return context;
+  }
+
+  Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, Expr context) {
+    int B = batch.sentences, Ts = batch.srcLen, Tt = batch.trgLen, H = dimRnn_;
+    int C = context->shape().back();
+    Expr srcMask = g.constant({B, Ts}, batch.srcMask);
+
+    // initial state from the mean of the context over real source words
+    std::vector<float> inverseLength(B);
+    for(int b = 0; b < B; ++b) {
+      float n = 0;
+      for(int t = 0; t < Ts; ++t)
+        n += batch.srcMask[size_t(b) * Ts + t];
+      inverseLength[b] = 1.f / n;
+    }
+    Expr masked = context * reshape(srcMask, {B, Ts, 1});
+    Expr meanContext = reshape(sum(masked, 1), {B, C}) * g.constant({B, 1}, inverseLength);
+    Expr s = tanh(layers::dense(g, "decoder_ff_state", drop(meanContext, dropoutRnn_), H));
+
+    Expr yEmb = dropWords(layers::shiftRight(g, layers::embed(g, table, batch.trgIds, B, Tt)), dropoutTrg_);
+    Expr x1 = inputProjection(g, "decoder_cell1", yEmb, H);
+    Expr keys = layers::dense(g, "decoder_att_keys", context, C);  // W_a ctx + b, once
+    Expr Ua = g.param("decoder_att_U", {H, C}, inits::glorotUniform());
+    Expr va = g.param("decoder_att_v", {C, 1}, inits::glorotUniform());
+
+    std::vector<Expr> states, contexts;
+    for(int t = 0; t < Tt; ++t) {
+      Expr s1 = gruStep(g, "decoder_cell1", step(x1, t), s, nullptr);
+      // additive attention: e = v^T tanh(W_a ctx + U_a s1), masked softmax over the source
+      Expr query = reshape(dot(s1, Ua), {B, 1, C});
+      Expr energies = reshape(dot(tanh(keys + query), va), {B, Ts});
+      Expr weights = softmax(maskFill(energies, srcMask));
+      Expr c = reshape(bdot(reshape(weights, {B, 1, Ts}), context), {B, C});
+      s = gruStep(g, "decoder_cell2", inputProjection(g, "decoder_cell2", c, H), s1, nullptr);
+      states.push_back(s);
+      contexts.push_back(c);
+    }
+    // deep output: tanh(W_s s + W_y y_{t-1} + W_c c) -> logits
+    Expr hidden = tanh(layers::dense(g, "decoder_ff_logit_l1_rnn", stack(states), dimEmb_) +
+                       layers::dense(g, "decoder_ff_logit_l1_prev", yEmb, dimEmb_, false) +
+                       layers::dense(g, "decoder_ff_logit_l1_ctx", stack(contexts), dimEmb_, false));
+    return layers::outputLayer(g, drop(hidden, dropoutRnn_), tiedOutput_ ? table : nullptr, trgVocab_);
+  }
+
+  int srcVocab_, trgVocab_, dimEmb_, dimRnn_, encDepth_;
+  bool layerNorm_;
+  float dropoutRnn_, dropoutSrc_, dropoutTrg_, smoothing_;
+  bool tiedOutput_, tiedSrc_;
+  bool training_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<EncoderDecoder> createS2S(const Options& o, size_t srcVocab, size_t trgVocab) {
+  return std::make_unique<S2S>(o, srcVocab, trgVocab);
+}
+
+}  // namespace marian
