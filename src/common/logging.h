@@ -8,6 +8,8 @@
 namespace marian {
 namespace logging {
 void line(const std::string& msg);  // thread-safe, one line per call
+// Also append every line to this file (--log); quiet: nothing on stderr (--quiet).
+void configure(const std::string& logFile, bool quiet);
 inline std::string prefix(const char* level) {
   return std::string(level) == "warn" ? "Warning: " : "";
 }

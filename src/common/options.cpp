@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file_util.h"
 
 namespace marian {
 
@@ -39,7 +40,7 @@ const std::vector<Spec>& specs() {
       {"dump-config", "", Kind::Flag, "", kBoth, "Print the effective configuration as YAML and exit"},
       {"seed", "", Kind::Int, "0", kBoth, "Random seed; 0 draws one"},
       {"workspace", "w", Kind::Int, "2048", kBoth, "Workspace per device in MB (activations)"},
-      {"log", "", Kind::String, "", kBoth, "Also write the log to this file"},
+      {"log", "", Kind::String, "\"\"", kBoth, "Also write the log to this file"},
       {"quiet", "", Kind::Flag, "false", kBoth, "Suppress logging to stderr"},
       {"devices", "d", Kind::Strings, "[\"0\"]", kBoth, "GPU ids to use"},
       {"cpu-threads", "", Kind::Int, "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
@@ -61,7 +62,7 @@ const std::vector<Spec>& specs() {
       {"transformer-heads", "", Kind::Int, "8", kTrain, "Attention heads"},
       {"transformer-dim-ffn", "", Kind::Int, "2048", kTrain, "Feed-forward inner size"},
       {"transformer-ffn-activation", "", Kind::String, "swish", kTrain, "Feed-forward activation: swish, relu"},
-      {"transformer-preprocess", "", Kind::String, "", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
+      {"transformer-preprocess", "", Kind::String, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
       {"transformer-postprocess", "", Kind::String, "dan", kTrain, "Ops after each block"},
       {"transformer-postprocess-emb", "", Kind::String, "d", kTrain, "Ops after the embeddings"},
       {"transformer-dropout", "", Kind::Float, "0", kTrain, "Dropout between transformer blocks"},
@@ -189,8 +190,6 @@ std::string helpText(const po::options_description& desc) {
   out << "Usage: marian [options]\n" << desc;
   return out.str();
 }
-
-bool fileExists(const std::string& path) { return std::ifstream(path).good(); }
 
 }  // namespace
 

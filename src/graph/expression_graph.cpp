@@ -47,6 +47,7 @@ private:
 ExpressionGraph::ExpressionGraph(Device device, uint64_t seed, size_t workspaceLimitMB)
     : device_(device),
       seed_(seed),
+      randomSeed_(seed),
       params_(device, seed),
       workspace_(std::make_unique<Workspace>(device, size_t(1) << 20, workspaceLimitMB << 20)) {}
 

@@ -47,12 +47,15 @@ public:
   void clear();
 
   size_t size() const { return nodes_.size(); }
-  // Seeds for stochastic operators (dropout), reproducible from the graph's seed.
-  uint64_t nextRandomSeed() { return seed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
+  // Seeds for stochastic operators (dropout): the n-th call after setRandomSeed(s) returns the
+  // same value on every run, so a batch's masks depend only on s and its graph's structure.
+  void setRandomSeed(uint64_t s) { randomSeed_ = s; randomCounter_ = 0; }
+  uint64_t nextRandomSeed() { return randomSeed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
 
 private:
   Device device_;
   uint64_t seed_;
+  uint64_t randomSeed_;
   uint64_t randomCounter_ = 0;
   Parameters params_;
   std::unique_ptr<Workspace> workspace_;

@@ -96,25 +96,32 @@ void Parameters::zeroGrads() {
     backendFor(device_).zero(grads_->all().data, grads_->size() * sizeof(float));
 }
 
-void Parameters::save(const std::string& path) const {
+std::vector<NpzItem> Parameters::toNpzItems(const std::vector<float>& values) const {
+  ABORT_IF(values.size() != totalSize(), "{} values for a model of {}", values.size(), totalSize());
   std::vector<NpzItem> items;
   for(size_t i = 0; i < layoutSize_; ++i) {
     const Entry& e = entries_[i];
-    std::vector<float> host = kernels::toHost(value(i));
     std::vector<int> dims = e.shape.dims();
-    items.push_back(npzFloat32(e.name, std::vector<size_t>(dims.begin(), dims.end()), host.data()));
+    items.push_back(npzFloat32(e.name, std::vector<size_t>(dims.begin(), dims.end()), values.data() + e.offset));
   }
   std::sort(items.begin(), items.end(),
             [](const NpzItem& a, const NpzItem& b) { return a.name < b.name; });
-  writeNpz(path, items);
+  return items;
 }
 
-void Parameters::load(const std::string& path) {
+void Parameters::save(const std::string& path) const {
+  writeNpz(path, toNpzItems(kernels::toHost(values())));
+}
+
+void Parameters::load(const std::string& path) { kernels::fromHost(values(), readValues(path)); }
+
+std::vector<float> Parameters::readValues(const std::string& path) {
   std::vector<NpzItem> items = readNpz(path);
   std::map<std::string, const NpzItem*> found;
   for(const NpzItem& item : items)
     found[item.name] = &item;
   allocate();
+  std::vector<float> flat(totalSize());
   for(size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
     auto it = found.find(e.name);
@@ -129,8 +136,7 @@ void Parameters::load(const std::string& path) {
         d.erase(d.begin());
       return d;
     };
-    bool shapeOk = strip(item.shape) == strip(expected);
-    if(!shapeOk) {
+    if(strip(item.shape) != strip(expected)) {
       std::string got = "(";
       for(size_t d : item.shape)
         got += std::to_string(d) + ",";
@@ -139,10 +145,9 @@ void Parameters::load(const std::string& path) {
     }
     ABORT_IF(item.descr != "<f4", "Model file '{}': parameter '{}' has type '{}' but must be float32 ('<f4')",
              path, e.name, item.descr);
-    std::vector<float> host(e.shape.elements());
-    std::memcpy(host.data(), item.bytes.data(), item.bytes.size());
-    kernels::fromHost(value(i), host);
+    std::memcpy(flat.data() + e.offset, item.bytes.data(), item.bytes.size());
   }
+  return flat;
 }
 
 }  // namespace marian

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/npz.h"
 #include "graph/initializers.h"
 #include "tensors/arena.h"
 
@@ -49,6 +50,11 @@ public:
   // shape and float32 type and names the file and the parameter when one is not.
   void save(const std::string& path) const;
   void load(const std::string& path);
+  // The values in `path` arranged in this layout (a host copy of what load() would install);
+  // the same checks as load().
+  std::vector<float> readValues(const std::string& path);
+  // npz items of flat values in this layout, one per parameter, sorted by name.
+  std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
 
 private:
   Device device_;

@@ -1,37 +1,79 @@
 #pragma once
-// defines: marian::Optimizer, Sgd, Adam — updates of a flat range of parameters from the same
-// range of gradients. A range may be the whole model or one shard of it (the parameter server
-// and sync-SGD run one optimizer per shard), so state is sized by the range on first use.
+// defines: marian::Optimizer (sgd, adagrad, adam) and createOptimizer. An optimizer updates a
+// flat range of parameters from the same range of gradients. A range may be the whole model or
+// one shard (sync-SGD and the parameter server run one optimizer per shard); state is sized by
+// the range on first use and can be saved and restored as named host arrays.
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tensors/arena.h"
 
 namespace marian {
 
+// Named arrays of one optimizer's state (for a range), plus its step count.
+struct OptimizerState {
+  std::map<std::string, std::vector<float>> arrays;
+  uint64_t steps = 0;
+};
+
 class Optimizer {
 public:
   virtual ~Optimizer() = default;
   virtual void update(Tensor params, Tensor grads, float lr) = 0;
+  virtual std::string name() const = 0;
+  virtual OptimizerState state() const { return {}; }
+  virtual void setState(const OptimizerState& state, Device device) {}
 };
 
 class Sgd : public Optimizer {
 public:
   void update(Tensor params, Tensor grads, float lr) override;
+  std::string name() const override { return "sgd"; }
 };
 
-class Adam : public Optimizer {
+// Optimizers with per-parameter state: buffers of the range's size, created on first use.
+class StatefulOptimizer : public Optimizer {
+public:
+  OptimizerState state() const override;
+  void setState(const OptimizerState& state, Device device) override;
+
+protected:
+  explicit StatefulOptimizer(std::vector<std::string> bufferNames) : names_(std::move(bufferNames)) {}
+  void ensureBuffers(Tensor params);
+  Tensor buffer(size_t i) const { return buffers_[i]->all(); }
+  uint64_t t_ = 0;
+
+private:
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<FlatBuffer>> buffers_;
+};
+
+class Adagrad : public StatefulOptimizer {
+public:
+  explicit Adagrad(float eps = 1e-8f) : StatefulOptimizer({"adagrad_gt"}), eps_(eps) {}
+  void update(Tensor params, Tensor grads, float lr) override;
+  std::string name() const override { return "adagrad"; }
+
+private:
+  float eps_;
+};
+
+class Adam : public StatefulOptimizer {
 public:
   // Marian's defaults for --optimizer-params
   explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f)
-      : beta1_(beta1), beta2_(beta2), eps_(eps) {}
+      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps) {}
   void update(Tensor params, Tensor grads, float lr) override;
+  std::string name() const override { return "adam"; }
   uint64_t steps() const { return t_; }
 
 private:
   float beta1_, beta2_, eps_;
-  uint64_t t_ = 0;
-  std::unique_ptr<FlatBuffer> m_, v_;  // first and second moments, same layout as the range
 };
+
+// --optimizer NAME --optimizer-params ...; an unknown name is an error.
+std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params);
 
 }  // namespace marian

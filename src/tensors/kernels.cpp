@@ -136,6 +136,22 @@ void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float b
   requireCpu(params, "adamStep");
   cpu::adamStep(params, grads, m, v, lr, beta1, beta2, eps, t);
 }
+void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
+  requireCpu(params, "adagradStep");
+  cpu::adagradStep(params, grads, gt, lr, eps);
+}
+void emaStep(Tensor avg, Tensor params, float alpha) {
+  requireCpu(avg, "emaStep");
+  cpu::emaStep(avg, params, alpha);
+}
+double squaredNorm(Tensor t) {
+  requireCpu(t, "squaredNorm");
+  return cpu::squaredNorm(t);
+}
+void scale(Tensor t, float s) {
+  requireCpu(t, "scale");
+  cpu::scale(t, s);
+}
 
 }  // namespace kernels
 }  // namespace marian

@@ -76,6 +76,14 @@ void sgdStep(Tensor params, Tensor grads, float lr);
 // Adam with bias correction at step t (1-based); m and v are the moment buffers of the range.
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t);
+// Adagrad: gt += g^2;  p -= lr * g / (sqrt(gt) + eps)
+void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps);
+// Exponential moving average: avg += alpha * (params - avg)
+void emaStep(Tensor avg, Tensor params, float alpha);
+// sum of squares (for gradient norms), returned to the host
+double squaredNorm(Tensor t);
+// t *= s in place
+void scale(Tensor t, float s);
 
 }  // namespace kernels
 }  // namespace marian

@@ -47,6 +47,10 @@ void extractSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate)
 void sgdStep(Tensor params, Tensor grads, float lr);
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t);
+void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps);
+void emaStep(Tensor avg, Tensor params, float alpha);
+double squaredNorm(Tensor t);
+void scale(Tensor t, float s);
 
 }  // namespace cpu
 }  // namespace marian

@@ -38,5 +38,37 @@ void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float b
   }
 }
 
+void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
+  checkRange(params, grads, "adagrad");
+  float *p = params.f32(), *s = gt.f32();
+  const float* g = grads.f32();
+  for(size_t i = 0, n = params.size(); i < n; ++i) {
+    s[i] += g[i] * g[i];
+    p[i] -= lr * g[i] / (std::sqrt(s[i]) + eps);
+  }
+}
+
+void emaStep(Tensor avg, Tensor params, float alpha) {
+  checkRange(params, avg, "exponential smoothing");
+  float* a = avg.f32();
+  const float* p = params.f32();
+  for(size_t i = 0, n = avg.size(); i < n; ++i)
+    a[i] += alpha * (p[i] - a[i]);
+}
+
+double squaredNorm(Tensor t) {
+  const float* x = t.f32();
+  double sum = 0;
+  for(size_t i = 0, n = t.size(); i < n; ++i)
+    sum += double(x[i]) * x[i];
+  return sum;
+}
+
+void scale(Tensor t, float s) {
+  float* x = t.f32();
+  for(size_t i = 0, n = t.size(); i < n; ++i)
+    x[i] *= s;
+}
+
 }  // namespace cpu
 }  // namespace marian

@@ -1,0 +1,12 @@
+#pragma once
+// defines: writeFileAtomic, fileExists
+#include <string>
+
+namespace marian {
+
+// Writes to PATH.tmp.<pid> and renames it over PATH: readers see the old file or the new one,
+// never a partial one.
+void writeFileAtomic(const std::string& path, const std::string& content);
+bool fileExists(const std::string& path);
+
+}  // namespace marian

@@ -1,0 +1,55 @@
+#include "optimizers/optimizer.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+void StatefulOptimizer::ensureBuffers(Tensor params) {
+  if(buffers_.empty())
+    for(size_t i = 0; i < names_.size(); ++i)
+      buffers_.push_back(std::make_unique<FlatBuffer>(params.device, Type::float32, params.size()));
+  ABORT_IF(buffers_[0]->size() != params.size(), "{} state holds {} values but the range has {}",
+           name(), buffers_[0]->size(), params.size());
+}
+
+OptimizerState StatefulOptimizer::state() const {
+  OptimizerState s;
+  s.steps = t_;
+  for(size_t i = 0; i < buffers_.size(); ++i)
+    s.arrays[names_[i]] = kernels::toHost(buffers_[i]->all());
+  return s;
+}
+
+void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
+  buffers_.clear();
+  t_ = state.steps;
+  for(const std::string& n : names_) {
+    auto it = state.arrays.find(n);
+    ABORT_IF(it == state.arrays.end(), "Optimizer state for {} lacks '{}'", name(), n);
+    buffers_.push_back(std::make_unique<FlatBuffer>(device, Type::float32, it->second.size()));
+    kernels::fromHost(buffers_.back()->all(), it->second);
+  }
+}
+
+void Adam::update(Tensor params, Tensor grads, float lr) {
+  ensureBuffers(params);
+  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, ++t_);
+}
+
+void Adagrad::update(Tensor params, Tensor grads, float lr) {
+  ensureBuffers(params);
+  ++t_;
+  kernels::adagradStep(params, grads, buffer(0), lr, eps_);
+}
+
+std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p) {
+  if(name == "sgd")
+    return std::make_unique<Sgd>();
+  if(name == "adagrad")
+    return std::make_unique<Adagrad>(p.size() > 0 ? p[0] : 1e-8f);
+  if(name == "adam")
+    return std::make_unique<Adam>(p.size() > 0 ? p[0] : 0.9f, p.size() > 1 ? p[1] : 0.999f,
+                                  p.size() > 2 ? p[2] : 1e-8f);
+  ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
+}
+
+}  // namespace marian

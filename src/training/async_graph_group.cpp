@@ -1,0 +1,226 @@
+// Asynchronous SGD over the CPU devices of a node (seed 004 §3.5): the parameters live in one
+// flat buffer split into one shard per device, each shard with its own lock, optimizer and
+// moving average. Every device runs on its own thread: it takes the next batch, pulls the
+// current parameters from every shard, computes its gradients and pushes them to every shard,
+// which applies them at once. Devices never wait for each other, so gradients can be stale by
+// the updates other devices pushed in between.
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "tensors/kernels.h"
+#include "training/device_worker.h"
+#include "training/graph_group.h"
+
+namespace marian {
+
+namespace {
+
+class AsyncGraphGroup : public GraphGroup {
+public:
+  AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices)
+      : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed) {
+    for(size_t d = 0; d < devices; ++d)
+      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(int(d)), o, srcVocab, trgVocab, seed));
+  }
+
+  ~AsyncGraphGroup() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for(std::thread& t : threads_)
+      t.join();
+  }
+
+  void initialize(const Batch& sample) override {
+    for(auto& w : workers_)
+      w->initialize(sample);
+    size_t n = workers_[0]->params().totalSize(), devices = workers_.size();
+    for(size_t k = 0; k < devices; ++k) {
+      auto s = std::make_unique<Shard>();
+      s->offset = n * k / devices;
+      s->size = n * (k + 1) / devices - s->offset;
+      s->values = std::make_unique<FlatBuffer>(cpuDevice(0), Type::float32, s->size);
+      kernels::copy(s->values->all(), workers_[0]->params().values().slice(s->offset, s->size));
+      if(emaAlpha_ > 0.f) {
+        s->ema = std::make_unique<FlatBuffer>(cpuDevice(0), Type::float32, s->size);
+        kernels::copy(s->ema->all(), s->values->all());
+      }
+      s->optimizer = createOptimizer(options_.get<std::string>("optimizer"),
+                                     options_.get<std::vector<float>>("optimizer-params"));
+      shards_.push_back(std::move(s));
+    }
+    for(size_t d = 0; d < devices; ++d)
+      threads_.emplace_back([this, d] { run(d); });
+  }
+
+  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    rethrowWorkerError();
+    // at most one batch waiting per device: the reader stays just ahead of the devices
+    idle_.wait(lock, [&] { return queue_.size() < workers_.size() || error_; });
+    rethrowWorkerError();
+    queue_.push_back({batch, update, lr});
+    wake_.notify_one();
+    StepStats done = finished_;
+    finished_ = StepStats();
+    return done;
+  }
+
+  void finish() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
+    rethrowWorkerError();
+  }
+
+  const Parameters& layout() override { return workers_[0]->params(); }
+
+  std::vector<float> values(bool smoothed) override {
+    finish();
+    std::vector<float> all;
+    for(auto& s : shards_) {
+      std::vector<float> part = kernels::toHost(smoothed && s->ema ? s->ema->all() : s->values->all());
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  }
+
+  void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) override {
+    finish();
+    for(auto& s : shards_) {
+      kernels::fromHost(s->values->all(), slice(raw, *s));
+      if(s->ema)
+        kernels::fromHost(s->ema->all(), slice(smoothed.empty() ? raw : smoothed, *s));
+    }
+  }
+
+  OptimizerState optimizerState() override {
+    finish();
+    OptimizerState all;
+    for(auto& s : shards_) {
+      OptimizerState part = s->optimizer->state();
+      all.steps = part.steps;
+      for(auto& [name, values] : part.arrays)
+        all.arrays[name].insert(all.arrays[name].end(), values.begin(), values.end());
+    }
+    return all;
+  }
+
+  void setOptimizerState(const OptimizerState& state) override {
+    finish();
+    for(auto& s : shards_) {
+      OptimizerState part;
+      part.steps = state.steps;
+      for(auto& [name, values] : state.arrays)
+        part.arrays[name] = slice(values, *s);
+      s->optimizer->setState(part, cpuDevice(0));
+    }
+  }
+
+private:
+  struct Shard {
+    size_t offset = 0, size = 0;
+    std::mutex mutex;
+    std::unique_ptr<FlatBuffer> values, ema;
+    std::unique_ptr<Optimizer> optimizer;
+  };
+  struct Work {
+    Batch batch;
+    uint64_t update;
+    float lr;
+  };
+
+  static std::vector<float> slice(const std::vector<float>& v, const Shard& s) {
+    ABORT_IF(v.size() < s.offset + s.size, "Parameter vector of {} values for a shard ending at {}",
+             v.size(), s.offset + s.size);
+    return std::vector<float>(v.begin() + s.offset, v.begin() + s.offset + s.size);
+  }
+
+  void rethrowWorkerError() {
+    if(error_)
+      std::rethrow_exception(error_);
+  }
+
+  void run(size_t d) {
+    DeviceWorker& w = *workers_[d];
+    for(;;) {
+      Work work;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if(queue_.empty())
+          return;
+        work = std::move(queue_.front());
+        queue_.pop_front();
+        ++busy_;
+      }
+      idle_.notify_all();
+      StepStats stats;
+      try {
+        stats = step(w, work);
+      } catch(...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --busy_;
+        finished_.ceSum += stats.ceSum;
+        finished_.labels += stats.labels;
+        finished_.sentences += stats.sentences;
+      }
+      idle_.notify_all();
+    }
+  }
+
+  StepStats step(DeviceWorker& w, const Work& work) {
+    Tensor values = w.params().values(), grads = w.params().grads();
+    for(auto& s : shards_) {  // pull
+      std::lock_guard<std::mutex> lock(s->mutex);
+      kernels::copy(values.slice(s->offset, s->size), s->values->all());
+    }
+    uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull;
+    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
+    double norm = std::sqrt(kernels::squaredNorm(grads));
+    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
+    if(clipNorm_ > 0.f && norm > clipNorm_)
+      kernels::scale(grads, float(clipNorm_ / norm));
+    for(auto& s : shards_) {  // push: each shard applies the gradients at once
+      std::lock_guard<std::mutex> lock(s->mutex);
+      s->optimizer->update(s->values->all(), grads.slice(s->offset, s->size), work.lr);
+      if(s->ema)
+        kernels::emaStep(s->ema->all(), s->values->all(), emaAlpha_);
+    }
+    return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+  }
+
+  Options options_;
+  std::string costType_;
+  float clipNorm_, emaAlpha_;
+  uint64_t seed_;
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<std::thread> threads_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Work> queue_;
+  size_t busy_ = 0;
+  bool stopping_ = false;
+  StepStats finished_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                  uint64_t seed, size_t devices) {
+  return std::make_unique<AsyncGraphGroup>(o, srcVocab, trgVocab, seed, devices);
+}
+
+}  // namespace marian

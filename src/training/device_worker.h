@@ -1,0 +1,32 @@
+#pragma once
+// defines: marian::DeviceWorker — one device's replica of the model: its graph (with its own
+// flat parameter and gradient buffers and workspace) and the forward/backward of a batch.
+#include <memory>
+
+#include "common/options.h"
+#include "models/encoder_decoder.h"
+
+namespace marian {
+
+class DeviceWorker {
+public:
+  DeviceWorker(Device device, const Options& options, size_t srcVocab, size_t trgVocab, uint64_t seed);
+
+  // Forward and backward of `batch` with the cost scaled by costScale; the parameter gradients
+  // are left in graph().params().grads(). Returns the summed cross-entropy (unscaled).
+  // randomSeed fixes this batch's dropout masks (a function of seed, update and device, so
+  // resumed runs draw the same masks).
+  double computeGradients(const Batch& batch, float costScale, uint64_t randomSeed);
+  // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward).
+  void initialize(const Batch& sample);
+
+  ExpressionGraph& graph() { return *graph_; }
+  Parameters& params() { return graph_->params(); }
+  Device device() const { return graph_->device(); }
+
+private:
+  std::unique_ptr<ExpressionGraph> graph_;
+  std::unique_ptr<EncoderDecoder> model_;
+};
+
+}  // namespace marian

@@ -1,0 +1,51 @@
+#pragma once
+// defines: marian::GraphGroup — how the devices of one node train together: one interface,
+// chosen by options (DESIGN.md §6): sync (--sync-sgd, or a single device: the singleton) and
+// async (several devices without --sync-sgd).
+#include <memory>
+#include <vector>
+
+#include "common/options.h"
+#include "data/batch.h"
+#include "graph/parameters.h"
+#include "optimizers/optimizer.h"
+
+namespace marian {
+
+struct StepStats {
+  double ceSum = 0;  // summed cross-entropy of the target labels
+  size_t labels = 0, sentences = 0;
+};
+
+class GraphGroup {
+public:
+  virtual ~GraphGroup() = default;
+  // Declares and allocates the parameters on every device (from a sample batch).
+  virtual void initialize(const Batch& sample) = 0;
+  // One optimizer step over `batch` with learning rate lr; `update` is its 0-based index.
+  virtual StepStats update(const Batch& batch, uint64_t update, float lr) = 0;
+  // Waits for work in flight (async); afterwards values() are those of all updates so far.
+  virtual void finish() {}
+
+  // The parameter layout (names, shapes, offsets), the same on every device.
+  virtual const Parameters& layout() = 0;
+  // Host copies of the whole flat parameter buffer: smoothed = the exponential moving average
+  // when --exponential-smoothing is on (what is validated and saved as the model).
+  virtual std::vector<float> values(bool smoothed) = 0;
+  virtual void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) = 0;
+  virtual OptimizerState optimizerState() = 0;
+  virtual void setOptimizerState(const OptimizerState& state) = 0;
+};
+
+std::unique_ptr<GraphGroup> createGraphGroup(const Options& options, size_t srcVocab,
+                                             size_t trgVocab, uint64_t seed);
+
+// Sentences [begin, end) of device d of n when a batch of `sentences` is split evenly.
+inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {
+  return {int(size_t(sentences) * d / n), int(size_t(sentences) * (d + 1) / n)};
+}
+
+// The scale of the summed cross-entropy that gives --cost-type's cost for the whole batch.
+float costScale(const std::string& costType, const Batch& batch);
+
+}  // namespace marian

@@ -1,0 +1,199 @@
+// Synchronous SGD over the CPU devices of a node (and, with one device, the singleton):
+//   1. each device computes the gradients of its slice of the batch;
+//   2. reduce-scatter: device k sums every device's gradients of shard k (its slice of the flat
+//      buffer) into its own;
+//   3. the gradient norm is combined from the shards and clipped (--clip-norm);
+//   4. device k runs its optimizer (and the moving average) on shard k;
+//   5. all-gather: every device copies every other device's updated shard.
+// With one device, steps 2 and 5 do nothing and this is plain single-device training.
+#include <cblas.h>
+
+#include <cmath>
+
+#include "common/logging.h"
+#include "tensors/kernels.h"
+#include "training/device_worker.h"
+#include "training/graph_group.h"
+#include "training/parallel.h"
+
+namespace marian {
+
+namespace {
+
+class SyncGraphGroup : public GraphGroup {
+public:
+  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices)
+      : costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed) {
+    ABORT_IF(costType_ != "ce-sum" && costType_ != "ce-mean" && costType_ != "ce-mean-words",
+             "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", costType_);
+    for(size_t d = 0; d < devices; ++d) {
+      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(int(d)), o, srcVocab, trgVocab, seed));
+      optimizers_.push_back(createOptimizer(o.get<std::string>("optimizer"),
+                                            o.get<std::vector<float>>("optimizer-params")));
+    }
+  }
+
+  void initialize(const Batch& sample) override {
+    parallelFor(workers_.size(), [&](size_t d) { workers_[d]->initialize(sample); });
+    size_t n = workers_[0]->params().totalSize();
+    for(size_t k = 0; k < workers_.size(); ++k) {
+      shards_.push_back({n * k / workers_.size(), n * (k + 1) / workers_.size() - n * k / workers_.size()});
+      if(emaAlpha_ > 0.f) {
+        ema_.push_back(std::make_unique<FlatBuffer>(cpuDevice(int(k)), Type::float32, shards_[k].size));
+        kernels::copy(ema_[k]->all(), shard(k, k, false));
+      }
+    }
+  }
+
+  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+    size_t n = workers_.size();
+    float scale = costScale(costType_, batch);
+    std::vector<double> ce(n, 0.0);
+    std::vector<bool> active(n, false);
+    parallelFor(n, [&](size_t d) {
+      auto [begin, end] = deviceSlice(batch.sentences, d, n);
+      if(begin == end) {
+        workers_[d]->params().zeroGrads();
+        return;
+      }
+      Batch part = n == 1 ? batch : batch.slice(begin, end - begin);
+      uint64_t randomSeed = (seed_ * 1000003ull + update) * 131ull + d;
+      ce[d] = workers_[d]->computeGradients(part, scale, randomSeed);
+      active[d] = true;
+    });
+
+    std::vector<double> squares(n);
+    parallelFor(n, [&](size_t k) {  // reduce-scatter
+      Tensor mine = shard(k, k, true);
+      for(size_t d = 0; d < n; ++d)
+        if(d != k && active[d])
+          kernels::add(mine, shard(d, k, true));
+      squares[k] = kernels::squaredNorm(mine);
+    });
+    double norm = 0;
+    for(double s : squares)
+      norm += s;
+    norm = std::sqrt(norm);
+    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, update + 1);
+    float clip = clipNorm_ > 0.f && norm > clipNorm_ ? float(clipNorm_ / norm) : 1.f;
+
+    parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
+      Tensor grads = shard(k, k, true);
+      if(clip != 1.f)
+        kernels::scale(grads, clip);
+      optimizers_[k]->update(shard(k, k, false), grads, lr);
+      if(!ema_.empty())
+        kernels::emaStep(ema_[k]->all(), shard(k, k, false), emaAlpha_);
+    });
+    if(n > 1)
+      parallelFor(n, [&](size_t d) {  // all-gather
+        for(size_t k = 0; k < n; ++k)
+          if(k != d)
+            kernels::copy(shard(d, k, false), shard(k, k, false));
+      });
+
+    StepStats stats;
+    for(double c : ce)
+      stats.ceSum += c;
+    stats.labels = batch.trgWords;
+    stats.sentences = size_t(batch.sentences);
+    return stats;
+  }
+
+  const Parameters& layout() override { return workers_[0]->params(); }
+
+  std::vector<float> values(bool smoothed) override {
+    if(!smoothed || ema_.empty())
+      return kernels::toHost(workers_[0]->params().values());
+    std::vector<float> all;
+    for(auto& e : ema_) {
+      std::vector<float> part = kernels::toHost(e->all());
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  }
+
+  void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) override {
+    for(auto& w : workers_)
+      kernels::fromHost(w->params().values(), raw);
+    for(size_t k = 0; k < ema_.size(); ++k) {
+      const std::vector<float>& src = smoothed.empty() ? raw : smoothed;
+      kernels::fromHost(ema_[k]->all(), std::vector<float>(src.begin() + shards_[k].offset,
+                                                           src.begin() + shards_[k].offset + shards_[k].size));
+    }
+  }
+
+  // The shards' states concatenated in order: the full-model state, whatever the device count.
+  OptimizerState optimizerState() override {
+    OptimizerState all;
+    for(auto& opt : optimizers_) {
+      OptimizerState s = opt->state();
+      all.steps = s.steps;
+      for(auto& [name, values] : s.arrays)
+        all.arrays[name].insert(all.arrays[name].end(), values.begin(), values.end());
+    }
+    return all;
+  }
+
+  void setOptimizerState(const OptimizerState& state) override {
+    for(size_t k = 0; k < optimizers_.size(); ++k) {
+      OptimizerState part;
+      part.steps = state.steps;
+      for(auto& [name, values] : state.arrays) {
+        ABORT_IF(values.size() != layout().totalSize(),
+                 "Optimizer state '{}' holds {} values but the model has {}", name, values.size(),
+                 layout().totalSize());
+        part.arrays[name].assign(values.begin() + shards_[k].offset,
+                                 values.begin() + shards_[k].offset + shards_[k].size);
+      }
+      optimizers_[k]->setState(part, cpuDevice(int(k)));
+    }
+  }
+
+private:
+  struct Range {
+    size_t offset, size;
+  };
+  // Shard k of device d's parameters or gradients.
+  Tensor shard(size_t d, size_t k, bool grads) {
+    Tensor all = grads ? workers_[d]->params().grads() : workers_[d]->params().values();
+    return all.slice(shards_[k].offset, shards_[k].size);
+  }
+
+  std::string costType_;
+  float clipNorm_, emaAlpha_;
+  uint64_t seed_;
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
+  std::vector<std::unique_ptr<Optimizer>> optimizers_;
+  std::vector<std::unique_ptr<FlatBuffer>> ema_;
+  std::vector<Range> shards_;
+};
+
+}  // namespace
+
+float costScale(const std::string& costType, const Batch& batch) {
+  if(costType == "ce-mean")
+    return 1.f / float(batch.sentences);
+  if(costType == "ce-mean-words")
+    return 1.f / float(batch.trgWords);
+  return 1.f;
+}
+
+std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                  uint64_t seed, size_t devices);
+
+std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                             uint64_t seed) {
+  int devices = o.get<int>("cpu-threads");
+  ABORT_IF(devices < 1, "--cpu-threads {}: GPU training needs the GPU backend (not built yet); use --cpu-threads N >= 1",
+           devices);
+  // Each CPU device is one core: BLAS must not spawn threads of its own under several devices.
+  if(devices > 1)
+    openblas_set_num_threads(1);
+  if(devices == 1 || o.get<bool>("sync-sgd"))
+    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, size_t(devices));
+  return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, size_t(devices));
+}
+
+}  // namespace marian

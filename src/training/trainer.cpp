@@ -1,0 +1,312 @@
+#include "training/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "common/file_util.h"
+#include "common/logging.h"
+#include "common/scheduling_parameter.h"
+#include "data/batch_generator.h"
+#include "optimizers/lr_schedule.h"
+#include "training/graph_group.h"
+#include "training/training_state.h"
+#include "training/validator.h"
+
+namespace marian {
+
+namespace {
+
+// "32,000"
+std::string grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for(int i = int(s.size()) - 3; i > 0; i -= 3)
+    s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string formatNumber(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
+class Trainer {
+public:
+  explicit Trainer(const Options& o)
+      : options_(o), modelPath_(o.get<std::string>("model")),
+        dispFreq_(SchedulingParameter::parse(o.get<std::string>("disp-freq"), "disp-freq")),
+        validFreq_(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq")),
+        saveFreq_(SchedulingParameter::parse(o.get<std::string>("save-freq"), "save-freq")),
+        after_(SchedulingParameter::parse(o.get<std::string>("after"), "after")),
+        schedule_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"),
+                  o.get<std::vector<std::string>>("lr-decay-inv-sqrt")) {}
+
+  void run() {
+    loadData();
+    bool resume = fileExists(modelPath_) && fileExists(progressPath());
+    if(resume)
+      state_ = TrainingState::fromYaml(progressPath());
+    else
+      state_.seed = drawSeed();
+    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
+    graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
+    LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
+        options_.get<std::string>("type"), grouped(graphGroup_->layout().totalSize()),
+        options_.get<int>("cpu-threads"), options_.get<bool>("sync-sgd") ? ", sync-SGD" : "");
+    if(resume)
+      restore();
+    else
+      writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
+
+    BatchingOptions b;
+    b.miniBatch = size_t(options_.get<int>("mini-batch"));
+    b.miniBatchWords = size_t(options_.get<int>("mini-batch-words"));
+    b.maxiBatch = size_t(options_.get<int>("maxi-batch"));
+    b.sortBy = options_.get<std::string>("maxi-batch-sort");
+    b.shuffle = options_.get<std::string>("shuffle") != "none" && !options_.get<bool>("no-shuffle");
+    b.seed = state_.seed;
+    BatchGenerator batches(*corpus_, b);
+
+    lastDisplay_ = std::chrono::steady_clock::now();
+    bool stop = stopByEpochs();
+    while(!stop) {
+      batches.startEpoch(state_.epochs);
+      batches.skip(state_.batchesEpoch);  // resuming mid-epoch
+      while(!stop && batches.hasNext()) {
+        Batch batch = batches.next();
+        float lr = schedule_.at(state_.batches, state_.labelsTotal);
+        StepStats s = graphGroup_->update(batch, state_.batches, lr);
+        uint64_t labelsBefore = state_.labelsTotal;
+        state_.batches += 1;
+        state_.batchesEpoch += 1;
+        state_.samplesEpoch += uint64_t(batch.sentences);
+        state_.labelsTotal += batch.trgWords;
+        costSum_ += s.ceSum;
+        costLabels_ += s.labels;
+        wordsSinceDisplay_ += batch.trgWords;
+        ABORT_IF(!std::isfinite(s.ceSum),
+                 "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
+                 "lower --learn-rate or --clip-norm)",
+                 s.ceSum, state_.batches);
+        if(due(dispFreq_, labelsBefore) || state_.batches <= uint64_t(options_.get<int>("disp-first")))
+          display(lr);
+        if(due(validFreq_, labelsBefore))
+          stop = validate() || stop;
+        if(due(saveFreq_, labelsBefore))
+          save();
+        stop = stop || stopByUpdates();
+      }
+      if(!stop) {
+        LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
+        size_t finished = state_.epochs;
+        state_.newEpoch();
+        if(validFreq_.unit == SchedulingUnit::epochs && validFreq_ && finished % validFreq_.n == 0)
+          stop = validate() || stop;
+        if(saveFreq_.unit == SchedulingUnit::epochs && saveFreq_ && finished % saveFreq_.n == 0)
+          save();
+        stop = stop || stopByEpochs();
+      }
+    }
+    graphGroup_->finish();
+    LOG(info, "Training finished");
+    if(validator_ && state_.lastValidated != state_.batches)
+      validate();
+    save();
+  }
+
+private:
+  std::string progressPath() const { return modelPath_ + ".progress.yml"; }
+
+  uint64_t drawSeed() const {
+    uint64_t seed = uint64_t(options_.get<int>("seed"));
+    return seed ? seed : std::random_device()();
+  }
+
+  void loadData() {
+    auto trainSets = options_.get<std::vector<std::string>>("train-sets");
+    auto vocabPaths = options_.get<std::vector<std::string>>("vocabs", {});
+    ABORT_IF(vocabPaths.size() != 2, "--vocabs needs a source and a target vocabulary, got {}", vocabPaths.size());
+    auto dims = options_.get<std::vector<int>>("dim-vocabs");
+    dims.resize(2, 0);
+    bool joint = vocabPaths[0] == vocabPaths[1];
+    for(size_t i = 0; i < 2; ++i) {
+      if(joint && i == 1) {
+        vocabs_.push_back(vocabs_[0]);
+        continue;
+      }
+      std::vector<std::string> from = joint ? trainSets : std::vector<std::string>{trainSets[i]};
+      vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(std::max(dims[i], 0))));
+    }
+    size_t maxLength = size_t(options_.get<int>("max-length"));
+    corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength);
+    LOG(info, "[data] Training corpus: {} sentence pairs ({} longer than --max-length {} skipped, {} empty skipped)",
+        grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
+    ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
+    if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
+      validator_ = std::make_unique<Validator>(options_, vocabs_);
+  }
+
+  // Whether a frequency in updates or labels fell due with the update just done.
+  bool due(const SchedulingParameter& f, uint64_t labelsBefore) const {
+    if(!f)
+      return false;
+    if(f.unit == SchedulingUnit::updates)
+      return state_.batches % f.n == 0;
+    if(f.unit == SchedulingUnit::labels)
+      return labelsBefore / f.n != state_.labelsTotal / f.n;
+    return false;  // epochs: at the end of an epoch
+  }
+
+  bool stopByUpdates() const {
+    uint64_t afterBatches = uint64_t(options_.get<int>("after-batches"));
+    if(afterBatches && state_.batches >= afterBatches)
+      return true;
+    if(after_ && after_.unit == SchedulingUnit::updates && state_.batches >= after_.n)
+      return true;
+    if(after_ && after_.unit == SchedulingUnit::labels && state_.labelsTotal >= after_.n)
+      return true;
+    return false;
+  }
+
+  bool stopByEpochs() const {
+    size_t finished = state_.epochs - 1;
+    size_t afterEpochs = size_t(options_.get<int>("after-epochs"));
+    if(afterEpochs && finished >= afterEpochs)
+      return true;
+    return after_ && after_.unit == SchedulingUnit::epochs && finished >= after_.n;
+  }
+
+  void display(float lr) {
+    auto now = std::chrono::steady_clock::now();
+    double seconds = std::chrono::duration<double>(now - lastDisplay_).count();
+    LOG(info, "Ep. {} : Up. {} : Sen. {} : Cost {} : Time {}s : {} words/s : L.r. {}", state_.epochs,
+        state_.batches, grouped(state_.samplesEpoch),
+        formatNumber("%.8f", costLabels_ ? costSum_ / double(costLabels_) : 0.0), formatNumber("%.2f", seconds),
+        formatNumber("%.2f", double(wordsSinceDisplay_) / std::max(seconds, 1e-9)), formatNumber("%.4e", lr));
+    lastDisplay_ = now;
+    costSum_ = 0;
+    costLabels_ = 0;
+    wordsSinceDisplay_ = 0;
+  }
+
+  // Validates and updates the stall counters; returns whether early stopping triggers.
+  bool validate() {
+    if(!validator_)
+      return false;
+    std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
+    std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize());
+    state_.lastValidated = state_.batches;
+    const auto& metrics = validator_->metrics();
+    for(size_t i = 0; i < metrics.size(); ++i) {
+      ValidatorState& v = state_.validators[metrics[i]];
+      bool better = !v.hasBest || scores[i] < v.lastBest;
+      std::string verdict;
+      if(better) {
+        v.lastBest = scores[i];
+        v.hasBest = true;
+        v.stalled = 0;
+        verdict = "new best";
+        if(options_.get<bool>("keep-best"))
+          writeModel(modelPath_ + ".best-" + metrics[i] + ".npz", values);
+      } else {
+        ++v.stalled;
+        verdict = "stalled " + std::to_string(v.stalled) + " times (last best: " + formatNumber("%g", v.lastBest) + ")";
+      }
+      LOG(info, "[valid] Ep. {} : Up. {} : {} : {} : {}", state_.epochs, state_.batches, metrics[i],
+          formatNumber("%g", scores[i]), verdict);
+    }
+    size_t patience = size_t(options_.get<int>("early-stopping"));
+    if(patience && state_.stalled(metrics[0]) >= patience) {
+      LOG(info, "Training stops: '{}' stalled {} times (--early-stopping {})", metrics[0],
+          state_.stalled(metrics[0]), patience);
+      return true;
+    }
+    return false;
+  }
+
+  // model.npz with the model options embedded as special:model.yml (as Marian does)
+  void writeModel(const std::string& path, const std::vector<float>& values) {
+    std::vector<NpzItem> items = graphGroup_->layout().toNpzItems(values);
+    std::string yml = options_.asYaml();
+    NpzItem config{"special:model.yml", {yml.size()}, "|u1", std::vector<char>(yml.begin(), yml.end())};
+    items.push_back(config);
+    writeNpz(path, items);
+  }
+
+  void save() {
+    std::vector<float> raw = graphGroup_->values(false), smoothed = graphGroup_->values(true);
+    OptimizerState opt = graphGroup_->optimizerState();
+    std::vector<NpzItem> items;
+    for(auto& [name, values] : opt.arrays)
+      items.push_back(npzFloat32(name, {values.size()}, values.data()));
+    int steps[2] = {int(opt.steps & 0x7fffffff), int(opt.steps >> 31)};
+    items.push_back(npzInt32("optimizer_steps", {2}, steps));
+    if(options_.get<float>("exponential-smoothing") > 0.f)
+      items.push_back(npzFloat32("master_parameters", {raw.size()}, raw.data()));
+    // Each file is replaced atomically; progress goes last, so a crash in between resumes from
+    // the previous progress with a model at least as new.
+    writeNpz(modelPath_ + ".optimizer.npz", items);
+    writeModel(modelPath_, smoothed);
+    if(!options_.get<bool>("overwrite")) {
+      std::string iter = modelPath_;
+      size_t dot = iter.rfind(".npz");
+      iter = (dot == std::string::npos ? iter : iter.substr(0, dot)) + ".iter" + std::to_string(state_.batches) + ".npz";
+      writeModel(iter, smoothed);
+    }
+    writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
+    writeFileAtomic(progressPath(), state_.toYaml());
+    LOG(info, "Saved model to {} (update {})", modelPath_, state_.batches);
+  }
+
+  void restore() {
+    Parameters& layout = const_cast<Parameters&>(graphGroup_->layout());
+    std::vector<float> model = layout.readValues(modelPath_);
+    std::vector<float> raw = model;
+    std::string optPath = modelPath_ + ".optimizer.npz";
+    ABORT_IF(!fileExists(optPath), "Cannot resume: '{}' exists but '{}' does not", progressPath(), optPath);
+    OptimizerState opt;
+    for(NpzItem& item : readNpz(optPath)) {
+      if(item.name == "optimizer_steps") {
+        const int* s = reinterpret_cast<const int*>(item.bytes.data());
+        opt.steps = uint64_t(s[0]) | uint64_t(s[1]) << 31;
+        continue;
+      }
+      ABORT_IF(item.descr != "<f4", "Optimizer file '{}': '{}' is not float32", optPath, item.name);
+      std::vector<float> values(item.elements());
+      std::memcpy(values.data(), item.bytes.data(), item.bytes.size());
+      if(item.name == "master_parameters")
+        raw = std::move(values);
+      else
+        opt.arrays[item.name] = std::move(values);
+    }
+    ABORT_IF(raw.size() != model.size(), "Optimizer file '{}' holds {} parameters but the model {}", optPath,
+             raw.size(), model.size());
+    graphGroup_->setValues(raw, model);
+    if(!opt.arrays.empty())
+      graphGroup_->setOptimizerState(opt);
+    LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch", modelPath_,
+        state_.epochs, state_.batches, grouped(state_.samplesEpoch));
+  }
+
+  Options options_;
+  std::string modelPath_;
+  SchedulingParameter dispFreq_, validFreq_, saveFreq_, after_;
+  LearningRateSchedule schedule_;
+  std::vector<std::shared_ptr<Vocab>> vocabs_;
+  std::unique_ptr<Corpus> corpus_;
+  std::unique_ptr<Validator> validator_;
+  std::unique_ptr<GraphGroup> graphGroup_;
+  TrainingState state_;
+  std::chrono::steady_clock::time_point lastDisplay_;
+  double costSum_ = 0;
+  uint64_t costLabels_ = 0, wordsSinceDisplay_ = 0;
+};
+
+}  // namespace
+
+void train(const Options& options) { Trainer(options).run(); }
+
+}  // namespace marian

@@ -1,0 +1,43 @@
+#pragma once
+// defines: marian::TrainingState — where training stands (epoch, updates, corpus position,
+// validation history, seed); saved as model.npz.progress.yml so that a restarted run resumes
+// exactly where it stopped.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace marian {
+
+struct ValidatorState {
+  double lastBest = 0;
+  bool hasBest = false;
+  size_t stalled = 0;
+};
+
+struct TrainingState {
+  size_t epochs = 1;         // the current epoch, 1-based
+  uint64_t batches = 0;      // updates done
+  size_t batchesEpoch = 0;   // updates done in the current epoch (corpus position)
+  uint64_t samplesEpoch = 0; // sentences seen in the current epoch
+  uint64_t labelsTotal = 0;  // target labels seen
+  uint64_t seed = 0;         // the effective --seed (drawn when 0)
+  uint64_t lastValidated = 0;
+  std::map<std::string, ValidatorState> validators;
+
+  // the largest stall count of any metric; early stopping looks at the first metric's
+  size_t stalled(const std::string& firstMetric) const {
+    auto it = validators.find(firstMetric);
+    return it == validators.end() ? 0 : it->second.stalled;
+  }
+
+  void newEpoch() {
+    ++epochs;
+    batchesEpoch = 0;
+    samplesEpoch = 0;
+  }
+
+  std::string toYaml() const;
+  static TrainingState fromYaml(const std::string& path);  // errors name the file
+};
+
+}  // namespace marian

@@ -1,0 +1,32 @@
+#pragma once
+// defines: marian::Validator — scores a model on --valid-sets with --valid-metrics
+// (cross-entropy: summed cross-entropy per sentence, as Marian reports it for ce-sum;
+// ce-mean-words: per target label; perplexity: exp(ce-mean-words)).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/batch_generator.h"
+#include "models/encoder_decoder.h"
+
+namespace marian {
+
+class Validator {
+public:
+  Validator(const Options& options, const std::vector<std::shared_ptr<Vocab>>& vocabs);
+
+  const std::vector<std::string>& metrics() const { return metrics_; }
+  // One value per metric, for the model with these flat parameter values (layout: layoutNames
+  // must match this validator's own graph, which is checked).
+  std::vector<double> validate(const std::vector<float>& values, size_t expectedSize);
+  static bool lowerIsBetter(const std::string& metric) { return true; }
+
+private:
+  std::vector<std::string> metrics_;
+  std::unique_ptr<Corpus> corpus_;
+  std::unique_ptr<BatchGenerator> batches_;
+  std::unique_ptr<ExpressionGraph> graph_;
+  std::unique_ptr<EncoderDecoder> model_;
+};
+
+}  // namespace marian
