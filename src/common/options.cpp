@@ -175,14 +175,16 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
   return YAML::Clone(value);
 }
 
-YAML::Node fromCommandLine(const Spec& spec, const po::variable_value& v) {
+YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
   if(spec.kind == Kind::Strings || spec.kind == Kind::Ints || spec.kind == Kind::Floats) {
     YAML::Node seq(YAML::NodeType::Sequence);
-    for(const std::string& s : v.as<std::vector<std::string>>())
+    for(const std::string& s : values)
       seq.push_back(YAML::Node(s));
     return typed(spec, seq, " on the command line");
   }
-  return typed(spec, YAML::Node(v.as<std::string>()), " on the command line");
+  // given without a value: a flag is true, an option with an implicit value takes it
+  std::string value = !values.empty() ? values.back() : *spec.implicitValue ? spec.implicitValue : "true";
+  return typed(spec, YAML::Node(value), " on the command line");
 }
 
 std::string helpText(const po::options_description& desc) {
@@ -277,9 +279,16 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     args.push_back(a);
   }
 
-  po::variables_map vm;
+  // The last occurrence of an option on the command line wins, as with config files.
+  std::map<std::string, std::vector<std::string>> given;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(desc).run();
+    for(const po::option& opt : parsed.options) {
+      if(opt.unregistered || opt.position_key >= 0)
+        ABORT("Unexpected argument '{}' on the command line (see --help)",
+              opt.original_tokens.empty() ? opt.string_key : opt.original_tokens[0]);
+      given[opt.string_key] = opt.value;
+    }
   } catch(const po::unknown_option& e) {
     ABORT("Unknown option '{}' (see --help)", e.get_option_name());
   } catch(const po::too_many_positional_options_error&) {
@@ -289,7 +298,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   }
 
   ParsedOptions result;
-  if(vm.count("help")) {
+  if(given.count("help")) {
     result.exitNow = true;
     result.print = helpText(desc);
     return result;
@@ -303,8 +312,8 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // 2. config files, in order
   std::vector<std::string> configFiles;
-  if(vm.count("config"))
-    configFiles = vm["config"].as<std::vector<std::string>>();
+  if(given.count("config"))
+    configFiles = given["config"];
   for(const std::string& file : configFiles) {
     ABORT_IF(!fileExists(file), "Config file '{}' (--config) does not exist", file);
     YAML::Node loaded;
@@ -328,9 +337,9 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // 3. the command line
   for(const Spec& s : specs()) {
-    if(!(s.modes & modeBit) || !vm.count(s.name) || std::string(s.name) == "config")
+    if(!(s.modes & modeBit) || !given.count(s.name) || std::string(s.name) == "config")
       continue;
-    config[s.name] = fromCommandLine(s, vm[s.name]);
+    config[s.name] = fromCommandLine(s, given[s.name]);
   }
   bool dump = config["dump-config"].IsDefined() && config["dump-config"].as<bool>();
   config.remove("dump-config");

@@ -1,9 +1,64 @@
 #include "graph/expression_graph.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
 
 namespace marian {
+
+namespace {
+
+// MARIAN_PROFILE=1: seconds spent in each operator's forward and backward, printed at exit.
+class OpProfile {
+public:
+  static OpProfile& get() {
+    static OpProfile p;
+    return p;
+  }
+  bool on() const { return on_; }
+  void add(const std::string& key, double s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seconds_[key] += s;
+  }
+  ~OpProfile() {
+    if(!on_)
+      return;
+    std::vector<std::pair<double, std::string>> rows;
+    double total = 0;
+    for(auto& [k, v] : seconds_) {
+      rows.push_back({v, k});
+      total += v;
+    }
+    std::sort(rows.rbegin(), rows.rend());
+    std::fprintf(stderr, "[profile] %-28s %10s %6s\n", "operator", "seconds", "share");
+    for(auto& [v, k] : rows)
+      std::fprintf(stderr, "[profile] %-28s %10.3f %5.1f%%\n", k.c_str(), v, 100 * v / total);
+  }
+
+private:
+  OpProfile() : on_(std::getenv("MARIAN_PROFILE") != nullptr) {}
+  bool on_;
+  std::mutex mutex_;
+  std::map<std::string, double> seconds_;
+};
+
+template <class F>
+void timed(Node& node, const char* phase, F&& f) {
+  if(!OpProfile::get().on())
+    return f();
+  auto start = std::chrono::steady_clock::now();
+  f();
+  OpProfile::get().add(std::string(node.opName()) + phase,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+}  // namespace
 
 namespace {
 
@@ -78,7 +133,7 @@ void ExpressionGraph::forward() {
     node->grad_ = Tensor();
     if(node->allocatesValue())
       node->val_ = workspace_->allocate(node->shape(), node->valueType());
-    node->forward();
+    timed(*node, " fwd", [&] { node->forward(); });
   }
 }
 
@@ -97,7 +152,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed) {
       node->grad_ = params_.grad(p->index());
     } else {
       node->grad_ = workspace_->allocate(node->shape());
-      backend.zero(node->grad_.data, node->grad_.bytes());
+      timed(*node, " zero-grad", [&] { backend.zero(node->grad_.data, node->grad_.bytes()); });
     }
   }
   if(seed)
@@ -111,7 +166,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed) {
     ++end;
   for(size_t i = end + 1; i-- > 0;)
     if(nodes_[i]->needsGrad())
-      nodes_[i]->backward();
+      timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
 }
 
 void ExpressionGraph::clear() { nodes_.clear(); }

@@ -48,7 +48,8 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
              "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
              "(at least {} MB); raise --workspace or lower the mini-batch size",
              device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
-    size_t size = std::max(bytes, chunks_.back().size);
+    // geometric growth: a batch that needs much more than the first chunk takes few chunks
+    size_t size = std::max(bytes, capacity());
     chunks_.push_back({static_cast<char*>(backend_.allocate(size)), size});
     offset_ = 0;
   }
@@ -61,7 +62,10 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
 
 void Workspace::reset() {
   if(chunks_.size() > 1) {
-    size_t total = alignUp(peak_);
+    // one chunk with 25% headroom: batches vary in length, and every new block costs page faults
+    size_t total = alignUp(peak_ + peak_ / 4);
+    if(limit_)
+      total = std::min(total, std::max(alignUp(limit_), alignUp(peak_)));
     for(Chunk& c : chunks_)
       backend_.release(c.data);
     chunks_.clear();

@@ -32,9 +32,9 @@ private:
 };
 
 // Activations and their gradients for one batch. Allocation bumps a pointer; reset() frees
-// everything at once. A batch that overflows the current chunk gets another one, and the next
-// reset() merges them into one chunk large enough for that batch, so after the first batches
-// allocation never touches the system allocator. With a limit (Marian's --workspace, in MB)
+// everything at once. A batch that overflows the current chunk gets another one (as large as all
+// before it), and the next reset() merges them into one chunk with 25% headroom over the peak,
+// so after the first batches allocation never touches the system allocator. With a limit (Marian's --workspace, in MB)
 // overflowing it is an error that says how much was needed.
 class Workspace {
 public:

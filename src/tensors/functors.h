@@ -9,6 +9,7 @@
 #define HOST_DEVICE __host__ __device__
 #else
 #define HOST_DEVICE
+#include "tensors/cpu/fast_exp.h"
 #endif
 
 namespace marian {
@@ -23,20 +24,33 @@ constexpr float kMaskedScore = -1e9f;
 
 namespace functors {
 
+// exp of the backend: CUDA's expf on the GPU, the vectorisable fastExp on the CPU
+HOST_DEVICE inline float exponential(float x) {
+#ifdef __CUDACC__
+  return expf(x);
+#else
+  return cpu::fastExp(x);
+#endif
+}
+
 HOST_DEVICE inline float sigmoid(float x) {
-  // split by sign so that exp never overflows
-  if(x >= 0) {
-    float z = expf(-x);
-    return 1.f / (1.f + z);
-  }
-  float z = expf(x);
-  return z / (1.f + z);
+  // exp of a non-positive argument only, so it never overflows
+  float z = exponential(-std::fabs(x));
+  float s = 1.f / (1.f + z);
+  return x >= 0 ? s : 1.f - s;
+}
+
+// tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|)
+HOST_DEVICE inline float tanhApprox(float x) {
+  float e = exponential(-2.f * std::fabs(x));
+  float t = (1.f - e) / (1.f + e);
+  return x >= 0 ? t : -t;
 }
 
 // Unary functors: y = fwd(x); dx = dy * grad(x, y). `p0`, `p1` carry ScaleShift's constants.
 struct Neg      { float p0, p1; HOST_DEVICE float fwd(float x) const { return -x; }
                                 HOST_DEVICE float grad(float, float) const { return -1.f; } };
-struct Exp      { float p0, p1; HOST_DEVICE float fwd(float x) const { return expf(x); }
+struct Exp      { float p0, p1; HOST_DEVICE float fwd(float x) const { return exponential(x); }
                                 HOST_DEVICE float grad(float, float y) const { return y; } };
 struct Log      { float p0, p1; HOST_DEVICE float fwd(float x) const { return logf(x); }
                                 HOST_DEVICE float grad(float x, float) const { return 1.f / x; } };
@@ -46,7 +60,7 @@ struct Square   { float p0, p1; HOST_DEVICE float fwd(float x) const { return x 
                                 HOST_DEVICE float grad(float x, float) const { return 2.f * x; } };
 struct Sigmoid  { float p0, p1; HOST_DEVICE float fwd(float x) const { return sigmoid(x); }
                                 HOST_DEVICE float grad(float, float y) const { return y * (1.f - y); } };
-struct Tanh     { float p0, p1; HOST_DEVICE float fwd(float x) const { return tanhf(x); }
+struct Tanh     { float p0, p1; HOST_DEVICE float fwd(float x) const { return tanhApprox(x); }
                                 HOST_DEVICE float grad(float, float y) const { return 1.f - y * y; } };
 struct Relu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x > 0.f ? x : 0.f; }
                                 HOST_DEVICE float grad(float x, float) const { return x > 0.f ? 1.f : 0.f; } };

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
@@ -147,6 +148,7 @@ private:
   }
 
   void run(size_t d) {
+    flushDenormalsToZero();
     DeviceWorker& w = *workers_[d];
     for(;;) {
       Work work;

@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "tensors/backend.h"
+
 namespace marian {
 
 inline void parallelFor(size_t n, const std::function<void(size_t)>& f) {
@@ -17,6 +19,7 @@ inline void parallelFor(size_t n, const std::function<void(size_t)>& f) {
   std::vector<std::thread> threads;
   for(size_t i = 1; i < n; ++i)
     threads.emplace_back([&, i] {
+      flushDenormalsToZero();
       try {
         f(i);
       } catch(...) {

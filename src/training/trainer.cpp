@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "common/file_util.h"
@@ -11,6 +12,7 @@
 #include "common/scheduling_parameter.h"
 #include "data/batch_generator.h"
 #include "optimizers/lr_schedule.h"
+#include "tensors/backend.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
 #include "training/validator.h"
@@ -45,6 +47,13 @@ public:
                   o.get<std::vector<std::string>>("lr-decay-inv-sqrt")) {}
 
   void run() {
+    // the model's folder is created, as a user who names a new one expects
+    std::filesystem::path folder = std::filesystem::path(modelPath_).parent_path();
+    if(!folder.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(folder, ec);
+      ABORT_IF(ec, "Cannot create the model folder '{}': {}", folder.string(), ec.message());
+    }
     loadData();
     bool resume = fileExists(modelPath_) && fileExists(progressPath());
     if(resume)
@@ -114,7 +123,8 @@ public:
     LOG(info, "Training finished");
     if(validator_ && state_.lastValidated != state_.batches)
       validate();
-    save();
+    if(lastSaved_ != state_.batches)
+      save();
   }
 
 private:
@@ -258,6 +268,7 @@ private:
     }
     writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
     writeFileAtomic(progressPath(), state_.toYaml());
+    lastSaved_ = state_.batches;
     LOG(info, "Saved model to {} (update {})", modelPath_, state_.batches);
   }
 
@@ -303,10 +314,14 @@ private:
   std::chrono::steady_clock::time_point lastDisplay_;
   double costSum_ = 0;
   uint64_t costLabels_ = 0, wordsSinceDisplay_ = 0;
+  uint64_t lastSaved_ = uint64_t(-1);
 };
 
 }  // namespace
 
-void train(const Options& options) { Trainer(options).run(); }
+void train(const Options& options) {
+  flushDenormalsToZero();
+  Trainer(options).run();
+}
 
 }  // namespace marian

@@ -1,3 +1,5 @@
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -14,10 +16,16 @@ public:
 
   void* allocate(size_t bytes) override {
     // 256-byte alignment, as cudaMalloc gives: arenas can then align sub-allocations the same
-    // way on every device.
-    size_t rounded = (bytes + 255) / 256 * 256;
-    void* p = std::aligned_alloc(256, rounded ? rounded : 256);
+    // way on every device. Large blocks (workspaces, parameter buffers) get 2 MiB huge pages:
+    // a training step streams hundreds of MB of activations, and 4 KiB pages make that
+    // TLB-bound (measured: element-wise backward ops ran 4-8x slower than on warm small arrays).
+    const size_t huge = size_t(2) << 20;
+    size_t align = bytes >= 2 * huge ? huge : 256;
+    size_t rounded = (bytes + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, rounded ? rounded : align);
     ABORT_IF(!p, "Out of host memory allocating {} bytes on {}", bytes, device().toString());
+    if(align == huge)
+      madvise(p, rounded, MADV_HUGEPAGE);
     return p;
   }
   void release(void* ptr) override { std::free(ptr); }

@@ -34,6 +34,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
     float nll = -s.logProb(xr[y[r]]);
     float mean = 0.f;  // mean over classes of -log p
     if(smoothing != 0.f) {
+#pragma omp simd reduction(+ : mean)
       for(size_t j = 0; j < n; ++j)
         mean += xr[j];
       mean = s.max + s.logSum - mean / float(n);
@@ -57,7 +58,7 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
     float* dr = dlogits.f32() + r * n;
     LogSumExp s(xr, n);
     for(size_t j = 0; j < n; ++j)
-      dr[j] += g * (std::exp(s.logProb(xr[j])) - uniform);
+      dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
     dr[y[r]] -= g * (1.f - smoothing);
   }
 }

@@ -14,10 +14,12 @@ struct Moments {
 
 Moments moments(const float* x, size_t n, float eps) {
   float mean = 0.f;
+#pragma omp simd reduction(+ : mean)
   for(size_t j = 0; j < n; ++j)
     mean += x[j];
   mean /= float(n);
   float var = 0.f;
+#pragma omp simd reduction(+ : var)
   for(size_t j = 0; j < n; ++j)
     var += (x[j] - mean) * (x[j] - mean);
   var /= float(n);

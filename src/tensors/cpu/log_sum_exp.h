@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "tensors/cpu/fast_exp.h"
+
 namespace marian {
 namespace cpu {
 
@@ -11,12 +13,15 @@ struct LogSumExp {
   float max, logSum;
 
   LogSumExp(const float* row, size_t n) {
-    max = row[0];
+    float mx = row[0];
+#pragma omp simd reduction(max : mx)
     for(size_t j = 1; j < n; ++j)
-      max = std::max(max, row[j]);
+      mx = std::max(mx, row[j]);
+    max = mx;
     float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
     for(size_t j = 0; j < n; ++j)
-      sum += std::exp(row[j] - max);
+      sum += fastExp(row[j] - mx);
     logSum = std::log(sum);
   }
   float logProb(float x) const { return (x - max) - logSum; }

@@ -59,7 +59,8 @@ void emaStep(Tensor avg, Tensor params, float alpha) {
 double squaredNorm(Tensor t) {
   const float* x = t.f32();
   double sum = 0;
-  for(size_t i = 0, n = t.size(); i < n; ++i)
+#pragma omp simd reduction(+ : sum)
+  for(size_t i = 0; i < t.size(); ++i)
     sum += double(x[i]) * x[i];
   return sum;
 }

@@ -16,11 +16,13 @@ void softmax(Tensor y, Tensor x) {
     const float* xr = in + r * n;
     float* yr = out + r * n;
     float mx = xr[0];
+#pragma omp simd reduction(max : mx)
     for(size_t j = 1; j < n; ++j)
       mx = std::max(mx, xr[j]);
     float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
     for(size_t j = 0; j < n; ++j) {
-      yr[j] = std::exp(xr[j] - mx);
+      yr[j] = fastExp(xr[j] - mx);
       sum += yr[j];
     }
     float inv = 1.f / sum;
@@ -36,6 +38,7 @@ void softmaxGrad(Tensor dx, Tensor y, Tensor dy) {
     const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
     float* dr = dx.f32() + r * n;
     float dot = 0.f;
+#pragma omp simd reduction(+ : dot)
     for(size_t j = 0; j < n; ++j)
       dot += gr[j] * yr[j];
     for(size_t j = 0; j < n; ++j)
@@ -61,10 +64,11 @@ void logSoftmaxGrad(Tensor dx, Tensor y, Tensor dy) {
     const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
     float* dr = dx.f32() + r * n;
     float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
     for(size_t j = 0; j < n; ++j)
       sum += gr[j];
     for(size_t j = 0; j < n; ++j)
-      dr[j] += gr[j] - std::exp(yr[j]) * sum;
+      dr[j] += gr[j] - fastExp(yr[j]) * sum;
   }
 }
 

@@ -1,0 +1,195 @@
+// Corpus reading, vocabularies and batching.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <set>
+
+#include "common/error.h"
+#include "data/batch_generator.h"
+#include "data/corpus.h"
+#include "data/text_file.h"
+#include "data/vocab.h"
+
+namespace marian {
+namespace {
+
+std::string temp(const std::string& name) { return ::testing::TempDir() + "marian_data_" + name; }
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+void writeGz(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+}
+
+template <class F>
+std::string errorOf(F f) {
+  try {
+    f();
+  } catch(const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::shared_ptr<Vocab> wordVocab(const std::string& name, const std::string& text) {
+  write(temp(name + ".txt"), text);
+  std::remove(temp(name + ".yml").c_str());
+  return loadOrCreateVocab(temp(name + ".yml"), {temp(name + ".txt")}, 0);
+}
+
+TEST(TextFile, PlainAndGzipReadTheSameAndMissingFilesAreNamed) {
+  std::string text = "one line\r\ntwo\n\nlast without newline";
+  write(temp("plain.txt"), text);
+  writeGz(temp("packed.txt.gz"), text);
+  std::vector<std::string> expected = {"one line", "two", "", "last without newline"};
+  EXPECT_EQ(readLines(temp("plain.txt")), expected);
+  EXPECT_EQ(readLines(temp("packed.txt.gz")), expected);
+  EXPECT_NE(errorOf([] { readLines("/no/such/file.txt", "Corpus file"); }).find("/no/such/file.txt"),
+            std::string::npos);
+}
+
+TEST(Vocab, YamlRoundTripUnknownWordsAndFrequencyOrder) {
+  auto v = wordVocab("yv", "b a b c\nb a\n");
+  EXPECT_EQ(v->size(), 5u);  // </s> <unk> b a c
+  std::vector<int> ids = v->encode("b c a zzz");
+  EXPECT_EQ(ids, (std::vector<int>{2, 4, 3, Vocab::kUnk, Vocab::kEos}));
+  EXPECT_EQ(v->decode(v->encode("a b c")), "a b c");
+  EXPECT_EQ(v->decode({2, 3, Vocab::kEos, 4}), "b a");  // stops at </s>
+  EXPECT_EQ(buildYamlVocab({"x y y"}, 3).find("x"), std::string::npos);  // size limit keeps y only
+}
+
+TEST(Vocab, SentencePieceIsTrainedWhenMissingAndRoundTrips) {
+  std::string text;
+  const char* syllables[] = {"ka", "tze", "hun", "de", "baum", "haus", "e", "n", "ro", "sti", "mo", "lu"};
+  for(int i = 0; i < 400; ++i) {
+    for(int w = 0; w < 6; ++w)
+      text += std::string(syllables[(i * 7 + w * 3) % 12]) + syllables[(i + w * 5) % 12] + " ";
+    text += "katzen hund baum\n";
+  }
+  write(temp("spm.txt"), text);
+  std::remove(temp("v.spm").c_str());
+  auto v = loadOrCreateVocab(temp("v.spm"), {temp("spm.txt")}, 40);
+  EXPECT_EQ(v->size(), 40u);
+  std::vector<int> ids = v->encode("katzen hund baum");
+  EXPECT_EQ(ids.back(), Vocab::kEos);
+  EXPECT_EQ(v->decode(ids), "katzen hund baum");
+  // a second load reads the file that the first one trained
+  EXPECT_EQ(loadOrCreateVocab(temp("v.spm"), {}, 40)->encode("hund"), v->encode("hund"));
+}
+
+TEST(Vocab, UnknownKindAndCorruptFilesAreNamed) {
+  EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("v.txt"), {}, 0); }).find("v.txt"), std::string::npos);
+  write(temp("broken.yml"), "a: [1\n");
+  EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("broken.yml"), {}, 0); }).find("broken.yml"), std::string::npos);
+  write(temp("nospecial.yml"), "a: 0\nb: 1\n");
+  EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("nospecial.yml"), {}, 0); }).find("</s>"), std::string::npos);
+}
+
+TEST(Corpus, MismatchedLineCountsNameBothFiles) {
+  auto v = wordVocab("cv", "a b c\n");
+  write(temp("c1.src"), "a\nb\nc\n");
+  write(temp("c1.trg"), "a\nb\n");
+  std::string e = errorOf([&] { Corpus({temp("c1.src"), temp("c1.trg")}, {v, v}, 50); });
+  EXPECT_NE(e.find("c1.src"), std::string::npos) << e;
+  EXPECT_NE(e.find("c1.trg"), std::string::npos) << e;
+  EXPECT_NE(e.find("3 lines"), std::string::npos) << e;
+}
+
+TEST(Corpus, EmptyAndLongLinesAreSkippedAndCounted) {
+  auto v = wordVocab("cv2", "a b c\n");
+  write(temp("c2.src"), "a b\n\na b c a b c\nc\n");
+  writeGz(temp("c2.trg.gz"), "b a\nb\nc\n\n");
+  Corpus c({temp("c2.src"), temp("c2.trg.gz")}, {v, v}, 4);
+  EXPECT_EQ(c.size(), 1u);
+  EXPECT_EQ(c.skippedEmpty(), 2u);
+  EXPECT_EQ(c.skippedLong(), 1u);
+  EXPECT_EQ(c[0].line, 0u);
+  EXPECT_EQ(c[0].trg.back(), Vocab::kEos);
+}
+
+Corpus makeCorpus(size_t n) {
+  std::string src, trg, words;
+  for(size_t i = 0; i < n; ++i) {
+    size_t len = 1 + (i * 7) % 13;
+    for(size_t j = 0; j < len; ++j) {
+      src += "w" + std::to_string((i + j) % 20) + " ";
+      trg += "v" + std::to_string((i * j) % 20) + " ";
+    }
+    src += "\n";
+    trg += "\n";
+  }
+  write(temp("b.src"), src);
+  write(temp("b.trg"), trg);
+  auto v = wordVocab("bv", src + trg);
+  return Corpus({temp("b.src"), temp("b.trg")}, {v, v}, 50);
+}
+
+TEST(BatchGenerator, EverySentenceOnceAnEpochInSentencesAndWordsModes) {
+  Corpus corpus = makeCorpus(1003);
+  for(size_t words : {size_t(0), size_t(120)}) {
+    BatchingOptions o;
+    o.miniBatch = 16;
+    o.miniBatchWords = words;
+    o.maxiBatch = 5;
+    o.seed = 3;
+    BatchGenerator gen(corpus, o);
+    gen.startEpoch(1);
+    std::multiset<size_t> seen;
+    size_t batches = 0;
+    while(gen.hasNext()) {
+      Batch b = gen.next();
+      ++batches;
+      if(words)
+        EXPECT_LE(size_t(b.trgLen) * b.sentences, words);
+      else
+        EXPECT_LE(b.sentences, 16);
+      EXPECT_EQ(b.trgIds.size(), size_t(b.sentences) * b.trgLen);
+    }
+    for(const auto& ids : gen.epochBatches())
+      seen.insert(ids.begin(), ids.end());
+    EXPECT_EQ(seen.size(), corpus.size());
+    EXPECT_EQ(std::set<size_t>(seen.begin(), seen.end()).size(), corpus.size()) << "a sentence came twice";
+    EXPECT_EQ(batches, gen.batchesInEpoch());
+  }
+}
+
+TEST(BatchGenerator, EpochsAreReproducibleAndDiffer) {
+  Corpus corpus = makeCorpus(500);
+  BatchingOptions o;
+  o.miniBatch = 8;
+  BatchGenerator a(corpus, o), b(corpus, o);
+  a.startEpoch(2);
+  b.startEpoch(2);
+  EXPECT_EQ(a.epochBatches(), b.epochBatches());
+  b.startEpoch(3);
+  EXPECT_NE(a.epochBatches(), b.epochBatches());
+  // within a maxi-batch, sentences are sorted by target length: batches are nearly uniform
+  for(const auto& ids : a.epochBatches()) {
+    size_t lo = 1000, hi = 0;
+    for(size_t i : ids) {
+      lo = std::min(lo, corpus[i].trg.size());
+      hi = std::max(hi, corpus[i].trg.size());
+    }
+    EXPECT_LE(hi - lo, 2u);
+  }
+}
+
+TEST(Batch, PaddingMasksAndSlices) {
+  Corpus corpus = makeCorpus(10);
+  Batch b = Batch::fromPairs(corpus, {0, 1, 2});
+  EXPECT_EQ(b.sentences, 3);
+  size_t words = 0;
+  for(float m : b.trgMask)
+    words += m != 0.f;
+  EXPECT_EQ(words, b.trgWords);
+  Batch part = b.slice(1, 2);
+  EXPECT_EQ(part.sentences, 2);
+  EXPECT_EQ(part.trgWords, corpus[1].trg.size() + corpus[2].trg.size());
+  EXPECT_EQ(part.trgIds[0], corpus[1].trg[0]);
+}
+
+}  // namespace
+}  // namespace marian

@@ -1,0 +1,77 @@
+// Optimizers on flat ranges against hand-computed steps, state round trips, lr schedules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "optimizers/lr_schedule.h"
+#include "optimizers/optimizer.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+namespace {
+
+struct Range {
+  FlatBuffer buf;
+  explicit Range(std::vector<float> v) : buf(cpuDevice(), Type::float32, v.size()) {
+    kernels::fromHost(buf.all(), v);
+  }
+  std::vector<float> host() const { return kernels::toHost(buf.all()); }
+};
+
+TEST(Optimizers, AdagradAndSgdMatchHandComputation) {
+  Range p({1.f, 2.f}), g({0.5f, -1.f});
+  Adagrad adagrad(1e-8f);
+  adagrad.update(p.buf.all(), g.buf.all(), 0.1f);  // gt = g^2: p -= 0.1 * g / |g|
+  EXPECT_NEAR(p.host()[0], 0.9f, 1e-6);
+  EXPECT_NEAR(p.host()[1], 2.1f, 1e-6);
+  adagrad.update(p.buf.all(), g.buf.all(), 0.1f);  // gt = 2 g^2: p -= 0.1 / sqrt(2) * sign(g)
+  EXPECT_NEAR(p.host()[0], 0.9f - 0.1f / std::sqrt(2.f), 1e-6);
+  Sgd sgd;
+  sgd.update(p.buf.all(), g.buf.all(), 1.f);
+  EXPECT_NEAR(p.host()[1], 2.1f + 0.1f / std::sqrt(2.f) + 1.f, 1e-6);
+}
+
+TEST(Optimizers, AdamOnAShardEqualsAdamOnTheWholeRange) {
+  // sync-SGD and the parameter server run one optimizer per shard: same result as one optimizer
+  std::vector<float> values = {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f};
+  std::vector<float> grads = {1.f, -2.f, 0.5f, 0.25f, -1.f, 3.f};
+  Range whole(values), left({values.begin(), values.begin() + 2}), right({values.begin() + 2, values.end()});
+  Range g(grads), gl({grads.begin(), grads.begin() + 2}), gr({grads.begin() + 2, grads.end()});
+  Adam a, b, c;
+  for(int step = 0; step < 3; ++step) {
+    a.update(whole.buf.all(), g.buf.all(), 0.01f);
+    b.update(left.buf.all(), gl.buf.all(), 0.01f);
+    c.update(right.buf.all(), gr.buf.all(), 0.01f);
+  }
+  std::vector<float> joined = left.host(), r = right.host();
+  joined.insert(joined.end(), r.begin(), r.end());
+  EXPECT_EQ(joined, whole.host());
+}
+
+TEST(Optimizers, StateRoundTripContinuesIdentically) {
+  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
+  auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f});
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  kernels::copy(p2.buf.all(), p1.buf.all());
+  auto b = createOptimizer("adam", {0.9f, 0.98f, 1e-9f});
+  b->setState(a->state(), cpuDevice());
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  b->update(p2.buf.all(), g.buf.all(), 0.1f);
+  EXPECT_EQ(p1.host(), p2.host());
+  EXPECT_EQ(a->state().steps, 2u);
+  EXPECT_THROW(createOptimizer("rmsprop", {}), Error);
+}
+
+TEST(LearningRate, WarmupAndInverseSquareRootDecay) {
+  LearningRateSchedule s(0.001f, "100", {"200"});
+  EXPECT_NEAR(s.at(0, 0), 0.001f * 1 / 100.f, 1e-9);    // first update of the warm-up
+  EXPECT_NEAR(s.at(49, 0), 0.001f * 50 / 100.f, 1e-9);
+  EXPECT_NEAR(s.at(199, 0), 0.001f, 1e-9);
+  EXPECT_NEAR(s.at(799, 0), 0.001f * std::sqrt(200.f / 800.f), 1e-9);
+  LearningRateSchedule labels(0.5f, "1000t", {"0"});
+  EXPECT_NEAR(labels.at(3, 250), 0.125f, 1e-7);
+  EXPECT_THROW(LearningRateSchedule(0.1f, "2e", {"0"}), Error);
+}
+
+}  // namespace
+}  // namespace marian

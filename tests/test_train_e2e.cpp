@@ -1,0 +1,140 @@
+// End-to-end runs of the `marian` program on a small synthetic corpus: resuming gives the same
+// Cost sequence as an uninterrupted run, sync-SGD over 2 devices matches 1 device, async and
+// s2s train, and divergence is a clear error that keeps the last checkpoint.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#ifndef MARIAN_BIN_DIR
+#error "MARIAN_BIN_DIR must point at the built programs"
+#endif
+
+namespace {
+
+std::string dir() {
+  static std::string d = [] {
+    std::string path = ::testing::TempDir() + "marian_e2e";
+    std::system(("rm -rf " + path + " && mkdir -p " + path).c_str());
+    std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/make-synthetic-corpus " + path +
+                      " --train 2000 > /dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return path;
+  }();
+  return d;
+}
+
+struct RunResult {
+  int status;
+  std::string log;
+};
+
+// Runs marian with a tiny model; `model` names the run's own model directory.
+RunResult marian(const std::string& model, const std::string& extra, bool fresh = true) {
+  std::string d = dir(), m = d + "/" + model;
+  if(fresh)
+    std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d +
+                    "/train.trg --vocabs " + d + "/vocab.src.yml " + d + "/vocab.trg.yml --model " + m +
+                    "/model.npz --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 "
+                    "--mini-batch 16 --maxi-batch 10 --learn-rate 0.003 --disp-freq 5 --seed 7 "
+                    "--overwrite " + extra + " > " + m + "/log.txt 2>&1";
+  int status = std::system(cmd.c_str());
+  std::ifstream in(m + "/log.txt");
+  std::stringstream s;
+  s << in.rdbuf();
+  return {status, s.str()};
+}
+
+// "Up. N : ... Cost X" for every training line
+std::vector<std::pair<int, std::string>> costs(const std::string& log) {
+  std::vector<std::pair<int, std::string>> out;
+  std::regex line("Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)");
+  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
+    out.push_back({std::stoi((*it)[1]), (*it)[2]});
+  return out;
+}
+
+std::vector<double> validCE(const std::string& log) {
+  std::vector<double> out;
+  std::regex line("\\[valid\\] Ep\\. \\d+ : Up\\. \\d+ : cross-entropy : ([0-9.]+)");
+  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
+    out.push_back(std::stod((*it)[1]));
+  return out;
+}
+
+TEST(TrainEndToEnd, ResumedRunPrintsTheSameCostsAsAnUninterruptedOne) {
+  // dropout, Adam state, moving average and a mid-epoch stop all have to survive the restart
+  std::string opts = "--transformer-dropout 0.1 --exponential-smoothing 0.01 --save-freq 15";
+  RunResult full = marian("full", opts + " --after-batches 30");
+  ASSERT_EQ(full.status, 0) << full.log;
+  RunResult first = marian("resumed", opts + " --after-batches 15");
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = marian("resumed", opts + " --after-batches 30", /*fresh=*/false);
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("Resuming"), std::string::npos) << second.log;
+
+  auto expected = costs(full.log), got = costs(first.log), rest = costs(second.log);
+  got.insert(got.end(), rest.begin(), rest.end());
+  ASSERT_EQ(expected.size(), 6u) << full.log;
+  EXPECT_EQ(got, expected) << "interrupted:\n" << first.log << second.log << "\nuninterrupted:\n" << full.log;
+}
+
+TEST(TrainEndToEnd, SyncOverTwoDevicesMatchesOneDevice) {
+  RunResult one = marian("one", "--after-batches 15 --cpu-threads 1");
+  RunResult two = marian("two", "--after-batches 15 --cpu-threads 2 --sync-sgd");
+  ASSERT_EQ(one.status, 0) << one.log;
+  ASSERT_EQ(two.status, 0) << two.log;
+  auto a = costs(one.log), b = costs(two.log);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a.size(), b.size());
+  for(size_t i = 0; i < a.size(); ++i)  // same gradients, summed in another order
+    EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-3 * std::stod(a[i].second));
+}
+
+TEST(TrainEndToEnd, AsyncAndS2SValidationCrossEntropyFalls) {
+  std::string valid = " --valid-sets " + dir() + "/valid.src " + dir() + "/valid.trg --valid-freq 40";
+  RunResult async = marian("async", "--after-batches 120 --cpu-threads 2" + valid);
+  ASSERT_EQ(async.status, 0) << async.log;
+  auto ce = validCE(async.log);
+  ASSERT_GE(ce.size(), 3u) << async.log;
+  EXPECT_LT(ce.back(), 0.8 * ce.front()) << async.log;
+
+  RunResult s2s = marian("s2s", "--type s2s --dim-rnn 32 --after-batches 120" + valid);
+  ASSERT_EQ(s2s.status, 0) << s2s.log;
+  ce = validCE(s2s.log);
+  ASSERT_GE(ce.size(), 3u) << s2s.log;
+  EXPECT_LT(ce.back(), 0.8 * ce.front()) << s2s.log;
+}
+
+TEST(TrainEndToEnd, DivergenceIsAClearErrorAndKeepsTheLastCheckpoint) {
+  RunResult ok = marian("diverge", "--after-batches 5 --save-freq 5");
+  ASSERT_EQ(ok.status, 0) << ok.log;
+  std::string model = dir() + "/diverge/model.npz";
+  std::ifstream before(model, std::ios::binary);
+  std::string saved((std::istreambuf_iterator<char>(before)), {});
+  RunResult bad = marian("diverge", "--after-batches 30 --optimizer sgd --learn-rate 1e30 --clip-norm 0", false);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.log.find("diverged"), std::string::npos) << bad.log;
+  std::ifstream after(model, std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), {}), saved);
+}
+
+TEST(TrainEndToEnd, BadInputsAreNamed) {
+  std::string d = dir();
+  std::system(("head -n 5 " + d + "/train.trg > " + d + "/short.trg").c_str());
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d +
+                    "/short.trg --vocabs " + d + "/vocab.src.yml " + d + "/vocab.trg.yml 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  std::string out;
+  while(fgets(buf, sizeof(buf), p))
+    out += buf;
+  EXPECT_NE(pclose(p), 0);
+  EXPECT_NE(out.find("short.trg"), std::string::npos) << out;
+  EXPECT_NE(out.find("differ in length"), std::string::npos) << out;
+}
+
+}  // namespace
