@@ -113,14 +113,17 @@ void Parameters::save(const std::string& path) const {
   writeNpz(path, toNpzItems(kernels::toHost(values())));
 }
 
-void Parameters::load(const std::string& path) { kernels::fromHost(values(), readValues(path)); }
+void Parameters::load(const std::string& path) {
+  allocate();
+  kernels::fromHost(values(), readValues(path));
+}
 
-std::vector<float> Parameters::readValues(const std::string& path) {
+std::vector<float> Parameters::readValues(const std::string& path) const {
+  ABORT_IF(!allocated(), "Parameters must be allocated before reading '{}'", path);
   std::vector<NpzItem> items = readNpz(path);
   std::map<std::string, const NpzItem*> found;
   for(const NpzItem& item : items)
     found[item.name] = &item;
-  allocate();
   std::vector<float> flat(totalSize());
   for(size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];

@@ -50,9 +50,9 @@ public:
   // shape and float32 type and names the file and the parameter when one is not.
   void save(const std::string& path) const;
   void load(const std::string& path);
-  // The values in `path` arranged in this layout (a host copy of what load() would install);
-  // the same checks as load().
-  std::vector<float> readValues(const std::string& path);
+  // The values in `path` arranged in this (allocated) layout: a host copy of what load() would
+  // install, with the same checks.
+  std::vector<float> readValues(const std::string& path) const;
   // npz items of flat values in this layout, one per parameter, sorted by name.
   std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
 

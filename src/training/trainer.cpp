@@ -80,7 +80,7 @@ public:
     BatchGenerator batches(*corpus_, b);
 
     lastDisplay_ = std::chrono::steady_clock::now();
-    bool stop = stopByEpochs();
+    bool stop = stopByEpochs(state_.epochs - 1);
     while(!stop) {
       batches.startEpoch(state_.epochs);
       batches.skip(state_.batchesEpoch);  // resuming mid-epoch
@@ -111,12 +111,14 @@ public:
       if(!stop) {
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
         size_t finished = state_.epochs;
-        state_.newEpoch();
         if(validFreq_.unit == SchedulingUnit::epochs && validFreq_ && finished % validFreq_.n == 0)
           stop = validate() || stop;
         if(saveFreq_.unit == SchedulingUnit::epochs && saveFreq_ && finished % saveFreq_.n == 0)
           save();
-        stop = stop || stopByEpochs();
+        // the last epoch keeps its number (and a complete position) in the final log and files
+        stop = stop || stopByEpochs(finished);
+        if(!stop)
+          state_.newEpoch();
       }
     }
     graphGroup_->finish();
@@ -181,8 +183,7 @@ private:
     return false;
   }
 
-  bool stopByEpochs() const {
-    size_t finished = state_.epochs - 1;
+  bool stopByEpochs(size_t finished) const {
     size_t afterEpochs = size_t(options_.get<int>("after-epochs"));
     if(afterEpochs && finished >= afterEpochs)
       return true;
@@ -273,8 +274,7 @@ private:
   }
 
   void restore() {
-    Parameters& layout = const_cast<Parameters&>(graphGroup_->layout());
-    std::vector<float> model = layout.readValues(modelPath_);
+    std::vector<float> model = graphGroup_->layout().readValues(modelPath_);
     std::vector<float> raw = model;
     std::string optPath = modelPath_ + ".optimizer.npz";
     ABORT_IF(!fileExists(optPath), "Cannot resume: '{}' exists but '{}' does not", progressPath(), optPath);

@@ -16,10 +16,9 @@ public:
   Validator(const Options& options, const std::vector<std::shared_ptr<Vocab>>& vocabs);
 
   const std::vector<std::string>& metrics() const { return metrics_; }
-  // One value per metric, for the model with these flat parameter values (layout: layoutNames
-  // must match this validator's own graph, which is checked).
+  // One value per metric (all: lower is better) for the model with these flat parameter
+  // values; their count must match this validator's own graph, which is checked.
   std::vector<double> validate(const std::vector<float>& values, size_t expectedSize);
-  static bool lowerIsBetter(const std::string& metric) { return true; }
 
 private:
   std::vector<std::string> metrics_;
