@@ -56,11 +56,19 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab) {
   return affine(h, g.param("decoder_ff_logit_out_W", {h->shape().back(), vocab}, inits::glorotUniform()), b);
 }
 
-Expr summedCrossEntropy(ExpressionGraph& g, Expr logits, const Batch& batch, float smoothing) {
-  Expr labels = g.indices({batch.sentences, batch.trgLen}, batch.trgIds);
-  Expr mask = g.constant({batch.sentences, batch.trgLen}, batch.trgMask);
-  Expr ce = crossEntropy(logits, labels, mask, smoothing);
-  return sum(reshape(ce, {1, batch.sentences * batch.trgLen}), -1);
+Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
+                        float smoothing) {
+  std::vector<int> positions, labels;
+  for(size_t i = 0; i < batch.trgMask.size(); ++i)
+    if(batch.trgMask[i] != 0.f) {
+      positions.push_back(int(i));
+      labels.push_back(batch.trgIds[i]);
+    }
+  int n = int(positions.size());
+  Expr states = reshape(h, {batch.sentences * batch.trgLen, h->shape().back()});
+  Expr logits = outputLayer(g, rows(states, g.indices(std::move(positions))), tied, vocab);
+  Expr ce = crossEntropy(logits, g.indices(std::move(labels)), nullptr, smoothing);
+  return sum(reshape(ce, {1, n}), -1);
 }
 
 }  // namespace layers

@@ -24,8 +24,12 @@ Expr positions(ExpressionGraph& g, int len, int dim, int start = 0);
 Expr shiftRight(ExpressionGraph& g, Expr embeddings);
 // logits [.., vocab] from h [.., dim]: tied to the target embeddings (h E^T + b) or own W
 Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab);
-// sum over the batch of the masked, label-smoothed cross-entropy: [1, 1]
-Expr summedCrossEntropy(ExpressionGraph& g, Expr logits, const Batch& batch, float smoothing);
+// The summed label-smoothed cross-entropy of the batch's target labels, [1, 1], from the
+// decoder states h [batch, len, dim]. Only real (non-padding) positions go through the output
+// layer: with batches of mixed lengths a third of the positions can be padding, and the output
+// layer and its softmax over the vocabulary are the largest single cost of a step.
+Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
+                        const Batch& batch, float smoothing);
 
 }  // namespace layers
 }  // namespace marian

@@ -34,8 +34,9 @@ public:
     Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dimEmb_);
     Expr trgTable = tiedSrc_ ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dimEmb_);
     Expr context = encode(g, srcTable, batch);
-    Expr logits = decode(g, trgTable, batch, context);
-    return layers::summedCrossEntropy(g, logits, batch, training ? smoothing_ : 0.f);
+    Expr hidden = decode(g, trgTable, batch, context);
+    return layers::summedCrossEntropy(g, hidden, tiedOutput_ ? trgTable : nullptr, trgVocab_, batch,
+                                      training ? smoothing_ : 0.f);
   }
 
 private:
@@ -102,6 +103,7 @@ private:
     return context;
   }
 
+  // the deep output's hidden states [B, Tt, dim-emb], before the output layer
   Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, Expr context) {
     int B = batch.sentences, Ts = batch.srcLen, Tt = batch.trgLen, H = dimRnn_;
     int C = context->shape().back();
@@ -141,7 +143,7 @@ private:
     Expr hidden = tanh(layers::dense(g, "decoder_ff_logit_l1_rnn", stack(states), dimEmb_) +
                        layers::dense(g, "decoder_ff_logit_l1_prev", yEmb, dimEmb_, false) +
                        layers::dense(g, "decoder_ff_logit_l1_ctx", stack(contexts), dimEmb_, false));
-    return layers::outputLayer(g, drop(hidden, dropoutRnn_), tiedOutput_ ? table : nullptr, trgVocab_);
+    return drop(hidden, dropoutRnn_);
   }
 
   int srcVocab_, trgVocab_, dimEmb_, dimRnn_, encDepth_;

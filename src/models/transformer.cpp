@@ -48,8 +48,8 @@ public:
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
     Expr enc = encode(g, srcTable, batch, srcMask);
     Expr dec = decode(g, trgTable, batch, enc, srcMask);
-    Expr logits = layers::outputLayer(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_);
-    return layers::summedCrossEntropy(g, logits, batch, training ? smoothing_ : 0.f);
+    return layers::summedCrossEntropy(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_, batch,
+                                      training ? smoothing_ : 0.f);
   }
 
 private:
