@@ -123,15 +123,17 @@ private:
 
     Expr yEmb = dropWords(layers::shiftRight(g, layers::embed(g, table, batch.trgIds, B, Tt)), dropoutTrg_);
     Expr x1 = inputProjection(g, "decoder_cell1", yEmb, H);
-    Expr keys = layers::dense(g, "decoder_att_keys", context, C);  // W_a ctx + b, once
-    Expr Ua = g.param("decoder_att_U", {H, C}, inits::glorotUniform());
-    Expr va = g.param("decoder_att_v", {C, 1}, inits::glorotUniform());
+    // attention in dim-rnn units: tanh(keys + query) is [B, Ts, H] at every target step, the
+    // largest activation of the model
+    Expr keys = layers::dense(g, "decoder_att_keys", context, H);  // W_a ctx + b, once
+    Expr Ua = g.param("decoder_att_U", {H, H}, inits::glorotUniform());
+    Expr va = g.param("decoder_att_v", {H, 1}, inits::glorotUniform());
 
     std::vector<Expr> states, contexts;
     for(int t = 0; t < Tt; ++t) {
       Expr s1 = gruStep(g, "decoder_cell1", step(x1, t), s, nullptr);
       // additive attention: e = v^T tanh(W_a ctx + U_a s1), masked softmax over the source
-      Expr query = reshape(dot(s1, Ua), {B, 1, C});
+      Expr query = reshape(dot(s1, Ua), {B, 1, H});
       Expr energies = reshape(dot(tanh(keys + query), va), {B, Ts});
       Expr weights = softmax(maskFill(energies, srcMask));
       Expr c = reshape(bdot(reshape(weights, {B, 1, Ts}), context), {B, C});
