@@ -1,6 +1,7 @@
 // marian: trains a translation model, `marian --config train.yml [options]`.
 #include <cstdio>
 
+#include "comm/mpi_transport.h"
 #include "common/logging.h"
 #include "common/options.h"
 #include "training/trainer.h"
@@ -15,8 +16,15 @@ int main(int argc, char** argv) {
     }
     const Options& options = parsed.options;
     logging::configure(options.get<std::string>("log", ""), options.get<bool>("quiet"));
+    if(options.get<bool>("multi-node")) {
+      MpiTransport& mpi = MpiTransport::start(&argc, &argv);
+      if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
+        logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");
+    }
     train(options);
   } catch(const std::exception& e) {
+    if(MpiTransport* mpi = MpiTransport::instance())  // one failing rank ends the whole job
+      mpi->abort(e.what());
     std::fprintf(stderr, "Error: %s\n", e.what());
     return 1;
   }

@@ -12,7 +12,13 @@ namespace {
 std::mutex mutex;
 FILE* logFile = nullptr;
 bool quietStderr = false;
+std::string linePrefix;
 }  // namespace
+
+void setPrefix(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(mutex);
+  linePrefix = prefix;
+}
 
 void configure(const std::string& path, bool quiet) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -32,11 +38,11 @@ void line(const std::string& msg) {
   std::strftime(stamp, sizeof(stamp), "[%Y-%m-%d %H:%M:%S]", &tm);
   std::lock_guard<std::mutex> lock(mutex);
   if(!quietStderr) {
-    std::fprintf(stderr, "%s %s\n", stamp, msg.c_str());
+    std::fprintf(stderr, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
     std::fflush(stderr);
   }
   if(logFile) {
-    std::fprintf(logFile, "%s %s\n", stamp, msg.c_str());
+    std::fprintf(logFile, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
     std::fflush(logFile);
   }
 }

@@ -10,6 +10,8 @@ namespace logging {
 void line(const std::string& msg);  // thread-safe, one line per call
 // Also append every line to this file (--log); quiet: nothing on stderr (--quiet).
 void configure(const std::string& logFile, bool quiet);
+// Put in front of every message (multi-node: "[rank 2] ").
+void setPrefix(const std::string& prefix);
 inline std::string prefix(const char* level) {
   return std::string(level) == "warn" ? "Warning: " : "";
 }

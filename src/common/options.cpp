@@ -92,6 +92,16 @@ const std::vector<Spec>& specs() {
       {"clip-norm", "", Kind::Float, "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
       {"exponential-smoothing", "", Kind::Float, "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
       {"sync-sgd", "", Kind::Flag, "false", kTrain, "Synchronous SGD across devices"},
+      // multi-node parameter server (seed 004)
+      {"multi-node", "", Kind::Flag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
+      {"multi-node-overlap", "", Kind::Flag, "false", kTrain, "Overlap communication with computation (double buffers)"},
+      {"multi-node-max-delay", "", Kind::Int, "0", kTrain, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
+      {"multi-node-apply-summed", "", Kind::Flag, "false", kTrain, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
+      {"multi-node-single-client", "", Kind::Flag, "false", kTrain, "One client of a node communicates at a time"},
+      {"multi-node-local-optimizer", "", Kind::Flag, "false", kTrain, "Clients also update their own parameters between synchronisations"},
+      {"multi-node-timeout", "", Kind::Int, "60", kTrain, "Seconds to wait for another rank before stopping the job"},
+      {"grad-dropping-rate", "", Kind::Float, "0", kTrain, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
+      {"grad-dropping-warmup", "", Kind::Int, "0", kTrain, "Exchanges over which the kept fraction falls from 1 to 1 - rate"},
       // schedule
       {"after-epochs", "e", Kind::Int, "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Kind::Int, "0", kTrain, "Stop after this many updates; 0: no limit"},

@@ -1,9 +1,6 @@
 #include "tensors/backend.h"
 
 #include <map>
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 #include <mutex>
 
 #include "common/error.h"
@@ -14,12 +11,6 @@ std::unique_ptr<Backend> makeCpuBackend(int id);
 #ifdef MARIAN_CUDA
 std::unique_ptr<Backend> makeGpuBackend(int id);
 #endif
-
-void flushDenormalsToZero() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) | DAZ (bit 6)
-#endif
-}
 
 bool gpuBackendCompiled() {
 #ifdef MARIAN_CUDA

@@ -27,9 +27,4 @@ Backend& backendFor(Device device);
 // Whether this build has the GPU backend.
 bool gpuBackendCompiled();
 
-// Flushes denormal floats to zero on the calling thread (x86 FTZ and DAZ). Gradients and Adam's
-// second moments drift into the denormal range, where every operation is ~100x slower; GPUs
-// and PyTorch flush them too. Every thread that runs CPU kernels calls this once.
-void flushDenormalsToZero();
-
 }  // namespace marian

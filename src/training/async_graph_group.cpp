@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tensors/backend.h"
+#include "common/float_mode.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"

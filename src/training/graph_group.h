@@ -35,6 +35,12 @@ public:
   virtual void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) = 0;
   virtual OptimizerState optimizerState() = 0;
   virtual void setOptimizerState(const OptimizerState& state) = 0;
+
+  // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
+  virtual int rank() const { return 0; }
+  virtual int ranks() const { return 1; }
+  // What the display line adds since the last call (multi-node: bytes, utilisation, staleness).
+  virtual std::string statusLine() { return ""; }
 };
 
 std::unique_ptr<GraphGroup> createGraphGroup(const Options& options, size_t srcVocab,

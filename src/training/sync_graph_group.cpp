@@ -14,7 +14,7 @@
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
-#include "training/parallel.h"
+#include "common/parallel.h"
 
 namespace marian {
 
@@ -183,8 +183,13 @@ float costScale(const std::string& costType, const Batch& batch) {
 std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
                                                   uint64_t seed, size_t devices);
 
+std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                      uint64_t seed);
+
 std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
                                              uint64_t seed) {
+  if(o.get<bool>("multi-node"))
+    return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed);
   int devices = o.get<int>("cpu-threads");
   ABORT_IF(devices < 1, "--cpu-threads {}: GPU training needs the GPU backend (not built yet); use --cpu-threads N >= 1",
            devices);

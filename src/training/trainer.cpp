@@ -12,7 +12,7 @@
 #include "common/scheduling_parameter.h"
 #include "data/batch_generator.h"
 #include "optimizers/lr_schedule.h"
-#include "tensors/backend.h"
+#include "common/float_mode.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
 #include "training/validator.h"
@@ -65,9 +65,11 @@ public:
     LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
         options_.get<std::string>("type"), grouped(graphGroup_->layout().totalSize()),
         options_.get<int>("cpu-threads"), options_.get<bool>("sync-sgd") ? ", sync-SGD" : "");
+    rank_ = graphGroup_->rank();
+    ranks_ = graphGroup_->ranks();
     if(resume)
       restore();
-    else
+    else if(rank_ == 0)
       writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
 
     BatchingOptions b;
@@ -85,6 +87,10 @@ public:
       batches.startEpoch(state_.epochs);
       batches.skip(state_.batchesEpoch);  // resuming mid-epoch
       while(!stop && batches.hasNext()) {
+        if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
+          batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
+          continue;
+        }
         Batch batch = batches.next();
         float lr = schedule_.at(state_.batches, state_.labelsTotal);
         StepStats s = graphGroup_->update(batch, state_.batches, lr);
@@ -196,16 +202,18 @@ private:
     LOG(info, "Ep. {} : Up. {} : Sen. {} : Cost {} : Time {}s : {} words/s : L.r. {}", state_.epochs,
         state_.batches, grouped(state_.samplesEpoch),
         formatNumber("%.8f", costLabels_ ? costSum_ / double(costLabels_) : 0.0), formatNumber("%.2f", seconds),
-        formatNumber("%.2f", double(wordsSinceDisplay_) / std::max(seconds, 1e-9)), formatNumber("%.4e", lr));
+        formatNumber("%.2f", double(wordsSinceDisplay_) / std::max(seconds, 1e-9)),
+        formatNumber("%.4e", lr) + graphGroup_->statusLine());
     lastDisplay_ = now;
     costSum_ = 0;
     costLabels_ = 0;
     wordsSinceDisplay_ = 0;
   }
 
-  // Validates and updates the stall counters; returns whether early stopping triggers.
+  // Validates and updates the stall counters; returns whether early stopping triggers. Only
+  // rank 0 validates (and saves), with the parameters gathered from every shard.
   bool validate() {
-    if(!validator_)
+    if(!validator_ || rank_ != 0)
       return false;
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize());
@@ -248,6 +256,8 @@ private:
   }
 
   void save() {
+    if(rank_ != 0)
+      return;
     std::vector<float> raw = graphGroup_->values(false), smoothed = graphGroup_->values(true);
     OptimizerState opt = graphGroup_->optimizerState();
     std::vector<NpzItem> items;
@@ -315,6 +325,7 @@ private:
   double costSum_ = 0;
   uint64_t costLabels_ = 0, wordsSinceDisplay_ = 0;
   uint64_t lastSaved_ = uint64_t(-1);
+  int rank_ = 0, ranks_ = 1;
 };
 
 }  // namespace

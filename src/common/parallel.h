@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "tensors/backend.h"
+#include "common/float_mode.h"
 
 namespace marian {
 

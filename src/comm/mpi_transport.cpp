@@ -1,0 +1,147 @@
+#include "comm/mpi_transport.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "common/error.h"
+#include "common/logging.h"
+
+namespace marian {
+
+namespace {
+
+std::unique_ptr<MpiTransport>& theInstance() {
+  static std::unique_ptr<MpiTransport> instance;
+  return instance;
+}
+
+MPI_Comm& comm(void* p) { return *static_cast<MPI_Comm*>(p); }
+
+void check(int rc, const char* what) {
+  if(rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    ABORT("MPI error in {}: {}", what, std::string(msg, size_t(len)));
+  }
+}
+
+// Polls `ready` until it returns true: a few quick retries, then sleeps growing to 1 ms.
+// Returns false when the deadline passes first.
+template <class Ready>
+bool waitUntil(Ready ready, double timeoutSeconds) {
+  auto start = std::chrono::steady_clock::now();
+  int polls = 0;
+  while(!ready()) {
+    ++polls;
+    if(polls > 64)
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, 10 * (polls - 64))));
+    if(timeoutSeconds > 0 &&
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeoutSeconds)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+MpiTransport& MpiTransport::start(int* argc, char*** argv) {
+  auto& instance = theInstance();
+  if(instance)
+    return *instance;
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+  if(provided < MPI_THREAD_MULTIPLE) {
+    const char* names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED"};
+    std::fprintf(stderr,
+                 "Error: --multi-node needs an MPI library with MPI_THREAD_MULTIPLE, but this one "
+                 "provides only %s (OpenMPI: build with --enable-mpi-thread-multiple)\n",
+                 provided >= 0 && provided < 3 ? names[provided] : "less");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  instance.reset(new MpiTransport());
+  MpiTransport& t = *instance;
+  MPI_Comm_rank(MPI_COMM_WORLD, &t.rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &t.size_);
+  for(void*& c : t.comms_) {  // one communicator per channel: their messages never mix
+    c = new MPI_Comm;
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm(c)), "MPI_Comm_dup");
+  }
+  t.control_ = new MPI_Comm;
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &comm(t.control_)), "MPI_Comm_dup");
+  return t;
+}
+
+MpiTransport* MpiTransport::instance() { return theInstance().get(); }
+
+MpiTransport::~MpiTransport() {
+  for(void* c : comms_) {
+    MPI_Comm_free(&comm(c));
+    delete static_cast<MPI_Comm*>(c);
+  }
+  MPI_Comm_free(&comm(control_));
+  delete static_cast<MPI_Comm*>(control_);
+  MPI_Finalize();
+}
+
+void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
+  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
+  MPI_Request request;
+  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
+        "MPI_Isend");
+  int done = 0;
+  waitUntil([&] {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  }, 0);
+  sent_ += bytes.size();
+}
+
+MpiTransport::Message MpiTransport::recv(Channel channel, int source, int tag, double timeoutSeconds,
+                                         const std::string& what) {
+  MPI_Comm c = comm(comms_[int(channel)]);
+  MPI_Status status;
+  int found = 0;
+  bool ok = waitUntil([&] {
+    MPI_Iprobe(source < 0 ? MPI_ANY_SOURCE : source, tag < 0 ? MPI_ANY_TAG : tag, c, &found, &status);
+    return found != 0;
+  }, timeoutSeconds);
+  if(!ok)
+    abort(format("rank {}: no answer for {} from rank {} within {} s; stopping the job", rank_, what,
+                 source < 0 ? std::string("any") : std::to_string(source), timeoutSeconds));
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Message m;
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  m.bytes.resize(size_t(count));
+  check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, c, MPI_STATUS_IGNORE), "MPI_Recv");
+  received_ += size_t(count);
+  return m;
+}
+
+void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
+  MPI_Request request;
+  check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");
+  int done = 0;
+  bool ok = waitUntil([&] {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  }, timeoutSeconds);
+  if(!ok)
+    abort(format("rank {}: not every rank reached {} within {} s; stopping the job", rank_, what,
+                 timeoutSeconds));
+}
+
+void MpiTransport::abort(const std::string& why) {
+  std::fprintf(stderr, "Error: %s\n", why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+}  // namespace marian

@@ -1,0 +1,50 @@
+#pragma once
+// defines: marian::MpiTransport — the one place that calls MPI: initialisation with
+// MPI_THREAD_MULTIPLE (several client threads and a server thread per rank call MPI at once),
+// point-to-point messages on separate channels, byte counting, bounded waits and abort.
+// Waiting polls with MPI_Iprobe/MPI_Test and sleeps between polls, so an idle rank does not
+// burn a core (OpenMPI's blocking calls busy-poll, which on small machines starves compute).
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace marian {
+
+enum class Channel { toServer = 0, toClient = 1 };
+
+class MpiTransport {
+public:
+  struct Message {
+    int source = -1, tag = -1;
+    std::vector<char> bytes;
+  };
+
+  // Starts MPI once per process; a library without MPI_THREAD_MULTIPLE is an error that says so.
+  static MpiTransport& start(int* argc, char*** argv);
+  static MpiTransport* instance();
+  ~MpiTransport();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  void send(Channel channel, int dest, int tag, const std::vector<char>& bytes);
+  // The next message on `channel` from `source` with `tag` (-1: any). Waits at most
+  // timeoutSeconds (0: forever), then aborts the whole job naming `what` and the peer.
+  Message recv(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what);
+  // All ranks, polling; aborts after timeoutSeconds (0: forever).
+  void barrier(double timeoutSeconds, const std::string& what);
+  [[noreturn]] void abort(const std::string& why);
+
+  uint64_t bytesSent() const { return sent_; }
+  uint64_t bytesReceived() const { return received_; }
+
+private:
+  MpiTransport() = default;
+  int rank_ = 0, size_ = 1;
+  std::atomic<uint64_t> sent_{0}, received_{0};
+  void* comms_[2] = {nullptr, nullptr};  // MPI_Comm per channel (opaque here)
+  void* control_ = nullptr;
+};
+
+}  // namespace marian

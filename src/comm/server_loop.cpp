@@ -1,0 +1,43 @@
+#include "comm/server_loop.h"
+
+#include "common/float_mode.h"
+
+namespace marian {
+
+ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard)
+    : transport_(transport), shard_(shard), thread_([this] { run(); }) {}
+
+ServerLoop::~ServerLoop() { stop(); }
+
+void ServerLoop::stop() {
+  if(stopped_)
+    return;
+  stopped_ = true;
+  Message m;
+  m.header.kind = MessageKind::stop;
+  m.header.shard = transport_.rank();
+  transport_.send(Channel::toServer, transport_.rank(), 0, m.pack());
+  thread_.join();
+}
+
+void ServerLoop::run() {
+  flushDenormalsToZero();
+  for(;;) {
+    MpiTransport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
+    Message m = Message::unpack(in.bytes);
+    if(m.header.kind == MessageKind::stop)
+      return;
+    Message reply;
+    if(m.header.kind == MessageKind::pull) {
+      reply.header = m.header;
+      reply.header.kind = MessageKind::replyDense;
+      reply.dense = shard_.values(m.header.smoothed != 0);
+    } else {
+      ABORT_IF(m.header.client != in.tag, "Message of client {} arrived with tag {}", m.header.client, in.tag);
+      reply = shard_.push(m);
+    }
+    transport_.send(Channel::toClient, in.source, in.tag, reply.pack());
+  }
+}
+
+}  // namespace marian

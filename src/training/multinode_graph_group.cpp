@@ -1,0 +1,416 @@
+// Multi-node training with a sharded parameter server (seed 004 §3.3-3.8): every rank is a node
+// that serves one shard of the parameters (a server thread, its update split over the node's
+// devices) and runs one client per device. A client computes gradients on its batches and
+// exchanges them with every shard. With --multi-node-overlap the exchange runs on the client's
+// communication thread with double buffers (Algorithms 5/6): the compute thread never waits
+// for the network, sums gradients while the exchange is in flight, and swaps buffers when the
+// communication thread is idle (or after --multi-node-max-delay steps).
+#include <cblas.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "comm/mpi_transport.h"
+#include "comm/server_loop.h"
+#include "comm/shard_client.h"
+#include "common/float_mode.h"
+#include "common/logging.h"
+#include "tensors/kernels.h"
+#include "training/device_worker.h"
+#include "training/graph_group.h"
+
+namespace marian {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class MultiNodeGraphGroup : public GraphGroup {
+public:
+  MultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed)
+      : options_(o), transport_(*MpiTransport::instance()),
+        costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+        seed_(seed), overlap_(o.get<bool>("multi-node-overlap")),
+        maxDelay_(size_t(o.get<int>("multi-node-max-delay"))),
+        applySummed_(o.get<bool>("multi-node-apply-summed")),
+        singleClient_(o.get<bool>("multi-node-single-client")),
+        localOptimizer_(o.get<bool>("multi-node-local-optimizer")),
+        keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
+        timeout_(double(o.get<int>("multi-node-timeout"))) {
+    ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
+    int devices = o.get<int>("cpu-threads");
+    ABORT_IF(devices < 1, "--multi-node runs on CPU devices: --cpu-threads N >= 1");
+    if(devices > 1)
+      openblas_set_num_threads(1);
+    for(int d = 0; d < devices; ++d)
+      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(d), o, srcVocab, trgVocab, seed));
+    start_ = lastStatus_ = Clock::now();
+  }
+
+  ~MultiNodeGraphGroup() override { shutdown(); }
+
+  int rank() const override { return transport_.rank(); }
+  int ranks() const override { return transport_.size(); }
+
+  void initialize(const Batch& sample) override {
+    for(auto& w : workers_)
+      w->initialize(sample);
+    std::vector<float> initial = kernels::toHost(workers_[0]->params().values());
+    layout_ = {initial.size(), transport_.size()};
+    auto [offset, n] = layout_.node(transport_.rank());
+    size_t devices = workers_.size();
+    Options o = options_;
+    shard_ = std::make_unique<ServerShard>(
+        transport_.rank(), std::vector<float>(initial.begin() + offset, initial.begin() + offset + n), devices,
+        [o] { return createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params")); },
+        devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
+    server_ = std::make_unique<ServerLoop>(transport_, *shard_);
+    for(size_t d = 0; d < devices; ++d) {
+      auto c = std::make_unique<Client>();
+      c->id = transport_.rank() * int(devices) + int(d);
+      c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(), keep_,
+                                                     size_t(o.get<int>("grad-dropping-warmup")), timeout_,
+                                                     seed_ * 31 + uint64_t(c->id));
+      c->params = initial;
+      c->sumGrads.assign(initial.size(), 0.f);
+      c->bufferGrads.assign(initial.size(), 0.f);
+      c->bufferParams = initial;
+      if(localOptimizer_)
+        c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
+      clients_.push_back(std::move(c));
+    }
+    for(size_t d = 0; d < devices; ++d) {
+      computeThreads_.emplace_back([this, d] { computeLoop(d); });
+      if(overlap_)
+        clients_[d]->commThread = std::thread([this, d] { commLoop(d); });
+    }
+  }
+
+  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    rethrow();
+    idle_.wait(lock, [&] { return queue_.size() < workers_.size() || error_; });
+    rethrow();
+    queue_.push_back({batch, update, lr});
+    wake_.notify_one();
+    // One device works through batches one by one anyway: waiting for this one costs nothing and
+    // makes each display line cover exactly its own batches (as in the singleton).
+    if(workers_.size() == 1) {
+      idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
+      rethrow();
+    }
+    StepStats done = finished_;
+    finished_ = StepStats();
+    return done;
+  }
+
+  // This rank's batches are done and, after the barrier, every rank's.
+  void finish() override {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
+      rethrow();
+    }
+    for(auto& c : clients_)  // a last exchange of what the overlap left summed
+      if(overlap_) {
+        waitCommIdle(*c);
+        exchangeNow(*c, c->sumGrads.data(), c->lastLr);
+      }
+    if(!finished_barrier_) {
+      transport_.barrier(0, "the end of training");
+      finished_barrier_ = true;
+    }
+  }
+
+  const Parameters& layout() override { return workers_[0]->params(); }
+
+  // The current parameters of every shard (rank 0 validates and saves them).
+  std::vector<float> values(bool smoothed) override {
+    std::vector<float> all(layout_.total);
+    int self = transport_.rank();
+    int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
+    for(int s = 0; s < layout_.nodes; ++s) {
+      auto [offset, n] = layout_.node(s);
+      std::vector<float> part;
+      if(s == self) {
+        part = shard_->values(smoothed);
+      } else {
+        Message pull;
+        pull.header.kind = MessageKind::pull;
+        pull.header.client = tag;
+        pull.header.shard = s;
+        pull.header.smoothed = smoothed;
+        transport_.send(Channel::toServer, s, tag, pull.pack());
+        part = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, "a pull of shard " + std::to_string(s)).bytes).dense;
+      }
+      ABORT_IF(part.size() != n, "Shard {} holds {} values, expected {}", s, part.size(), n);
+      std::copy(part.begin(), part.end(), all.begin() + offset);
+    }
+    return all;
+  }
+
+  void setValues(const std::vector<float>&, const std::vector<float>&) override {
+    ABORT("Resuming a --multi-node run is not supported yet: start with a new --model");
+  }
+  OptimizerState optimizerState() override { return {}; }  // sharded on the servers; not saved yet
+  void setOptimizerState(const OptimizerState&) override {}
+
+  std::string statusLine() override {
+    auto now = Clock::now();
+    double wall = std::chrono::duration<double>(now - lastStatus_).count();
+    ExchangeStats s;
+    double busy = 0;
+    uint64_t steps = 0;
+    for(auto& c : clients_) {
+      ExchangeStats cs = c->shardClient->takeStats();
+      s.exchanges += cs.exchanges;
+      s.staleness += cs.staleness;
+      s.bytesSent += cs.bytesSent;
+      s.bytesReceived += cs.bytesReceived;
+      std::lock_guard<std::mutex> lock(c->statsMutex);
+      busy += c->busySeconds;
+      steps += c->steps;
+      c->busySeconds = 0;
+      c->steps = 0;
+    }
+    lastStatus_ = now;
+    double perUpdate = steps ? 1.0 / double(steps) : 0.0;
+    return format(" : Sent {} : Recv {} : Util {}% : Staleness {}",
+                  humanBytes(double(s.bytesSent) * perUpdate) + "/up", humanBytes(double(s.bytesReceived) * perUpdate) + "/up",
+                  fixed(100.0 * busy / std::max(wall * double(clients_.size()), 1e-9), 1),
+                  fixed(s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0, 2));
+  }
+
+private:
+  struct Work {
+    Batch batch;
+    uint64_t update;
+    float lr;
+  };
+  struct Client {
+    int id = 0;
+    std::unique_ptr<ShardClient> shardClient;
+    std::vector<float> params;        // the model the compute thread uses
+    std::vector<float> sumGrads;      // summed since the last swap
+    std::vector<float> bufferGrads;   // handed to the communication thread
+    std::vector<float> bufferParams;  // the communication thread's copy, updated by replies
+    std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer
+    std::thread commThread;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool commBusy = false, commStop = false;
+    float commLr = 0, lastLr = 0;
+    size_t sinceSync = 0;
+    std::mutex statsMutex;
+    double busySeconds = 0;
+    uint64_t steps = 0;
+  };
+
+  static std::string fixed(double v, int digits) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+    return buf;
+  }
+  static std::string humanBytes(double b) {
+    const char* units[] = {"B", "KB", "MB", "GB"};
+    int u = 0;
+    while(b >= 1024 && u < 3) {
+      b /= 1024;
+      ++u;
+    }
+    return fixed(b, 2) + units[u];
+  }
+
+  void rethrow() {
+    if(error_)
+      std::rethrow_exception(error_);
+  }
+
+  void exchangeNow(Client& c, const float* grads, float lr) {
+    std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
+    if(singleClient_)
+      single.lock();
+    c.shardClient->exchange(grads, overlap_ ? c.bufferParams.data() : c.params.data(), lr);
+  }
+
+  void waitCommIdle(Client& c) {
+    std::unique_lock<std::mutex> lock(c.mutex);
+    c.cv.wait(lock, [&] { return !c.commBusy; });
+  }
+
+  void commLoop(size_t d) {
+    flushDenormalsToZero();
+    Client& c = *clients_[d];
+    for(;;) {
+      {
+        std::unique_lock<std::mutex> lock(c.mutex);
+        c.cv.wait(lock, [&] { return c.commBusy || c.commStop; });
+        if(c.commStop && !c.commBusy)
+          return;
+      }
+      try {
+        exchangeNow(c, c.bufferGrads.data(), c.commLr);
+      } catch(...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(c.mutex);
+        c.commBusy = false;
+      }
+      c.cv.notify_all();
+    }
+  }
+
+  // One batch on device d: gradients, then the exchange (now, or handed to the comm thread).
+  void step(size_t d, const Work& work) {
+    Client& c = *clients_[d];
+    DeviceWorker& w = *workers_[d];
+    auto begin = Clock::now();
+    Tensor values = w.params().values(), grads = w.params().grads();
+    kernels::fromHost(values, c.params);
+    uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull + d;
+    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
+    // the same norm and clipping as the single-node groups, so one rank reproduces them exactly
+    double norm = std::sqrt(kernels::squaredNorm(grads));
+    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
+    if(clipNorm_ > 0.f && norm > clipNorm_)
+      kernels::scale(grads, float(clipNorm_ / norm));
+    std::vector<float> g = kernels::toHost(grads);
+    c.lastLr = work.lr;
+    if(localOptimizer_) {  // move locally too, between synchronisations
+      c.optimizer->update(values, grads, work.lr);
+      c.params = kernels::toHost(values);
+    }
+    auto computeEnd = Clock::now();
+
+    if(!overlap_) {
+      exchangeNow(c, g.data(), work.lr);
+    } else {
+      for(size_t i = 0; i < g.size(); ++i)
+        c.sumGrads[i] += g[i];
+      ++c.sinceSync;
+      std::unique_lock<std::mutex> lock(c.mutex);
+      if(maxDelay_ && c.sinceSync >= maxDelay_)
+        c.cv.wait(lock, [&] { return !c.commBusy; });  // bounded staleness: wait for the exchange
+      if(!c.commBusy) {
+        // swap: take the parameters the last exchange produced, hand over the summed gradients
+        c.params = c.bufferParams;
+        if(applySummed_)
+          for(size_t i = 0; i < c.params.size(); ++i)
+            c.params[i] -= work.lr * c.sumGrads[i];
+        std::swap(c.bufferGrads, c.sumGrads);
+        std::fill(c.sumGrads.begin(), c.sumGrads.end(), 0.f);
+        c.commLr = work.lr;
+        c.commBusy = true;
+        c.sinceSync = 0;
+        lock.unlock();
+        c.cv.notify_all();
+      }
+    }
+    std::lock_guard<std::mutex> lock(c.statsMutex);
+    c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
+    c.steps += 1;
+    {
+      std::lock_guard<std::mutex> l(mutex_);
+      finished_.ceSum += ce;
+      finished_.labels += work.batch.trgWords;
+      finished_.sentences += size_t(work.batch.sentences);
+    }
+  }
+
+  void computeLoop(size_t d) {
+    flushDenormalsToZero();
+    for(;;) {
+      Work work;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if(queue_.empty())
+          return;
+        work = std::move(queue_.front());
+        queue_.pop_front();
+        ++busy_;
+      }
+      idle_.notify_all();
+      try {
+        step(d, work);
+      } catch(...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --busy_;
+      }
+      idle_.notify_all();
+    }
+  }
+
+  // Stops the threads; the servers stop only when every rank is done with them.
+  void shutdown() {
+    if(shutDown_)
+      return;
+    shutDown_ = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for(std::thread& t : computeThreads_)
+      t.join();
+    for(auto& c : clients_) {
+      {
+        std::lock_guard<std::mutex> lock(c->mutex);
+        c->commStop = true;
+      }
+      c->cv.notify_all();
+      if(c->commThread.joinable())
+        c->commThread.join();
+    }
+    if(server_) {
+      transport_.barrier(timeout_ > 0 ? 10 * timeout_ : 0, "the shutdown of the servers");
+      server_->stop();
+    }
+  }
+
+  Options options_;
+  MpiTransport& transport_;
+  std::string costType_;
+  float clipNorm_;
+  uint64_t seed_;
+  bool overlap_;
+  size_t maxDelay_;
+  bool applySummed_, singleClient_, localOptimizer_;
+  double keep_, timeout_;
+
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
+  ShardLayout layout_;
+  std::unique_ptr<ServerShard> shard_;
+  std::unique_ptr<ServerLoop> server_;
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::vector<std::thread> computeThreads_;
+  std::mutex rankMutex_;  // --multi-node-single-client
+
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Work> queue_;
+  size_t busy_ = 0;
+  bool stopping_ = false, shutDown_ = false, finished_barrier_ = false;
+  StepStats finished_;
+  std::exception_ptr error_;
+  Clock::time_point start_, lastStatus_;
+};
+
+}  // namespace
+
+std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                      uint64_t seed) {
+  return std::make_unique<MultiNodeGraphGroup>(o, srcVocab, trgVocab, seed);
+}
+
+}  // namespace marian
