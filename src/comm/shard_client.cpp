@@ -32,6 +32,9 @@ void ShardClient::exchange(const float* grads, float* params, float lr) {
     if(keep < 1.0) {
       push.header.kind = MessageKind::pushSparse;
       push.sparse = dropper_.drop(grads + offset, offset, n, keep);
+      if(sentTotal_.empty())
+        sentTotal_.assign(layout_.total, 0.f);
+      push.sparse.addTo(sentTotal_.data() + offset);
     } else {
       push.header.kind = MessageKind::pushDense;
       push.dense.assign(grads + offset, grads + offset + n);

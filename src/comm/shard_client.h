@@ -32,6 +32,9 @@ public:
   void exchange(const float* grads, float* params, float lr);
 
   const std::vector<float>& residual() const { return dropper_.residual(); }
+  // With dropping: the sum of every gradient entry sent so far (to check that sent + residual
+  // equals what was computed).
+  const std::vector<float>& sentTotal() const { return sentTotal_; }
   ExchangeStats takeStats();
   int id() const { return id_; }
 
@@ -47,6 +50,7 @@ private:
   double timeout_;
   GradientDropper dropper_;
   std::vector<uint64_t> versions_;  // per shard: version after this client's last exchange
+  std::vector<float> sentTotal_;
   uint64_t exchanges_ = 0;
   std::mutex statsMutex_;
   ExchangeStats stats_;
