@@ -1,68 +1,17 @@
 // End-to-end runs of the `marian` program on a small synthetic corpus: resuming gives the same
 // Cost sequence as an uninterrupted run, sync-SGD over 2 devices matches 1 device, async and
 // s2s train, and divergence is a clear error that keeps the last checkpoint.
-#include <gtest/gtest.h>
-
-#include <cstdio>
-#include <fstream>
-#include <regex>
-#include <sstream>
-
-#ifndef MARIAN_BIN_DIR
-#error "MARIAN_BIN_DIR must point at the built programs"
-#endif
+#include "e2e_helpers.h"
 
 namespace {
 
-std::string dir() {
-  static std::string d = [] {
-    std::string path = ::testing::TempDir() + "marian_e2e";
-    std::system(("rm -rf " + path + " && mkdir -p " + path).c_str());
-    std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/make-synthetic-corpus " + path +
-                      " --train 2000 > /dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-    return path;
-  }();
-  return d;
-}
+using e2e::costs;
+using e2e::RunResult;
+using e2e::validCE;
 
-struct RunResult {
-  int status;
-  std::string log;
-};
-
-// Runs marian with a tiny model; `model` names the run's own model directory.
+std::string dir() { return e2e::corpusDir(); }
 RunResult marian(const std::string& model, const std::string& extra, bool fresh = true) {
-  std::string d = dir(), m = d + "/" + model;
-  if(fresh)
-    std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
-  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d +
-                    "/train.trg --vocabs " + d + "/vocab.src.yml " + d + "/vocab.trg.yml --model " + m +
-                    "/model.npz --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 "
-                    "--mini-batch 16 --maxi-batch 10 --learn-rate 0.003 --disp-freq 5 --seed 7 "
-                    "--overwrite " + extra + " > " + m + "/log.txt 2>&1";
-  int status = std::system(cmd.c_str());
-  std::ifstream in(m + "/log.txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  return {status, s.str()};
-}
-
-// "Up. N : ... Cost X" for every training line
-std::vector<std::pair<int, std::string>> costs(const std::string& log) {
-  std::vector<std::pair<int, std::string>> out;
-  std::regex line("Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)");
-  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
-    out.push_back({std::stoi((*it)[1]), (*it)[2]});
-  return out;
-}
-
-std::vector<double> validCE(const std::string& log) {
-  std::vector<double> out;
-  std::regex line("\\[valid\\] Ep\\. \\d+ : Up\\. \\d+ : cross-entropy : ([0-9.]+)");
-  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
-    out.push_back(std::stod((*it)[1]));
-  return out;
+  return e2e::run(model, extra, fresh);
 }
 
 TEST(TrainEndToEnd, ResumedRunPrintsTheSameCostsAsAnUninterruptedOne) {

@@ -88,16 +88,20 @@ MpiTransport::~MpiTransport() {
   MPI_Finalize();
 }
 
-void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
+void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes,
+                        double timeoutSeconds) {
   ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
   MPI_Request request;
   check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
         "MPI_Isend");
   int done = 0;
-  waitUntil([&] {
+  bool ok = waitUntil([&] {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     return done != 0;
-  }, 0);
+  }, timeoutSeconds);
+  if(!ok)
+    abort(format("rank {}: rank {} took no delivery of a message within {} s; stopping the job", rank_, dest,
+                 timeoutSeconds));
   sent_ += bytes.size();
 }
 

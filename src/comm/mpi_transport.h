@@ -28,7 +28,9 @@ public:
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  void send(Channel channel, int dest, int tag, const std::vector<char>& bytes);
+  // Completes when MPI is done with the buffer; a peer that takes no delivery within
+  // timeoutSeconds (0: forever) aborts the job (large messages need the receiver's help).
+  void send(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds = 0);
   // The next message on `channel` from `source` with `tag` (-1: any). Waits at most
   // timeoutSeconds (0: forever), then aborts the whole job naming `what` and the peer.
   Message recv(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what);

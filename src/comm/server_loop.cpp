@@ -4,8 +4,8 @@
 
 namespace marian {
 
-ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard)
-    : transport_(transport), shard_(shard), thread_([this] { run(); }) {}
+ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard, double timeoutSeconds)
+    : transport_(transport), shard_(shard), timeout_(timeoutSeconds), thread_([this] { run(); }) {}
 
 ServerLoop::~ServerLoop() { stop(); }
 
@@ -36,7 +36,7 @@ void ServerLoop::run() {
       ABORT_IF(m.header.client != in.tag, "Message of client {} arrived with tag {}", m.header.client, in.tag);
       reply = shard_.push(m);
     }
-    transport_.send(Channel::toClient, in.source, in.tag, reply.pack());
+    transport_.send(Channel::toClient, in.source, in.tag, reply.pack(), timeout_);
   }
 }
 

@@ -11,7 +11,8 @@ namespace marian {
 
 class ServerLoop {
 public:
-  ServerLoop(MpiTransport& transport, ServerShard& shard);
+  // timeoutSeconds bounds how long a reply may wait for its client (0: forever)
+  ServerLoop(MpiTransport& transport, ServerShard& shard, double timeoutSeconds = 0);
   ~ServerLoop();  // stops the thread
   void stop();
 
@@ -19,6 +20,7 @@ private:
   void run();
   MpiTransport& transport_;
   ServerShard& shard_;
+  double timeout_;
   std::thread thread_;
   bool stopped_ = false;
 };

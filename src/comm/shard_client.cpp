@@ -45,7 +45,7 @@ void ShardClient::exchange(const float* grads, float* params, float lr) {
       reply = localShard_->push(push);
     } else {
       std::vector<char> bytes = push.pack();
-      transport_->send(Channel::toServer, shard, id_, bytes);
+      transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
       MpiTransport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
                                                  format("the reply of shard {} to client {}", shard, id_));
       reply = Message::unpack(m.bytes);

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "data/text_file.h"
 
@@ -36,9 +37,9 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
       for(const std::string& f : trainFiles)
         for(std::string& l : readLines(f, "Training file"))
           lines.push_back(std::move(l));
-      std::string tmp = path + ".tmp";
-      std::ofstream(tmp) << buildYamlVocab(lines, maxSize);
-      ABORT_IF(std::rename(tmp.c_str(), path.c_str()) != 0, "Cannot write vocabulary '{}'", path);
+      // each process (MPI rank) writes its own temporary file; the renames are atomic and the
+      // contents identical, so ranks creating the same vocabulary at once do not collide
+      writeFileAtomic(path, buildYamlVocab(lines, maxSize));
       LOG(info, "[data] Created vocabulary '{}' from {} lines", path, lines.size());
     }
   }

@@ -68,7 +68,7 @@ public:
         transport_.rank(), std::vector<float>(initial.begin() + offset, initial.begin() + offset + n), devices,
         [o] { return createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params")); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
-    server_ = std::make_unique<ServerLoop>(transport_, *shard_);
+    server_ = std::make_unique<ServerLoop>(transport_, *shard_, timeout_);
     for(size_t d = 0; d < devices; ++d) {
       auto c = std::make_unique<Client>();
       c->id = transport_.rank() * int(devices) + int(d);
@@ -144,7 +144,7 @@ public:
         pull.header.client = tag;
         pull.header.shard = s;
         pull.header.smoothed = smoothed;
-        transport_.send(Channel::toServer, s, tag, pull.pack());
+        transport_.send(Channel::toServer, s, tag, pull.pack(), timeout_);
         part = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, "a pull of shard " + std::to_string(s)).bytes).dense;
       }
       ABORT_IF(part.size() != n, "Shard {} holds {} values, expected {}", s, part.size(), n);
