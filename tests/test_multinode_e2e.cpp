@@ -94,14 +94,17 @@ TEST(MultiNode, GradientDroppingCutsBytesPerUpdateThirtyfold) {
   EXPECT_GE(d / s, 30.0) << "dense " << d << " B/update, dropped " << s;
 }
 
-TEST(MultiNode, AStalledRankEndsTheJobWithinTheTimeoutAndKeepsTheCheckpoint) {
-  std::string m = e2e::corpusDir() + "/stall";
-  RunResult first = e2e::run("stall", "--multi-node --after-batches 10 --save-freq 10", true, mpirun(2));
-  ASSERT_EQ(first.status, 0) << first.log;
-  std::string saved = e2e::readFile(m + "/model.npz");
-  ASSERT_FALSE(saved.empty());
-  // a second, long run into another folder; stop one rank as if its machine hung
-  std::string m2 = e2e::corpusDir() + "/stall2";
+// Starts a long 2-rank job, sends `signal` to one rank after 3 s, and returns how long the job
+// took to end after that, its exit status and its log.
+struct Interrupted {
+  double seconds;
+  int status;
+  std::string log;
+  bool found;
+};
+
+Interrupted interruptOneRank(const std::string& name, const std::string& signal) {
+  std::string m2 = e2e::corpusDir() + "/" + name;
   std::system(("rm -rf " + m2 + " && mkdir -p " + m2).c_str());
   std::string cmd = mpirun(2) + MARIAN_BIN_DIR "/marian " + e2e::tinyModelOptions(m2) +
                     "--multi-node --after-batches 100000 --multi-node-timeout 5 > " + m2 + "/log.txt 2>&1";
@@ -114,19 +117,35 @@ TEST(MultiNode, AStalledRankEndsTheJobWithinTheTimeoutAndKeepsTheCheckpoint) {
   char pid[32] = {0};
   bool found = fgets(pid, sizeof(pid), p) != nullptr;
   pclose(p);
-  auto stalled = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   if(found)
-    std::system(("kill -STOP " + std::string(pid)).c_str());
+    std::system(("kill -" + signal + " " + std::string(pid)).c_str());
   job.join();  // the job has to end by itself
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if(found)
     std::system(("kill -9 " + std::string(pid) + " 2>/dev/null").c_str());
-  std::string log = e2e::readFile(m2 + "/log.txt");
-  ASSERT_TRUE(found) << log;
-  EXPECT_NE(status, 0);
-  EXPECT_LT(seconds, 30.0) << "the job did not end within 30 s of a rank stalling";
-  EXPECT_NE(log.find("stopping the job"), std::string::npos) << log;
+  return {seconds, status, e2e::readFile(m2 + "/log.txt"), found};
+}
+
+TEST(MultiNode, AStalledRankEndsTheJobWithinTheTimeoutAndKeepsTheCheckpoint) {
+  std::string m = e2e::corpusDir() + "/stall";
+  RunResult first = e2e::run("stall", "--multi-node --after-batches 10 --save-freq 10", true, mpirun(2));
+  ASSERT_EQ(first.status, 0) << first.log;
+  std::string saved = e2e::readFile(m + "/model.npz");
+  ASSERT_FALSE(saved.empty());
+  Interrupted r = interruptOneRank("stall2", "STOP");  // as if its machine hung
+  ASSERT_TRUE(r.found) << r.log;
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.seconds, 30.0) << "the job did not end within 30 s of a rank stalling (timeout 5 s)";
+  EXPECT_NE(r.log.find("stopping the job"), std::string::npos) << r.log;
   EXPECT_EQ(e2e::readFile(m + "/model.npz"), saved);
+}
+
+TEST(MultiNode, AKilledRankEndsTheJob) {
+  Interrupted r = interruptOneRank("killed", "KILL");  // as if its machine died
+  ASSERT_TRUE(r.found) << r.log;
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.seconds, 30.0) << r.log;
 }
 
 }  // namespace

@@ -117,7 +117,6 @@ const std::vector<Spec>& specs() {
       {"early-stopping", "", Kind::Int, "10", kTrain, "Stop when the first metric stalled this many times"},
       {"keep-best", "", Kind::Flag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", Kind::Flag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
-      {"valid-log", "", Kind::String, "", kTrain, "Also write validation lines to this file"},
   };
   return all;
 }

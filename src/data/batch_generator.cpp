@@ -19,7 +19,7 @@ void BatchGenerator::startEpoch(size_t epoch) {
   std::mt19937_64 rng(opt_.seed * 1000003ull + epoch);
   std::vector<size_t> order(corpus_.size());
   std::iota(order.begin(), order.end(), 0);
-  if(opt_.shuffle)
+  if(opt_.shuffleData)
     std::shuffle(order.begin(), order.end(), rng);
 
   // A maxi-batch holds this many sentences; with --mini-batch-words, estimate from the corpus'
@@ -63,7 +63,7 @@ void BatchGenerator::startEpoch(size_t epoch) {
     if(!current.empty())
       batches_.push_back(std::move(current));
   }
-  if(opt_.shuffle)
+  if(opt_.shuffleBatches)
     std::shuffle(batches_.begin(), batches_.end(), rng);
   position_ = 0;
 }

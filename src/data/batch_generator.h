@@ -17,7 +17,8 @@ struct BatchingOptions {
   size_t miniBatchWords = 0;  // > 0: cut by padded target words instead of sentences
   size_t maxiBatch = 100;
   std::string sortBy = "trg";  // none, src, trg
-  bool shuffle = true;         // shuffle the corpus and the batches
+  bool shuffleData = true;     // shuffle the corpus before forming maxi-batches (--shuffle data)
+  bool shuffleBatches = true;  // shuffle the order of the mini-batches (--shuffle data|batches)
   uint64_t seed = 1;
 };
 

@@ -12,6 +12,7 @@
 
 #include "common/float_mode.h"
 #include "tensors/kernels.h"
+#include "training/batch_queue.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
 
@@ -23,17 +24,13 @@ class AsyncGraphGroup : public GraphGroup {
 public:
   AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices)
       : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
-        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed) {
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed), queue_(devices) {
     for(size_t d = 0; d < devices; ++d)
       workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(int(d)), o, srcVocab, trgVocab, seed));
   }
 
   ~AsyncGraphGroup() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
+    queue_.stop();
     for(std::thread& t : threads_)
       t.join();
   }
@@ -61,23 +58,11 @@ public:
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    rethrowWorkerError();
-    // at most one batch waiting per device: the reader stays just ahead of the devices
-    idle_.wait(lock, [&] { return queue_.size() < workers_.size() || error_; });
-    rethrowWorkerError();
-    queue_.push_back({batch, update, lr});
-    wake_.notify_one();
-    StepStats done = finished_;
-    finished_ = StepStats();
-    return done;
+    queue_.push({batch, update, lr});
+    return queue_.takeFinished();
   }
 
-  void finish() override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
-    rethrowWorkerError();
-  }
+  void finish() override { queue_.waitIdle(); }
 
   const Parameters& layout() override { return workers_[0]->params(); }
 
@@ -130,57 +115,18 @@ private:
     std::unique_ptr<FlatBuffer> values, ema;
     std::unique_ptr<Optimizer> optimizer;
   };
-  struct Work {
-    Batch batch;
-    uint64_t update;
-    float lr;
-  };
-
   static std::vector<float> slice(const std::vector<float>& v, const Shard& s) {
     ABORT_IF(v.size() < s.offset + s.size, "Parameter vector of {} values for a shard ending at {}",
              v.size(), s.offset + s.size);
     return std::vector<float>(v.begin() + s.offset, v.begin() + s.offset + s.size);
   }
 
-  void rethrowWorkerError() {
-    if(error_)
-      std::rethrow_exception(error_);
-  }
-
   void run(size_t d) {
     flushDenormalsToZero();
-    DeviceWorker& w = *workers_[d];
-    for(;;) {
-      Work work;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if(queue_.empty())
-          return;
-        work = std::move(queue_.front());
-        queue_.pop_front();
-        ++busy_;
-      }
-      idle_.notify_all();
-      StepStats stats;
-      try {
-        stats = step(w, work);
-      } catch(...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        error_ = std::current_exception();
-      }
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        --busy_;
-        finished_.ceSum += stats.ceSum;
-        finished_.labels += stats.labels;
-        finished_.sentences += stats.sentences;
-      }
-      idle_.notify_all();
-    }
+    queue_.serve([&](const BatchWork& work) { return step(*workers_[d], work); });
   }
 
-  StepStats step(DeviceWorker& w, const Work& work) {
+  StepStats step(DeviceWorker& w, const BatchWork& work) {
     Tensor values = w.params().values(), grads = w.params().grads();
     for(auto& s : shards_) {  // pull
       std::lock_guard<std::mutex> lock(s->mutex);
@@ -208,14 +154,7 @@ private:
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::thread> threads_;
-
-  std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<Work> queue_;
-  size_t busy_ = 0;
-  bool stopping_ = false;
-  StepStats finished_;
-  std::exception_ptr error_;
+  BatchQueue queue_;  // at most one batch waiting per device
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "common/float_mode.h"
 #include "common/logging.h"
 #include "tensors/kernels.h"
+#include "training/batch_queue.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
 
@@ -48,6 +49,7 @@ public:
       openblas_set_num_threads(1);
     for(int d = 0; d < devices; ++d)
       workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(d), o, srcVocab, trgVocab, seed));
+    queue_ = std::make_unique<BatchQueue>(size_t(devices));
     start_ = lastStatus_ = Clock::now();
   }
 
@@ -91,30 +93,17 @@ public:
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    rethrow();
-    idle_.wait(lock, [&] { return queue_.size() < workers_.size() || error_; });
-    rethrow();
-    queue_.push_back({batch, update, lr});
-    wake_.notify_one();
+    queue_->push({batch, update, lr});
     // One device works through batches one by one anyway: waiting for this one costs nothing and
     // makes each display line cover exactly its own batches (as in the singleton).
-    if(workers_.size() == 1) {
-      idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
-      rethrow();
-    }
-    StepStats done = finished_;
-    finished_ = StepStats();
-    return done;
+    if(workers_.size() == 1)
+      queue_->waitIdle();
+    return queue_->takeFinished();
   }
 
   // This rank's batches are done and, after the barrier, every rank's.
   void finish() override {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      idle_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
-      rethrow();
-    }
+    queue_->waitIdle();
     for(auto& c : clients_)  // a last exchange of what the overlap left summed
       if(overlap_) {
         waitCommIdle(*c);
@@ -186,11 +175,6 @@ public:
   }
 
 private:
-  struct Work {
-    Batch batch;
-    uint64_t update;
-    float lr;
-  };
   struct Client {
     int id = 0;
     std::unique_ptr<ShardClient> shardClient;
@@ -225,11 +209,6 @@ private:
     return fixed(b, 2) + units[u];
   }
 
-  void rethrow() {
-    if(error_)
-      std::rethrow_exception(error_);
-  }
-
   void exchangeNow(Client& c, const float* grads, float lr) {
     std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
     if(singleClient_)
@@ -255,8 +234,7 @@ private:
       try {
         exchangeNow(c, c.bufferGrads.data(), c.commLr);
       } catch(...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        error_ = std::current_exception();
+        queue_->fail(std::current_exception());
       }
       {
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -267,7 +245,7 @@ private:
   }
 
   // One batch on device d: gradients, then the exchange (now, or handed to the comm thread).
-  void step(size_t d, const Work& work) {
+  StepStats step(size_t d, const BatchWork& work) {
     Client& c = *clients_[d];
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
@@ -315,40 +293,12 @@ private:
     std::lock_guard<std::mutex> lock(c.statsMutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
-    {
-      std::lock_guard<std::mutex> l(mutex_);
-      finished_.ceSum += ce;
-      finished_.labels += work.batch.trgWords;
-      finished_.sentences += size_t(work.batch.sentences);
-    }
+    return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
   }
 
   void computeLoop(size_t d) {
     flushDenormalsToZero();
-    for(;;) {
-      Work work;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if(queue_.empty())
-          return;
-        work = std::move(queue_.front());
-        queue_.pop_front();
-        ++busy_;
-      }
-      idle_.notify_all();
-      try {
-        step(d, work);
-      } catch(...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        error_ = std::current_exception();
-      }
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        --busy_;
-      }
-      idle_.notify_all();
-    }
+    queue_->serve([&](const BatchWork& work) { return step(d, work); });
   }
 
   // Stops the threads; the servers stop only when every rank is done with them.
@@ -356,11 +306,7 @@ private:
     if(shutDown_)
       return;
     shutDown_ = true;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
+    queue_->stop();
     for(std::thread& t : computeThreads_)
       t.join();
     for(auto& c : clients_) {
@@ -396,13 +342,8 @@ private:
   std::vector<std::thread> computeThreads_;
   std::mutex rankMutex_;  // --multi-node-single-client
 
-  std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<Work> queue_;
-  size_t busy_ = 0;
-  bool stopping_ = false, shutDown_ = false, finished_barrier_ = false;
-  StepStats finished_;
-  std::exception_ptr error_;
+  std::unique_ptr<BatchQueue> queue_;
+  bool shutDown_ = false, finished_barrier_ = false;
   Clock::time_point start_, lastStatus_;
 };
 

@@ -77,7 +77,11 @@ public:
     b.miniBatchWords = size_t(options_.get<int>("mini-batch-words"));
     b.maxiBatch = size_t(options_.get<int>("maxi-batch"));
     b.sortBy = options_.get<std::string>("maxi-batch-sort");
-    b.shuffle = options_.get<std::string>("shuffle") != "none" && !options_.get<bool>("no-shuffle");
+    std::string shuffle = options_.get<bool>("no-shuffle") ? "none" : options_.get<std::string>("shuffle");
+    ABORT_IF(shuffle != "data" && shuffle != "batches" && shuffle != "none",
+             "--shuffle must be data, batches or none, not '{}'", shuffle);
+    b.shuffleData = shuffle == "data";
+    b.shuffleBatches = shuffle != "none";
     b.seed = state_.seed;
     BatchGenerator batches(*corpus_, b);
 

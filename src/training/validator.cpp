@@ -17,7 +17,7 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
   BatchingOptions b;
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
-  b.shuffle = false;
+  b.shuffleData = b.shuffleBatches = false;
   batches_ = std::make_unique<BatchGenerator>(*corpus_, b);
   graph_ = std::make_unique<ExpressionGraph>(cpuDevice(0), 1, 0);
   model_ = createModel(o, vocabs[0]->size(), vocabs[1]->size());
