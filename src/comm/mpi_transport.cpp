@@ -128,6 +128,25 @@ MpiTransport::Message MpiTransport::recv(Channel channel, int source, int tag, d
   return m;
 }
 
+MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int source, int tag,
+                                             const std::vector<char>& bytes, double timeoutSeconds,
+                                             const std::string& what) {
+  MPI_Request request;
+  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
+        "MPI_Isend");
+  Message m = recv(channel, source, tag, timeoutSeconds, what);
+  int done = 0;
+  bool ok = waitUntil([&] {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  }, timeoutSeconds);
+  if(!ok)
+    abort(format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, dest, what,
+                 timeoutSeconds));
+  sent_ += bytes.size();
+  return m;
+}
+
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");

@@ -11,7 +11,7 @@
 
 namespace marian {
 
-enum class Channel { toServer = 0, toClient = 1 };
+enum class Channel { toServer = 0, toClient = 1, collective = 2 };
 
 class MpiTransport {
 public:
@@ -34,6 +34,10 @@ public:
   // The next message on `channel` from `source` with `tag` (-1: any). Waits at most
   // timeoutSeconds (0: forever), then aborts the whole job naming `what` and the peer.
   Message recv(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what);
+  // Sends to `dest` and receives from `source` at once (both with `tag`): the step of ring and
+  // butterfly collectives, where every rank sends first and would otherwise wait on the other.
+  Message exchange(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
+                   double timeoutSeconds, const std::string& what);
   // All ranks, polling; aborts after timeoutSeconds (0: forever).
   void barrier(double timeoutSeconds, const std::string& what);
   [[noreturn]] void abort(const std::string& why);
@@ -45,7 +49,7 @@ private:
   MpiTransport() = default;
   int rank_ = 0, size_ = 1;
   std::atomic<uint64_t> sent_{0}, received_{0};
-  void* comms_[2] = {nullptr, nullptr};  // MPI_Comm per channel (opaque here)
+  void* comms_[3] = {nullptr, nullptr, nullptr};  // MPI_Comm per channel (opaque here)
   void* control_ = nullptr;
 };
 

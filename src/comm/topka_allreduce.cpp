@@ -1,0 +1,35 @@
+// "topka": every rank's (index, value) pairs travel once around the ring (an allgather, P-1
+// steps) and every rank sums all of them: 2k(P-1) values received per rank for k pairs each.
+#include "comm/allreduce.h"
+#include "common/error.h"
+
+namespace marian {
+
+namespace {
+
+class TopkAllreduce : public Allreduce {
+public:
+  using Allreduce::Allreduce;
+  std::string name() const override { return "topka"; }
+
+  std::vector<float> sum(const SparseVector& local, size_t n) override {
+    std::vector<float> v(n, 0.f);
+    local.addTo(v.data());
+    int P = mpi_.size(), r = mpi_.rank();
+    std::vector<char> travelling = packSparse(local);
+    for(int s = 0; s < P - 1; ++s) {  // forward what arrived last step
+      travelling = exchange((r + 1) % P, (r + P - 1) % P, s, travelling);
+      SparseVector in = unpackSparse(travelling);
+      for(uint32_t i : in.indices)
+        ABORT_IF(i >= n, "topka: index {} outside dimension {}", i, n);
+      in.addTo(v.data());
+    }
+    return v;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Allreduce> createTopkA(MpiTransport& t) { return std::make_unique<TopkAllreduce>(t); }
+
+}  // namespace marian
