@@ -94,6 +94,11 @@ TEST(Allreduce, BytesReceivedWithinTheCostModels) {
       int messages = r >= p2 ? 1 : int(std::log2(double(p2))) + (r < P - p2 ? 1 : 0);
       EXPECT_GE(double(b.received), double(messages) * double(k) * 8);
       EXPECT_LE(double(b.received), double(P) * kmax * 8);
+    } else if(name == "ssar-split") {
+      // the others' parts of my block plus the other blocks' sums: at most (P-1) kmax pairs
+      // received in each of the two phases
+      EXPECT_LE(double(b.received), 2.0 * double(P - 1) * kmax * 8);
+      EXPECT_GT(b.received, 0u);
     }
   }
 }

@@ -77,8 +77,9 @@ SparseVector mergeSparse(const SparseVector& a, const SparseVector& b) {
 std::unique_ptr<Allreduce> createRing(MpiTransport& t);
 std::unique_ptr<Allreduce> createTopkA(MpiTransport& t);
 std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t);
+std::unique_ptr<Allreduce> createSsarSplit(MpiTransport& t);
 
-std::vector<std::string> allreduceNames() { return {"ring", "topka", "ssar-recdbl"}; }
+std::vector<std::string> allreduceNames() { return {"ring", "topka", "ssar-recdbl", "ssar-split"}; }
 
 std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& t) {
   if(name == "ring")
@@ -87,6 +88,8 @@ std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport
     return createTopkA(t);
   if(name == "ssar-recdbl")
     return createSsarRecursiveDoubling(t);
+  if(name == "ssar-split")
+    return createSsarSplit(t);
   std::string known;
   for(const std::string& n : allreduceNames())
     known += (known.empty() ? "" : ", ") + n;

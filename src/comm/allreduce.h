@@ -40,7 +40,8 @@ protected:
 };
 
 // "ring" (dense reduce-scatter + allgather), "topka" (allgather of the local pairs),
-// "ssar-recdbl" (recursive doubling with sparse sums). An unknown name is an error listing them.
+// "ssar-recdbl" (recursive doubling with sparse sums), "ssar-split" (split to block owners, then
+// allgather). An unknown name is an error listing them.
 std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& transport);
 std::vector<std::string> allreduceNames();
 
