@@ -1,0 +1,128 @@
+// marian-commbench: one allreduce algorithm alone, under mpirun, on random sparse data.
+//   mpirun -np 4 marian-commbench --algo ssar-split --size 25000000 --density 0.001 [--reps 10]
+// Every rank draws density*size random indices with integer values; every run is checked against
+// the ring (dense) result, bitwise. Rank 0 prints one JSON line: bytes sent and received per rank
+// (the most any rank moved), median and min seconds (the slowest rank of each repetition), and
+// nccl-tests' bandwidths: algbw = 4 size / time, busbw = algbw * 2 (P-1) / P.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "comm/allreduce.h"
+#include "common/error.h"
+
+using namespace marian;
+
+namespace {
+
+struct Args {
+  std::string algo = "ring";
+  size_t size = 1000000;
+  double density = 0.01;
+  int reps = 10;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for(int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      ABORT_IF(i + 1 >= argc, "Option '{}' needs a value", k);
+      return argv[++i];
+    };
+    if(k == "--algo")
+      a.algo = value();
+    else if(k == "--size")
+      a.size = size_t(std::atoll(value().c_str()));
+    else if(k == "--density")
+      a.density = std::atof(value().c_str());
+    else if(k == "--reps")
+      a.reps = std::atoi(value().c_str());
+    else
+      ABORT("Unknown option '{}'; use --algo NAME --size N --density D [--reps R]", k);
+  }
+  ABORT_IF(a.size == 0 || a.size > UINT32_MAX, "--size must be in [1, 2^32)");
+  ABORT_IF(!(a.density > 0 && a.density <= 1), "--density must be in (0, 1]");
+  ABORT_IF(a.reps < 1, "--reps must be >= 1");
+  return a;
+}
+
+SparseVector randomInput(size_t n, double density, int rank) {
+  std::mt19937_64 rng(1000 + uint64_t(rank));
+  size_t k = std::max<size_t>(1, size_t(double(n) * density));
+  std::vector<uint32_t> idx;
+  if(k * 4 > n) {  // dense-ish: sample by coin flips
+    std::bernoulli_distribution keep(double(k) / double(n));
+    for(size_t i = 0; i < n; ++i)
+      if(keep(rng))
+        idx.push_back(uint32_t(i));
+  } else {
+    std::set<uint32_t> s;
+    std::uniform_int_distribution<uint32_t> d(0, uint32_t(n - 1));
+    while(s.size() < k)
+      s.insert(d(rng));
+    idx.assign(s.begin(), s.end());
+  }
+  SparseVector v;
+  std::uniform_int_distribution<int> value(-100, 100);
+  v.indices = idx;
+  for(size_t i = 0; i < idx.size(); ++i)
+    v.values.push_back(float(value(rng)));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MpiTransport& mpi = MpiTransport::start(&argc, &argv);
+  try {
+    Args a = parse(argc, argv);
+    auto algo = createAllreduce(a.algo, mpi);
+    SparseVector local = randomInput(a.size, a.density, mpi.rank());
+    std::vector<float> expected = createAllreduce("ring", mpi)->sum(local, a.size);
+
+    bool correct = true;
+    std::vector<double> times;
+    AllreduceBytes total;
+    for(int rep = 0; rep <= a.reps; ++rep) {  // rep 0 warms up
+      mpi.barrier(600, "the start of a repetition");
+      auto start = std::chrono::steady_clock::now();
+      std::vector<float> got = algo->sum(local, a.size);
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      AllreduceBytes b = algo->takeBytes();
+      correct = correct && got == expected;
+      double slowest = 0;
+      MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if(rep > 0) {
+        times.push_back(slowest);
+        total.sent += b.sent;
+        total.received += b.received;
+      }
+    }
+    uint64_t sent = total.sent / uint64_t(a.reps), received = total.received / uint64_t(a.reps), maxSent = 0, maxReceived = 0;
+    MPI_Allreduce(&sent, &maxSent, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&received, &maxReceived, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    int ok = correct ? 1 : 0, allOk = 0;
+    MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2], best = times.front();
+    int P = mpi.size();
+    double algbw = 4.0 * double(a.size) / median / 1e9;
+    if(mpi.rank() == 0)
+      std::printf("{\"algo\": \"%s\", \"P\": %d, \"N\": %zu, \"density\": %g, \"bytes_sent\": %llu, "
+                  "\"bytes_recv\": %llu, \"median_s\": %.6f, \"min_s\": %.6f, \"algbw_GBps\": %.4f, "
+                  "\"busbw_GBps\": %.4f, \"correct\": %s}\n",
+                  a.algo.c_str(), P, a.size, a.density, (unsigned long long)maxSent,
+                  (unsigned long long)maxReceived, median, best, algbw, algbw * 2.0 * (P - 1) / P,
+                  allOk ? "true" : "false");
+    return allOk ? 0 : 2;
+  } catch(const std::exception& e) {
+    mpi.abort(e.what());
+  }
+}
