@@ -29,6 +29,19 @@ std::vector<char> Allreduce::exchange(int dest, int source, int round, const std
   return std::move(m.bytes);
 }
 
+void Allreduce::ringAllgatherAdd(const SparseVector& mine, std::vector<float>& sum, int firstRound) {
+  int P = mpi_.size(), r = mpi_.rank();
+  mine.addTo(sum.data());
+  std::vector<char> travelling = packSparse(mine);
+  for(int s = 0; s < P - 1; ++s) {  // forward what arrived last step
+    travelling = exchange((r + 1) % P, (r + P - 1) % P, firstRound + s, travelling);
+    SparseVector in = unpackSparse(travelling);
+    for(uint32_t i : in.indices)
+      ABORT_IF(i >= sum.size(), "{}: index {} outside dimension {}", name(), i, sum.size());
+    in.addTo(sum.data());
+  }
+}
+
 std::vector<char> packSparse(const SparseVector& v) {
   std::vector<char> out(v.bytes());
   std::memcpy(out.data(), v.indices.data(), v.size() * sizeof(uint32_t));

@@ -35,6 +35,9 @@ protected:
   void send(int dest, int round, const std::vector<char>& bytes);
   std::vector<char> recv(int source, int round);
   std::vector<char> exchange(int dest, int source, int round, const std::vector<char>& bytes);
+  // Passes `mine` around the ring (P-1 steps, rounds firstRound...) and adds every rank's into
+  // sum (n values), mine included: the sparse allgather several algorithms end with.
+  void ringAllgatherAdd(const SparseVector& mine, std::vector<float>& sum, int firstRound);
   MpiTransport& mpi_;
   AllreduceBytes bytes_;
 };

@@ -49,6 +49,17 @@ bool waitUntil(Ready ready, double timeoutSeconds) {
 
 }  // namespace
 
+// Waits for a non-blocking operation; past the deadline the job stops with `late` as the reason.
+static void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, const std::string& late) {
+  int done = 0;
+  bool ok = waitUntil([&] {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  }, timeoutSeconds);
+  if(!ok)
+    t.abort(late);
+}
+
 MpiTransport& MpiTransport::start(int* argc, char*** argv) {
   auto& instance = theInstance();
   if(instance)
@@ -94,13 +105,8 @@ void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<ch
   MPI_Request request;
   check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
         "MPI_Isend");
-  int done = 0;
-  bool ok = waitUntil([&] {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  }, timeoutSeconds);
-  if(!ok)
-    abort(format("rank {}: rank {} took no delivery of a message within {} s; stopping the job", rank_, dest,
+  waitFor(request, timeoutSeconds, *this,
+          format("rank {}: rank {} took no delivery of a message within {} s; stopping the job", rank_, dest,
                  timeoutSeconds));
   sent_ += bytes.size();
 }
@@ -135,13 +141,8 @@ MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int sour
   check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
         "MPI_Isend");
   Message m = recv(channel, source, tag, timeoutSeconds, what);
-  int done = 0;
-  bool ok = waitUntil([&] {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  }, timeoutSeconds);
-  if(!ok)
-    abort(format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, dest, what,
+  waitFor(request, timeoutSeconds, *this,
+          format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, dest, what,
                  timeoutSeconds));
   sent_ += bytes.size();
   return m;
@@ -150,14 +151,8 @@ MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int sour
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");
-  int done = 0;
-  bool ok = waitUntil([&] {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  }, timeoutSeconds);
-  if(!ok)
-    abort(format("rank {}: not every rank reached {} within {} s; stopping the job", rank_, what,
-                 timeoutSeconds));
+  waitFor(request, timeoutSeconds, *this,
+          format("rank {}: not every rank reached {} within {} s; stopping the job", rank_, what, timeoutSeconds));
 }
 
 void MpiTransport::abort(const std::string& why) {

@@ -42,15 +42,7 @@ public:
       mine = mergeSparse(mine, p);
     // 2. allgather of the disjoint block sums around the ring
     std::vector<float> v(n, 0.f);
-    mine.addTo(v.data());
-    std::vector<char> travelling = packSparse(mine);
-    for(int s = 0; s < P - 1; ++s) {
-      travelling = exchange((r + 1) % P, (r + P - 1) % P, P + s, travelling);
-      SparseVector in = unpackSparse(travelling);
-      for(uint32_t i : in.indices)
-        ABORT_IF(i >= n, "ssar-split: index {} outside dimension {}", i, n);
-      in.addTo(v.data());
-    }
+    ringAllgatherAdd(mine, v, P);
     return v;
   }
 };

@@ -13,17 +13,10 @@ public:
   std::string name() const override { return "topka"; }
 
   std::vector<float> sum(const SparseVector& local, size_t n) override {
+    for(uint32_t i : local.indices)
+      ABORT_IF(i >= n, "topka: index {} outside dimension {}", i, n);
     std::vector<float> v(n, 0.f);
-    local.addTo(v.data());
-    int P = mpi_.size(), r = mpi_.rank();
-    std::vector<char> travelling = packSparse(local);
-    for(int s = 0; s < P - 1; ++s) {  // forward what arrived last step
-      travelling = exchange((r + 1) % P, (r + P - 1) % P, s, travelling);
-      SparseVector in = unpackSparse(travelling);
-      for(uint32_t i : in.indices)
-        ABORT_IF(i >= n, "topka: index {} outside dimension {}", i, n);
-      in.addTo(v.data());
-    }
+    ringAllgatherAdd(local, v, 0);
     return v;
   }
 };
