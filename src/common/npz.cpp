@@ -1,6 +1,5 @@
 #include "common/npz.h"
 
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdint>
@@ -9,6 +8,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/file_util.h"
 
 namespace marian {
 
@@ -278,10 +278,7 @@ std::vector<NpzItem> readNpz(const std::string& path) {
 }
 
 void writeNpz(const std::string& path, const std::vector<NpzItem>& items) {
-  std::string central;
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  ABORT_IF(!out, "Cannot write model file '{}': {}", tmp, std::strerror(errno));
+  std::string central, out;  // the archive is built in memory, then written atomically
   uint64_t offset = 0;
   for(const NpzItem& item : items) {
     ABORT_IF(item.bytes.size() != item.elements() * item.itemSize(),
@@ -319,9 +316,9 @@ void writeNpz(const std::string& path, const std::vector<NpzItem>& items) {
     put32(central, uint32_t(offset));
     central += name;
 
-    out.write(local.data(), std::streamsize(local.size()));
-    out.write(header.data(), std::streamsize(header.size()));
-    out.write(item.bytes.data(), std::streamsize(item.bytes.size()));
+    out += local;
+    out += header;
+    out.append(item.bytes.data(), item.bytes.size());
     offset += local.size() + size;
   }
   std::string end;
@@ -333,18 +330,7 @@ void writeNpz(const std::string& path, const std::vector<NpzItem>& items) {
   put32(end, uint32_t(central.size()));
   put32(end, uint32_t(offset));
   put16(end, 0);
-  out.write(central.data(), std::streamsize(central.size()));
-  out.write(end.data(), std::streamsize(end.size()));
-  out.close();
-  if(!out) {
-    std::remove(tmp.c_str());
-    ABORT("Cannot write model file '{}': write failed (disk full?)", tmp);
-  }
-  if(std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    ABORT("Cannot rename '{}' to '{}': {}", tmp, path, std::strerror(err));
-  }
+  writeFileAtomic(path, out + central + end);
 }
 
 NpzItem npzFloat32(const std::string& name, std::vector<size_t> shape, const float* data) {

@@ -21,8 +21,8 @@ struct NpzItem {
 // truncated, not a zip, uses an unsupported compression, fails its CRC or holds a bad .npy.
 std::vector<NpzItem> readNpz(const std::string& path);
 
-// Writes uncompressed (as numpy.savez does) to PATH.tmp.<pid>, then renames over PATH, so an
-// interrupted write never destroys an existing file.
+// Writes uncompressed (as numpy.savez does) through writeFileAtomic, so an interrupted write
+// never destroys an existing file.
 void writeNpz(const std::string& path, const std::vector<NpzItem>& items);
 
 // Makes a float32 / int32 item from host data.

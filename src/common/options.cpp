@@ -222,14 +222,7 @@ T Options::get(const std::string& key) const {
   }
 }
 
-template <class T>
-void Options::set(const std::string& key, const T& value) {
-  (*node_)[key] = value;
-}
-
-#define MARIAN_OPTION_TYPE(T)                                      \
-  template T Options::get<T>(const std::string&) const;            \
-  template void Options::set<T>(const std::string&, const T&);
+#define MARIAN_OPTION_TYPE(T) template T Options::get<T>(const std::string&) const;
 MARIAN_OPTION_TYPE(bool)
 MARIAN_OPTION_TYPE(int)
 MARIAN_OPTION_TYPE(size_t)

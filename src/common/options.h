@@ -27,8 +27,6 @@ public:
   T get(const std::string& key, const T& fallback) const {
     return has(key) ? get<T>(key) : fallback;
   }
-  template <class T>
-  void set(const std::string& key, const T& value);
 
   std::string asYaml() const;  // the effective configuration, keys sorted
   const YAML::Node& yaml() const { return *node_; }

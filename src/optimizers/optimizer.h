@@ -67,7 +67,6 @@ public:
       : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
-  uint64_t steps() const { return t_; }
 
 private:
   float beta1_, beta2_, eps_;

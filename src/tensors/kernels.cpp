@@ -25,11 +25,6 @@ std::vector<float> toHost(Tensor t) {
   backendFor(t.device).copyToHost(v.data(), t.f32(), t.bytes());
   return v;
 }
-std::vector<int> toHostInts(Tensor t) {
-  std::vector<int> v(t.size());
-  backendFor(t.device).copyToHost(v.data(), t.i32(), t.bytes());
-  return v;
-}
 void fromHost(Tensor t, const std::vector<float>& values) {
   ABORT_IF(values.size() != t.size(), "{} values for a tensor of shape {}", values.size(),
            t.shape.toString());

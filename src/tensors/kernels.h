@@ -21,7 +21,6 @@ void copy(Tensor dst, Tensor src);  // equal element counts
 // broadcasting). With equal shapes it is a plain axpy.
 void add(Tensor dst, Tensor src, float scale = 1.f);
 std::vector<float> toHost(Tensor t);
-std::vector<int> toHostInts(Tensor t);
 void fromHost(Tensor t, const std::vector<float>& values);
 void fromHostInts(Tensor t, const std::vector<int>& values);
 

@@ -50,7 +50,7 @@ public:
     for(int d = 0; d < devices; ++d)
       workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(d), o, srcVocab, trgVocab, seed));
     queue_ = std::make_unique<BatchQueue>(size_t(devices));
-    start_ = lastStatus_ = Clock::now();
+    lastStatus_ = Clock::now();
   }
 
   ~MultiNodeGraphGroup() override { shutdown(); }
@@ -344,7 +344,7 @@ private:
 
   std::unique_ptr<BatchQueue> queue_;
   bool shutDown_ = false, finished_barrier_ = false;
-  Clock::time_point start_, lastStatus_;
+  Clock::time_point lastStatus_;
 };
 
 }  // namespace
