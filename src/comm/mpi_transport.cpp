@@ -148,6 +148,39 @@ MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int sour
   return m;
 }
 
+MpiTransport::PendingSend MpiTransport::startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
+  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
+  PendingSend p;
+  p.request = new MPI_Request;
+  p.dest = dest;
+  p.size = bytes.size();
+  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]),
+                  static_cast<MPI_Request*>(p.request)),
+        "MPI_Isend");
+  return p;
+}
+
+void MpiTransport::finishSend(PendingSend& p, double timeoutSeconds, const std::string& what) {
+  ABORT_IF(!p.request, "finishSend without a pending send");
+  std::unique_ptr<MPI_Request> request(static_cast<MPI_Request*>(p.request));
+  p.request = nullptr;
+  waitFor(*request, timeoutSeconds, *this,
+          format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, p.dest, what,
+                 timeoutSeconds));
+  sent_ += p.size;
+}
+
+void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) {
+  ABORT_IF(n > size_t(INT32_MAX), "Allreduce of {} values exceeds MPI's count limit", n);
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, values, int(n), MPI_FLOAT, MPI_SUM, comm(comms_[int(Channel::collective)]),
+                       &request),
+        "MPI_Iallreduce");
+  waitFor(request, timeoutSeconds, *this,
+          format("rank {}: not every rank took part in {} within {} s; stopping the job", rank_, what,
+                 timeoutSeconds));
+}
+
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");

@@ -38,6 +38,17 @@ public:
   // butterfly collectives, where every rank sends first and would otherwise wait on the other.
   Message exchange(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
                    double timeoutSeconds, const std::string& what);
+  // A send that runs while the caller does other work (a pipelined tree sends to two children
+  // and receives the next chunk at once); `bytes` must stay alive until finishSend.
+  struct PendingSend {
+    void* request = nullptr;
+    int dest = -1;
+    size_t size = 0;
+  };
+  PendingSend startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes);
+  void finishSend(PendingSend& send, double timeoutSeconds, const std::string& what);
+  // MPI_Allreduce (sum) of n floats in place, on the collective channel, polling.
+  void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what);
   // All ranks, polling; aborts after timeoutSeconds (0: forever).
   void barrier(double timeoutSeconds, const std::string& what);
   [[noreturn]] void abort(const std::string& why);

@@ -3,7 +3,6 @@
 // with the union of indices: log2(P) steps, between k log2(P) and k (P-1) pairs. A P that is not
 // a power of two first folds the extra ranks into the lower ones and sends them the result.
 #include "comm/allreduce.h"
-#include "common/error.h"
 
 namespace marian {
 
@@ -14,7 +13,8 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "ssar-recdbl"; }
 
-  std::vector<float> sum(const SparseVector& local, size_t n) override {
+  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+    checkIndices(local, n);
     int P = mpi_.size(), r = mpi_.rank();
     int p2 = 1;
     while(p2 * 2 <= P)
@@ -36,11 +36,10 @@ public:
       if(r + p2 < P)
         send(r + p2, resultRound, packSparse(acc));
     }
-    std::vector<float> v(n, 0.f);
-    for(uint32_t i : acc.indices)
-      ABORT_IF(i >= n, "ssar-recdbl: index {} outside dimension {}", i, n);
-    acc.addTo(v.data());
-    return v;
+    checkIndices(acc, n);
+    AllreduceResult result;
+    result.sparse = std::move(acc);
+    return result;
   }
 };
 

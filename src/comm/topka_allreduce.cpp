@@ -1,7 +1,7 @@
-// "topka": every rank's (index, value) pairs travel once around the ring (an allgather, P-1
-// steps) and every rank sums all of them: 2k(P-1) values received per rank for k pairs each.
+// "topka" (TopKAllReduce of seeds 000-002): every rank's (index, value) pairs travel once around
+// the ring (an allgather, P-1 steps) and every rank adds them all, in rank order: (P-1) k pairs
+// received per rank for k pairs each.
 #include "comm/allreduce.h"
-#include "common/error.h"
 
 namespace marian {
 
@@ -12,12 +12,15 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "topka"; }
 
-  std::vector<float> sum(const SparseVector& local, size_t n) override {
-    for(uint32_t i : local.indices)
-      ABORT_IF(i >= n, "topka: index {} outside dimension {}", i, n);
-    std::vector<float> v(n, 0.f);
-    ringAllgatherAdd(local, v, 0);
-    return v;
+  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+    checkIndices(local, n);
+    AllreduceResult result;
+    for(const std::vector<char>& piece : ringAllgather(packSparse(local), 0)) {
+      SparseVector in = unpackSparse(piece);
+      checkIndices(in, n);
+      result.sparse = mergeSparse(result.sparse, in);
+    }
+    return result;
   }
 };
 

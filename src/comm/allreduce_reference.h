@@ -1,0 +1,21 @@
+#pragma once
+// defines: what each allreduce algorithm must return, computed on one rank from every rank's
+// input, with no communication: the checks of marian-commbench and the MPI tests.
+#include <string>
+#include <vector>
+
+#include "comm/allreduce.h"
+
+namespace marian {
+
+// The dense sum, every rank's pairs added in rank order.
+std::vector<float> denseReference(const std::vector<SparseVector>& inputs, size_t n);
+// gTop-k's definition (seed 001): the top operator folded over the reduction tree in which
+// round d joins rank r+d into rank r for r a multiple of 2d.
+SparseVector globalTopkReference(std::vector<SparseVector> inputs, size_t k);
+// Whether `got`, the result of algorithm `name` with target k, is right for these inputs
+// (bitwise: integer-valued inputs, or algorithms that add in rank order).
+bool matchesReference(const std::string& name, const AllreduceResult& got, const std::vector<SparseVector>& inputs,
+                      size_t n, size_t k);
+
+}  // namespace marian

@@ -1,0 +1,87 @@
+// "dsar-split" (seed 000, DSAR_Split_AllGather): the split step of ssar-split, after which each
+// owner looks at its summed block and sends it on dense when (index, value) pairs would take more
+// bytes than the block's plain values (fill-in: overlapping indices from P ranks). The allgather
+// then moves each block in whichever form is smaller, so no rank ever receives more than about
+// k pairs + (P-1)/P n values, and the result turns dense when any block did.
+#include <cstring>
+
+#include "comm/allreduce.h"
+#include "common/error.h"
+
+namespace marian {
+
+namespace {
+
+constexpr uint32_t kSparseBlock = 0, kDenseBlock = 1;
+
+class DsarSplitAllgather : public Allreduce {
+public:
+  using Allreduce::Allreduce;
+  std::string name() const override { return "dsar-split"; }
+
+  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+    checkIndices(local, n);
+    int P = mpi_.size(), r = mpi_.rank();
+    std::vector<uint32_t> blocks = equalBlocks(n, P);
+    SparseVector mine = splitAndReduce(local, blocks, 0);
+
+    std::vector<char> out;
+    size_t length = blocks[size_t(r) + 1] - blocks[size_t(r)];
+    if(mine.bytes() > length * sizeof(float)) {
+      std::vector<float> dense(length, 0.f);
+      for(size_t j = 0; j < mine.size(); ++j)
+        dense[mine.indices[j] - blocks[size_t(r)]] = mine.values[j];
+      out = withKind(kDenseBlock, packDense(dense.data(), length));
+    } else {
+      out = withKind(kSparseBlock, packSparse(mine));
+    }
+    std::vector<std::vector<char>> pieces = ringAllgather(std::move(out), P);
+
+    AllreduceResult result;
+    for(const auto& piece : pieces)
+      result.isDense = result.isDense || kindOf(piece) == kDenseBlock;
+    if(result.isDense)
+      result.dense.assign(n, 0.f);
+    for(int b = 0; b < P; ++b) {
+      const std::vector<char>& piece = pieces[size_t(b)];
+      std::vector<char> payload(piece.begin() + sizeof(uint32_t), piece.end());
+      size_t begin = blocks[size_t(b)], blockLength = blocks[size_t(b) + 1] - begin;
+      if(kindOf(piece) == kDenseBlock) {
+        ABORT_IF(payload.size() != blockLength * sizeof(float), "dsar-split: dense block {} has {} bytes, not {}", b,
+                 payload.size(), blockLength * sizeof(float));
+        std::memcpy(result.dense.data() + begin, payload.data(), payload.size());
+      } else {
+        SparseVector in = unpackSparse(payload);
+        for(uint32_t i : in.indices)
+          ABORT_IF(i < begin || i >= begin + blockLength, "dsar-split: index {} outside block {}", i, b);
+        if(result.isDense)
+          in.addTo(result.dense.data());
+        else
+          result.sparse = mergeSparse(result.sparse, in);
+      }
+    }
+    return result;
+  }
+
+private:
+  static std::vector<char> withKind(uint32_t kind, const std::vector<char>& payload) {
+    std::vector<char> out(sizeof(uint32_t) + payload.size());
+    std::memcpy(out.data(), &kind, sizeof(kind));
+    if(!payload.empty())
+      std::memcpy(out.data() + sizeof(kind), payload.data(), payload.size());
+    return out;
+  }
+  static uint32_t kindOf(const std::vector<char>& piece) {
+    ABORT_IF(piece.size() < sizeof(uint32_t), "dsar-split: a block message of {} bytes has no header", piece.size());
+    uint32_t kind;
+    std::memcpy(&kind, piece.data(), sizeof(kind));
+    ABORT_IF(kind != kSparseBlock && kind != kDenseBlock, "dsar-split: unknown block kind {}", kind);
+    return kind;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t) { return std::make_unique<DsarSplitAllgather>(t); }
+
+}  // namespace marian

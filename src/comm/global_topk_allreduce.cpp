@@ -1,0 +1,61 @@
+// "gtopk" (seed 001, gTopKAllReduce): a reduction tree in which each parent applies the top
+// operator to its own and its child's pairs (sum, then keep the k of largest magnitude), so
+// messages never grow past k pairs; rank 0 ends with the global top-k and broadcasts it down a
+// binomial tree. Round d pairs rank r with r+d for r a multiple of 2d, which works for any P.
+// Per rank at most about 2 k log2(P) pairs on the wire (the paper's 4k log P values).
+// The result is only the selection: entries a rank sent that are not in it go back to its
+// residual (the paper's Algorithm 4, line 10).
+#include <limits>
+
+#include "comm/allreduce.h"
+
+namespace marian {
+
+namespace {
+
+class GlobalTopkAllreduce : public Allreduce {
+public:
+  using Allreduce::Allreduce;
+  std::string name() const override { return "gtopk"; }
+
+  AllreduceResult sum(const SparseVector& local, size_t n, size_t k) override {
+    checkIndices(local, n);
+    if(k == 0)
+      k = std::numeric_limits<size_t>::max();
+    int P = mpi_.size(), r = mpi_.rank();
+    SparseVector acc = local;
+    int round = 0, d = 1;
+    for(; d < P; d *= 2, ++round) {  // reduce: who is left at distance d pairs up
+      if(r % (2 * d) == d) {
+        send(r - d, round, packSparse(acc));
+        break;
+      }
+      if(r + d < P) {
+        SparseVector in = unpackSparse(recv(r + d, round));
+        checkIndices(in, n);
+        acc = largestK(mergeSparse(acc, in), k);
+      }
+    }
+    const int broadcastRound = 64;
+    if(r == 0) {
+      acc = largestK(acc, k);
+    } else {  // the rank this one reported to sends the result back
+      acc = unpackSparse(recv(r - d, broadcastRound));
+      checkIndices(acc, n);
+    }
+    std::vector<char> bytes = packSparse(acc);
+    for(d /= 2; d >= 1; d /= 2)  // rank 0 leaves the loop with d the first power >= P
+      if(r + d < P)
+        send(r + d, broadcastRound, bytes);
+    AllreduceResult result;
+    result.isSelection = true;
+    result.sparse = std::move(acc);
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t) { return std::make_unique<GlobalTopkAllreduce>(t); }
+
+}  // namespace marian
