@@ -7,15 +7,9 @@
 #include <vector>
 
 #include "comm/sparse_vector.h"
+#include "comm/topk_selection.h"
 
 namespace marian {
-
-// A magnitude threshold that about `keep` of the n values reach: the (1 - keep) quantile of
-// |x| over a random sample of max(1000, n/100) positions (exact when n is small).
-float sampledThreshold(const float* x, size_t n, double keep, std::mt19937_64& rng);
-
-// The entries of x with |x| >= threshold, as a sparse vector of x's range.
-SparseVector selectAbove(const float* x, size_t n, float threshold);
 
 class GradientDropper {
 public:
