@@ -66,9 +66,42 @@ inline RunResult run(const std::string& name, const std::string& extra, bool fre
 inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
   std::vector<std::pair<int, std::string>> out;
   std::regex line("\\] Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)");
-  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
-    out.push_back({std::stoi((*it)[1]), (*it)[2]});
+  std::istringstream lines(log);
+  std::smatch m;
+  for(std::string l; std::getline(lines, l);)
+    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, line))
+      out.push_back({std::stoi(m[1]), m[2]});
   return out;
+}
+
+// --valid-sets of the synthetic corpus
+inline std::string validation() {
+  std::string d = corpusDir();
+  return " --valid-sets " + d + "/valid.src " + d + "/valid.trg ";
+}
+
+// The mpirun prefix of a command: np ranks on this machine, as root, bounded in time.
+inline std::string mpirun(int np) {
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun --oversubscribe "
+         "--mca mpi_yield_when_idle 1 -np " + std::to_string(np) + " ";
+}
+
+// bytes per update from "Sent 1.11KB/up" on rank 0's lines, averaged
+inline double sentBytesPerUpdate(const std::string& log) {
+  std::regex sent("\\] Ep\\. .* : Sent ([0-9.]+)(B|KB|MB|GB)/up");
+  std::istringstream lines(log);
+  std::smatch m;
+  double sum = 0;
+  int n = 0;
+  for(std::string l; std::getline(lines, l);)
+    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, sent)) {
+      double v = std::stod(m[1]);
+      std::string unit = m[2];
+      v *= unit == "KB" ? 1024.0 : unit == "MB" ? 1048576.0 : unit == "GB" ? 1073741824.0 : 1.0;
+      sum += v;
+      ++n;
+    }
+  return n ? sum / n : 0;
 }
 
 inline std::vector<double> validCE(const std::string& log) {

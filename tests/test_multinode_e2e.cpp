@@ -10,33 +10,11 @@
 namespace {
 
 using e2e::costs;
+using e2e::mpirun;
+using e2e::sentBytesPerUpdate;
 using e2e::RunResult;
 using e2e::validCE;
 
-std::string mpirun(int np) {
-  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun --oversubscribe "
-         "--mca mpi_yield_when_idle 1 -np " + std::to_string(np) + " ";
-}
-
-std::string validation() {
-  std::string d = e2e::corpusDir();
-  return " --valid-sets " + d + "/valid.src " + d + "/valid.trg ";
-}
-
-// bytes per update from "Sent 1.11KB/up" on rank 0's lines, averaged
-double sentBytesPerUpdate(const std::string& log) {
-  std::regex sent("\\] Ep\\. .* : Sent ([0-9.]+)(B|KB|MB|GB)/up");
-  double sum = 0;
-  int n = 0;
-  for(std::sregex_iterator it(log.begin(), log.end(), sent), end; it != end; ++it) {
-    double v = std::stod((*it)[1]);
-    std::string unit = (*it)[2];
-    v *= unit == "KB" ? 1024.0 : unit == "MB" ? 1048576.0 : unit == "GB" ? 1073741824.0 : 1.0;
-    sum += v;
-    ++n;
-  }
-  return n ? sum / n : 0;
-}
 
 TEST(MultiNode, OneRankReproducesTheSingletonExactly) {
   std::string opts = "--after-batches 20 --transformer-dropout 0.1";
@@ -70,7 +48,7 @@ TEST(MultiNode, EveryConfigurationTrains) {
   };
   for(const Config& c : configs) {
     SCOPED_TRACE(std::to_string(c.ranks) + " ranks " + c.options);
-    RunResult r = e2e::run("mn", "--multi-node --after-batches 90 --valid-freq 30 --learn-rate 0.002 " + validation() + c.options,
+    RunResult r = e2e::run("mn", "--multi-node --after-batches 90 --valid-freq 30 --learn-rate 0.002 " + e2e::validation() + c.options,
                            true, mpirun(c.ranks));
     ASSERT_EQ(r.status, 0) << r.log;
     std::vector<double> ce = validCE(r.log);

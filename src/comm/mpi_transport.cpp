@@ -181,6 +181,14 @@ void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, 
                  timeoutSeconds));
 }
 
+uint64_t MpiTransport::broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) {
+  MPI_Request request;
+  check(MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, comm(control_), &request), "MPI_Ibcast");
+  waitFor(request, timeoutSeconds, *this,
+          format("rank {}: no broadcast of {} from rank 0 within {} s; stopping the job", rank_, what, timeoutSeconds));
+  return value;
+}
+
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");

@@ -49,6 +49,8 @@ public:
   void finishSend(PendingSend& send, double timeoutSeconds, const std::string& what);
   // MPI_Allreduce (sum) of n floats in place, on the collective channel, polling.
   void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what);
+  // Rank 0's value on every rank (a seed drawn at random must be the same everywhere).
+  uint64_t broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what);
   // All ranks, polling; aborts after timeoutSeconds (0: forever).
   void barrier(double timeoutSeconds, const std::string& what);
   [[noreturn]] void abort(const std::string& why);

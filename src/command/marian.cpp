@@ -1,10 +1,21 @@
 // marian: trains a translation model, `marian --config train.yml [options]`.
 #include <cstdio>
+#include <cstdlib>
 
 #include "comm/mpi_transport.h"
 #include "common/logging.h"
 #include "common/options.h"
 #include "training/trainer.h"
+
+namespace {
+// mpirun tells its processes their world size in the environment (OpenMPI, PMIx, Hydra).
+bool launchedByMpirun() {
+  for(const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if(std::getenv(name))
+      return true;
+  return false;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace marian;
@@ -16,7 +27,7 @@ int main(int argc, char** argv) {
     }
     const Options& options = parsed.options;
     logging::configure(options.get<std::string>("log", ""), options.get<bool>("quiet"));
-    if(options.get<bool>("multi-node")) {
+    if(options.get<bool>("multi-node") || launchedByMpirun()) {
       MpiTransport& mpi = MpiTransport::start(&argc, &argv);
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
         logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::format — "{}" placeholders filled from stream-printable arguments.
 // (g++ 12 has no <format>; this keeps error and log messages readable without a dependency.)
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -28,6 +29,19 @@ std::string format(std::string_view fmt, const Args&... args) {
   std::ostringstream out;
   detail::formatRest(out, fmt, args...);
   return out.str();
+}
+
+// 1536 -> "1.50KB": the byte counts of the display line
+inline std::string humanBytes(double b) {
+  const char* units[] = {"B", "KB", "MB", "GB"};
+  int u = 0;
+  while(b >= 1024 && u < 3) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f%s", b, units[u]);
+  return buf;
 }
 
 }  // namespace marian

@@ -91,7 +91,13 @@ const std::vector<Spec>& specs() {
       {"lr-report", "", Kind::Flag, "false", kTrain, "Report the learning rate (always shown)"},
       {"clip-norm", "", Kind::Float, "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
       {"exponential-smoothing", "", Kind::Float, "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
-      {"sync-sgd", "", Kind::Flag, "false", kTrain, "Synchronous SGD across devices"},
+      {"sync-sgd", "", Kind::Flag, "false", kTrain, "Synchronous SGD across devices (and, under mpirun, across ranks by allreduce)"},
+      // synchronous SGD across MPI ranks (seeds 000-003)
+      {"sparse-allreduce", "", Kind::String, "dense", kTrain, "Allreduce across ranks: dense, ring, tree, topka, ssar-recdbl, ssar-split, dsar-split, gtopk, oktopk"},
+      {"compression-density", "", Kind::Float, "1", kTrain, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
+      {"topk-selection", "", Kind::String, "sampled", kTrain, "How the top-k threshold is found: exact, sampled, reuse"},
+      {"topk-reuse-every", "", Kind::Int, "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
+      {"oktopk-repartition-every", "", Kind::Int, "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", Kind::Flag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
       {"multi-node-overlap", "", Kind::Flag, "false", kTrain, "Overlap communication with computation (double buffers)"},

@@ -39,6 +39,8 @@ public:
   // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
   virtual int rank() const { return 0; }
   virtual int ranks() const { return 1; }
+  // Whether every rank must make the same number of updates (synchronous SGD across ranks).
+  virtual bool ranksInLockstep() const { return false; }
   // What the display line adds since the last call (multi-node: bytes, utilisation, staleness).
   virtual std::string statusLine() { return ""; }
 };

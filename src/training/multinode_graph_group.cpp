@@ -199,15 +199,6 @@ private:
     std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
     return buf;
   }
-  static std::string humanBytes(double b) {
-    const char* units[] = {"B", "KB", "MB", "GB"};
-    int u = 0;
-    while(b >= 1024 && u < 3) {
-      b /= 1024;
-      ++u;
-    }
-    return fixed(b, 2) + units[u];
-  }
 
   void exchangeNow(Client& c, const float* grads, float lr) {
     std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);

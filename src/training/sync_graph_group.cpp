@@ -6,6 +6,9 @@
 //   4. device k runs its optimizer (and the moving average) on shard k;
 //   5. all-gather: every device copies every other device's updated shard.
 // With one device, steps 2 and 5 do nothing and this is plain single-device training.
+// Under mpirun (without --multi-node), between steps 2 and 3 every rank's summed gradient goes
+// through a GradientAllreducer (dense, or top-k with residuals and a sparse allreduce), so all
+// ranks apply the same update to the same parameters: synchronous SGD across nodes.
 #include <cblas.h>
 
 #include <cmath>
@@ -13,6 +16,7 @@
 #include "common/logging.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
+#include "training/gradient_allreducer.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
 
@@ -22,9 +26,11 @@ namespace {
 
 class SyncGraphGroup : public GraphGroup {
 public:
-  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices)
-      : costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
-        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed) {
+  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices,
+                 MpiTransport* ranks)
+      : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
+        transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
     ABORT_IF(costType_ != "ce-sum" && costType_ != "ce-mean" && costType_ != "ce-mean-words",
              "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", costType_);
     for(size_t d = 0; d < devices; ++d) {
@@ -44,6 +50,23 @@ public:
         kernels::copy(ema_[k]->all(), shard(k, k, false));
       }
     }
+    if(transport_)
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, n, seed_);
+    gradients_.assign(transport_ ? n : 0, 0.f);
+  }
+
+  int rank() const override { return transport_ ? transport_->rank() : 0; }
+  int ranks() const override { return transport_ ? transport_->size() : 1; }
+  bool ranksInLockstep() const override { return transport_ != nullptr; }
+
+  std::string statusLine() override {
+    if(!allreducer_)
+      return "";
+    AllreduceBytes b = allreducer_->takeBytes();
+    double perUpdate = updatesSinceStatus_ ? 1.0 / double(updatesSinceStatus_) : 0.0;
+    updatesSinceStatus_ = 0;
+    return format(" : Sent {}/up : Recv {}/up", humanBytes(double(b.sent) * perUpdate),
+                  humanBytes(double(b.received) * perUpdate));
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
@@ -63,14 +86,16 @@ public:
       active[d] = true;
     });
 
-    std::vector<double> squares(n);
     parallelFor(n, [&](size_t k) {  // reduce-scatter
       Tensor mine = shard(k, k, true);
       for(size_t d = 0; d < n; ++d)
         if(d != k && active[d])
           kernels::add(mine, shard(d, k, true));
-      squares[k] = kernels::squaredNorm(mine);
     });
+    if(allreducer_)
+      reduceAcrossRanks();
+    std::vector<double> squares(n);
+    parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
     double norm = 0;
     for(double s : squares)
       norm += s;
@@ -152,6 +177,25 @@ public:
   }
 
 private:
+  // The node's summed gradient (device k holds shard k) through the allreducer, and back. Mean
+  // cost types average over ranks, as one rank averages over its devices' sentences or words.
+  void reduceAcrossRanks() {
+    for(size_t k = 0; k < shards_.size(); ++k) {
+      std::vector<float> part = kernels::toHost(shard(k, k, true));
+      std::copy(part.begin(), part.end(), gradients_.begin() + long(shards_[k].offset));
+    }
+    allreducer_->reduce(gradients_);
+    if(costType_ != "ce-sum") {
+      float inverse = 1.f / float(transport_->size());
+      for(float& g : gradients_)
+        g *= inverse;
+    }
+    for(size_t k = 0; k < shards_.size(); ++k)
+      kernels::fromHost(shard(k, k, true), std::vector<float>(gradients_.begin() + long(shards_[k].offset),
+                                                             gradients_.begin() + long(shards_[k].offset + shards_[k].size)));
+    ++updatesSinceStatus_;
+  }
+
   struct Range {
     size_t offset, size;
   };
@@ -161,9 +205,14 @@ private:
     return all.slice(shards_[k].offset, shards_[k].size);
   }
 
+  Options options_;
   std::string costType_;
   float clipNorm_, emaAlpha_;
   uint64_t seed_;
+  MpiTransport* transport_;  // null on one rank
+  std::unique_ptr<GradientAllreducer> allreducer_;
+  std::vector<float> gradients_;  // the node's summed gradient, on the host for the allreducer
+  uint64_t updatesSinceStatus_ = 0;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<Optimizer>> optimizers_;
   std::vector<std::unique_ptr<FlatBuffer>> ema_;
@@ -190,6 +239,11 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
                                              uint64_t seed) {
   if(o.get<bool>("multi-node"))
     return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed);
+  validateAllreduceOptions(o);
+  MpiTransport* mpi = MpiTransport::instance();
+  ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
+           "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
+           mpi->size());
   int devices = o.get<int>("cpu-threads");
   ABORT_IF(devices < 1, "--cpu-threads {}: GPU training needs the GPU backend (not built yet); use --cpu-threads N >= 1",
            devices);
@@ -197,7 +251,7 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
   if(devices > 1)
     openblas_set_num_threads(1);
   if(devices == 1 || o.get<bool>("sync-sgd"))
-    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, size_t(devices));
+    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, size_t(devices), mpi);
   return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, size_t(devices));
 }
 

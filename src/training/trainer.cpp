@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "comm/mpi_transport.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/scheduling_parameter.h"
@@ -60,6 +61,8 @@ public:
       state_ = TrainingState::fromYaml(progressPath());
     else
       state_.seed = drawSeed();
+    if(MpiTransport* mpi = MpiTransport::instance())  // ranks must shuffle and initialise alike
+      state_.seed = mpi->broadcastFromRoot(state_.seed, 600, "the random seed");
     graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
@@ -86,6 +89,7 @@ public:
     BatchGenerator batches(*corpus_, b);
 
     lastDisplay_ = std::chrono::steady_clock::now();
+    bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
     bool stop = stopByEpochs(state_.epochs - 1);
     while(!stop) {
       batches.startEpoch(state_.epochs);
@@ -93,6 +97,10 @@ public:
       while(!stop && batches.hasNext()) {
         if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
           batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
+          continue;
+        }
+        if(lockstep && batches.position() >= batches.batchesInEpoch() / size_t(ranks_) * size_t(ranks_)) {
+          batches.skip(1);  // the last incomplete round: every rank must make the same updates
           continue;
         }
         Batch batch = batches.next();

@@ -1,0 +1,82 @@
+// `mpirun marian --sync-sgd` end to end: synchronous SGD across ranks by allreduce. On 2 ranks
+// every algorithm adds two numbers per entry, which is exact, so all must print the same costs;
+// with top-k compression each trains and the bytes fall; ranks stay in lockstep at the end of
+// an epoch whose batches do not divide among them; wrong settings are clear errors.
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::costs;
+using e2e::mpirun;
+using e2e::RunResult;
+using e2e::sentBytesPerUpdate;
+using e2e::validCE;
+
+const std::vector<std::string> kAlgorithms = {"dense", "ring", "tree", "topka", "ssar-recdbl",
+                                              "ssar-split", "dsar-split", "gtopk", "oktopk"};
+
+TEST(SyncAllreduce, TwoRanksEveryAlgorithmPrintsTheSameCosts) {
+  RunResult reference = e2e::run("sync-dense", "--sync-sgd --after-batches 20", true, mpirun(2));
+  ASSERT_EQ(reference.status, 0) << reference.log;
+  ASSERT_EQ(costs(reference.log).size(), 4u) << reference.log;
+  for(const std::string& algo : kAlgorithms) {
+    SCOPED_TRACE(algo);
+    RunResult r = e2e::run("sync-" + algo, "--sync-sgd --after-batches 20 --sparse-allreduce " + algo, true, mpirun(2));
+    ASSERT_EQ(r.status, 0) << r.log;
+    EXPECT_EQ(costs(r.log), costs(reference.log)) << r.log;
+  }
+}
+
+TEST(SyncAllreduce, CompressedTrainingLearnsOnTwoAndThreeRanks) {
+  // density 0.1 of this 33k-parameter model: ~3,300 values per rank and update
+  for(int ranks : {2, 3})
+    for(std::string algo : {"topka", "dsar-split", "gtopk", "oktopk"}) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks " + algo);
+      RunResult r = e2e::run("sync-c-" + algo,
+                             "--sync-sgd --after-batches 60 --valid-freq 20 --compression-density 0.1 "
+                             "--sparse-allreduce " + algo + e2e::validation(),
+                             true, mpirun(ranks));
+      ASSERT_EQ(r.status, 0) << r.log;
+      std::vector<double> ce = validCE(r.log);
+      ASSERT_GE(ce.size(), 3u) << r.log;
+      EXPECT_LT(ce.back(), ce.front()) << r.log;
+    }
+}
+
+TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
+  RunResult dense = e2e::run("sync-bytes-dense", "--sync-sgd --after-batches 30 --sparse-allreduce ring", true, mpirun(2));
+  RunResult sparse = e2e::run("sync-bytes-oktopk",
+                              "--sync-sgd --after-batches 30 --sparse-allreduce oktopk --compression-density 0.01",
+                              true, mpirun(2));
+  ASSERT_EQ(dense.status, 0) << dense.log;
+  ASSERT_EQ(sparse.status, 0) << sparse.log;
+  double d = sentBytesPerUpdate(dense.log), s = sentBytesPerUpdate(sparse.log);
+  ASSERT_GT(s, 0);
+  // ring on 2 ranks sends n values; oktopk at most 6k (P-1)/P values (plus its periodic
+  // threshold estimate): about 1/30 of that here
+  EXPECT_GE(d / s, 20.0) << "ring " << d << " B/update, oktopk " << s;
+}
+
+TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
+  // 2,000 pairs in batches of 16: 125 batches, 2 left over on 3 ranks
+  RunResult r = e2e::run("sync-epochs", "--sync-sgd --after-epochs 2 --disp-freq 20", true, mpirun(3));
+  ASSERT_EQ(r.status, 0) << r.log;
+  // 41 updates per epoch on every rank
+  EXPECT_NE(r.log.find("Ep. 2 : Up. 80 "), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("[rank 2] Ep. 2 : Up. 80 "), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
+}
+
+TEST(SyncAllreduce, WrongSettingsAreClearErrors) {
+  RunResult noMode = e2e::run("sync-err1", "--after-batches 5", true, mpirun(2));
+  EXPECT_NE(noMode.status, 0);
+  EXPECT_NE(noMode.log.find("--sync-sgd"), std::string::npos) << noMode.log;
+  RunResult unknown = e2e::run("sync-err2", "--sync-sgd --sparse-allreduce fastest", true, mpirun(2));
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.log.find("--sparse-allreduce 'fastest' is unknown"), std::string::npos) << unknown.log;
+  RunResult density = e2e::run("sync-err3", "--sync-sgd --compression-density 1.5", true, mpirun(2));
+  EXPECT_NE(density.status, 0);
+  EXPECT_NE(density.log.find("--compression-density"), std::string::npos) << density.log;
+}
+
+}  // namespace
