@@ -61,8 +61,14 @@ public:
       state_ = TrainingState::fromYaml(progressPath());
     else
       state_.seed = drawSeed();
-    if(MpiTransport* mpi = MpiTransport::instance())  // ranks must shuffle and initialise alike
+    if(MpiTransport* mpi = MpiTransport::instance()) {  // ranks must shuffle and initialise alike
       state_.seed = mpi->broadcastFromRoot(state_.seed, 600, "the random seed");
+      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, 600, "whether to resume") != 0;
+      ABORT_IF(rootResumes != resume,
+               "Rank {} {} {} but rank 0 {}: every rank must see the same model folder (a shared file system)",
+               mpi->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
+               rootResumes ? "resumes" : "starts afresh");
+    }
     graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
@@ -93,7 +99,8 @@ public:
     bool stop = stopByEpochs(state_.epochs - 1);
     while(!stop) {
       batches.startEpoch(state_.epochs);
-      batches.skip(state_.batchesEpoch);  // resuming mid-epoch
+      // resuming mid-epoch: in lockstep each update of a rank took one batch of every rank
+      batches.skip(state_.batchesEpoch * (lockstep ? size_t(ranks_) : 1));
       while(!stop && batches.hasNext()) {
         if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
           batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
