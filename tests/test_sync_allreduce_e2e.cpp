@@ -67,6 +67,16 @@ TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
   EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
 }
 
+TEST(SyncAllreduce, RanksStopTogetherWhenRankZeroDecides) {
+  // a stop after so many target words: each rank counts its own, rank 0's count decides
+  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --disp-freq 1", true, mpirun(3));
+  ASSERT_EQ(r.status, 0) << r.log;
+  auto last = costs(r.log).back().first;
+  EXPECT_TRUE(std::regex_search(r.log, std::regex("\\[rank 2\\] Ep\\. \\d+ : Up\\. " + std::to_string(last) + " ")))
+      << r.log;
+  EXPECT_EQ(r.log.find("Up. " + std::to_string(last + 1) + " "), std::string::npos) << r.log;
+}
+
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {
   RunResult noMode = e2e::run("sync-err1", "--after-batches 5", true, mpirun(2));
   EXPECT_NE(noMode.status, 0);

@@ -132,6 +132,8 @@ public:
         if(due(saveFreq_, labelsBefore))
           save();
         stop = stop || stopByUpdates();
+        if(lockstep)
+          stop = agreeOnStop(stop);
       }
       if(!stop) {
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
@@ -142,6 +144,8 @@ public:
           save();
         // the last epoch keeps its number (and a complete position) in the final log and files
         stop = stop || stopByEpochs(finished);
+        if(lockstep)
+          stop = agreeOnStop(stop);
         if(!stop)
           state_.newEpoch();
       }
@@ -156,6 +160,12 @@ public:
 
 private:
   std::string progressPath() const { return modelPath_ + ".progress.yml"; }
+
+  // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
+  // words): ranks in lockstep must stop at the same update or the others would wait for it.
+  static bool agreeOnStop(bool stop) {
+    return MpiTransport::instance()->broadcastFromRoot(stop ? 1 : 0, 600, "the decision to stop") != 0;
+  }
 
   uint64_t drawSeed() const {
     uint64_t seed = uint64_t(options_.get<int>("seed"));
