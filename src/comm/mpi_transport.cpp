@@ -30,16 +30,16 @@ void check(int rc, const char* what) {
   }
 }
 
-// Polls `ready` until it returns true: a few quick retries, then sleeps growing to 1 ms.
+// Polls `ready` until it returns true: a few quick retries, then sleeps growing to maxSleepUs.
 // Returns false when the deadline passes first.
 template <class Ready>
-bool waitUntil(Ready ready, double timeoutSeconds) {
+bool waitUntil(Ready ready, double timeoutSeconds, int maxSleepUs = 1000) {
   auto start = std::chrono::steady_clock::now();
   int polls = 0;
   while(!ready()) {
     ++polls;
     if(polls > 64)
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, 10 * (polls - 64))));
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(maxSleepUs, 10 * (polls - 64))));
     if(timeoutSeconds > 0 &&
        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeoutSeconds)
       return false;
@@ -47,15 +47,20 @@ bool waitUntil(Ready ready, double timeoutSeconds) {
   return true;
 }
 
+// A transfer under way moves only while MPI is called (OpenMPI's TCP transport fills the socket
+// in its progress calls): waits for sends poll often enough to keep a 1 Gbit/s link busy.
+constexpr int kTransferPollUs = 20;
+
 }  // namespace
 
 // Waits for a non-blocking operation; past the deadline the job stops with `late` as the reason.
-static void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, const std::string& late) {
+static void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, const std::string& late,
+                    int maxSleepUs = 1000) {
   int done = 0;
   bool ok = waitUntil([&] {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     return done != 0;
-  }, timeoutSeconds);
+  }, timeoutSeconds, maxSleepUs);
   if(!ok)
     t.abort(late);
 }
@@ -107,7 +112,8 @@ void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<ch
         "MPI_Isend");
   waitFor(request, timeoutSeconds, *this,
           format("rank {}: rank {} took no delivery of a message within {} s; stopping the job", rank_, dest,
-                 timeoutSeconds));
+                 timeoutSeconds),
+          kTransferPollUs);
   sent_ += bytes.size();
 }
 
@@ -143,7 +149,8 @@ MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int sour
   Message m = recv(channel, source, tag, timeoutSeconds, what);
   waitFor(request, timeoutSeconds, *this,
           format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, dest, what,
-                 timeoutSeconds));
+                 timeoutSeconds),
+          kTransferPollUs);
   sent_ += bytes.size();
   return m;
 }
@@ -166,7 +173,8 @@ void MpiTransport::finishSend(PendingSend& p, double timeoutSeconds, const std::
   p.request = nullptr;
   waitFor(*request, timeoutSeconds, *this,
           format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, p.dest, what,
-                 timeoutSeconds));
+                 timeoutSeconds),
+          kTransferPollUs);
   sent_ += p.size;
 }
 
@@ -178,7 +186,8 @@ void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, 
         "MPI_Iallreduce");
   waitFor(request, timeoutSeconds, *this,
           format("rank {}: not every rank took part in {} within {} s; stopping the job", rank_, what,
-                 timeoutSeconds));
+                 timeoutSeconds),
+          kTransferPollUs);
 }
 
 uint64_t MpiTransport::broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) {

@@ -1,12 +1,15 @@
 // "tree" (seed 003, Langford: allreduce = reduce + broadcast over a binary tree, pipelined): rank
 // r's children are 2r+1 and 2r+2. The vector travels in chunks of about 1 MB, so while a parent
 // adds chunk c its children already send chunk c+1, and the depth of the tree costs latency only
-// once. An inner rank receives 3n values and sends 3n (Langford's "bandwidth <= 6n").
+// once. The broadcast runs in the same pipeline, kLag chunks behind the reduction, so a rank's
+// uplink and downlink are busy at once. An inner rank receives 3n values and sends 3n
+// (Langford's "bandwidth <= 6n").
 #include <algorithm>
 #include <cstring>
 #include <deque>
 
 #include "comm/dense_allreduce.h"
+#include "common/error.h"
 
 namespace marian {
 
@@ -34,26 +37,39 @@ public:
       if(c < P)
         children.push_back(c);
 
-    for(int c = 0; c < chunks; ++c) {  // reduce towards rank 0
-      auto [begin, size] = chunk(c);
-      for(int child : children) {
-        std::vector<char> in = recv(child, c);
-        const float* values = reinterpret_cast<const float*>(in.data());
-        for(size_t i = 0; i < size; ++i)
-          v[begin + i] += values[i];
-      }
-      if(parent >= 0)
-        post(parent, c, packDense(v.data() + begin, size));
-    }
-    for(int c = 0; c < chunks; ++c) {  // broadcast from rank 0
+    // iteration c reduces chunk c towards rank 0 and passes on chunk c - kLag of the broadcast
+    // from rank 0, which rank 0 sends as soon as it has reduced it
+    const int kLag = 2;
+    auto broadcast = [&](int c) {
       auto [begin, size] = chunk(c);
       if(parent >= 0) {
         std::vector<char> in = recv(parent, chunks + c);
+        ABORT_IF(in.size() != size * sizeof(float), "tree: broadcast chunk {} has {} bytes, not {}", c, in.size(),
+                 size * sizeof(float));
         if(size)
           std::memcpy(v.data() + begin, in.data(), size * sizeof(float));
       }
       for(int child : children)
         post(child, chunks + c, packDense(v.data() + begin, size));
+    };
+    for(int c = 0; c < chunks + kLag; ++c) {
+      if(c < chunks) {
+        auto [begin, size] = chunk(c);
+        for(int child : children) {
+          std::vector<char> in = recv(child, c);
+          ABORT_IF(in.size() != size * sizeof(float), "tree: chunk {} from rank {} has {} bytes, not {}", c, child,
+                   in.size(), size * sizeof(float));
+          const float* values = reinterpret_cast<const float*>(in.data());
+          for(size_t i = 0; i < size; ++i)
+            v[begin + i] += values[i];
+        }
+        if(parent >= 0)
+          post(parent, c, packDense(v.data() + begin, size));
+        else
+          broadcast(c);
+      }
+      if(parent >= 0 && c >= kLag)
+        broadcast(c - kLag);
     }
     while(!pending_.empty())
       retireOldest();
