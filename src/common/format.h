@@ -31,6 +31,13 @@ std::string format(std::string_view fmt, const Args&... args) {
   return out.str();
 }
 
+// one number through a printf format: formatNumber("%.2f", x)
+inline std::string formatNumber(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
 // 1536 -> "1.50KB": the byte counts of the display line
 inline std::string humanBytes(double b) {
   const char* units[] = {"B", "KB", "MB", "GB"};

@@ -50,6 +50,15 @@ const std::vector<Spec>& specs() {
       {"max-length", "", Kind::Int, "50", kBoth, "Skip sentences longer than this (tokens)"},
       {"vocabs", "v", Kind::Strings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
       {"dim-vocabs", "", Kind::Ints, "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
+      // translation (marian-decoder) and validation by translation
+      {"models", "m", Kind::Strings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
+      {"input", "i", Kind::Strings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
+      {"output", "o", Kind::String, "stdout", kTranslate, "Output file; stdout by default"},
+      {"n-best", "", Kind::Flag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
+      {"beam-size", "b", Kind::Int, "12", kBoth, "Beam size (1: greedy)"},
+      {"normalize", "n", Kind::Float, "0", kBoth, "Divide scores by length^N", "1"},
+      {"word-penalty", "", Kind::Float, "0", kBoth, "Subtract N per word from the score"},
+      {"max-length-factor", "", Kind::Float, "3", kBoth, "Translations are at most N times the source length"},
       // model
       {"model", "m", Kind::String, "model.npz", kTrain, "Path to the model file"},
       {"type", "", Kind::String, "transformer", kTrain, "Model type: transformer, s2s"},
@@ -117,7 +126,8 @@ const std::vector<Spec>& specs() {
       {"save-freq", "", Kind::String, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
       {"valid-freq", "", Kind::String, "10000u", kTrain, "Validate every N updates (u/t/e)"},
       {"valid-sets", "", Kind::Strings, "", kTrain, "Parallel validation corpus"},
-      {"valid-metrics", "", Kind::Strings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity"},
+      {"valid-metrics", "", Kind::Strings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, translation"},
+      {"valid-translation-output", "", Kind::String, "\"\"", kTrain, "Write the validation translations to this file"},
       {"valid-mini-batch", "", Kind::Int, "32", kTrain, "Sentences per validation batch"},
       {"valid-max-length", "", Kind::Int, "1000", kTrain, "Longer validation sentences are cropped"},
       {"early-stopping", "", Kind::Int, "10", kTrain, "Stop when the first metric stalled this many times"},
@@ -257,7 +267,7 @@ std::string Options::asYaml() const {
 }
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) {
-  int modeBit = mode == ProgramMode::training ? kTrain : kTranslate;
+  int modeBit = mode == ProgramMode::translation ? kTranslate : kTrain;
   po::options_description desc("Options");
   desc.add_options()("help,h", "Print this help and exit");
   std::set<std::string> implicitOptions;

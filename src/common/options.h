@@ -35,7 +35,9 @@ private:
   std::shared_ptr<YAML::Node> node_;
 };
 
-enum class ProgramMode { training, translation };
+// modelConfig: a trained model's configuration (training options, no file checks): what the
+// decoder reads for the architecture.
+enum class ProgramMode { training, translation, modelConfig };
 
 // The result of parsing: options, or the text to print and exit with (--help, --dump-config).
 struct ParsedOptions {

@@ -36,6 +36,13 @@ Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices)
   return b;
 }
 
+Batch Batch::fromSources(const std::vector<const std::vector<int>*>& sources) {
+  Batch b;
+  b.sentences = int(sources.size());
+  fill(sources, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
+  return b;
+}
+
 Batch Batch::slice(int begin, int n) const {
   ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);
   auto rows = [&](const std::vector<int>& ids, const std::vector<float>& mask, int len) {

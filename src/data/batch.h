@@ -15,6 +15,8 @@ struct Batch {
   size_t srcWords = 0, trgWords = 0;   // real tokens, </s> included (trgWords = labels)
 
   static Batch fromPairs(const Corpus& corpus, const std::vector<size_t>& indices);
+  // Sources only (translation): no target rows.
+  static Batch fromSources(const std::vector<const std::vector<int>*>& sources);
   // Sentences [begin, begin + n), re-padded to their own longest length.
   Batch slice(int begin, int n) const;
 };

@@ -17,6 +17,15 @@ public:
   // (label-smoothed in training, padding excluded), shape [1, 1]. training = dropout on.
   virtual Expr loss(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
   virtual std::string type() const = 0;
+
+  // Decoding, one target position at a time on a fixed source (beam search):
+  // the encoder's states [sentences, srcLen, dim] of the batch's sources;
+  virtual Expr encodeSources(ExpressionGraph& graph, const Batch& batch) = 0;
+  // the log-probabilities [hyps, trgVocab] of each hypothesis' next word. `step` holds one row
+  // per hypothesis: its source's mask (srcMask [hyps, srcLen]) and its words so far followed by
+  // one ignored id (trgIds [hyps, t+1]); `context` the encoder states of each hypothesis' source
+  // [hyps, srcLen, dim], a constant computed once by encodeSources.
+  virtual Expr nextWordLogProbs(ExpressionGraph& graph, const Batch& step, Expr context) = 0;
 };
 
 // Model options come from the effective configuration (--type, --dim-emb, ...); vocabulary

@@ -39,6 +39,21 @@ public:
                                       training ? smoothing_ : 0.f);
   }
 
+  Expr encodeSources(ExpressionGraph& g, const Batch& batch) override {
+    training_ = false;
+    Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dimEmb_);
+    return encode(g, srcTable, batch);
+  }
+
+  Expr nextWordLogProbs(ExpressionGraph& g, const Batch& step, Expr context) override {
+    training_ = false;
+    Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);
+    // the GRUs run over the whole prefix again: no recurrent state is carried between steps
+    Expr hidden = decode(g, trgTable, step, context);
+    Expr last = reshape(slice(hidden, 1, step.trgLen - 1, step.trgLen), {step.sentences, dimEmb_});
+    return logSoftmax(layers::outputLayer(g, last, tiedOutput_ ? trgTable : nullptr, trgVocab_));
+  }
+
 private:
   Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
   Expr dropWords(Expr emb, float p) const {  // whole words: one mask value per position

@@ -52,6 +52,23 @@ public:
                                       training ? smoothing_ : 0.f);
   }
 
+  Expr encodeSources(ExpressionGraph& g, const Batch& batch) override {
+    training_ = false;
+    Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
+    return encode(g, srcTable, batch, g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask));
+  }
+
+  Expr nextWordLogProbs(ExpressionGraph& g, const Batch& step, Expr context) override {
+    training_ = false;
+    Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dim_);
+    Expr srcMask = g.constant({step.sentences, 1, 1, step.srcLen}, step.srcMask);
+    // the whole prefix again (no cached keys and values): simple, and the decoder is small next
+    // to the output layer, which runs for the last position only
+    Expr dec = decode(g, trgTable, step, context, srcMask);
+    Expr last = reshape(slice(dec, 1, step.trgLen - 1, step.trgLen), {step.sentences, dim_});
+    return logSoftmax(layers::outputLayer(g, last, tiedOutput_ ? trgTable : nullptr, trgVocab_));
+  }
+
 private:
   Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
 

@@ -30,12 +30,6 @@ std::string grouped(uint64_t n) {
   return s;
 }
 
-std::string formatNumber(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), fmt, v);
-  return buf;
-}
-
 class Trainer {
 public:
   explicit Trainer(const Options& o)
@@ -250,7 +244,7 @@ private:
     const auto& metrics = validator_->metrics();
     for(size_t i = 0; i < metrics.size(); ++i) {
       ValidatorState& v = state_.validators[metrics[i]];
-      bool better = !v.hasBest || scores[i] < v.lastBest;
+      bool better = !v.hasBest || (Validator::higherIsBetter(metrics[i]) ? scores[i] > v.lastBest : scores[i] < v.lastBest);
       std::string verdict;
       if(better) {
         v.lastBest = scores[i];
@@ -273,6 +267,15 @@ private:
       return true;
     }
     return false;
+  }
+
+  // What marian-decoder -c needs, as Marian writes it beside the model.
+  std::string decoderConfig() const {
+    auto vocabs = options_.get<std::vector<std::string>>("vocabs");
+    std::string yml = "models:\n  - " + modelPath_ + "\nvocabs:\n";
+    for(const std::string& v : vocabs)
+      yml += "  - " + v + "\n";
+    return yml + "beam-size: 6\nnormalize: 0.6\nword-penalty: 0\nmini-batch: 16\nmaxi-batch: 100\n";
   }
 
   // model.npz with the model options embedded as special:model.yml (as Marian does)
@@ -307,6 +310,7 @@ private:
       writeModel(iter, smoothed);
     }
     writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
+    writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
     writeFileAtomic(progressPath(), state_.toYaml());
     lastSaved_ = state_.batches;
     LOG(info, "Saved model to {} (update {})", modelPath_, state_.batches);

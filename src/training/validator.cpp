@@ -2,16 +2,19 @@
 
 #include <cmath>
 
+#include "common/file_util.h"
 #include "common/logging.h"
+#include "data/text_file.h"
+#include "translator/bleu.h"
 #include "tensors/kernels.h"
 
 namespace marian {
 
 Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>& vocabs)
-    : metrics_(o.get<std::vector<std::string>>("valid-metrics")) {
+    : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs) {
   for(const std::string& m : metrics_)
-    ABORT_IF(m != "cross-entropy" && m != "ce-mean-words" && m != "perplexity",
-             "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words or perplexity", m);
+    ABORT_IF(m != "cross-entropy" && m != "ce-mean-words" && m != "perplexity" && !higherIsBetter(m),
+             "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words, perplexity, bleu or translation", m);
   corpus_ = std::make_unique<Corpus>(o.get<std::vector<std::string>>("valid-sets"), vocabs,
                                      size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
@@ -23,12 +26,43 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   model_ = createModel(o, vocabs[0]->size(), vocabs[1]->size());
 }
 
+double Validator::translationBleu(const std::vector<float>& values, bool writeOutput) {
+  if(!translator_) {
+    auto sets = options_.get<std::vector<std::string>>("valid-sets");
+    sources_ = readLines(sets[0], "Validation source");
+    references_ = readLines(sets[1], "Validation reference");
+    ABORT_IF(sources_.size() != references_.size(), "Validation sets {} and {} have {} and {} lines", sets[0], sets[1],
+             sources_.size(), references_.size());
+    translator_ = std::make_unique<Translator>(options_, vocabs_, beamOptions(options_),
+                                               size_t(options_.get<int>("valid-mini-batch")),
+                                               std::max(1, options_.get<int>("cpu-threads")));
+  }
+  translator_->setValues(values);
+  auto nbest = translator_->translate(sources_);
+  std::vector<std::string> hyps;
+  for(const auto& list : nbest)
+    hyps.push_back(list.empty() ? "" : translator_->text(list[0]));
+  std::string path = options_.get<std::string>("valid-translation-output");
+  if(writeOutput && !path.empty()) {
+    std::string text;
+    for(const std::string& h : hyps)
+      text += h + "\n";
+    writeFileAtomic(path, text);
+  }
+  BleuScore bleu = corpusBleu(hyps, references_);
+  LOG(info, "[valid] {}", bleu.str());
+  return bleu.score;
+}
+
 std::vector<double> Validator::validate(const std::vector<float>& values, size_t expectedSize) {
+  bool needsCrossEntropy = false;
+  for(const std::string& m : metrics_)
+    needsCrossEntropy = needsCrossEntropy || !higherIsBetter(m);
   double ce = 0;
   size_t labels = 0, sentences = 0;
   bool loaded = false;
   batches_->startEpoch(1);
-  while(batches_->hasNext()) {
+  while(needsCrossEntropy && batches_->hasNext()) {
     Batch batch = batches_->next();
     graph_->clear();
     Expr loss = model_->loss(*graph_, batch, /*training=*/false);
@@ -47,7 +81,9 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
   }
   std::vector<double> out;
   for(const std::string& m : metrics_) {
-    if(m == "cross-entropy")
+    if(higherIsBetter(m))
+      out.push_back(translationBleu(values, m == "translation"));
+    else if(m == "cross-entropy")
       out.push_back(ce / double(sentences));
     else if(m == "ce-mean-words")
       out.push_back(ce / double(labels));

@@ -1,13 +1,16 @@
 #pragma once
 // defines: marian::Validator — scores a model on --valid-sets with --valid-metrics
 // (cross-entropy: summed cross-entropy per sentence, as Marian reports it for ce-sum;
-// ce-mean-words: per target label; perplexity: exp(ce-mean-words)).
+// ce-mean-words: per target label; perplexity: exp(ce-mean-words); bleu and translation: the
+// corpus BLEU of the beam-search translations of the sources against the references, and
+// translation also writes them to --valid-translation-output).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "data/batch_generator.h"
 #include "models/encoder_decoder.h"
+#include "translator/translator.h"
 
 namespace marian {
 
@@ -16,12 +19,18 @@ public:
   Validator(const Options& options, const std::vector<std::shared_ptr<Vocab>>& vocabs);
 
   const std::vector<std::string>& metrics() const { return metrics_; }
-  // One value per metric (all: lower is better) for the model with these flat parameter
-  // values; their count must match this validator's own graph, which is checked.
+  // One value per metric for the model with these flat parameter values; their count must
+  // match this validator's own graph, which is checked.
   std::vector<double> validate(const std::vector<float>& values, size_t expectedSize);
+  static bool higherIsBetter(const std::string& metric) { return metric == "bleu" || metric == "translation"; }
 
 private:
+  double translationBleu(const std::vector<float>& values, bool writeOutput);
   std::vector<std::string> metrics_;
+  Options options_;
+  std::vector<std::shared_ptr<Vocab>> vocabs_;
+  std::unique_ptr<Translator> translator_;
+  std::vector<std::string> sources_, references_;
   std::unique_ptr<Corpus> corpus_;
   std::unique_ptr<BatchGenerator> batches_;
   std::unique_ptr<ExpressionGraph> graph_;

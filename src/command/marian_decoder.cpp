@@ -1,0 +1,118 @@
+// marian-decoder: translates with a trained model, `marian-decoder -m model.npz -v src.spm trg.spm
+// < input > output` or `-c model.npz.decoder.yml`. The architecture comes from MODEL.yml, the
+// configuration the trainer writes beside the model.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "common/file_util.h"
+#include "common/logging.h"
+#include "common/npz.h"
+#include "common/options.h"
+#include "data/text_file.h"
+#include "data/vocab.h"
+#include "translator/translator.h"
+
+using namespace marian;
+
+namespace {
+
+// The model's configuration: MODEL.yml beside it (the trainer writes it), else the copy the
+// trainer embeds in the model file (special:model.yml, as Marian).
+Options architectureOf(const std::string& model) {
+  ABORT_IF(!fileExists(model), "Model file {} does not exist", model);
+  std::string config = model + ".yml";
+  std::string temporary;
+  if(!fileExists(config)) {
+    for(const NpzItem& item : readNpz(model))
+      if(item.name == "special:model.yml") {
+        temporary = model + ".embedded-config.tmp.yml";
+        writeFileAtomic(temporary, std::string(item.bytes.begin(), item.bytes.end()));
+        config = temporary;
+      }
+    ABORT_IF(temporary.empty(),
+             "Neither {}.yml nor a configuration inside {} (special:model.yml): the decoder needs the model's "
+             "architecture (--type, --dim-emb, ...)",
+             model, model);
+  }
+  const char* argv[] = {"marian", "-c", config.c_str()};
+  Options o = parseOptions(3, argv, ProgramMode::modelConfig).options;
+  if(!temporary.empty())
+    std::remove(temporary.c_str());
+  return o;
+}
+
+std::vector<std::string> readInput(const std::string& path) {
+  if(path != "stdin" && path != "-")
+    return readLines(path, "Input file");
+  std::vector<std::string> lines;
+  for(std::string line; std::getline(std::cin, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    ParsedOptions parsed = parseOptions(argc, argv, ProgramMode::translation);
+    if(parsed.exitNow) {
+      std::fputs(parsed.print.c_str(), stdout);
+      return 0;
+    }
+    const Options& o = parsed.options;
+    logging::configure(o.get<std::string>("log", ""), o.get<bool>("quiet"));
+    auto models = o.get<std::vector<std::string>>("models", {});
+    ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
+    auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
+    ABORT_IF(vocabPaths.size() != 2, "Give a source and a target vocabulary with -v/--vocabs, got {}", vocabPaths.size());
+    std::vector<std::shared_ptr<Vocab>> vocabs;
+    for(const std::string& v : vocabPaths) {
+      ABORT_IF(!fileExists(v), "Vocabulary {} does not exist", v);
+      vocabs.push_back(loadOrCreateVocab(v, {}, 0));
+    }
+    auto inputs = o.get<std::vector<std::string>>("input");
+    ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
+
+    Translator translator(architectureOf(models[0]), vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")),
+                          std::max(1, o.get<int>("cpu-threads")));
+    translator.load(models[0]);
+    LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
+        o.get<int>("beam-size"));
+
+    std::vector<std::string> lines = readInput(inputs[0]);
+    auto start = std::chrono::steady_clock::now();
+    auto nbest = translator.translate(lines);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::string outPath = o.get<std::string>("output");
+    std::ofstream file;
+    if(outPath != "stdout" && outPath != "-") {
+      file.open(outPath);
+      ABORT_IF(!file, "Cannot write {}", outPath);
+    }
+    std::ostream& out = file.is_open() ? file : std::cout;
+    bool nBest = o.get<bool>("n-best");
+    for(size_t i = 0; i < nbest.size(); ++i) {
+      if(nbest[i].empty()) {  // cannot happen: max length forces </s>; keep the line count anyway
+        out << "\n";
+        continue;
+      }
+      if(!nBest) {
+        out << translator.text(nbest[i][0]) << "\n";
+        continue;
+      }
+      for(const Hypothesis& h : nbest[i])
+        out << i << " ||| " << translator.text(h) << " ||| F0= " << h.score << " ||| " << h.normalized << "\n";
+    }
+    out.flush();
+    LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} thread(s), beam {})", lines.size(),
+        formatNumber("%.2f", seconds), formatNumber("%.2f", double(lines.size()) / std::max(seconds, 1e-9)),
+        std::max(1, o.get<int>("cpu-threads")), o.get<int>("beam-size"));
+  } catch(const std::exception& e) {
+    std::fprintf(stderr, "Error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,40 @@
+#pragma once
+// defines: marian::BeamSearch — batched beam search over any EncoderDecoder: the sources of a
+// batch are encoded once; then at every step the live hypotheses of all sentences are scored
+// together, each sentence keeps its best (beam size - finished) continuations, and a hypothesis
+// that emits </s> is finished. Beam size 1 is greedy decoding.
+#include <vector>
+
+#include "data/batch.h"
+#include "graph/expression_graph.h"
+#include "models/encoder_decoder.h"
+
+namespace marian {
+
+struct BeamOptions {
+  int beamSize = 12;
+  float normalize = 0.f;        // final score = score / length^normalize (length with </s>)
+  float wordPenalty = 0.f;      // subtracted from the score for every word, </s> included
+  float maxLengthFactor = 3.f;  // at most this many times the source length (</s> included)
+};
+
+struct Hypothesis {
+  std::vector<int> words;  // without </s>
+  float score = 0;         // summed log-probabilities minus word penalties
+  float normalized = 0;    // what the n-best list is sorted by
+};
+
+class BeamSearch {
+public:
+  // The graph holds the model's parameters, already loaded.
+  BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const BeamOptions& options);
+  // For every sentence of the batch, its finished hypotheses, best first (at most beamSize).
+  std::vector<std::vector<Hypothesis>> search(const Batch& batch);
+
+private:
+  EncoderDecoder& model_;
+  ExpressionGraph& graph_;
+  BeamOptions options_;
+};
+
+}  // namespace marian

@@ -1,0 +1,107 @@
+#include "translator/translator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cblas.h>
+#include <numeric>
+#include <set>
+
+#include "common/error.h"
+#include "common/npz.h"
+#include "common/parallel.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+struct Translator::Worker {
+  std::unique_ptr<ExpressionGraph> graph;
+  std::unique_ptr<EncoderDecoder> model;
+  std::unique_ptr<BeamSearch> search;
+};
+
+BeamOptions beamOptions(const Options& o) {
+  BeamOptions b;
+  b.beamSize = o.get<int>("beam-size");
+  b.normalize = o.get<float>("normalize");
+  b.wordPenalty = o.get<float>("word-penalty");
+  b.maxLengthFactor = o.get<float>("max-length-factor");
+  return b;
+}
+
+Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
+                       const BeamOptions& beam, size_t miniBatch, int threads)
+    : vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)) {
+  ABORT_IF(vocabs_.size() != 2, "Translation needs a source and a target vocabulary, got {}", vocabs_.size());
+  ABORT_IF(threads < 1, "--cpu-threads must be >= 1 for translation");
+  if(threads > 1)
+    openblas_set_num_threads(1);  // parallelism comes from the threads, one graph each
+  // One sentence of </s> declares every parameter of the architecture.
+  std::vector<int> eos{Vocab::kEos};
+  Batch declare = Batch::fromSources({&eos});
+  declare.trgLen = 1;
+  declare.trgIds = {Vocab::kEos};
+  declare.trgMask = {1.f};
+  declare.trgWords = 1;
+  for(int t = 0; t < threads; ++t) {
+    auto w = std::make_unique<Worker>();
+    w->graph = std::make_unique<ExpressionGraph>(cpuDevice(t), 1, 0);
+    w->model = createModel(modelOptions, vocabs_[0]->size(), vocabs_[1]->size());
+    w->model->loss(*w->graph, declare, false);
+    w->graph->params().allocate();
+    w->graph->clear();
+    w->search = std::make_unique<BeamSearch>(*w->model, *w->graph, beam_);
+    workers_.push_back(std::move(w));
+  }
+}
+
+Translator::~Translator() = default;
+
+size_t Translator::parameterCount() const { return workers_[0]->graph->params().totalSize(); }
+
+void Translator::load(const std::string& modelPath) {
+  const Parameters& params = workers_[0]->graph->params();
+  std::set<std::string> declared;
+  for(const auto& e : params.entries())
+    declared.insert(e.name);
+  for(const NpzItem& item : readNpz(modelPath))
+    ABORT_IF(item.name.rfind("special:", 0) != 0 && !declared.count(item.name),
+             "Model file {} holds parameter '{}', which this configuration's model does not have: it was "
+             "trained with a different architecture (check --type, --enc-depth, --dec-depth, --dim-emb, ...)",
+             modelPath, item.name);
+  setValues(params.readValues(modelPath));  // names the parameter missing or of another shape
+}
+
+void Translator::setValues(const std::vector<float>& values) {
+  ABORT_IF(values.size() != parameterCount(), "The model has {} parameter values, this architecture {}",
+           values.size(), parameterCount());
+  for(auto& w : workers_)
+    kernels::fromHost(w->graph->params().values(), values);
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std::string>& lines) {
+  std::vector<std::vector<int>> sources;
+  for(const std::string& line : lines)
+    sources.push_back(vocabs_[0]->encode(line, true));
+  // by length, so a batch pads little; the result goes back to input order
+  std::vector<size_t> order(lines.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
+  size_t batches = (order.size() + miniBatch_ - 1) / miniBatch_;
+  std::vector<std::vector<Hypothesis>> out(lines.size());
+  std::atomic<size_t> nextBatch{0};
+  parallelFor(workers_.size(), [&](size_t t) {
+    for(size_t b = nextBatch++; b < batches; b = nextBatch++) {
+      std::vector<const std::vector<int>*> rows;
+      size_t begin = b * miniBatch_, end = std::min(order.size(), begin + miniBatch_);
+      for(size_t i = begin; i < end; ++i)
+        rows.push_back(&sources[order[i]]);
+      auto nbest = workers_[t]->search->search(Batch::fromSources(rows));
+      for(size_t i = begin; i < end; ++i)
+        out[order[i]] = std::move(nbest[i - begin]);
+    }
+  });
+  return out;
+}
+
+}  // namespace marian

@@ -1,0 +1,46 @@
+#pragma once
+// defines: marian::Translator — text in, n-best lists out: encodes lines with the source
+// vocabulary, sorts them by length into mini-batches, runs BeamSearch on one graph per CPU
+// thread, and returns the hypotheses in input order. Used by marian-decoder and by validation.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "data/vocab.h"
+#include "graph/expression_graph.h"
+#include "models/encoder_decoder.h"
+#include "translator/beam_search.h"
+
+namespace marian {
+
+class Translator {
+public:
+  // modelOptions: the architecture (the training configuration); vocabs: source and target
+  Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
+             size_t miniBatch, int threads);
+  ~Translator();
+  // Parameter values from a model file, which must hold exactly this architecture's parameters;
+  // anything else is an error naming the file and the parameter.
+  void load(const std::string& modelPath);
+  // Parameter values as a flat vector in the layout of this architecture (validation).
+  void setValues(const std::vector<float>& values);
+  size_t parameterCount() const;
+
+  std::vector<std::vector<Hypothesis>> translate(const std::vector<std::string>& lines);
+  // detokenized text of a hypothesis
+  std::string text(const Hypothesis& h) const { return vocabs_[1]->decode(h.words); }
+
+private:
+  struct Worker;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::shared_ptr<Vocab>> vocabs_;
+  BeamOptions beam_;
+  size_t miniBatch_;
+};
+
+// The beam options of decoding and validation (--beam-size, --normalize, --word-penalty,
+// --max-length-factor).
+BeamOptions beamOptions(const Options& options);
+
+}  // namespace marian
