@@ -70,7 +70,14 @@ BleuScore corpusBleu(const std::vector<std::string>& hypotheses, const std::vect
       }
     }
   }
-  // sacreBLEU's compute_bleu with smooth_method "exp"
+  // sacreBLEU's compute_bleu with smooth_method "exp"; no match at all scores 0 (its #141)
+  b.ratio = b.refLength ? double(b.hypLength) / double(b.refLength) : 0;
+  if(b.hypLength == 0)
+    b.brevityPenalty = 0;
+  else
+    b.brevityPenalty = b.hypLength < b.refLength ? std::exp(1.0 - double(b.refLength) / double(b.hypLength)) : 1.0;
+  if(matches[0] + matches[1] + matches[2] + matches[3] == 0)
+    return b;
   double smooth = 1, logSum = 0;
   for(int n = 0; n < 4; ++n) {
     if(totals[n] == 0) {
@@ -83,12 +90,7 @@ BleuScore corpusBleu(const std::vector<std::string>& hypotheses, const std::vect
     }
     logSum += b.precisions[n] > 0 ? std::log(b.precisions[n]) : -9999999999.0;
   }
-  b.ratio = b.refLength ? double(b.hypLength) / double(b.refLength) : 0;
-  if(b.hypLength == 0)
-    b.brevityPenalty = 0;
-  else
-    b.brevityPenalty = b.hypLength < b.refLength ? std::exp(1.0 - double(b.refLength) / double(b.hypLength)) : 1.0;
-  b.score = b.hypLength == 0 ? 0 : b.brevityPenalty * std::exp(logSum / 4);
+  b.score = b.brevityPenalty * std::exp(logSum / 4);
   return b;
 }
 

@@ -1,0 +1,157 @@
+// Beam search on small randomly initialised models (transformer and s2s): beam size 1 is exactly
+// greedy decoding; every hypothesis' score is the sum of its words' log-probabilities; n-best
+// lists are sorted and no longer than the beam; length normalisation and word penalty follow
+// their definitions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "common/options.h"
+#include "data/vocab.h"
+#include "tensors/kernels.h"
+#include "translator/beam_search.h"
+
+namespace marian {
+namespace {
+
+const int kVocab = 23;
+
+Options modelOptions(const std::string& type) {
+  std::vector<std::string> args = {"marian",       "--type",  type, "--dim-emb",   "16", "--transformer-dim-ffn", "32",
+                                   "--transformer-heads", "2", "--enc-depth", "1", "--dec-depth", type == "s2s" ? "1" : "2",
+                                   "--dim-rnn", "16"};
+  std::vector<const char*> argv;
+  for(const auto& a : args)
+    argv.push_back(a.c_str());
+  return parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
+}
+
+struct Fixture {
+  std::unique_ptr<EncoderDecoder> model;
+  ExpressionGraph graph{cpuDevice(0), 1, 0};
+  std::vector<std::vector<int>> sources;
+
+  explicit Fixture(const std::string& type) {
+    model = createModel(modelOptions(type), kVocab, kVocab);
+    std::vector<int> eos{Vocab::kEos};
+    Batch declare = Batch::fromSources({&eos});
+    declare.trgLen = 1;
+    declare.trgIds = {Vocab::kEos};
+    declare.trgMask = {1.f};
+    model->loss(graph, declare, false);
+    graph.params().allocate();
+    std::mt19937 rng(5);
+    for(int s = 0; s < 6; ++s) {
+      std::vector<int> src;
+      int len = 2 + s % 4;
+      for(int t = 0; t < len; ++t)
+        src.push_back(2 + int(rng() % (kVocab - 2)));
+      src.push_back(Vocab::kEos);
+      sources.push_back(src);
+    }
+  }
+
+  Batch batch() const {
+    std::vector<const std::vector<int>*> rows;
+    for(const auto& s : sources)
+      rows.push_back(&s);
+    return Batch::fromSources(rows);
+  }
+
+  // log-probabilities of the next word after `prefix` for source s, computed alone
+  std::vector<float> nextWord(size_t s, const std::vector<int>& prefix) {
+    Batch one = Batch::fromSources({&sources[s]});
+    graph.clear();
+    Expr enc = model->encodeSources(graph, one);
+    graph.forward();
+    std::vector<float> context = kernels::toHost(enc->val());
+    Batch step;
+    step.sentences = 1;
+    step.srcLen = one.srcLen;
+    step.srcMask = one.srcMask;
+    step.trgLen = int(prefix.size()) + 1;
+    step.trgIds = prefix;
+    step.trgIds.push_back(Vocab::kEos);
+    step.trgMask.assign(step.trgIds.size(), 1.f);
+    graph.clear();
+    int D = int(context.size()) / one.srcLen;
+    Expr lp = model->nextWordLogProbs(graph, step, graph.constant({1, one.srcLen, D}, context));
+    graph.forward();
+    return kernels::toHost(lp->val());
+  }
+
+  // the summed log-probability of words + </s>
+  double score(size_t s, const std::vector<int>& words) {
+    double total = 0;
+    std::vector<int> prefix;
+    for(size_t t = 0; t <= words.size(); ++t) {
+      int w = t < words.size() ? words[t] : Vocab::kEos;
+      total += nextWord(s, prefix)[size_t(w)];
+      prefix.push_back(w);
+    }
+    return total;
+  }
+};
+
+void checkGreedy(const std::string& type) {
+  Fixture f(type);
+  BeamOptions options;
+  options.beamSize = 1;
+  options.maxLengthFactor = 2;
+  BeamSearch search(*f.model, f.graph, options);
+  auto results = search.search(f.batch());
+  ASSERT_EQ(results.size(), f.sources.size());
+  for(size_t s = 0; s < f.sources.size(); ++s) {
+    SCOPED_TRACE("sentence " + std::to_string(s));
+    // greedy: the most probable word at every step until </s> or the length limit
+    std::vector<int> greedy;
+    size_t limit = size_t(std::ceil(2.0 * double(f.sources[s].size())));
+    while(true) {
+      std::vector<float> lp = f.nextWord(s, greedy);
+      bool last = greedy.size() + 1 >= limit;
+      int best = last ? Vocab::kEos : int(std::max_element(lp.begin(), lp.end()) - lp.begin());
+      if(best == Vocab::kEos)
+        break;
+      greedy.push_back(best);
+    }
+    ASSERT_EQ(results[s].size(), 1u);
+    EXPECT_EQ(results[s][0].words, greedy);
+    EXPECT_NEAR(results[s][0].score, f.score(s, greedy), 1e-3);
+  }
+}
+
+TEST(BeamSearch, BeamSizeOneIsGreedyTransformer) { checkGreedy("transformer"); }
+TEST(BeamSearch, BeamSizeOneIsGreedyS2S) { checkGreedy("s2s"); }
+
+TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
+  for(const std::string type : {"transformer", "s2s"}) {
+    SCOPED_TRACE(type);
+    Fixture f(type);
+    BeamOptions options;
+    options.beamSize = 4;
+    options.normalize = 0.6f;
+    options.wordPenalty = 0.1f;
+    BeamSearch search(*f.model, f.graph, options);
+    auto results = search.search(f.batch());
+    for(size_t s = 0; s < f.sources.size(); ++s) {
+      ASSERT_FALSE(results[s].empty());
+      ASSERT_LE(results[s].size(), 4u);
+      for(size_t i = 0; i < results[s].size(); ++i) {
+        const Hypothesis& h = results[s][i];
+        double length = double(h.words.size() + 1);
+        EXPECT_NEAR(h.score, f.score(s, h.words) - 0.1 * length, 1e-3);
+        EXPECT_NEAR(h.normalized, h.score / std::pow(length, 0.6), 1e-4);
+        if(i > 0) {
+          EXPECT_GE(results[s][i - 1].normalized, h.normalized);
+        }
+        for(int w : h.words)
+          EXPECT_NE(w, Vocab::kEos);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace marian
