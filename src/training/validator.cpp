@@ -26,7 +26,7 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   model_ = createModel(o, vocabs[0]->size(), vocabs[1]->size());
 }
 
-double Validator::translationBleu(const std::vector<float>& values, bool writeOutput) {
+double Validator::translationBleu(const std::vector<float>& values) {
   if(!translator_) {
     auto sets = options_.get<std::vector<std::string>>("valid-sets");
     sources_ = readLines(sets[0], "Validation source");
@@ -43,7 +43,7 @@ double Validator::translationBleu(const std::vector<float>& values, bool writeOu
   for(const auto& list : nbest)
     hyps.push_back(list.empty() ? "" : translator_->text(list[0]));
   std::string path = options_.get<std::string>("valid-translation-output");
-  if(writeOutput && !path.empty()) {
+  if(!path.empty()) {
     std::string text;
     for(const std::string& h : hyps)
       text += h + "\n";
@@ -82,7 +82,7 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
   std::vector<double> out;
   for(const std::string& m : metrics_) {
     if(higherIsBetter(m))
-      out.push_back(translationBleu(values, m == "translation"));
+      out.push_back(translationBleu(values));
     else if(m == "cross-entropy")
       out.push_back(ce / double(sentences));
     else if(m == "ce-mean-words")

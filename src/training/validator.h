@@ -2,8 +2,8 @@
 // defines: marian::Validator — scores a model on --valid-sets with --valid-metrics
 // (cross-entropy: summed cross-entropy per sentence, as Marian reports it for ce-sum;
 // ce-mean-words: per target label; perplexity: exp(ce-mean-words); bleu and translation: the
-// corpus BLEU of the beam-search translations of the sources against the references, and
-// translation also writes them to --valid-translation-output).
+// corpus BLEU of the beam-search translations of the sources against the references, written
+// to --valid-translation-output when given).
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ public:
   static bool higherIsBetter(const std::string& metric) { return metric == "bleu" || metric == "translation"; }
 
 private:
-  double translationBleu(const std::vector<float>& values, bool writeOutput);
+  double translationBleu(const std::vector<float>& values);
   std::vector<std::string> metrics_;
   Options options_;
   std::vector<std::shared_ptr<Vocab>> vocabs_;

@@ -1,0 +1,140 @@
+// marian and marian-decoder end to end on toy tasks a small model learns exactly: reversing
+// sequences of distinct symbols (transformer and s2s) decodes exactly with beam 1 and beam 4;
+// the n-best format; BLEU validation during training writes its translations; a model used with
+// another vocabulary or another architecture is refused with a message naming the problem.
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::readFile;
+
+std::string dir() {
+  static std::string d = [] {
+    std::string path = ::testing::TempDir() + "marian_translate_" + std::to_string(getpid());
+    std::system(("rm -rf " + path + " && mkdir -p " + path).c_str());
+    std::mt19937 rng(3);
+    std::vector<std::string> symbols = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"};
+    auto write = [&](const std::string& name, int n) {
+      std::ofstream src(path + "/" + name + ".src"), trg(path + "/" + name + ".trg");
+      for(int i = 0; i < n; ++i) {
+        std::vector<std::string> s = symbols;
+        std::shuffle(s.begin(), s.end(), rng);
+        s.resize(3 + rng() % 4);
+        for(size_t t = 0; t < s.size(); ++t)
+          src << (t ? " " : "") << s[t];
+        for(size_t t = s.size(); t-- > 0;)
+          trg << s[t] << (t ? " " : "");
+        src << "\n";
+        trg << "\n";
+      }
+    };
+    write("train", 4000);
+    write("test", 40);
+    return path;
+  }();
+  return d;
+}
+
+int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
+
+// Trains `name` (a model folder) on the reversal task.
+void train(const std::string& name, const std::string& extra) {
+  std::string d = dir(), m = d + "/" + name;
+  sh("rm -rf " + m + " && mkdir -p " + m);
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d +
+                    "/train.trg --vocabs " + d + "/vocab.yml " + d + "/vocab.yml --model " + m +
+                    "/model.npz --mini-batch 32 --learn-rate 0.005 --seed 3 --disp-freq 500 --overwrite " + extra +
+                    " > " + m + "/train.log 2>&1";
+  ASSERT_EQ(sh(cmd), 0) << readFile(m + "/train.log");
+}
+
+std::string decoder(const std::string& name, const std::string& extra, const std::string& out) {
+  std::string d = dir(), m = d + "/" + name;
+  return std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + d + "/vocab.yml " + d +
+         "/vocab.yml " + extra + " < " + d + "/test.src > " + out + " 2> " + out + ".log";
+}
+
+void decodesExactly(const std::string& name) {
+  std::string d = dir();
+  for(std::string beam : {"1", "4"}) {
+    SCOPED_TRACE(name + " beam " + beam);
+    std::string out = d + "/" + name + "/test.beam" + beam;
+    ASSERT_EQ(sh(decoder(name, "-b " + beam + " --normalize 0.6", out)), 0) << readFile(out + ".log");
+    EXPECT_EQ(readFile(out), readFile(d + "/test.trg")) << readFile(out + ".log");
+  }
+}
+
+const std::string kTransformer =
+    "--dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1 --lr-warmup 100 "
+    "--learn-rate 0.003 --lr-decay-inv-sqrt 1000 --after-batches 4000";
+
+TEST(Translate, TransformerReversesExactly) {
+  train("transformer", kTransformer);
+  decodesExactly("transformer");
+}
+
+TEST(Translate, S2SReversesExactly) {
+  train("s2s", "--type s2s --dim-emb 32 --dim-rnn 64 --after-batches 1000");
+  decodesExactly("s2s");
+}
+
+TEST(Translate, NBestListFormat) {
+  train("nbest", kTransformer + " --after-batches 300");
+  std::string out = dir() + "/nbest/out";
+  ASSERT_EQ(sh(decoder("nbest", "-b 3 --n-best", out)), 0) << readFile(out + ".log");
+  std::istringstream lines(readFile(out));
+  std::regex entry("^(\\d+) \\|\\|\\| [a-p ]* \\|\\|\\| F0= -?[0-9.e-]+ \\|\\|\\| -?[0-9.e-]+$");
+  std::map<int, int> perSentence;
+  for(std::string l; std::getline(lines, l);) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(l, m, entry)) << l;
+    ++perSentence[std::stoi(m[1])];
+  }
+  EXPECT_EQ(perSentence.size(), 40u);
+  for(auto [sentence, n] : perSentence)
+    EXPECT_LE(n, 3) << sentence;
+  EXPECT_NE(readFile(out + ".log").find("sentences/s"), std::string::npos);
+}
+
+TEST(Translate, BleuValidationWritesTranslations) {
+  std::string d = dir();
+  train("valid", kTransformer + " --after-batches 1000 --valid-freq 500 --valid-sets " + d + "/test.src " + d +
+                     "/test.trg --valid-metrics bleu cross-entropy --beam-size 2 --valid-translation-output " + d +
+                     "/valid/out.txt");
+  std::string log = readFile(d + "/valid/train.log");
+  EXPECT_TRUE(std::regex_search(log, std::regex("\\[valid\\] BLEU = [0-9.]+ [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ \\(BP = ")))
+      << log;
+  EXPECT_TRUE(std::regex_search(log, std::regex("\\[valid\\] Ep\\. \\d+ : Up\\. 1000 : bleu : [0-9.]+ : new best")))
+      << log;
+  std::istringstream out(readFile(d + "/valid/out.txt"));
+  int lines = 0;
+  for(std::string l; std::getline(out, l);)
+    ++lines;
+  EXPECT_EQ(lines, 40);
+}
+
+TEST(Translate, AnotherVocabularyOrArchitectureIsRefused) {
+  train("mismatch", kTransformer + " --after-batches 50");
+  std::string d = dir(), m = d + "/mismatch";
+  // a vocabulary with more entries than the model was trained with
+  sh("cp " + d + "/vocab.yml " + m + "/big.yml && for w in q r s t u; do echo \"$w: $(( $(wc -l < " + m +
+     "/big.yml) ))\" >> " + m + "/big.yml; done");
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/big.yml " + m +
+                    "/big.yml < " + d + "/test.src > " + m + "/out 2> " + m + "/err";
+  EXPECT_NE(sh(cmd), 0);
+  std::string err = readFile(m + "/err");
+  EXPECT_NE(err.find("Wemb"), std::string::npos) << err;
+  EXPECT_NE(err.find(m + "/model.npz"), std::string::npos) << err;
+  // a configuration that says two decoder layers
+  sh("sed -i 's/^dec-depth: 1/dec-depth: 2/' " + m + "/model.npz.yml");
+  ASSERT_NE(readFile(m + "/model.npz.yml").find("dec-depth: 2"), std::string::npos);
+  EXPECT_NE(sh(decoder("mismatch", "", m + "/out2")), 0);
+  err = readFile(m + "/out2.log");
+  EXPECT_NE(err.find("decoder_l2"), std::string::npos) << err;
+}
+
+}  // namespace
