@@ -127,3 +127,41 @@ TEST(MultiNode, AKilledRankEndsTheJob) {
 }
 
 }  // namespace
+
+namespace {
+
+// The share of communication that ran while a compute span was open, per rank, from
+// scripts/timeline-summary's table.
+std::vector<double> overlapShares(const std::string& trace0, const std::string& trace1) {
+  std::string out = e2e::corpusDir() + "/summary.txt";
+  std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + trace0 + " " + trace1 +
+                    " > " + out;
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::string table = e2e::readFile(out);
+  std::vector<double> shares;
+  std::regex row("\\| \\d+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ s \\((\\d+)%\\) \\|");
+  for(std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it)
+    shares.push_back(std::stod((*it)[1]));
+  return shares;
+}
+
+TEST(MultiNode, TimelineShowsCommunicationOverlappingComputation) {
+  for(bool overlap : {true, false}) {
+    SCOPED_TRACE(overlap ? "overlap" : "no overlap");
+    std::string m = e2e::corpusDir() + "/timeline";
+    RunResult r = e2e::run("timeline", std::string("--multi-node --after-batches 30 --timeline ") + m + "/trace.json" +
+                                           (overlap ? " --multi-node-overlap" : ""),
+                           true, mpirun(2));
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::vector<double> shares = overlapShares(m + "/trace.json", m + "/trace.rank1.json");
+    ASSERT_EQ(shares.size(), 2u);
+    for(double s : shares) {
+      if(overlap)
+        EXPECT_GT(s, 0.0);  // exchanges on the communication thread while the compute thread works
+      else
+        EXPECT_EQ(s, 0.0);  // the compute thread exchanges itself: nothing else computes meanwhile
+    }
+  }
+}
+
+}  // namespace

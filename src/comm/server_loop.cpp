@@ -1,6 +1,7 @@
 #include "comm/server_loop.h"
 
 #include "common/float_mode.h"
+#include "common/timeline.h"
 
 namespace marian {
 
@@ -22,6 +23,7 @@ void ServerLoop::stop() {
 
 void ServerLoop::run() {
   flushDenormalsToZero();
+  timeline::nameThisThread("server");
   for(;;) {
     MpiTransport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
     Message m = Message::unpack(in.bytes);
@@ -34,6 +36,7 @@ void ServerLoop::run() {
       reply.dense = shard_.values(m.header.smoothed != 0);
     } else {
       ABORT_IF(m.header.client != in.tag, "Message of client {} arrived with tag {}", m.header.client, in.tag);
+      timeline::Span span("server update", "update");
       reply = shard_.push(m);
     }
     transport_.send(Channel::toClient, in.source, in.tag, reply.pack(), timeout_);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/timeline.h"
+
 namespace marian {
 
 ShardClient::ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard,
@@ -42,10 +44,15 @@ void ShardClient::exchange(const float* grads, float* params, float lr) {
 
     Message reply;
     if(shard == self && localShard_) {
+      timeline::Span span("local shard", "update");
       reply = localShard_->push(push);
     } else {
       std::vector<char> bytes = push.pack();
-      transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
+      {
+        timeline::Span span("send", "comm");
+        transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
+      }
+      timeline::Span span("receive", "comm");
       MpiTransport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
                                                  format("the reply of shard {} to client {}", shard, id_));
       reply = Message::unpack(m.bytes);

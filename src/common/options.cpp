@@ -133,6 +133,7 @@ const std::vector<Spec>& specs() {
       {"early-stopping", "", Kind::Int, "10", kTrain, "Stop when the first metric stalled this many times"},
       {"keep-best", "", Kind::Flag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", Kind::Flag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
+      {"timeline", "", Kind::String, "\"\"", kTrain, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };
   return all;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/timeline.h"
 #include "graph/operators.h"
 #include "tensors/kernels.h"
 
@@ -17,7 +18,11 @@ double DeviceWorker::computeGradients(const Batch& batch, float costScale, uint6
   graph_->setRandomSeed(randomSeed);
   Expr ce = model_->loss(*graph_, batch, /*training=*/true);
   Expr cost = costScale == 1.f ? ce : ce * costScale;
-  graph_->forward();
+  {
+    timeline::Span span("forward", "compute");
+    graph_->forward();
+  }
+  timeline::Span span("backward", "compute");
   graph_->backward(cost);
   return kernels::toHost(ce->val())[0];
 }

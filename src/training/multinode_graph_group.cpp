@@ -19,6 +19,7 @@
 #include "comm/shard_client.h"
 #include "common/float_mode.h"
 #include "common/logging.h"
+#include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
 #include "training/device_worker.h"
@@ -201,6 +202,7 @@ private:
   }
 
   void exchangeNow(Client& c, const float* grads, float lr) {
+    timeline::Span span("exchange", "comm");
     std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
     if(singleClient_)
       single.lock();
@@ -214,6 +216,7 @@ private:
 
   void commLoop(size_t d) {
     flushDenormalsToZero();
+    timeline::nameThisThread("client " + std::to_string(d) + " communication");
     Client& c = *clients_[d];
     for(;;) {
       {
@@ -289,6 +292,7 @@ private:
 
   void computeLoop(size_t d) {
     flushDenormalsToZero();
+    timeline::nameThisThread("client " + std::to_string(d) + " compute");
     queue_->serve([&](const BatchWork& work) { return step(d, work); });
   }
 

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "common/logging.h"
+#include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "training/gradient_allreducer.h"
@@ -87,13 +88,16 @@ public:
     });
 
     parallelFor(n, [&](size_t k) {  // reduce-scatter
+      timeline::Span span("reduce-scatter", "sync");
       Tensor mine = shard(k, k, true);
       for(size_t d = 0; d < n; ++d)
         if(d != k && active[d])
           kernels::add(mine, shard(d, k, true));
     });
-    if(allreducer_)
+    if(allreducer_) {
+      timeline::Span span("allreduce", "comm");
       reduceAcrossRanks();
+    }
     std::vector<double> squares(n);
     parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
     double norm = 0;
@@ -104,6 +108,7 @@ public:
     float clip = clipNorm_ > 0.f && norm > clipNorm_ ? float(clipNorm_ / norm) : 1.f;
 
     parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
+      timeline::Span span("update", "update");
       Tensor grads = shard(k, k, true);
       if(clip != 1.f)
         kernels::scale(grads, clip);
@@ -113,6 +118,7 @@ public:
     });
     if(n > 1)
       parallelFor(n, [&](size_t d) {  // all-gather
+        timeline::Span span("all-gather", "sync");
         for(size_t k = 0; k < n; ++k)
           if(k != d)
             kernels::copy(shard(d, k, false), shard(k, k, false));

@@ -10,6 +10,7 @@
 #include "comm/mpi_transport.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/timeline.h"
 #include "common/scheduling_parameter.h"
 #include "data/batch_generator.h"
 #include "optimizers/lr_schedule.h"
@@ -63,6 +64,10 @@ public:
                mpi->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
                rootResumes ? "resumes" : "starts afresh");
     }
+    if(!options_.get<std::string>("timeline").empty()) {  // before the graph group starts its threads
+      timeline::start(options_.get<std::string>("timeline"), MpiTransport::instance() ? MpiTransport::instance()->rank() : 0);
+      timeline::nameThisThread("main (device 0)");
+    }
     graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
@@ -70,6 +75,7 @@ public:
         options_.get<int>("cpu-threads"), options_.get<bool>("sync-sgd") ? ", sync-SGD" : "");
     rank_ = graphGroup_->rank();
     ranks_ = graphGroup_->ranks();
+
     if(resume)
       restore();
     else if(rank_ == 0)
@@ -145,6 +151,7 @@ public:
       }
     }
     graphGroup_->finish();
+    timeline::write();
     LOG(info, "Training finished");
     if(validator_ && state_.lastValidated != state_.batches)
       validate();
