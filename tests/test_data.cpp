@@ -1,5 +1,6 @@
 // Corpus reading, vocabularies and batching.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <fstream>
@@ -14,7 +15,10 @@
 namespace marian {
 namespace {
 
-std::string temp(const std::string& name) { return ::testing::TempDir() + "marian_data_" + name; }
+// per process: ctest runs the cases of this file in parallel processes
+std::string temp(const std::string& name) {
+  return ::testing::TempDir() + "marian_data_" + std::to_string(getpid()) + "_" + name;
+}
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

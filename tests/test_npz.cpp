@@ -1,6 +1,7 @@
 // Model files: numpy-compatible .npz, saving and loading by parameter name, and clear errors
 // for every kind of bad file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -13,7 +14,7 @@ namespace marian {
 namespace {
 
 std::string tempPath(const std::string& name) {
-  return ::testing::TempDir() + "marian_npz_" + name;
+  return ::testing::TempDir() + "marian_npz_" + std::to_string(getpid()) + "_" + name;  // cases run in parallel
 }
 
 std::string readAll(const std::string& path) {

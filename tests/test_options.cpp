@@ -1,5 +1,6 @@
 // Options: Marian's names and defaults, YAML + command-line precedence, clear errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -10,7 +11,10 @@
 namespace marian {
 namespace {
 
-std::string temp(const std::string& name) { return ::testing::TempDir() + "marian_opt_" + name; }
+// per process: ctest runs the cases of this file in parallel processes
+std::string temp(const std::string& name) {
+  return ::testing::TempDir() + "marian_opt_" + std::to_string(getpid()) + "_" + name;
+}
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
