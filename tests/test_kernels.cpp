@@ -7,6 +7,7 @@
 #include "tensors/arena.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
+#include "random_values.h"
 
 namespace marian {
 namespace {
@@ -28,15 +29,6 @@ HostTensor ints(std::vector<int> v) {
   HostTensor h(Shape({int(v.size())}), {}, Type::int32);
   kernels::fromHostInts(h.t, v);
   return h;
-}
-
-std::vector<float> randomValues(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  std::vector<float> v(n);
-  for(float& x : v)
-    x = d(rng);
-  return v;
 }
 
 TEST(Kernels, GemmMatchesNaiveProductForAllTransposes) {

@@ -8,21 +8,13 @@
 
 #include "comm/topk_selection.h"
 #include "common/error.h"
+#include "random_values.h"
 
 namespace marian {
 namespace {
 
-std::vector<float> gaussian(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  std::vector<float> x(n);
-  for(float& v : x)
-    v = d(rng);
-  return x;
-}
-
 TEST(TopkSelection, ExactThresholdIsTheKthLargestMagnitude) {
-  std::vector<float> x = gaussian(10007, 1);
+  std::vector<float> x = randomValues(10007, 1);
   std::vector<float> sorted(x.size());
   std::transform(x.begin(), x.end(), sorted.begin(), [](float v) { return std::fabs(v); });
   std::sort(sorted.rbegin(), sorted.rend());
@@ -36,7 +28,7 @@ TEST(TopkSelection, ExactThresholdIsTheKthLargestMagnitude) {
 
 TEST(TopkSelection, SelectAboveMatchesAPlainLoopOnEveryLength) {
   for(size_t n : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(9), size_t(1003), size_t(3000001)}) {
-    std::vector<float> x = gaussian(n, unsigned(n));
+    std::vector<float> x = randomValues(n, unsigned(n));
     for(size_t i = 0; i < n; i += 5)
       x[i] = 0.f;  // zeros are never selected, even with threshold 0
     for(float t : {0.f, 1.f, 3.f}) {
@@ -54,7 +46,7 @@ TEST(TopkSelection, SelectAboveMatchesAPlainLoopOnEveryLength) {
 }
 
 TEST(TopkSelection, SampledThresholdKeepsAboutTheFraction) {
-  std::vector<float> x = gaussian(2000000, 3);
+  std::vector<float> x = randomValues(2000000, 3);
   std::mt19937_64 rng(5);
   for(double keep : {0.01, 0.001}) {
     double k = keep * double(x.size());
@@ -71,7 +63,7 @@ TEST(TopkSelection, SelectorLosesNothingAndReusesItsThreshold) {
     std::vector<double> fed(n, 0.0), sent(n, 0.0);
     std::vector<float> thresholds;
     for(int step = 0; step < 7; ++step) {
-      std::vector<float> g = gaussian(n, unsigned(100 + step));
+      std::vector<float> g = randomValues(n, unsigned(100 + step));
       for(size_t i = 0; i < n; ++i)
         fed[i] += double(g[i]);
       SparseVector s = selector.select(g.data(), k);

@@ -118,9 +118,10 @@ void Parameters::load(const std::string& path) {
   kernels::fromHost(values(), readValues(path));
 }
 
-std::vector<float> Parameters::readValues(const std::string& path) const {
+std::vector<float> Parameters::readValues(const std::string& path) const { return readValues(readNpz(path), path); }
+
+std::vector<float> Parameters::readValues(const std::vector<NpzItem>& items, const std::string& path) const {
   ABORT_IF(!allocated(), "Parameters must be allocated before reading '{}'", path);
-  std::vector<NpzItem> items = readNpz(path);
   std::map<std::string, const NpzItem*> found;
   for(const NpzItem& item : items)
     found[item.name] = &item;

@@ -53,6 +53,8 @@ public:
   // The values in `path` arranged in this (allocated) layout: a host copy of what load() would
   // install, with the same checks.
   std::vector<float> readValues(const std::string& path) const;
+  // The same from items already read from `path` (named in the errors).
+  std::vector<float> readValues(const std::vector<NpzItem>& items, const std::string& path) const;
   // npz items of flat values in this layout, one per parameter, sorted by name.
   std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
 

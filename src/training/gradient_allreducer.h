@@ -20,7 +20,6 @@ public:
   void reduce(std::vector<float>& grads);
   // bytes on the wire since the last take
   AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
-  std::string algorithm() const { return algorithm_->name(); }
 
 private:
   std::unique_ptr<Allreduce> algorithm_;

@@ -186,19 +186,17 @@ private:
   // The node's summed gradient (device k holds shard k) through the allreducer, and back. Mean
   // cost types average over ranks, as one rank averages over its devices' sentences or words.
   void reduceAcrossRanks() {
-    for(size_t k = 0; k < shards_.size(); ++k) {
-      std::vector<float> part = kernels::toHost(shard(k, k, true));
-      std::copy(part.begin(), part.end(), gradients_.begin() + long(shards_[k].offset));
-    }
-    allreducer_->reduce(gradients_);
-    if(costType_ != "ce-sum") {
-      float inverse = 1.f / float(transport_->size());
-      for(float& g : gradients_)
-        g *= inverse;
-    }
+    auto host = [&](size_t k) {
+      return Tensor(gradients_.data() + shards_[k].offset, Shape({int(shards_[k].size)}), Type::float32, cpuDevice());
+    };
     for(size_t k = 0; k < shards_.size(); ++k)
-      kernels::fromHost(shard(k, k, true), std::vector<float>(gradients_.begin() + long(shards_[k].offset),
-                                                             gradients_.begin() + long(shards_[k].offset + shards_[k].size)));
+      kernels::copy(host(k), shard(k, k, true));
+    allreducer_->reduce(gradients_);
+    for(size_t k = 0; k < shards_.size(); ++k) {
+      kernels::copy(shard(k, k, true), host(k));
+      if(costType_ != "ce-sum")
+        kernels::scale(shard(k, k, true), 1.f / float(transport_->size()));
+    }
     ++updatesSinceStatus_;
   }
 

@@ -63,7 +63,8 @@ void Translator::load(const std::string& modelPath) {
   std::set<std::string> declared;
   for(const auto& e : params.entries())
     declared.insert(e.name);
-  for(const NpzItem& item : readNpz(modelPath)) {
+  std::vector<NpzItem> items = readNpz(modelPath);
+  for(const NpzItem& item : items) {
     // the embeddings and the output layer say which vocabulary sizes the model was trained with
     auto vocabCheck = [&](const std::string& name, const Vocab& vocab, const char* side) {
       ABORT_IF(item.name == name && !item.shape.empty() && item.shape[0] != vocab.size(),
@@ -83,7 +84,7 @@ void Translator::load(const std::string& modelPath) {
              "trained with a different architecture (check --type, --enc-depth, --dec-depth, --dim-emb, ...)",
              modelPath, item.name);
   }
-  setValues(params.readValues(modelPath));  // names the parameter missing or of another shape
+  setValues(params.readValues(items, modelPath));  // names the parameter missing or of another shape
 }
 
 void Translator::setValues(const std::vector<float>& values) {
