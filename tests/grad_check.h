@@ -4,12 +4,17 @@
 // element matters with a different weight), computed in double from the float forward pass.
 // Bound: for each input, ||analytic - numeric|| / max(||analytic||, ||numeric||, 1e-3) < tol
 // (default 1e-2, i.e. 1% relative error in the 2-norm), with step eps = 1e-2.
+// The graph runs on MARIAN_TEST_DEVICE (e.g. gpu0; default cpu0): ctest runs every check on the
+// CPU and once more on the GPU, where that run reports its cases skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <random>
 
 #include "graph/operators.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -56,11 +61,21 @@ inline double weightedSum(const std::vector<float>& out, const std::vector<float
   return s;
 }
 
+inline Device testDevice() {
+  const char* d = std::getenv("MARIAN_TEST_DEVICE");
+  if(!d || std::string(d).rfind("gpu", 0) != 0)
+    return cpuDevice();
+  return gpuDevice(std::atoi(d + 3));
+}
+
 inline void checkGradients(const std::vector<Shape>& shapes, const BuildFn& build,
                            const InputFn& inputs = normalInputs, float tol = 1e-2f,
                            float eps = 1e-2f, unsigned seed = 7) {
+  Device device = testDevice();
+  if(device.type == DeviceType::gpu && gpuDeviceCount() <= device.id)
+    GTEST_SKIP() << "gradient checks on " << device.toString() << ": no such GPU visible";
   std::mt19937 rng(seed);
-  ExpressionGraph graph(cpuDevice(), /*seed=*/seed);
+  ExpressionGraph graph(device, /*seed=*/seed);
   std::vector<Expr> xs;
   std::vector<std::string> names;
   for(size_t i = 0; i < shapes.size(); ++i) {
@@ -76,17 +91,21 @@ inline void checkGradients(const std::vector<Shape>& shapes, const BuildFn& buil
   for(size_t i = 0; i < shapes.size(); ++i) {
     SCOPED_TRACE("input " + names[i] + " " + shapes[i].toString() + " of op '" + out->opName() + "'");
     std::vector<float> analytic = kernels::toHost(params.grad(names[i]));
-    float* value = params.value(names[i]).f32();
+    Tensor valueTensor = params.value(names[i]);
+    std::vector<float> value = kernels::toHost(valueTensor);
     std::vector<double> numeric(analytic.size());
     for(size_t k = 0; k < analytic.size(); ++k) {
       float saved = value[k];
       value[k] = saved + eps;
+      kernels::fromHost(valueTensor, value);
       graph.forward();
       double plus = weightedSum(kernels::toHost(out->val()), w);
       value[k] = saved - eps;
+      kernels::fromHost(valueTensor, value);
       graph.forward();
       double minus = weightedSum(kernels::toHost(out->val()), w);
       value[k] = saved;
+      kernels::fromHost(valueTensor, value);
       numeric[k] = (plus - minus) / (2.0 * eps);
     }
     double diff = 0, na = 0, nn = 0;

@@ -10,6 +10,7 @@ namespace marian {
 std::unique_ptr<Backend> makeCpuBackend(int id);
 #ifdef MARIAN_CUDA
 std::unique_ptr<Backend> makeGpuBackend(int id);
+int cudaDeviceCount();
 #endif
 
 bool gpuBackendCompiled() {
@@ -17,6 +18,14 @@ bool gpuBackendCompiled() {
   return true;
 #else
   return false;
+#endif
+}
+
+int gpuDeviceCount() {
+#ifdef MARIAN_CUDA
+  return cudaDeviceCount();
+#else
+  return 0;
 #endif
 }
 

@@ -26,5 +26,7 @@ Backend& backendFor(Device device);
 
 // Whether this build has the GPU backend.
 bool gpuBackendCompiled();
+// GPUs visible to this process (0 without the GPU backend, a driver or a device).
+int gpuDeviceCount();
 
 }  // namespace marian

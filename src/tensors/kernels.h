@@ -16,9 +16,10 @@ namespace kernels {
 
 // --- memory ------------------------------------------------------------------------------
 void fill(Tensor t, float value);
-void copy(Tensor dst, Tensor src);  // equal element counts
+// equal element counts; the two may live on different devices (host <-> GPU, GPU <-> GPU)
+void copy(Tensor dst, Tensor src);
 // dst += scale * src, summing src over the axes along which dst has extent 1 (the gradient of
-// broadcasting). With equal shapes it is a plain axpy.
+// broadcasting). With equal shapes it is a plain axpy; src may live on another device.
 void add(Tensor dst, Tensor src, float scale = 1.f);
 std::vector<float> toHost(Tensor t);
 void fromHost(Tensor t, const std::vector<float>& values);
@@ -83,6 +84,21 @@ void emaStep(Tensor avg, Tensor params, float alpha);
 double squaredNorm(Tensor t);
 // t *= s in place
 void scale(Tensor t, float s);
+
+// --- gradient dropping where the gradient lives (only the selection crosses to the host) -------
+// A threshold that about `keep` of the |x| reach: the (1 - keep) quantile of one position per
+// stratum (max(1000, n/100) strata), positions drawn from a counter hash of `seed`, so every
+// device picks the same sample.
+float sampledThreshold(Tensor x, double keep, uint64_t seed);
+// The entries with |residual| >= threshold (and != 0) move out of the residual into
+// (indices, values), ascending: afterwards taken + residual == old residual, exactly.
+// Dropping is: add(residual, grad); t = sampledThreshold(residual, keep); takeAbove(residual, t).
+void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
+               std::vector<float>& values);
+// dense[indices[k]] += values[k]
+void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values);
+// values[k] = dense[indices[k]]
+void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32_t>& indices);
 
 }  // namespace kernels
 }  // namespace marian

@@ -5,6 +5,7 @@
 
 #include "tensors/cpu/broadcast.h"
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/counter_hash.h"
 
 namespace marian {
 namespace cpu {
@@ -82,28 +83,15 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
   });
 }
 
-namespace {
-// A 32-bit integer hash (murmur3's finaliser) of (seed, index): vectorises with AVX2, and gives
-// the same mask on any device and thread count.
-inline uint32_t mix32(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-}  // namespace
 
 void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
   float* m = mask.f32();
   float scale = 1.f / keep;
-  uint32_t base = mix32(uint32_t(seed) ^ mix32(uint32_t(seed >> 32) + 0x9e3779b9u));
-  uint32_t threshold = uint32_t(double(keep) * 4294967296.0 > 4294967295.0 ? 4294967295.0 : double(keep) * 4294967296.0);
+  uint32_t base = hashBase(seed), threshold = keepThreshold(keep);
   size_t n = mask.size();
   for(size_t i = 0; i < n; ++i)
-    m[i] = mix32(base + uint32_t(i) * 0x9e3779b9u) < threshold || keep == 1.f ? scale : 0.f;
+    m[i] = counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f;
 }
 
 }  // namespace cpu

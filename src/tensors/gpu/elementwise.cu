@@ -1,0 +1,241 @@
+// Element-wise CUDA kernels, instantiated for every functor of tensors/functors.h (the same
+// definitions the CPU runs), plus fill/copy/add, which also move data between devices.
+#include "tensors/backend.h"
+#include "tensors/counter_hash.h"
+#include "tensors/cpu/cpu_kernels.h"
+#include "tensors/gpu/gpu_kernels.h"
+#include "tensors/gpu/launch.cuh"
+
+namespace marian {
+namespace gpu {
+
+namespace {
+
+__global__ void fillKernel(float* y, size_t n, float v) { GRID_STRIDE(i, n) y[i] = v; }
+
+__global__ void axpy(float* y, const float* x, size_t n, float scale) {
+  GRID_STRIDE(i, n) y[i] += scale * x[i];
+}
+
+// dst [t dims] += scale * sum of src over the positions that broadcast onto each dst element
+// (any pattern of broadcast axes; the common ones go through reduceAlongAxis instead).
+__global__ void addBroadcastGeneric(float* dst, const float* src, Dims4 t, Dims4 o, size_t n,
+                                    float scale) {
+  GRID_STRIDE(j, n) {
+    int c[4];
+    size_t r = j;
+    for(int a = 3; a >= 0; --a) {
+      c[a] = int(r % size_t(t.d[a]));
+      r /= size_t(t.d[a]);
+    }
+    size_t total = 1;
+    for(int a = 0; a < 4; ++a)
+      total *= t.d[a] == 1 ? size_t(o.d[a]) : 1;
+    float sum = 0.f;
+    for(size_t m = 0; m < total; ++m) {
+      size_t rest = m, off = 0;
+      for(int a = 3; a >= 0; --a) {
+        size_t ca = c[a];
+        if(t.d[a] == 1) {
+          ca = rest % size_t(o.d[a]);
+          rest /= size_t(o.d[a]);
+        }
+        off += ca * o.s[a];
+      }
+      sum += src[off];
+    }
+    dst[j] += scale * sum;
+  }
+}
+
+// dst += scale * src on one device, dst broadcasting onto src.
+void addOnDevice(const Context& c, Tensor dst, const float* src, const Shape& srcShape, float scale) {
+  size_t n = dst.size();
+  if(n == srcShape.elements()) {
+    axpy<<<blocksFor(n), kThreads, 0, c.stream>>>(dst.f32(), src, n, scale);
+    checkLaunch();
+    return;
+  }
+  ABORT_IF(Shape::broadcast(dst.shape, srcShape) != srcShape, "add: {} does not broadcast onto {}",
+           dst.shape.toString(), srcShape.toString());
+  auto t = dst.shape.padded(), o = srcShape.padded();
+  int first = -1, last = -1;  // the axes summed over: dst extent 1, src extent > 1
+  for(int a = 0; a < 4; ++a)
+    if(t[a] == 1 && o[a] > 1) {
+      first = first < 0 ? a : first;
+      last = a;
+    }
+  bool contiguous = true;  // no kept axis of extent > 1 between them
+  for(int a = first + 1; a < last; ++a)
+    contiguous = contiguous && !(t[a] == o[a] && o[a] > 1);
+  if(contiguous) {  // [outer, n, inner] with n summed
+    size_t outer = 1, mid = 1, inner = 1;
+    for(int a = 0; a < 4; ++a)
+      (a < first ? outer : a <= last ? mid : inner) *= size_t(o[a]);
+    reduceAlongAxis(c, dst.f32(), src, outer, mid, inner, /*max=*/false, scale, /*accumulate=*/true);
+    return;
+  }
+  Dims4 td = dimsOf(dst.shape, dst.shape), od = dimsOf(srcShape, srcShape);
+  addBroadcastGeneric<<<blocksFor(n), kThreads, 0, c.stream>>>(dst.f32(), src, td, od, n, scale);
+  checkLaunch();
+}
+
+// A device pointer on dst's GPU holding src's bytes (src itself when it is already there).
+const void* onDeviceOf(Context& c, const Tensor& dst, const Tensor& src) {
+  if(src.device == dst.device)
+    return src.data;
+  void* tmp = c.scratch(src.bytes());
+  if(src.device.type == DeviceType::cpu) {
+    CUDA_CHECK(cudaMemcpyAsync(tmp, src.data, src.bytes(), cudaMemcpyHostToDevice, c.stream));
+    CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  } else {
+    context(src).synchronize();  // src's producer ran on its own stream
+    CUDA_CHECK(cudaMemcpyPeerAsync(tmp, dst.device.id, src.data, src.device.id, src.bytes(), c.stream));
+  }
+  context(dst);  // make dst's device current again
+  return tmp;
+}
+
+template <class F>
+__global__ void unaryKernel(float* y, const float* x, size_t n, F f) {
+  GRID_STRIDE(i, n) y[i] = f.fwd(x[i]);
+}
+template <class F>
+__global__ void unaryGradKernel(float* dx, const float* x, const float* y, const float* dy, size_t n, F f) {
+  GRID_STRIDE(i, n) dx[i] += dy[i] * f.grad(x[i], y[i]);
+}
+
+template <class F>
+__global__ void binaryFlat(float* y, const float* a, const float* b, size_t n, F f) {
+  GRID_STRIDE(i, n) y[i] = f.fwd(a[i], b[i]);
+}
+template <class F>
+__global__ void binaryBroadcast(float* y, const float* a, const float* b, Dims4 da, Dims4 db,
+                                size_t n, F f) {
+  GRID_STRIDE(i, n) y[i] = f.fwd(a[operandOffset(da, i)], b[operandOffset(db, i)]);
+}
+
+// out[i] (+)= dy[i] * d/d(operand) f at the inputs of element i of the output
+template <class F, bool WrtA>
+__global__ void binaryGradKernel(float* out, bool accumulate, const float* a, const float* b,
+                                 const float* dy, Dims4 da, Dims4 db, size_t n, F f) {
+  GRID_STRIDE(i, n) {
+    float va = a[operandOffset(da, i)], vb = b[operandOffset(db, i)];
+    float g = dy[i] * (WrtA ? f.da(va, vb) : f.db(va, vb));
+    out[i] = accumulate ? out[i] + g : g;
+  }
+}
+
+__global__ void bernoulliKernel(float* m, size_t n, uint32_t base, uint32_t threshold, bool all,
+                                float scale) {
+  GRID_STRIDE(i, n) m[i] = counterHash(base, i) < threshold || all ? scale : 0.f;
+}
+
+}  // namespace
+
+void fill(Tensor t, float value) {
+  const Context& c = context(t);
+  fillKernel<<<blocksFor(t.size()), kThreads, 0, c.stream>>>(static_cast<float*>(t.data), t.size(), value);
+  checkLaunch();
+}
+
+void copy(Tensor dst, Tensor src) {
+  ABORT_IF(dst.size() != src.size() || dst.type != src.type, "copy: {} {} into {} {}",
+           typeName(src.type), src.shape.toString(), typeName(dst.type), dst.shape.toString());
+  if(dst.device.type == DeviceType::cpu) {
+    backendFor(src.device).copyToHost(dst.data, src.data, dst.bytes());
+  } else if(src.device.type == DeviceType::cpu) {
+    backendFor(dst.device).copyFromHost(dst.data, src.data, dst.bytes());
+  } else if(dst.device == src.device) {
+    const Context& c = context(dst);
+    CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, dst.bytes(), cudaMemcpyDeviceToDevice, c.stream));
+  } else {
+    context(src).synchronize();
+    Context& c = context(dst);
+    CUDA_CHECK(cudaMemcpyPeerAsync(dst.data, dst.device.id, src.data, src.device.id, dst.bytes(), c.stream));
+    c.synchronize();  // readers on other streams may use dst next
+  }
+}
+
+void add(Tensor dst, Tensor src, float scale) {
+  if(dst.device.type == DeviceType::cpu) {  // a GPU tensor into host memory
+    std::vector<float> host(src.size());
+    backendFor(src.device).copyToHost(host.data(), src.data, src.bytes());
+    cpu::add(dst, Tensor(host.data(), src.shape, src.type, cpuDevice()), scale);
+    return;
+  }
+  Context& c = context(dst);
+  const float* s = static_cast<const float*>(onDeviceOf(c, dst, src));
+  addOnDevice(c, dst, s, src.shape, scale);
+}
+
+void unary(UnaryOp op, Tensor y, Tensor x, float p0, float p1) {
+  ABORT_IF(y.size() != x.size(), "unary: {} into {}", x.shape.toString(), y.shape.toString());
+  const Context& c = context(y);
+  visitUnary(op, p0, p1, [&](auto f) {
+    unaryKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(), f);
+  });
+  checkLaunch();
+}
+
+void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0, float p1) {
+  const Context& c = context(dx);
+  visitUnary(op, p0, p1, [&](auto f) {
+    unaryGradKernel<<<blocksFor(dx.size()), kThreads, 0, c.stream>>>(dx.f32(), x.f32(), y.f32(),
+                                                                     dy.f32(), dx.size(), f);
+  });
+  checkLaunch();
+}
+
+void binary(BinaryOp op, Tensor y, Tensor a, Tensor b) {
+  ABORT_IF(Shape::broadcast(a.shape, b.shape).elements() != y.size(),
+           "binary: {} and {} into {}", a.shape.toString(), b.shape.toString(), y.shape.toString());
+  const Context& c = context(y);
+  size_t n = y.size();
+  visitBinary(op, [&](auto f) {
+    if(a.size() == n && b.size() == n)
+      binaryFlat<<<blocksFor(n), kThreads, 0, c.stream>>>(y.f32(), a.f32(), b.f32(), n, f);
+    else
+      binaryBroadcast<<<blocksFor(n), kThreads, 0, c.stream>>>(
+          y.f32(), a.f32(), b.f32(), dimsOf(y.shape, a.shape), dimsOf(y.shape, b.shape), n, f);
+  });
+  checkLaunch();
+}
+
+// An operand of the output's size accumulates directly; a broadcast one gets the full-size
+// product in scratch, summed over its broadcast axes by add (deterministic, no atomics).
+void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy) {
+  Context& c = context(dy);
+  size_t n = dy.size();
+  Dims4 dimA = dimsOf(dy.shape, a.shape), dimB = dimsOf(dy.shape, b.shape);
+  visitBinary(op, [&](auto f) {
+    using F = decltype(f);
+    for(int which = 0; which < 2; ++which) {
+      Tensor target = which == 0 ? da : db;
+      if(target.empty())
+        continue;
+      bool direct = target.size() == n;
+      float* out = direct ? target.f32() : static_cast<float*>(c.scratch(n * sizeof(float)));
+      if(which == 0)
+        binaryGradKernel<F, true><<<blocksFor(n), kThreads, 0, c.stream>>>(
+            out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
+      else
+        binaryGradKernel<F, false><<<blocksFor(n), kThreads, 0, c.stream>>>(
+            out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
+      checkLaunch();
+      if(!direct)
+        addOnDevice(c, target, out, dy.shape, 1.f);
+    }
+  });
+}
+
+void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
+  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  const Context& c = context(mask);
+  bernoulliKernel<<<blocksFor(mask.size()), kThreads, 0, c.stream>>>(
+      mask.f32(), mask.size(), hashBase(seed), keepThreshold(keep), keep == 1.f, 1.f / keep);
+  checkLaunch();
+}
+
+}  // namespace gpu
+}  // namespace marian

@@ -1,0 +1,56 @@
+#pragma once
+// defines: gpu::Context — what every CUDA kernel of one GPU needs: its stream (all work of a
+// device is ordered on it), its cuBLAS handle, a growable scratch buffer and a device-side error
+// slot that kernels fill instead of crashing (checked when the host next waits for the GPU).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "common/error.h"
+#include "tensors/tensor.h"
+
+#define CUDA_CHECK(expr)                                                                     \
+  do {                                                                                       \
+    cudaError_t rc_ = (expr);                                                                \
+    ABORT_IF(rc_ != cudaSuccess, "CUDA error '{}' in {}", cudaGetErrorString(rc_), #expr);  \
+  } while(0)
+
+#define CUBLAS_CHECK(expr)                                                                   \
+  do {                                                                                       \
+    cublasStatus_t rc_ = (expr);                                                             \
+    ABORT_IF(rc_ != CUBLAS_STATUS_SUCCESS, "cuBLAS error {} in {}", int(rc_), #expr);       \
+  } while(0)
+
+namespace marian {
+namespace gpu {
+
+// What a kernel reports through Context::deviceError: a code and the offending value.
+enum KernelError : int { kNoError = 0, kRowIndexOutOfRange = 1, kLabelOutOfRange = 2 };
+struct DeviceError {
+  int code;
+  int value;
+  int limit;
+};
+
+struct Context {
+  int id = 0;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  DeviceError* deviceError = nullptr;  // device memory, zero while all is well
+
+  // At least `bytes` of device memory, valid until the next call (one thread per device).
+  void* scratch(size_t bytes);
+  // Waits for the stream and turns a kernel-reported error into an exception.
+  void synchronize();
+
+  void* scratch_ = nullptr;
+  size_t scratchBytes_ = 0;
+};
+
+// The context of GPU `id` (created with its backend), made current on this thread.
+Context& context(int id);
+inline Context& context(const Tensor& t) { return context(t.device.id); }
+
+}  // namespace gpu
+}  // namespace marian

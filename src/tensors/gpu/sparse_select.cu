@@ -1,0 +1,144 @@
+// Gradient dropping on the GPU: the sampled threshold (sort of the sample on the device, one
+// float back), moving the entries above it out of the residual (CUB's order-preserving select),
+// and sparse scatter/gather. Only the selection crosses PCIe, never the dense gradient.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "tensors/counter_hash.h"
+#include "tensors/gpu/gpu_kernels.h"
+#include "tensors/gpu/launch.cuh"
+
+namespace marian {
+namespace gpu {
+
+namespace {
+
+size_t alignUp(size_t n) { return (n + 255) / 256 * 256; }
+
+__global__ void sampleMagnitudes(float* out, const float* x, size_t samples, size_t n, uint32_t base) {
+  GRID_STRIDE(s, samples) out[s] = fabsf(x[samples == n ? s : samplePosition(base, s, samples, n)]);
+}
+
+struct AboveThreshold {
+  const float* r;
+  float threshold;
+  __device__ bool operator()(uint32_t i) const { return fabsf(r[i]) >= threshold && r[i] != 0.f; }
+};
+
+__global__ void takeOut(float* values, float* r, const uint32_t* idx, const long long* count) {
+  GRID_STRIDE(k, size_t(*count)) {
+    values[k] = r[idx[k]];
+    r[idx[k]] = 0.f;
+  }
+}
+
+__global__ void scatterAddKernel(float* dense, const uint32_t* idx, const float* v, size_t k) {
+  GRID_STRIDE(i, k) dense[idx[i]] += v[i];  // indices are distinct
+}
+
+__global__ void gatherAtKernel(float* v, const float* dense, const uint32_t* idx, size_t k) {
+  GRID_STRIDE(i, k) v[i] = dense[idx[i]];
+}
+
+void checkIndices(const std::vector<uint32_t>& indices, size_t n, const char* what) {
+  for(uint32_t i : indices)
+    ABORT_IF(i >= n, "{}: index {} out of range for {} values", what, i, n);
+}
+
+}  // namespace
+
+float sampledThreshold(Tensor x, double keep, uint64_t seed) {
+  size_t n = x.size();
+  if(n == 0 || keep >= 1.0)
+    return 0.f;
+  Context& c = context(x);
+  size_t samples = sampleCount(n);
+  size_t sortBytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, sortBytes, (const float*)nullptr,
+                                                      (float*)nullptr, int(samples)));
+  char* base = static_cast<char*>(c.scratch(2 * alignUp(samples * sizeof(float)) + sortBytes));
+  float* sample = reinterpret_cast<float*>(base);
+  float* sorted = reinterpret_cast<float*>(base + alignUp(samples * sizeof(float)));
+  void* temp = base + 2 * alignUp(samples * sizeof(float));
+  sampleMagnitudes<<<blocksFor(samples), kThreads, 0, c.stream>>>(sample, x.f32(), samples, n,
+                                                                  hashBase(seed));
+  checkLaunch();
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(temp, sortBytes, sample, sorted, int(samples),
+                                                      0, 32, c.stream));
+  size_t kth = std::min(samples - 1, size_t(double(samples) * keep));
+  float threshold = 0.f;
+  CUDA_CHECK(cudaMemcpyAsync(&threshold, sorted + kth, sizeof threshold, cudaMemcpyDeviceToHost, c.stream));
+  c.synchronize();
+  return threshold;
+}
+
+void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
+               std::vector<float>& values) {
+  size_t n = residual.size();
+  indices.clear();
+  values.clear();
+  if(n == 0)
+    return;
+  Context& c = context(residual);
+  AboveThreshold above{residual.f32(), threshold};
+  thrust::counting_iterator<uint32_t> all(0);
+  size_t selectBytes = 0;
+  CUDA_CHECK(cub::DeviceSelect::If(nullptr, selectBytes, all, (uint32_t*)nullptr, (long long*)nullptr,
+                                   (long long)n, above));
+  size_t listBytes = alignUp(n * sizeof(uint32_t));
+  char* base = static_cast<char*>(c.scratch(2 * listBytes + 256 + selectBytes));
+  auto* idx = reinterpret_cast<uint32_t*>(base);
+  auto* val = reinterpret_cast<float*>(base + listBytes);
+  auto* count = reinterpret_cast<long long*>(base + 2 * listBytes);
+  void* temp = base + 2 * listBytes + 256;
+  CUDA_CHECK(cub::DeviceSelect::If(temp, selectBytes, all, idx, count, (long long)n, above, c.stream));
+  takeOut<<<blocksFor(n / 64 + 1), kThreads, 0, c.stream>>>(val, residual.f32(), idx, count);
+  checkLaunch();
+  long long k = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&k, count, sizeof k, cudaMemcpyDeviceToHost, c.stream));
+  c.synchronize();
+  indices.resize(size_t(k));
+  values.resize(size_t(k));
+  if(k == 0)
+    return;
+  CUDA_CHECK(cudaMemcpyAsync(indices.data(), idx, k * sizeof(uint32_t), cudaMemcpyDeviceToHost, c.stream));
+  CUDA_CHECK(cudaMemcpyAsync(values.data(), val, k * sizeof(float), cudaMemcpyDeviceToHost, c.stream));
+  c.synchronize();
+}
+
+void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
+  checkIndices(indices, dense.size(), "scatterAdd");
+  size_t k = indices.size();
+  if(k == 0)
+    return;
+  Context& c = context(dense);
+  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
+  auto* idx = reinterpret_cast<uint32_t*>(base);
+  auto* val = reinterpret_cast<float*>(base + alignUp(k * sizeof(float)));
+  CUDA_CHECK(cudaMemcpyAsync(idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
+  CUDA_CHECK(cudaMemcpyAsync(val, values.data(), k * sizeof(float), cudaMemcpyHostToDevice, c.stream));
+  scatterAddKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(dense.f32(), idx, val, k);
+  checkLaunch();
+  c.synchronize();  // the host vectors may go away after return
+}
+
+void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32_t>& indices) {
+  checkIndices(indices, dense.size(), "gatherAt");
+  size_t k = indices.size();
+  values.resize(k);
+  if(k == 0)
+    return;
+  Context& c = context(dense);
+  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
+  auto* idx = reinterpret_cast<uint32_t*>(base);
+  auto* val = reinterpret_cast<float*>(base + alignUp(k * sizeof(float)));
+  CUDA_CHECK(cudaMemcpyAsync(idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
+  gatherAtKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(val, dense.f32(), idx, k);
+  checkLaunch();
+  CUDA_CHECK(cudaMemcpyAsync(values.data(), val, k * sizeof(float), cudaMemcpyDeviceToHost, c.stream));
+  c.synchronize();
+}
+
+}  // namespace gpu
+}  // namespace marian
