@@ -7,6 +7,8 @@
 #include "common/error.h"
 #include "common/options.h"
 #include "common/scheduling_parameter.h"
+#include "tensors/backend.h"
+#include "tensors/devices_from_options.h"
 
 namespace marian {
 namespace {
@@ -131,6 +133,34 @@ TEST(SchedulingParameter, UnitsAndErrors) {
   EXPECT_EQ(SchedulingParameter::parse("2e", "x").unit, SchedulingUnit::epochs);
   EXPECT_EQ(SchedulingParameter::parse("20000t", "x").unit, SchedulingUnit::labels);
   EXPECT_THROW(SchedulingParameter::parse("10x", "valid-freq"), Error);
+}
+
+TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {
+  std::vector<Device> cpus = devicesFromOptions(parse({"--cpu-threads", "3"}));
+  ASSERT_EQ(cpus.size(), 3u);
+  EXPECT_EQ(cpus[2], cpuDevice(2));
+  auto errorOfDevices = [](std::vector<std::string> args) {
+    try {
+      devicesFromOptions(parse(args));
+    } catch(const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(errorOfDevices({"--cpu-threads", "0", "--devices", "x1"}).find("'x1' is not a GPU id"),
+            std::string::npos);
+  int visible = gpuDeviceCount();
+  std::string tooMany = errorOfDevices({"--cpu-threads", "0", "--devices", std::to_string(visible)});
+  if(gpuBackendCompiled())
+    EXPECT_NE(tooMany.find("GPU(s) are visible"), std::string::npos) << tooMany;
+  else
+    EXPECT_NE(tooMany.find("no GPU backend"), std::string::npos) << tooMany;
+  if(visible > 0) {
+    std::vector<Device> gpus = devicesFromOptions(parse({"--cpu-threads", "0", "--devices", "0"}));
+    ASSERT_EQ(gpus.size(), 1u);
+    EXPECT_EQ(gpus[0], gpuDevice(0));
+    EXPECT_NE(errorOfDevices({"--cpu-threads", "0", "--devices", "0", "0"}).find("twice"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "common/options.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
+#include "tensors/devices_from_options.h"
 #include "translator/translator.h"
 
 using namespace marian;
@@ -75,8 +76,9 @@ int main(int argc, char** argv) {
     auto inputs = o.get<std::vector<std::string>>("input");
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 
+    std::vector<Device> devices = devicesFromOptions(o);
     Translator translator(architectureOf(models[0]), vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")),
-                          std::max(1, o.get<int>("cpu-threads")));
+                          devices);
     translator.load(models[0]);
     LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
         o.get<int>("beam-size"));
@@ -107,9 +109,9 @@ int main(int argc, char** argv) {
         out << i << " ||| " << translator.text(h) << " ||| F0= " << h.score << " ||| " << h.normalized << "\n";
     }
     out.flush();
-    LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} thread(s), beam {})", lines.size(),
+    LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", lines.size(),
         formatNumber("%.2f", seconds), formatNumber("%.2f", double(lines.size()) / std::max(seconds, 1e-9)),
-        std::max(1, o.get<int>("cpu-threads")), o.get<int>("beam-size"));
+        devices.size(), onGpus(devices) ? "GPU" : "thread", o.get<int>("beam-size"));
   } catch(const std::exception& e) {
     std::fprintf(stderr, "Error: %s\n", e.what());
     return 1;

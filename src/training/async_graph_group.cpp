@@ -1,4 +1,4 @@
-// Asynchronous SGD over the CPU devices of a node (seed 004 §3.5): the parameters live in one
+// Asynchronous SGD over the devices of a node (CPU cores or GPUs) (seed 004 §3.5): the parameters live in one
 // flat buffer split into one shard per device, each shard with its own lock, optimizer and
 // moving average. Every device runs on its own thread: it takes the next batch, pulls the
 // current parameters from every shard, computes its gradients and pushes them to every shard,
@@ -14,6 +14,7 @@
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
 #include "training/device_worker.h"
+#include "tensors/devices_from_options.h"
 #include "training/graph_group.h"
 
 namespace marian {
@@ -22,11 +23,12 @@ namespace {
 
 class AsyncGraphGroup : public GraphGroup {
 public:
-  AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices)
+  AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                  const std::vector<Device>& devices)
       : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
-        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed), queue_(devices) {
-    for(size_t d = 0; d < devices; ++d)
-      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(int(d)), o, srcVocab, trgVocab, seed));
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed), queue_(devices.size()) {
+    for(const Device& device : devices)
+      workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
   }
 
   ~AsyncGraphGroup() override {
@@ -43,10 +45,12 @@ public:
       auto s = std::make_unique<Shard>();
       s->offset = n * k / devices;
       s->size = n * (k + 1) / devices - s->offset;
-      s->values = std::make_unique<FlatBuffer>(cpuDevice(0), Type::float32, s->size);
+      // on GPUs shard k lives on device k; CPU devices share the host memory anyway
+      s->device = workers_[k]->device().type == DeviceType::gpu ? workers_[k]->device() : cpuDevice(0);
+      s->values = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
       kernels::copy(s->values->all(), workers_[0]->params().values().slice(s->offset, s->size));
       if(emaAlpha_ > 0.f) {
-        s->ema = std::make_unique<FlatBuffer>(cpuDevice(0), Type::float32, s->size);
+        s->ema = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
         kernels::copy(s->ema->all(), s->values->all());
       }
       s->optimizer = createOptimizer(options_.get<std::string>("optimizer"),
@@ -104,15 +108,17 @@ public:
       part.steps = state.steps;
       for(auto& [name, values] : state.arrays)
         part.arrays[name] = slice(values, *s);
-      s->optimizer->setState(part, cpuDevice(0));
+      s->optimizer->setState(part, s->device);
     }
   }
 
 private:
   struct Shard {
     size_t offset = 0, size = 0;
+    Device device;
     std::mutex mutex;
     std::unique_ptr<FlatBuffer> values, ema;
+    std::unique_ptr<FlatBuffer> staging;  // another GPU's gradients, copied here before the update
     std::unique_ptr<Optimizer> optimizer;
   };
   static std::vector<float> slice(const std::vector<float>& v, const Shard& s) {
@@ -140,7 +146,14 @@ private:
       kernels::scale(grads, float(clipNorm_ / norm));
     for(auto& s : shards_) {  // push: each shard applies the gradients at once
       std::lock_guard<std::mutex> lock(s->mutex);
-      s->optimizer->update(s->values->all(), grads.slice(s->offset, s->size), work.lr);
+      Tensor g = grads.slice(s->offset, s->size);
+      if(g.device.type == DeviceType::gpu && g.device != s->device) {
+        if(!s->staging)
+          s->staging = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
+        kernels::copy(s->staging->all(), g);
+        g = s->staging->all();
+      }
+      s->optimizer->update(s->values->all(), g, work.lr);
       if(s->ema)
         kernels::emaStep(s->ema->all(), s->values->all(), emaAlpha_);
     }
@@ -160,7 +173,7 @@ private:
 }  // namespace
 
 std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                  uint64_t seed, size_t devices) {
+                                                  uint64_t seed, const std::vector<Device>& devices) {
   return std::make_unique<AsyncGraphGroup>(o, srcVocab, trgVocab, seed, devices);
 }
 

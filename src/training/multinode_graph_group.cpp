@@ -22,6 +22,7 @@
 #include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
+#include "tensors/devices_from_options.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
 
@@ -44,13 +45,12 @@ public:
         keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
-    int devices = o.get<int>("cpu-threads");
-    ABORT_IF(devices < 1, "--multi-node runs on CPU devices: --cpu-threads N >= 1");
-    if(devices > 1)
+    std::vector<Device> devices = devicesFromOptions(o);
+    if(devices.size() > 1 && !onGpus(devices))
       openblas_set_num_threads(1);
-    for(int d = 0; d < devices; ++d)
-      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(d), o, srcVocab, trgVocab, seed));
-    queue_ = std::make_unique<BatchQueue>(size_t(devices));
+    for(const Device& device : devices)
+      workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
+    queue_ = std::make_unique<BatchQueue>(devices.size());
     lastStatus_ = Clock::now();
   }
 

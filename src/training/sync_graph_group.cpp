@@ -1,4 +1,4 @@
-// Synchronous SGD over the CPU devices of a node (and, with one device, the singleton):
+// Synchronous SGD over the devices of a node (CPU cores or GPUs) (and, with one device, the singleton):
 //   1. each device computes the gradients of its slice of the batch;
 //   2. reduce-scatter: device k sums every device's gradients of shard k (its slice of the flat
 //      buffer) into its own;
@@ -17,6 +17,7 @@
 #include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
+#include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
@@ -27,15 +28,15 @@ namespace {
 
 class SyncGraphGroup : public GraphGroup {
 public:
-  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, size_t devices,
-                 MpiTransport* ranks)
+  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                 const std::vector<Device>& devices, MpiTransport* ranks)
       : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
         emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
         transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
     ABORT_IF(costType_ != "ce-sum" && costType_ != "ce-mean" && costType_ != "ce-mean-words",
              "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", costType_);
-    for(size_t d = 0; d < devices; ++d) {
-      workers_.push_back(std::make_unique<DeviceWorker>(cpuDevice(int(d)), o, srcVocab, trgVocab, seed));
+    for(const Device& device : devices) {
+      workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
       optimizers_.push_back(createOptimizer(o.get<std::string>("optimizer"),
                                             o.get<std::vector<float>>("optimizer-params")));
     }
@@ -47,7 +48,7 @@ public:
     for(size_t k = 0; k < workers_.size(); ++k) {
       shards_.push_back({n * k / workers_.size(), n * (k + 1) / workers_.size() - n * k / workers_.size()});
       if(emaAlpha_ > 0.f) {
-        ema_.push_back(std::make_unique<FlatBuffer>(cpuDevice(int(k)), Type::float32, shards_[k].size));
+        ema_.push_back(std::make_unique<FlatBuffer>(workers_[k]->device(), Type::float32, shards_[k].size));
         kernels::copy(ema_[k]->all(), shard(k, k, false));
       }
     }
@@ -178,7 +179,7 @@ public:
         part.arrays[name].assign(values.begin() + shards_[k].offset,
                                  values.begin() + shards_[k].offset + shards_[k].size);
       }
-      optimizers_[k]->setState(part, cpuDevice(int(k)));
+      optimizers_[k]->setState(part, workers_[k]->device());
     }
   }
 
@@ -234,7 +235,7 @@ float costScale(const std::string& costType, const Batch& batch) {
 }
 
 std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                  uint64_t seed, size_t devices);
+                                                  uint64_t seed, const std::vector<Device>& devices);
 
 std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
                                                       uint64_t seed);
@@ -248,15 +249,13 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
   ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
            "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
            mpi->size());
-  int devices = o.get<int>("cpu-threads");
-  ABORT_IF(devices < 1, "--cpu-threads {}: GPU training needs the GPU backend (not built yet); use --cpu-threads N >= 1",
-           devices);
+  std::vector<Device> devices = devicesFromOptions(o);
   // Each CPU device is one core: BLAS must not spawn threads of its own under several devices.
-  if(devices > 1)
+  if(devices.size() > 1 && !onGpus(devices))
     openblas_set_num_threads(1);
-  if(devices == 1 || o.get<bool>("sync-sgd"))
-    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, size_t(devices), mpi);
-  return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, size_t(devices));
+  if(devices.size() == 1 || o.get<bool>("sync-sgd"))
+    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, devices, mpi);
+  return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);
 }
 
 }  // namespace marian

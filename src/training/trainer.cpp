@@ -17,6 +17,7 @@
 #include "common/float_mode.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
+#include "tensors/devices_from_options.h"
 #include "training/validator.h"
 
 namespace marian {
@@ -70,9 +71,13 @@ public:
     }
     graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
-    LOG(info, "[training] {} model with {} parameters on {} CPU device(s){}",
-        options_.get<std::string>("type"), grouped(graphGroup_->layout().totalSize()),
-        options_.get<int>("cpu-threads"), options_.get<bool>("sync-sgd") ? ", sync-SGD" : "");
+    std::vector<Device> devices = devicesFromOptions(options_);
+    std::string deviceNames;
+    for(const Device& d : devices)
+      deviceNames += (deviceNames.empty() ? "" : " ") + d.toString();
+    LOG(info, "[training] {} model with {} parameters on {} device(s) ({}){}",
+        options_.get<std::string>("type"), grouped(graphGroup_->layout().totalSize()), devices.size(),
+        deviceNames, options_.get<bool>("sync-sgd") ? ", sync-SGD" : "");
     rank_ = graphGroup_->rank();
     ranks_ = graphGroup_->ranks();
 

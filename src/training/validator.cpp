@@ -6,6 +6,7 @@
 #include "common/logging.h"
 #include "data/text_file.h"
 #include "translator/bleu.h"
+#include "tensors/devices_from_options.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -22,7 +23,7 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
   b.shuffleData = b.shuffleBatches = false;
   batches_ = std::make_unique<BatchGenerator>(*corpus_, b);
-  graph_ = std::make_unique<ExpressionGraph>(cpuDevice(0), 1, 0);
+  graph_ = std::make_unique<ExpressionGraph>(devicesFromOptions(o)[0], 1, 0);
   model_ = createModel(o, vocabs[0]->size(), vocabs[1]->size());
 }
 
@@ -35,7 +36,7 @@ double Validator::translationBleu(const std::vector<float>& values) {
              sources_.size(), references_.size());
     translator_ = std::make_unique<Translator>(options_, vocabs_, beamOptions(options_),
                                                size_t(options_.get<int>("valid-mini-batch")),
-                                               std::max(1, options_.get<int>("cpu-threads")));
+                                               devicesFromOptions(options_));
   }
   translator_->setValues(values);
   auto nbest = translator_->translate(sources_);

@@ -29,11 +29,11 @@ BeamOptions beamOptions(const Options& o) {
 }
 
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
-                       const BeamOptions& beam, size_t miniBatch, int threads)
+                       const BeamOptions& beam, size_t miniBatch, const std::vector<Device>& devices)
     : vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)) {
   ABORT_IF(vocabs_.size() != 2, "Translation needs a source and a target vocabulary, got {}", vocabs_.size());
-  ABORT_IF(threads < 1, "--cpu-threads must be >= 1 for translation");
-  if(threads > 1)
+  ABORT_IF(devices.empty(), "Translation needs at least one device");
+  if(devices.size() > 1 && devices[0].type == DeviceType::cpu)
     openblas_set_num_threads(1);  // parallelism comes from the threads, one graph each
   // One sentence of </s> declares every parameter of the architecture.
   std::vector<int> eos{Vocab::kEos};
@@ -42,9 +42,9 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
   declare.trgIds = {Vocab::kEos};
   declare.trgMask = {1.f};
   declare.trgWords = 1;
-  for(int t = 0; t < threads; ++t) {
+  for(const Device& device : devices) {
     auto w = std::make_unique<Worker>();
-    w->graph = std::make_unique<ExpressionGraph>(cpuDevice(t), 1, 0);
+    w->graph = std::make_unique<ExpressionGraph>(device, 1, 0);
     w->model = createModel(modelOptions, vocabs_[0]->size(), vocabs_[1]->size());
     w->model->loss(*w->graph, declare, false);
     w->graph->params().allocate();

@@ -16,9 +16,10 @@ namespace marian {
 
 class Translator {
 public:
-  // modelOptions: the architecture (the training configuration); vocabs: source and target
+  // modelOptions: the architecture (the training configuration); vocabs: source and target;
+  // one graph per device (CPU cores or GPUs), each translating its share of the mini-batches.
   Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
-             size_t miniBatch, int threads);
+             size_t miniBatch, const std::vector<Device>& devices);
   ~Translator();
   // Parameter values from a model file, which must hold exactly this architecture's parameters;
   // anything else is an error naming the file and the parameter.

@@ -1,0 +1,41 @@
+#include "tensors/devices_from_options.h"
+
+#include <string>
+
+#include "common/error.h"
+#include "tensors/backend.h"
+
+namespace marian {
+
+std::vector<Device> devicesFromOptions(const Options& o) {
+  int threads = o.get<int>("cpu-threads");
+  ABORT_IF(threads < 0, "--cpu-threads {} is negative", threads);
+  std::vector<Device> devices;
+  if(threads > 0) {
+    for(int d = 0; d < threads; ++d)
+      devices.push_back(cpuDevice(d));
+    return devices;
+  }
+  ABORT_IF(!gpuBackendCompiled(),
+           "--cpu-threads 0 selects the GPUs of --devices, but this build has no GPU backend "
+           "(configure with -DCOMPILE_CUDA=on where the CUDA toolkit is installed)");
+  int visible = gpuDeviceCount();
+  for(const std::string& s : o.get<std::vector<std::string>>("devices")) {
+    size_t used = 0;
+    int id = -1;
+    try {
+      id = std::stoi(s, &used);
+    } catch(const std::exception&) {
+      used = 0;
+    }
+    ABORT_IF(used != s.size() || id < 0, "--devices: '{}' is not a GPU id (0, 1, ...)", s);
+    ABORT_IF(id >= visible, "--devices {}: only {} GPU(s) are visible to this process", id, visible);
+    for(const Device& d : devices)
+      ABORT_IF(d.id == id, "--devices lists GPU {} twice", id);
+    devices.push_back(gpuDevice(id));
+  }
+  ABORT_IF(devices.empty(), "--cpu-threads 0 but --devices lists no GPU");
+  return devices;
+}
+
+}  // namespace marian
