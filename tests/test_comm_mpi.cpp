@@ -111,7 +111,7 @@ TEST(ParameterServer, DroppingConservesGradientsAndClientsMatchTheServersRecord)
   // (sum of gradients sent) + residual == (sum of gradients computed)
   for(int c = 0; c < perRank; ++c) {
     const auto& sent = cluster.clients[c]->sentTotal();
-    const auto& residual = cluster.clients[c]->residual();
+    const std::vector<float> residual = cluster.clients[c]->residual();
     size_t sentEntries = 0;
     for(size_t i = 0; i < Cluster::kTotal; ++i) {
       EXPECT_NEAR(double(sent[i]) + residual[i], computed[c][i], 1e-3) << "client " << c << " at " << i;

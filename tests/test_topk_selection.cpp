@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 
+#include "comm/dropper.h"
 #include "comm/topk_selection.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
 #include "common/error.h"
 #include "random_values.h"
 
@@ -109,6 +113,42 @@ TEST(TopkSelection, UnselectedEntriesGoBackToTheResidual) {
 TEST(TopkSelection, UnknownMethodIsAnError) {
   EXPECT_THROW(parseTopkMethod("fastest"), Error);
   EXPECT_EQ(parseTopkMethod("reuse"), TopkMethod::reuse);
+}
+
+// Gradient dropping where the gradient lives: on a GPU (skipped without one) as on the host,
+// over several rounds sent + residual equals everything fed in, and about `keep` is sent.
+TEST(GradientDropper, OnEachDeviceSentPlusResidualIsEverythingFedIn) {
+  std::vector<Device> devices = {cpuDevice()};
+  if(gpuDeviceCount() > 0)
+    devices.push_back(gpuDevice(0));
+  else
+    std::cout << "[          ] no GPU visible: the host dropper only\n";
+  size_t n = 200000, offset = 50000, len = 100000;
+  for(Device device : devices) {
+    SCOPED_TRACE(device.toString());
+    GradientDropper dropper(n, 5, device);
+    FlatBuffer grads(device, Type::float32, len);
+    std::vector<double> fed(n, 0.0), sent(n, 0.0);
+    for(unsigned round = 0; round < 4; ++round) {
+      std::vector<float> g = randomValues(len, 100 + round);
+      kernels::fromHost(grads.all(), g);
+      SparseVector s = dropper.drop(grads.all(), offset, 0.01);
+      EXPECT_GT(s.size(), len / 200);
+      EXPECT_LT(s.size(), len / 50);
+      for(size_t i = 0; i < len; ++i)
+        fed[offset + i] += g[i];
+      for(size_t k = 0; k < s.size(); ++k) {
+        ASSERT_LT(s.indices[k], len);
+        if(k > 0) {
+          ASSERT_LT(s.indices[k - 1], s.indices[k]);
+        }
+        sent[offset + s.indices[k]] += s.values[k];
+      }
+    }
+    std::vector<float> residual = dropper.residual();
+    for(size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(sent[i] + residual[i], fed[i], 1e-4) << "at " << i;
+  }
 }
 
 }  // namespace

@@ -4,10 +4,20 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "tensors/kernels.h"
 
 namespace marian {
 
+GradientDropper::GradientDropper(size_t size, uint64_t seed, Device device)
+    : device_(device), rng_(seed), seed_(seed) {
+  if(device.type == DeviceType::cpu)
+    residual_.assign(size, 0.f);
+  else
+    onDevice_ = std::make_unique<FlatBuffer>(device, Type::float32, std::max<size_t>(size, 1));
+}
+
 SparseVector GradientDropper::drop(const float* grads, size_t offset, size_t n, double keep) {
+  ABORT_IF(onDevice_, "GradientDropper on {} was given host gradients", device_.toString());
   ABORT_IF(offset + n > residual_.size(), "Dropping [{}, {}) of a range of {}", offset, offset + n,
            residual_.size());
   float* r = residual_.data() + offset;
@@ -18,6 +28,26 @@ SparseVector GradientDropper::drop(const float* grads, size_t offset, size_t n, 
   for(uint32_t i : sent.indices)
     r[i] = 0.f;
   return sent;
+}
+
+SparseVector GradientDropper::drop(Tensor grads, size_t offset, double keep) {
+  if(!onDevice_) {  // host memory: the vectorised host path
+    ABORT_IF(grads.device.type != DeviceType::cpu, "GradientDropper on the host was given {} gradients",
+             grads.device.toString());
+    return drop(grads.f32(), offset, grads.size(), keep);
+  }
+  ABORT_IF(offset + grads.size() > onDevice_->size(), "Dropping [{}, {}) of a range of {}", offset,
+           offset + grads.size(), onDevice_->size());
+  Tensor r = onDevice_->all().slice(offset, grads.size());
+  kernels::add(r, grads);
+  float t = kernels::sampledThreshold(r, keep, seed_ * 1000003ull + calls_++);
+  SparseVector sent;
+  kernels::takeAbove(r, t, sent.indices, sent.values);
+  return sent;
+}
+
+std::vector<float> GradientDropper::residual() const {
+  return onDevice_ ? kernels::toHost(onDevice_->all()) : residual_;
 }
 
 }  // namespace marian

@@ -3,13 +3,14 @@
 #include <cmath>
 
 #include "common/timeline.h"
+#include "tensors/kernels.h"
 
 namespace marian {
 
 ShardClient::ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard,
-                         double keep, size_t warmup, double timeoutSeconds, uint64_t seed)
+                         double keep, size_t warmup, double timeoutSeconds, uint64_t seed, Device device)
     : id_(id), layout_(layout), transport_(transport), localShard_(localShard), keep_(keep),
-      warmup_(warmup), timeout_(timeoutSeconds), dropper_(layout.total, seed),
+      warmup_(warmup), timeout_(timeoutSeconds), dropper_(layout.total, seed, device),
       versions_(size_t(layout.nodes), 0) {}
 
 double ShardClient::currentKeep() const {
@@ -19,6 +20,45 @@ double ShardClient::currentKeep() const {
 }
 
 void ShardClient::exchange(const float* grads, float* params, float lr) {
+  exchangeWith(
+      [&](size_t offset, size_t n, double keep, Message& push) {
+        if(keep < 1.0)
+          push.sparse = dropper_.drop(grads + offset, offset, n, keep);
+        else
+          push.dense.assign(grads + offset, grads + offset + n);
+      },
+      [&](size_t offset, const Message& reply) {
+        if(reply.header.kind == MessageKind::replyDense)
+          std::copy(reply.dense.begin(), reply.dense.end(), params + offset);
+        else
+          reply.sparse.addTo(params + offset);
+      },
+      lr);
+}
+
+// On the device: the residual, threshold and selection stay there; the host sees the selected
+// entries (or, without dropping, the dense slice), and sparse replies are scattered in place.
+void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
+  exchangeWith(
+      [&](size_t offset, size_t n, double keep, Message& push) {
+        if(keep < 1.0)
+          push.sparse = dropper_.drop(grads.slice(offset, n), offset, keep);
+        else
+          push.dense = kernels::toHost(grads.slice(offset, n));
+      },
+      [&](size_t offset, const Message& reply) {
+        if(reply.header.kind == MessageKind::replyDense) {
+          std::vector<float> dense = reply.dense;
+          kernels::fromHost(params.slice(offset, dense.size()), dense);
+        } else {
+          kernels::scatterAdd(params.slice(offset, params.size() - offset), reply.sparse.indices,
+                              reply.sparse.values);
+        }
+      },
+      lr);
+}
+
+void ShardClient::exchangeWith(const PushFn& fillPush, const ApplyFn& applyReply, float lr) {
   int self = transport_ ? transport_->rank() : 0;
   double keep = currentKeep();
   ExchangeStats local;
@@ -31,15 +71,12 @@ void ShardClient::exchange(const float* grads, float* params, float lr) {
     push.header.shard = shard;
     push.header.lr = lr;
     push.header.version = versions_[size_t(shard)];
+    push.header.kind = keep < 1.0 ? MessageKind::pushSparse : MessageKind::pushDense;
+    fillPush(offset, n, keep, push);
     if(keep < 1.0) {
-      push.header.kind = MessageKind::pushSparse;
-      push.sparse = dropper_.drop(grads + offset, offset, n, keep);
       if(sentTotal_.empty())
         sentTotal_.assign(layout_.total, 0.f);
       push.sparse.addTo(sentTotal_.data() + offset);
-    } else {
-      push.header.kind = MessageKind::pushDense;
-      push.dense.assign(grads + offset, grads + offset + n);
     }
 
     Message reply;
@@ -67,12 +104,11 @@ void ShardClient::exchange(const float* grads, float* params, float lr) {
     local.exchanges += 1;
     if(reply.header.kind == MessageKind::replyDense) {
       ABORT_IF(reply.dense.size() != n, "Shard {} replied {} values for {}", shard, reply.dense.size(), n);
-      std::copy(reply.dense.begin(), reply.dense.end(), params + offset);
     } else {
       for(uint32_t i : reply.sparse.indices)
         ABORT_IF(i >= n, "Shard {} sent a delta at {} outside its {} values", shard, i, n);
-      reply.sparse.addTo(params + offset);
     }
+    applyReply(offset, reply);
   }
   ++exchanges_;
   std::lock_guard<std::mutex> lock(statsMutex_);

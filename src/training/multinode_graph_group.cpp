@@ -77,7 +77,10 @@ public:
       c->id = transport_.rank() * int(devices) + int(d);
       c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(), keep_,
                                                      size_t(o.get<int>("grad-dropping-warmup")), timeout_,
-                                                     seed_ * 31 + uint64_t(c->id));
+                                                     seed_ * 31 + uint64_t(c->id),
+                                                     onDevice(d) ? workers_[d]->device() : cpuDevice());
+      if(onDevice(d))
+        kernels::fromHost(workers_[d]->params().values(), initial);
       c->params = initial;
       c->sumGrads.assign(initial.size(), 0.f);
       c->bufferGrads.assign(initial.size(), 0.f);
@@ -209,6 +212,20 @@ private:
     c.shardClient->exchange(grads, overlap_ ? c.bufferParams.data() : c.params.data(), lr);
   }
 
+  void exchangeNow(Client& c, Tensor grads, Tensor params, float lr) {
+    timeline::Span span("exchange", "comm");
+    std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
+    if(singleClient_)
+      single.lock();
+    c.shardClient->exchange(grads, params, lr);
+  }
+
+  // Device d keeps its parameters on its GPU and drops there (the exchange without overlap and
+  // without a local optimizer); otherwise the client works on host copies.
+  bool onDevice(size_t d) const {
+    return workers_[d]->device().type == DeviceType::gpu && !overlap_ && !localOptimizer_;
+  }
+
   void waitCommIdle(Client& c) {
     std::unique_lock<std::mutex> lock(c.mutex);
     c.cv.wait(lock, [&] { return !c.commBusy; });
@@ -244,7 +261,8 @@ private:
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
     Tensor values = w.params().values(), grads = w.params().grads();
-    kernels::fromHost(values, c.params);
+    if(!onDevice(d))
+      kernels::fromHost(values, c.params);
     uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull + d;
     double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
     // the same norm and clipping as the single-node groups, so one rank reproduces them exactly
@@ -252,8 +270,16 @@ private:
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
     if(clipNorm_ > 0.f && norm > clipNorm_)
       kernels::scale(grads, float(clipNorm_ / norm));
-    std::vector<float> g = kernels::toHost(grads);
     c.lastLr = work.lr;
+    if(onDevice(d)) {  // gradients, residual and parameters stay on the GPU
+      auto computeEnd = Clock::now();
+      exchangeNow(c, grads, values, work.lr);
+      std::lock_guard<std::mutex> lock(c.statsMutex);
+      c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
+      c.steps += 1;
+      return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+    }
+    std::vector<float> g = kernels::toHost(grads);
     if(localOptimizer_) {  // move locally too, between synchronisations
       c.optimizer->update(values, grads, work.lr);
       c.params = kernels::toHost(values);
