@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/parallel.h"
+#include "tensors/kernels.h"
 
 namespace marian {
 
@@ -102,19 +103,28 @@ TopkMethod parseTopkMethod(const std::string& name) {
   ABORT("Unknown top-k selection '{}'; available: exact, sampled, reuse", name);
 }
 
-TopkSelector::TopkSelector(size_t n, TopkMethod method, uint64_t seed, int reuseEvery)
-    : residual_(n, 0.f), method_(method), rng_(seed), reuseEvery_(reuseEvery) {
+TopkSelector::TopkSelector(size_t n, TopkMethod method, uint64_t seed, int reuseEvery, Device device)
+    : device_(device), seed_(seed), method_(method), rng_(seed), reuseEvery_(reuseEvery) {
   ABORT_IF(reuseEvery < 1, "Threshold reuse needs a period >= 1, not {}", reuseEvery);
+  if(device.type == DeviceType::cpu)
+    residual_.assign(n, 0.f);
+  else
+    onDevice_ = std::make_unique<FlatBuffer>(device, Type::float32, n);
+}
+
+bool TopkSelector::thresholdDue() const {
+  return method_ == TopkMethod::exact || calls_ % reuseEvery_ == 0;
 }
 
 SparseVector TopkSelector::select(const float* x, size_t k) {
+  ABORT_IF(onDevice_, "TopkSelector on {} was given host values", device_.toString());
   size_t n = residual_.size();
   float* r = residual_.data();
   for(size_t i = 0; i < n; ++i)
     r[i] += x[i];
   if(method_ == TopkMethod::sampled)
     threshold_ = sampledThreshold(r, n, double(k) / double(std::max<size_t>(n, 1)), rng_);
-  else if(method_ == TopkMethod::exact || calls_ % reuseEvery_ == 0)
+  else if(thresholdDue())
     threshold_ = exactThreshold(r, n, k);
   ++calls_;
   SparseVector sent = selectAbove(r, n, threshold_);
@@ -123,14 +133,46 @@ SparseVector TopkSelector::select(const float* x, size_t k) {
   return sent;
 }
 
+SparseVector TopkSelector::select(Tensor x, size_t k) {
+  if(!onDevice_) {
+    ABORT_IF(x.device.type != DeviceType::cpu, "TopkSelector on the host was given {} values", x.device.toString());
+    return select(x.f32(), k);
+  }
+  Tensor r = onDevice_->all();
+  ABORT_IF(x.size() != r.size(), "TopkSelector of {} values was given {}", r.size(), x.size());
+  kernels::add(r, x);
+  if(method_ == TopkMethod::sampled)
+    threshold_ = kernels::sampledThreshold(r, double(k) / double(std::max<size_t>(r.size(), 1)),
+                                           seed_ * 1000003ull + uint64_t(calls_));
+  else if(thresholdDue())
+    threshold_ = kernels::exactThreshold(r, k);
+  ++calls_;
+  SparseVector sent;
+  kernels::takeAbove(r, threshold_, sent.indices, sent.values);
+  return sent;
+}
+
 void TopkSelector::restoreUnselected(const SparseVector& sent, const SparseVector& kept) {
+  SparseVector back;
   size_t j = 0;
   for(size_t s = 0; s < sent.size(); ++s) {
     while(j < kept.size() && kept.indices[j] < sent.indices[s])
       ++j;
-    if(j == kept.size() || kept.indices[j] != sent.indices[s])
-      residual_[sent.indices[s]] += sent.values[s];
+    if(j == kept.size() || kept.indices[j] != sent.indices[s]) {
+      back.indices.push_back(sent.indices[s]);
+      back.values.push_back(sent.values[s]);
+    }
   }
+  if(onDevice_)
+    kernels::scatterAdd(onDevice_->all(), back.indices, back.values);
+  else
+    back.addTo(residual_.data());
+}
+
+const std::vector<float>& TopkSelector::residual() const {
+  if(onDevice_)
+    residual_ = kernels::toHost(onDevice_->all());
+  return residual_;
 }
 
 }  // namespace marian

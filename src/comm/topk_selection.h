@@ -4,11 +4,13 @@
 // reused (Ok-Topk: an exact threshold recomputed every few steps and applied in between), and
 // TopkSelector, which keeps what it did not send as a residual added to the next gradient.
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "comm/sparse_vector.h"
+#include "tensors/arena.h"
 
 namespace marian {
 
@@ -27,21 +29,32 @@ TopkMethod parseTopkMethod(const std::string& name);  // "exact", "sampled", "re
 
 class TopkSelector {
 public:
-  // reuseEvery: with TopkMethod::reuse, the exact threshold is recomputed every this many calls
-  TopkSelector(size_t n, TopkMethod method, uint64_t seed, int reuseEvery = 32);
+  // reuseEvery: with TopkMethod::reuse, the exact threshold is recomputed every this many calls.
+  // device: where the residual lives; on a GPU the selection runs there and only the selected
+  // entries come to the host.
+  TopkSelector(size_t n, TopkMethod method, uint64_t seed, int reuseEvery = 32,
+               Device device = cpuDevice());
 
   // Adds x (n values) into the residual and takes out about k of its largest-magnitude entries,
   // which it returns; sent + residual afterwards == old residual + x, exactly.
   SparseVector select(const float* x, size_t k);
+  // The same with x (n values) on the selector's device.
+  SparseVector select(Tensor x, size_t k);
   // Puts the entries of `sent` whose index is not in `kept` back into the residual: what a global
   // top-k scheme did not select stays for later (seed 001 Alg. 4 line 10, seed 002 Alg. 2).
   void restoreUnselected(const SparseVector& sent, const SparseVector& kept);
 
-  const std::vector<float>& residual() const { return residual_; }
+  // (a host copy when the residual lives on a GPU)
+  const std::vector<float>& residual() const;
   float lastThreshold() const { return threshold_; }
 
 private:
-  std::vector<float> residual_;
+  bool thresholdDue() const;
+
+  Device device_;
+  std::unique_ptr<FlatBuffer> onDevice_;   // the residual on a GPU
+  mutable std::vector<float> residual_;    // on the host (or the host copy of onDevice_)
+  uint64_t seed_;
   TopkMethod method_;
   std::mt19937_64 rng_;
   int reuseEvery_;

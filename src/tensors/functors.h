@@ -23,6 +23,14 @@ enum class ReduceOp { Sum, Mean, Max };
 constexpr float kMaskedScore = -1e9f;
 
 namespace functors {
+// The bodies below differ between nvcc and the host compiler (expf vs fastExp): an inline
+// namespace per compiler gives them different names, so a program linking both kinds of
+// objects never merges the two definitions.
+#ifdef __CUDACC__
+inline namespace cuda_compiled {
+#else
+inline namespace host_compiled {
+#endif
 
 // exp of the backend: CUDA's expf on the GPU, the vectorisable fastExp on the CPU
 HOST_DEVICE inline float exponential(float x) {
@@ -97,6 +105,7 @@ struct MaskFill { HOST_DEVICE float fwd(float a, float b) const { return b != 0.
                   HOST_DEVICE float da(float, float b) const { return b != 0.f ? 1.f : 0.f; }
                   HOST_DEVICE float db(float, float) const { return 0.f; } };
 
+}  // inline namespace
 }  // namespace functors
 
 template <class Visit>

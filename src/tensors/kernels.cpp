@@ -121,6 +121,7 @@ void scale(Tensor t, float s) { ON_DEVICE(onGpu(t), scale(t, s)); }
 float sampledThreshold(Tensor x, double keep, uint64_t seed) {
   ON_DEVICE(onGpu(x), sampledThreshold(x, keep, seed));
 }
+float exactThreshold(Tensor x, size_t k) { ON_DEVICE(onGpu(x), exactThreshold(x, k)); }
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values) {
   ON_DEVICE(onGpu(residual), takeAbove(residual, threshold, indices, values));

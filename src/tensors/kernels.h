@@ -16,7 +16,8 @@ namespace kernels {
 
 // --- memory ------------------------------------------------------------------------------
 void fill(Tensor t, float value);
-// equal element counts; the two may live on different devices (host <-> GPU, GPU <-> GPU)
+// equal element counts, ranges that do not overlap; the two may live on different devices
+// (host <-> GPU, GPU <-> GPU)
 void copy(Tensor dst, Tensor src);
 // dst += scale * src, summing src over the axes along which dst has extent 1 (the gradient of
 // broadcasting). With equal shapes it is a plain axpy; src may live on another device.
@@ -90,6 +91,8 @@ void scale(Tensor t, float s);
 // stratum (max(1000, n/100) strata), positions drawn from a counter hash of `seed`, so every
 // device picks the same sample.
 float sampledThreshold(Tensor x, double keep, uint64_t seed);
+// The k-th largest |x| (0 when k == 0 or k >= x.size()): the exact top-k threshold.
+float exactThreshold(Tensor x, size_t k);
 // The entries with |residual| >= threshold (and != 0) move out of the residual into
 // (indices, values), ascending: afterwards taken + residual == old residual, exactly.
 // Dropping is: add(residual, grad); t = sampledThreshold(residual, keep); takeAbove(residual, t).

@@ -54,7 +54,8 @@ public:
     }
     if(transport_)
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, n, seed_);
-    gradients_.assign(transport_ ? n : 0, 0.f);
+    bool onHost = workers_[0]->device().type == DeviceType::cpu;
+    gradients_.assign(transport_ && onHost ? n : 0, 0.f);
   }
 
   int rank() const override { return transport_ ? transport_->rank() : 0; }
@@ -187,6 +188,17 @@ private:
   // The node's summed gradient (device k holds shard k) through the allreducer, and back. Mean
   // cost types average over ranks, as one rank averages over its devices' sentences or words.
   void reduceAcrossRanks() {
+    if(workers_[0]->device().type == DeviceType::gpu) {  // select on the GPUs, sum on the host
+      std::vector<Tensor> shards;
+      for(size_t k = 0; k < shards_.size(); ++k)
+        shards.push_back(shard(k, k, true));
+      allreducer_->reduce(shards);
+      if(costType_ != "ce-sum")
+        for(Tensor& t : shards)
+          kernels::scale(t, 1.f / float(transport_->size()));
+      ++updatesSinceStatus_;
+      return;
+    }
     auto host = [&](size_t k) {
       return Tensor(gradients_.data() + shards_[k].offset, Shape({int(shards_[k].size)}), Type::float32, cpuDevice());
     };

@@ -1,6 +1,8 @@
 // Matrix products through OpenBLAS (cblas, row-major).
 #include <cblas.h>
 
+#include <algorithm>
+
 #include "tensors/cpu/cpu_kernels.h"
 
 namespace marian {
@@ -23,7 +25,7 @@ MatDims productDims(int ra, int ca, int rb, int cb, bool transA, bool transB, co
 
 void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB,
            float alpha, float beta) {
-  int lda = transA ? d.m : d.k, ldb = transB ? d.k : d.n;
+  int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               d.m, d.n, d.k, alpha, A, lda, B, ldb, beta, C, d.n);
 }

@@ -25,6 +25,17 @@ float sampledThreshold(Tensor x, double keep, uint64_t seed) {
   return sample[kth];
 }
 
+float exactThreshold(Tensor x, size_t k) {
+  size_t n = x.size();
+  if(k == 0 || k >= n)
+    return 0.f;
+  std::vector<float> magnitude(n);
+  for(size_t i = 0; i < n; ++i)
+    magnitude[i] = std::fabs(x.f32()[i]);
+  std::nth_element(magnitude.begin(), magnitude.begin() + long(k - 1), magnitude.end(), std::greater<float>());
+  return magnitude[k - 1];
+}
+
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values) {
   float* r = residual.f32();

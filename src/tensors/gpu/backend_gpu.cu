@@ -9,14 +9,16 @@
 namespace marian {
 namespace gpu {
 
-void* Context::scratch(size_t bytes) {
-  if(bytes > scratchBytes_) {
-    if(scratch_)
-      CUDA_CHECK(cudaFree(scratch_));  // cudaFree waits for pending work that may still use it
-    scratchBytes_ = std::max(bytes, scratchBytes_ * 3 / 2);
-    CUDA_CHECK(cudaMalloc(&scratch_, scratchBytes_));
+void* Context::scratch(size_t bytes, int slot) {
+  if(bytes > scratchBytes_[slot]) {
+    if(scratch_[slot]) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));  // pending kernels may still use the old buffer
+      CUDA_CHECK(cudaFree(scratch_[slot]));
+    }
+    scratchBytes_[slot] = std::max(bytes, scratchBytes_[slot] * 3 / 2);
+    CUDA_CHECK(cudaMalloc(&scratch_[slot], scratchBytes_[slot]));
   }
-  return scratch_;
+  return scratch_[slot];
 }
 
 void Context::synchronize() {
@@ -24,7 +26,7 @@ void Context::synchronize() {
   DeviceError e;
   CUDA_CHECK(cudaMemcpy(&e, deviceError, sizeof e, cudaMemcpyDeviceToHost));
   if(e.code != kNoError) {
-    CUDA_CHECK(cudaMemset(deviceError, 0, sizeof e));
+    CUDA_CHECK(cudaMemsetAsync(deviceError, 0, sizeof e, stream));
     ABORT_IF(e.code == kRowIndexOutOfRange, "Row index {} out of range for a table of {} rows (on gpu{})",
              e.value, e.limit, id);
     ABORT_IF(e.code == kLabelOutOfRange, "crossEntropy: label {} out of range for {} classes (on gpu{})",
@@ -34,6 +36,16 @@ void Context::synchronize() {
 }
 
 namespace {
+
+// The device current on this thread, so that a kernel launch costs no cudaSetDevice call
+// when the thread stays on one GPU (the usual case: one thread per device).
+thread_local int currentDevice = -1;
+void useDevice(int id) {
+  if(currentDevice != id) {
+    CUDA_CHECK(cudaSetDevice(id));
+    currentDevice = id;
+  }
+}
 
 std::mutex contextsMutex;
 std::map<int, Context*> contexts;  // owned by the backends, which live until exit
@@ -47,28 +59,33 @@ public:
              cudaGetErrorString(rc));
     ABORT_IF(id < 0 || id >= count, "GPU {} requested but {} GPU(s) are visible", id, count);
     ctx_.id = id;
-    CUDA_CHECK(cudaSetDevice(id));
+    useDevice(id);
     CUDA_CHECK(cudaStreamCreateWithFlags(&ctx_.stream, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&ctx_.cublas));
     CUBLAS_CHECK(cublasSetStream(ctx_.cublas, ctx_.stream));
     CUDA_CHECK(cudaMalloc(&ctx_.deviceError, sizeof(DeviceError)));
-    CUDA_CHECK(cudaMemset(ctx_.deviceError, 0, sizeof(DeviceError)));
-    // Direct access to the other GPUs (gradient sums across devices); copies go through
-    // cudaMemcpyPeer where the hardware does not allow it.
-    for(int other = 0; other < count; ++other) {
+    CUDA_CHECK(cudaMemsetAsync(ctx_.deviceError, 0, sizeof(DeviceError), ctx_.stream));
+    CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
+    // Direct access between this GPU and the others this process uses, both ways (gradient
+    // sums across devices); cudaMemcpyPeer copies work without it where hardware does not allow it.
+    std::lock_guard<std::mutex> lock(contextsMutex);
+    for(auto& [other, ctx] : contexts) {
       int can = 0;
-      if(other != id && cudaDeviceCanAccessPeer(&can, id, other) == cudaSuccess && can)
+      if(cudaDeviceCanAccessPeer(&can, id, other) == cudaSuccess && can) {
         cudaDeviceEnablePeerAccess(other, 0);
+        useDevice(other);
+        cudaDeviceEnablePeerAccess(id, 0);
+        useDevice(id);
+      }
     }
     cudaGetLastError();  // "already enabled" is not an error here
-    std::lock_guard<std::mutex> lock(contextsMutex);
     contexts[id] = &ctx_;
   }
   Device device() const override { return gpuDevice(ctx_.id); }
 
   void* allocate(size_t bytes) override {
     void* p = nullptr;
-    CUDA_CHECK(cudaSetDevice(ctx_.id));
+    useDevice(ctx_.id);
     cudaError_t rc = cudaMalloc(&p, bytes ? bytes : 256);
     if(rc != cudaSuccess) {
       size_t free = 0, total = 0;
@@ -78,7 +95,10 @@ public:
     }
     return p;
   }
-  void release(void* ptr) override { cudaFree(ptr); }
+  void release(void* ptr) override {
+    useDevice(ctx_.id);
+    cudaFree(ptr);
+  }
   void copyFromHost(void* dst, const void* src, size_t bytes) override {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx_.stream));
     CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));  // the host buffer may go away after return
@@ -88,9 +108,13 @@ public:
     ctx_.synchronize();
   }
   void copy(void* dst, const void* src, size_t bytes) override {
+    useDevice(ctx_.id);
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream));
   }
-  void zero(void* dst, size_t bytes) override { CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, ctx_.stream)); }
+  void zero(void* dst, size_t bytes) override {
+    useDevice(ctx_.id);
+    CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, ctx_.stream));
+  }
   void synchronize() override { ctx_.synchronize(); }
 
 private:
@@ -100,18 +124,17 @@ private:
 }  // namespace
 
 Context& context(int id) {
-  Context* c = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(contextsMutex);
-    auto it = contexts.find(id);
-    c = it == contexts.end() ? nullptr : it->second;
-  }
+  constexpr int kCached = 64;
+  thread_local Context* cached[kCached] = {};
+  Context* c = id >= 0 && id < kCached ? cached[id] : nullptr;
   if(!c) {
-    backendFor(gpuDevice(id));  // creates the context
+    backendFor(gpuDevice(id));  // creates the context on first use
     std::lock_guard<std::mutex> lock(contextsMutex);
     c = contexts.at(id);
+    if(id >= 0 && id < kCached)
+      cached[id] = c;
   }
-  CUDA_CHECK(cudaSetDevice(id));
+  useDevice(id);
   return *c;
 }
 

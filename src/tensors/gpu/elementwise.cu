@@ -49,15 +49,14 @@ __global__ void addBroadcastGeneric(float* dst, const float* src, Dims4 t, Dims4
 }
 
 // dst += scale * src on one device, dst broadcasting onto src.
-void addOnDevice(const Context& c, Tensor dst, const float* src, const Shape& srcShape, float scale) {
+void addOnDevice(Context& c, Tensor dst, const float* src, const Shape& srcShape, float scale) {
   size_t n = dst.size();
   if(n == srcShape.elements()) {
     axpy<<<blocksFor(n), kThreads, 0, c.stream>>>(dst.f32(), src, n, scale);
     checkLaunch();
     return;
   }
-  ABORT_IF(Shape::broadcast(dst.shape, srcShape) != srcShape, "add: {} does not broadcast onto {}",
-           dst.shape.toString(), srcShape.toString());
+  broadcastStrides(dst.shape, srcShape);  // the CPU's check: aborts unless dst broadcasts onto src
   auto t = dst.shape.padded(), o = srcShape.padded();
   int first = -1, last = -1;  // the axes summed over: dst extent 1, src extent > 1
   for(int a = 0; a < 4; ++a)
@@ -91,6 +90,7 @@ const void* onDeviceOf(Context& c, const Tensor& dst, const Tensor& src) {
   } else {
     context(src).synchronize();  // src's producer ran on its own stream
     CUDA_CHECK(cudaMemcpyPeerAsync(tmp, dst.device.id, src.data, src.device.id, src.bytes(), c.stream));
+    c.synchronize();  // the caller may reuse src as soon as add returns
   }
   context(dst);  // make dst's device current again
   return tmp;

@@ -26,7 +26,7 @@ void sgemm(const Context& c, float* C, const float* A, const float* B, MatDims d
            long long strideB = 0, long long strideC = 0) {
   if(d.m == 0 || d.n == 0)
     return;
-  int lda = transA ? d.m : d.k, ldb = transB ? d.k : d.n;
+  int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   if(batch == 1)
     CUBLAS_CHECK(cublasSgemm(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, A, lda, &beta, C, d.n));

@@ -39,13 +39,15 @@ struct Context {
   cublasHandle_t cublas = nullptr;
   DeviceError* deviceError = nullptr;  // device memory, zero while all is well
 
-  // At least `bytes` of device memory, valid until the next call (one thread per device).
-  void* scratch(size_t bytes);
+  // At least `bytes` of device memory, valid until the next call for the same slot (one thread
+  // per device). Slot 0 holds a kernel's temporaries; slot 1 the partial sums of reductions,
+  // which may read slot 0.
+  void* scratch(size_t bytes, int slot = 0);
   // Waits for the stream and turns a kernel-reported error into an exception.
   void synchronize();
 
-  void* scratch_ = nullptr;
-  size_t scratchBytes_ = 0;
+  void* scratch_[2] = {nullptr, nullptr};
+  size_t scratchBytes_[2] = {0, 0};
 };
 
 // The context of GPU `id` (created with its backend), made current on this thread.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "tensors/gpu/gpu_context.h"
 #include "tensors/shape.h"
@@ -69,7 +70,7 @@ struct SumOp {
 };
 struct MaxOp {
   __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-  static constexpr float identity = -FLT_MAX;
+  static constexpr float identity = -INFINITY;  // as the CPU's max starts
 };
 
 template <class Op>
@@ -110,7 +111,7 @@ __device__ inline void reportError(DeviceError* e, int code, int value, int limi
 
 // Sum (or max) of in [outer, n, inner] over n into out [outer, inner]:
 // out = (accumulate ? out : 0) + scale * reduction. Deterministic (no atomics).
-void reduceAlongAxis(const Context& c, float* out, const float* in, size_t outer, size_t n,
+void reduceAlongAxis(Context& c, float* out, const float* in, size_t outer, size_t n,
                      size_t inner, bool max, float scale, bool accumulate);
 
 }  // namespace gpu

@@ -50,11 +50,44 @@ __global__ void reduceColumns(float* out, const float* in, size_t outer, size_t 
   }
 }
 
+// First pass of a long column reduction ([n, inner] -> [inner], few columns): chunk y of the
+// rows into partial[y, inner]; reduceColumns then reduces the partials. Fixed chunks and order,
+// so the result does not depend on scheduling.
 template <class Op>
-void launchReduce(const Context& c, float* out, const float* in, size_t outer, size_t n,
+__global__ void reduceColumnChunks(float* partial, const float* in, size_t n, size_t inner, size_t chunk) {
+  __shared__ float lanes[kLanes][kColumns + 1];
+  Op op;
+  size_t i = size_t(blockIdx.x) * kColumns + threadIdx.x;
+  size_t begin = size_t(blockIdx.y) * chunk, end = begin + chunk < n ? begin + chunk : n;
+  float v = Op::identity;
+  if(i < inner)
+    for(size_t k = begin + threadIdx.y; k < end; k += kLanes)
+      v = op(v, in[k * inner + i]);
+  lanes[threadIdx.y][threadIdx.x] = v;
+  __syncthreads();
+  if(threadIdx.y == 0 && i < inner) {
+    for(int l = 1; l < kLanes; ++l)
+      v = op(v, lanes[l][threadIdx.x]);
+    partial[size_t(blockIdx.y) * inner + i] = v;
+  }
+}
+
+template <class Op>
+void launchReduce(Context& c, float* out, const float* in, size_t outer, size_t n,
                   size_t inner, float scale, bool accumulate) {
   if(outer * inner == 0)
     return;
+  size_t columnBlocks = (inner + kColumns - 1) / kColumns;
+  if(outer == 1 && inner > 1 && n >= 1024 && columnBlocks < 256) {  // too few blocks for the GPU
+    size_t chunks = std::min<size_t>(128, n / 256), chunk = (n + chunks - 1) / chunks;
+    chunks = (n + chunk - 1) / chunk;
+    float* partial = static_cast<float*>(c.scratch(chunks * inner * sizeof(float), /*slot=*/1));
+    reduceColumnChunks<Op><<<dim3(unsigned(columnBlocks), unsigned(chunks)), dim3(kColumns, kLanes), 0, c.stream>>>(
+        partial, in, n, inner, chunk);
+    checkLaunch();
+    in = partial;
+    n = chunks;
+  }
   if(inner == 1) {
     unsigned blocks = unsigned(std::min<size_t>(outer, 65535 * 16));
     reduceRows<Op><<<blocks, rowThreads(n), 0, c.stream>>>(out, in, outer, n, scale, accumulate);
@@ -88,7 +121,7 @@ __global__ void maxGrad(float* dx, const float* x, const float* y, const float* 
 
 }  // namespace
 
-void reduceAlongAxis(const Context& c, float* out, const float* in, size_t outer, size_t n,
+void reduceAlongAxis(Context& c, float* out, const float* in, size_t outer, size_t n,
                      size_t inner, bool max, float scale, bool accumulate) {
   if(max)
     launchReduce<MaxOp>(c, out, in, outer, n, inner, scale, accumulate);

@@ -16,6 +16,8 @@ namespace {
 
 size_t alignUp(size_t n) { return (n + 255) / 256 * 256; }
 
+__global__ void magnitudes(float* out, const float* x, size_t n) { GRID_STRIDE(i, n) out[i] = fabsf(x[i]); }
+
 __global__ void sampleMagnitudes(float* out, const float* x, size_t samples, size_t n, uint32_t base) {
   GRID_STRIDE(s, samples) out[s] = fabsf(x[samples == n ? s : samplePosition(base, s, samples, n)]);
 }
@@ -34,7 +36,7 @@ __global__ void takeOut(float* values, float* r, const uint32_t* idx, const long
 }
 
 __global__ void scatterAddKernel(float* dense, const uint32_t* idx, const float* v, size_t k) {
-  GRID_STRIDE(i, k) dense[idx[i]] += v[i];  // indices are distinct
+  GRID_STRIDE(i, k) atomicAdd(dense + idx[i], v[i]);  // repeated indices add up, as on the CPU
 }
 
 __global__ void gatherAtKernel(float* v, const float* dense, const uint32_t* idx, size_t k) {
@@ -46,31 +48,47 @@ void checkIndices(const std::vector<uint32_t>& indices, size_t n, const char* wh
     ABORT_IF(i >= n, "{}: index {} out of range for {} values", what, i, n);
 }
 
+
+// The kth entry (0-based) of |x| (or of the magnitudes at the sample positions of a range of
+// sampledFrom values) in descending order: a radix sort on the device, one float back.
+float kthLargest(Context& c, const float* x, size_t n, size_t kth, bool sample, uint32_t base,
+                 size_t sampledFrom) {
+  size_t sortBytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, sortBytes, (const float*)nullptr,
+                                                      (float*)nullptr, (long long)n));
+  char* mem = static_cast<char*>(c.scratch(2 * alignUp(n * sizeof(float)) + sortBytes));
+  float* keys = reinterpret_cast<float*>(mem);
+  float* sorted = reinterpret_cast<float*>(mem + alignUp(n * sizeof(float)));
+  void* temp = mem + 2 * alignUp(n * sizeof(float));
+  if(sample)
+    sampleMagnitudes<<<blocksFor(n), kThreads, 0, c.stream>>>(keys, x, n, sampledFrom, base);
+  else
+    magnitudes<<<blocksFor(n), kThreads, 0, c.stream>>>(keys, x, n);
+  checkLaunch();
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(temp, sortBytes, keys, sorted, (long long)n, 0, 32,
+                                                      c.stream));
+  float value = 0.f;
+  CUDA_CHECK(cudaMemcpyAsync(&value, sorted + kth, sizeof value, cudaMemcpyDeviceToHost, c.stream));
+  c.synchronize();
+  return value;
+}
+
 }  // namespace
 
 float sampledThreshold(Tensor x, double keep, uint64_t seed) {
   size_t n = x.size();
   if(n == 0 || keep >= 1.0)
     return 0.f;
-  Context& c = context(x);
   size_t samples = sampleCount(n);
-  size_t sortBytes = 0;
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, sortBytes, (const float*)nullptr,
-                                                      (float*)nullptr, int(samples)));
-  char* base = static_cast<char*>(c.scratch(2 * alignUp(samples * sizeof(float)) + sortBytes));
-  float* sample = reinterpret_cast<float*>(base);
-  float* sorted = reinterpret_cast<float*>(base + alignUp(samples * sizeof(float)));
-  void* temp = base + 2 * alignUp(samples * sizeof(float));
-  sampleMagnitudes<<<blocksFor(samples), kThreads, 0, c.stream>>>(sample, x.f32(), samples, n,
-                                                                  hashBase(seed));
-  checkLaunch();
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(temp, sortBytes, sample, sorted, int(samples),
-                                                      0, 32, c.stream));
   size_t kth = std::min(samples - 1, size_t(double(samples) * keep));
-  float threshold = 0.f;
-  CUDA_CHECK(cudaMemcpyAsync(&threshold, sorted + kth, sizeof threshold, cudaMemcpyDeviceToHost, c.stream));
-  c.synchronize();
-  return threshold;
+  return kthLargest(context(x), x.f32(), samples, kth, /*sample=*/true, hashBase(seed), n);
+}
+
+float exactThreshold(Tensor x, size_t k) {
+  size_t n = x.size();
+  if(k == 0 || k >= n)
+    return 0.f;
+  return kthLargest(context(x), x.f32(), n, k - 1, /*sample=*/false, 0, n);
 }
 
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
