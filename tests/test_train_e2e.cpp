@@ -43,6 +43,56 @@ TEST(TrainEndToEnd, SyncOverTwoDevicesMatchesOneDevice) {
     EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-3 * std::stod(a[i].second));
 }
 
+// Whether `marian --cpu-threads 0 --devices 0` can train here (a GPU backend and a visible GPU).
+bool gpuAvailable() {
+  static bool available = [] {
+    RunResult probe = marian("gpu-probe", "--after-batches 1 --cpu-threads 0 --devices 0");
+    return probe.status == 0;
+  }();
+  return available;
+}
+
+// The same batches, seed and dropout masks on GPU 0 and on the CPU: the Costs agree to float
+// rounding (transformer and s2s), and a stopped and resumed GPU run prints the uninterrupted
+// one's Costs. Skipped without a GPU.
+TEST(TrainEndToEnd, GpuTracksCpuAndResumes) {
+  if(!gpuAvailable())
+    GTEST_SKIP() << "no GPU: marian --cpu-threads 0 --devices 0 cannot train here";
+  for(std::string model : {"--type transformer --transformer-dropout 0.1", "--type s2s --dim-rnn 32"}) {
+    SCOPED_TRACE(model);
+    RunResult cpu = marian("track-cpu", model + " --after-batches 30");
+    RunResult gpu = marian("track-gpu", model + " --after-batches 30 --cpu-threads 0 --devices 0");
+    ASSERT_EQ(cpu.status, 0) << cpu.log;
+    ASSERT_EQ(gpu.status, 0) << gpu.log;
+    auto a = costs(cpu.log), b = costs(gpu.log);
+    ASSERT_EQ(a.size(), 6u) << cpu.log;
+    ASSERT_EQ(a.size(), b.size()) << gpu.log;
+    for(size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-2 * std::stod(a[i].second)) << "update " << a[i].first;
+  }
+  std::string opts = "--transformer-dropout 0.1 --exponential-smoothing 0.01 --save-freq 15 --cpu-threads 0 --devices 0";
+  RunResult full = marian("gpu-full", opts + " --after-batches 30");
+  RunResult first = marian("gpu-resumed", opts + " --after-batches 15");
+  RunResult second = marian("gpu-resumed", opts + " --after-batches 30", /*fresh=*/false);
+  ASSERT_EQ(full.status, 0) << full.log;
+  ASSERT_EQ(second.status, 0) << second.log;
+  auto expected = costs(full.log), got = costs(first.log), rest = costs(second.log);
+  got.insert(got.end(), rest.begin(), rest.end());
+  ASSERT_EQ(expected.size(), got.size());
+  for(size_t i = 0; i < got.size(); ++i)  // the embedding gradient's atomics may change last bits
+    EXPECT_NEAR(std::stod(expected[i].second), std::stod(got[i].second), 1e-4 * std::stod(expected[i].second));
+}
+
+TEST(TrainEndToEnd, NoGpuIsAClearError) {
+  if(gpuAvailable())
+    GTEST_SKIP() << "a GPU is visible";
+  RunResult r = marian("no-gpu", "--after-batches 1 --cpu-threads 0 --devices 0");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(r.log.find("GPU(s) are visible") != std::string::npos ||
+              r.log.find("no GPU backend") != std::string::npos)
+      << r.log;
+}
+
 TEST(TrainEndToEnd, AsyncAndS2SValidationCrossEntropyFalls) {
   std::string valid = " --valid-sets " + dir() + "/valid.src " + dir() + "/valid.trg --valid-freq 40";
   RunResult async = marian("async", "--after-batches 120 --cpu-threads 2" + valid);

@@ -2,6 +2,7 @@
 // sequences of distinct symbols (transformer and s2s) decodes exactly with beam 1 and beam 4;
 // the n-best format; BLEU validation during training writes its translations; a model used with
 // another vocabulary or another architecture is refused with a message naming the problem.
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -98,6 +99,29 @@ TEST(Translate, NBestListFormat) {
   for(auto [sentence, n] : perSentence)
     EXPECT_LE(n, 3) << sentence;
   EXPECT_NE(readFile(out + ".log").find("sentences/s"), std::string::npos);
+}
+
+// marian-decoder on GPU 0 gives the CPU's n-best lists: the same translations, the same scores
+// to float rounding. Skipped without a GPU.
+TEST(Translate, GpuDecodesLikeTheCpu) {
+  std::string probe = dir() + "/gpu-probe";
+  train("gpu", kTransformer + " --after-batches 300");
+  if(sh(decoder("gpu", "--cpu-threads 0 --devices 0", probe)) != 0)
+    GTEST_SKIP() << "no GPU: " << readFile(probe + ".log");
+  std::string cpu = dir() + "/gpu/cpu.nbest", gpu = dir() + "/gpu/gpu.nbest";
+  ASSERT_EQ(sh(decoder("gpu", "-b 3 --n-best", cpu)), 0) << readFile(cpu + ".log");
+  ASSERT_EQ(sh(decoder("gpu", "-b 3 --n-best --cpu-threads 0 --devices 0", gpu)), 0) << readFile(gpu + ".log");
+  std::istringstream a(readFile(cpu)), b(readFile(gpu));
+  std::regex entry("^(\\d+) \\|\\|\\| ([a-p ]*) \\|\\|\\| F0= (-?[0-9.e-]+) \\|\\|\\| .*$");
+  size_t lines = 0;
+  for(std::string la, lb; std::getline(a, la) && std::getline(b, lb); ++lines) {
+    std::smatch ma, mb;
+    ASSERT_TRUE(std::regex_match(la, ma, entry)) << la;
+    ASSERT_TRUE(std::regex_match(lb, mb, entry)) << lb;
+    EXPECT_EQ(ma[2], mb[2]) << "sentence " << ma[1];
+    EXPECT_NEAR(std::stod(ma[3]), std::stod(mb[3]), 1e-3 * (1 + std::fabs(std::stod(ma[3]))));
+  }
+  EXPECT_GE(lines, 40u);
 }
 
 TEST(Translate, BleuValidationWritesTranslations) {
