@@ -52,8 +52,12 @@ template <class F>
 void timed(Node& node, const char* phase, F&& f) {
   if(!OpProfile::get().on())
     return f();
+  // GPU kernels run asynchronously: wait for them, so that each operator is charged its own time
+  Backend& backend = backendFor(node.graph().device());
+  backend.synchronize();
   auto start = std::chrono::steady_clock::now();
   f();
+  backend.synchronize();
   OpProfile::get().add(std::string(node.opName()) + phase,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
