@@ -7,6 +7,8 @@
 
 #include "comm/server_loop.h"
 #include "comm/shard_client.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
 
 namespace marian {
 namespace {
@@ -42,7 +44,9 @@ struct Cluster {
   std::vector<std::unique_ptr<ShardClient>> clients;
   std::vector<std::vector<float>> params;
 
-  Cluster(int perRank, double keep, const std::string& optimizer) : clientsPerRank(perRank) {
+  // clientDevice: where the clients keep gradients and residuals (exchange through tensors)
+  Cluster(int perRank, double keep, const std::string& optimizer, Device clientDevice = cpuDevice())
+      : clientsPerRank(perRank) {
     std::vector<float> initial(kTotal);
     for(size_t i = 0; i < kTotal; ++i)
       initial[i] = float(i % 17);
@@ -53,7 +57,8 @@ struct Cluster {
     loop = std::make_unique<ServerLoop>(mpi(), *shard);
     for(int c = 0; c < perRank; ++c) {
       int id = mpi().rank() * perRank + c;
-      clients.push_back(std::make_unique<ShardClient>(id, layout, &mpi(), shard.get(), keep, 0, 30.0, id + 1));
+      clients.push_back(std::make_unique<ShardClient>(id, layout, &mpi(), shard.get(), keep, 0, 30.0, id + 1,
+                                                      clientDevice));
       params.push_back(initial);
     }
     // no rank may push before every rank has stopped the previous test's server
@@ -97,17 +102,34 @@ TEST(ParameterServer, DenseSgdUpdatesAreExactWhateverTheOrder) {
   }
 }
 
-TEST(ParameterServer, DroppingConservesGradientsAndClientsMatchTheServersRecord) {
+// With dropping, through host vectors or through tensors on a device (the GPU path of
+// multi-node training: residual, threshold and selection where the gradients live, sparse
+// replies scattered into the device's parameters).
+void droppingConserves(Device device) {
   const int rounds = 6, perRank = 2;
-  Cluster cluster(perRank, 0.05, "adam");
+  bool tensors = device != cpuDevice();
+  Cluster cluster(perRank, 0.05, "adam", tensors ? device : cpuDevice());
+  std::vector<std::unique_ptr<FlatBuffer>> grads, params;
+  for(int c = 0; c < perRank && tensors; ++c) {
+    grads.push_back(std::make_unique<FlatBuffer>(device, Type::float32, Cluster::kTotal));
+    params.push_back(std::make_unique<FlatBuffer>(device, Type::float32, Cluster::kTotal));
+    kernels::fromHost(params.back()->all(), cluster.params[size_t(c)]);
+  }
   std::vector<std::vector<double>> computed(perRank, std::vector<double>(Cluster::kTotal, 0.0));
   for(int r = 0; r < rounds; ++r)
     for(int c = 0; c < perRank; ++c) {
       std::vector<float> g = Cluster::gradients(cluster.clients[c]->id(), r);
       for(size_t i = 0; i < g.size(); ++i)
         computed[c][i] += g[i];
-      cluster.clients[c]->exchange(g.data(), cluster.params[c].data(), 0.01f);
+      if(tensors) {
+        kernels::fromHost(grads[size_t(c)]->all(), g);
+        cluster.clients[c]->exchange(grads[size_t(c)]->all(), params[size_t(c)]->all(), 0.01f);
+      } else {
+        cluster.clients[c]->exchange(g.data(), cluster.params[c].data(), 0.01f);
+      }
     }
+  for(int c = 0; c < perRank && tensors; ++c)
+    cluster.params[size_t(c)] = kernels::toHost(params[size_t(c)]->all());
   // (sum of gradients sent) + residual == (sum of gradients computed)
   for(int c = 0; c < perRank; ++c) {
     const auto& sent = cluster.clients[c]->sentTotal();
@@ -134,6 +156,15 @@ TEST(ParameterServer, DroppingConservesGradientsAndClientsMatchTheServersRecord)
     for(size_t i = 0; i < n; ++i)
       ASSERT_EQ(view[i], all[size_t(client) * Cluster::kTotal + offset + i]) << "client " << client;
   }
+}
+
+TEST(ParameterServer, DroppingConservesGradientsAndClientsMatchTheServersRecord) { droppingConserves(cpuDevice()); }
+
+// The same through the tensor interface: on a second CPU device here, on GPU 0 where one is visible.
+TEST(ParameterServer, DroppingThroughDeviceTensorsConservesToo) {
+  droppingConserves(cpuDevice(1));
+  if(gpuDeviceCount() > 0)
+    droppingConserves(gpuDevice(0));
 }
 
 }  // namespace

@@ -16,10 +16,7 @@ std::vector<Device> devicesFromOptions(const Options& o) {
       devices.push_back(cpuDevice(d));
     return devices;
   }
-  ABORT_IF(!gpuBackendCompiled(),
-           "--cpu-threads 0 selects the GPUs of --devices, but this build has no GPU backend "
-           "(configure with -DCOMPILE_CUDA=on where the CUDA toolkit is installed)");
-  int visible = gpuDeviceCount();
+  std::vector<int> ids;
   for(const std::string& s : o.get<std::vector<std::string>>("devices")) {
     size_t used = 0;
     int id = -1;
@@ -29,12 +26,19 @@ std::vector<Device> devicesFromOptions(const Options& o) {
       used = 0;
     }
     ABORT_IF(used != s.size() || id < 0, "--devices: '{}' is not a GPU id (0, 1, ...)", s);
+    for(int seen : ids)
+      ABORT_IF(seen == id, "--devices lists GPU {} twice", id);
+    ids.push_back(id);
+  }
+  ABORT_IF(ids.empty(), "--cpu-threads 0 but --devices lists no GPU");
+  ABORT_IF(!gpuBackendCompiled(),
+           "--cpu-threads 0 selects the GPUs of --devices, but this build has no GPU backend "
+           "(configure with -DCOMPILE_CUDA=on where the CUDA toolkit is installed)");
+  int visible = gpuDeviceCount();
+  for(int id : ids) {
     ABORT_IF(id >= visible, "--devices {}: only {} GPU(s) are visible to this process", id, visible);
-    for(const Device& d : devices)
-      ABORT_IF(d.id == id, "--devices lists GPU {} twice", id);
     devices.push_back(gpuDevice(id));
   }
-  ABORT_IF(devices.empty(), "--cpu-threads 0 but --devices lists no GPU");
   return devices;
 }
 
