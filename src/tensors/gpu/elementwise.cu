@@ -109,18 +109,18 @@ template <class F>
 __global__ void binaryFlat(float* y, const float* a, const float* b, size_t n, F f) {
   GRID_STRIDE(i, n) y[i] = f.fwd(a[i], b[i]);
 }
-template <class F>
+template <class F, class I>
 __global__ void binaryBroadcast(float* y, const float* a, const float* b, Dims4 da, Dims4 db,
                                 size_t n, F f) {
-  GRID_STRIDE(i, n) y[i] = f.fwd(a[operandOffset(da, i)], b[operandOffset(db, i)]);
+  GRID_STRIDE(i, n) y[i] = f.fwd(a[operandOffset(da, I(i))], b[operandOffset(db, I(i))]);
 }
 
 // out[i] (+)= dy[i] * d/d(operand) f at the inputs of element i of the output
-template <class F, bool WrtA>
+template <class F, bool WrtA, class I>
 __global__ void binaryGradKernel(float* out, bool accumulate, const float* a, const float* b,
                                  const float* dy, Dims4 da, Dims4 db, size_t n, F f) {
   GRID_STRIDE(i, n) {
-    float va = a[operandOffset(da, i)], vb = b[operandOffset(db, i)];
+    float va = a[operandOffset(da, I(i))], vb = b[operandOffset(db, I(i))];
     float g = dy[i] * (WrtA ? f.da(va, vb) : f.db(va, vb));
     out[i] = accumulate ? out[i] + g : g;
   }
@@ -195,8 +195,11 @@ void binary(BinaryOp op, Tensor y, Tensor a, Tensor b) {
   visitBinary(op, [&](auto f) {
     if(a.size() == n && b.size() == n)
       binaryFlat<<<blocksFor(n), kThreads, 0, c.stream>>>(y.f32(), a.f32(), b.f32(), n, f);
+    else if(fitsIn32Bits(n))
+      binaryBroadcast<decltype(f), uint32_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
+          y.f32(), a.f32(), b.f32(), dimsOf(y.shape, a.shape), dimsOf(y.shape, b.shape), n, f);
     else
-      binaryBroadcast<<<blocksFor(n), kThreads, 0, c.stream>>>(
+      binaryBroadcast<decltype(f), size_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
           y.f32(), a.f32(), b.f32(), dimsOf(y.shape, a.shape), dimsOf(y.shape, b.shape), n, f);
   });
   checkLaunch();
@@ -216,11 +219,18 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
         continue;
       bool direct = target.size() == n;
       float* out = direct ? target.f32() : static_cast<float*>(c.scratch(n * sizeof(float)));
-      if(which == 0)
-        binaryGradKernel<F, true><<<blocksFor(n), kThreads, 0, c.stream>>>(
+      bool narrow = fitsIn32Bits(n);
+      if(which == 0 && narrow)
+        binaryGradKernel<F, true, uint32_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
+            out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
+      else if(which == 0)
+        binaryGradKernel<F, true, size_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
+            out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
+      else if(narrow)
+        binaryGradKernel<F, false, uint32_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
             out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
       else
-        binaryGradKernel<F, false><<<blocksFor(n), kThreads, 0, c.stream>>>(
+        binaryGradKernel<F, false, size_t><<<blocksFor(n), kThreads, 0, c.stream>>>(
             out, direct, a.f32(), b.f32(), dy.f32(), dimA, dimB, n, f);
       checkLaunch();
       if(!direct)

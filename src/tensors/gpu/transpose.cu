@@ -7,9 +7,10 @@ namespace marian {
 namespace gpu {
 
 namespace {
+template <class I>
 __global__ void transposeKernel(float* y, const float* x, Dims4 g, size_t n, bool accumulate) {
   GRID_STRIDE(i, n) {
-    float v = x[operandOffset(g, i)];
+    float v = x[operandOffset(g, I(i))];
     y[i] = accumulate ? y[i] + v : v;
   }
 }
@@ -37,8 +38,11 @@ void transpose(Tensor y, Tensor x, const std::vector<int>& perm, bool accumulate
     g.d[pad + i] = x.shape[perm[i]];
     g.s[pad + i] = xStride[perm[i]];
   }
-  transposeKernel<<<blocksFor(y.size()), kThreads, 0, context(y).stream>>>(y.f32(), x.f32(), g,
-                                                                           y.size(), accumulate);
+  const Context& c = context(y);
+  if(fitsIn32Bits(y.size()))
+    transposeKernel<uint32_t><<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), g, y.size(), accumulate);
+  else
+    transposeKernel<size_t><<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), g, y.size(), accumulate);
   checkLaunch();
 }
 
