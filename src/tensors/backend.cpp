@@ -11,6 +11,9 @@ std::unique_ptr<Backend> makeCpuBackend(int id);
 #ifdef MARIAN_CUDA
 std::unique_ptr<Backend> makeGpuBackend(int id);
 int cudaDeviceCount();
+namespace gpu {
+void setLane(int lane);
+}
 #endif
 
 bool gpuBackendCompiled() {
@@ -18,6 +21,14 @@ bool gpuBackendCompiled() {
   return true;
 #else
   return false;
+#endif
+}
+
+void setDeviceLane(int lane) {
+#ifdef MARIAN_CUDA
+  gpu::setLane(lane);
+#else
+  ABORT_IF(lane < 0 || lane > 1, "Device lane {} does not exist (0: compute, 1: communication)", lane);
 #endif
 }
 

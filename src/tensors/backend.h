@@ -26,6 +26,13 @@ Backend& backendFor(Device device);
 
 // Whether this build has the GPU backend.
 bool gpuBackendCompiled();
+// GPU work issued by this thread goes to stream `lane` of each GPU from now on: 0 (the default)
+// for computation, 1 for a communication thread, whose transfers and dropping kernels then
+// overlap the computation instead of queueing behind it. Work on two lanes is unordered: the
+// caller synchronises (Backend::synchronize on each lane) before one lane uses the other's
+// results. No effect on CPU devices.
+void setDeviceLane(int lane);
+
 // GPUs visible to this process (0 without the GPU backend, a driver or a device).
 int gpuDeviceCount();
 

@@ -22,6 +22,7 @@
 #include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
+#include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/device_worker.h"
 #include "training/graph_group.h"
@@ -79,12 +80,21 @@ public:
                                                      size_t(o.get<int>("grad-dropping-warmup")), timeout_,
                                                      seed_ * 31 + uint64_t(c->id),
                                                      onDevice(d) ? workers_[d]->device() : cpuDevice());
-      if(onDevice(d))
+      if(onDevice(d)) {
+        Device device = workers_[d]->device();
         kernels::fromHost(workers_[d]->params().values(), initial);
-      c->params = initial;
-      c->sumGrads.assign(initial.size(), 0.f);
-      c->bufferGrads.assign(initial.size(), 0.f);
-      c->bufferParams = initial;
+        if(overlap_) {  // the double buffers on the GPU (FlatBuffers start zeroed)
+          c->deviceSum = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+          c->deviceBufferGrads = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+          c->deviceBufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+          kernels::fromHost(c->deviceBufferParams->all(), initial);
+        }
+      } else {
+        c->params = initial;
+        c->sumGrads.assign(initial.size(), 0.f);
+        c->bufferGrads.assign(initial.size(), 0.f);
+        c->bufferParams = initial;
+      }
       if(localOptimizer_)
         c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
       clients_.push_back(std::move(c));
@@ -108,10 +118,14 @@ public:
   // This rank's batches are done and, after the barrier, every rank's.
   void finish() override {
     queue_->waitIdle();
-    for(auto& c : clients_)  // a last exchange of what the overlap left summed
+    for(size_t d = 0; d < clients_.size(); ++d)  // a last exchange of what the overlap left summed
       if(overlap_) {
-        waitCommIdle(*c);
-        exchangeNow(*c, c->sumGrads.data(), c->lastLr);
+        Client& c = *clients_[d];
+        waitCommIdle(c);
+        if(onDevice(d))
+          exchangeNow(c, c.deviceSum->all(), c.deviceBufferParams->all(), c.lastLr);
+        else
+          exchangeNow(c, c.sumGrads.data(), c.lastLr);
       }
     if(!finished_barrier_) {
       transport_.barrier(0, "the end of training");
@@ -186,6 +200,8 @@ private:
     std::vector<float> sumGrads;      // summed since the last swap
     std::vector<float> bufferGrads;   // handed to the communication thread
     std::vector<float> bufferParams;  // the communication thread's copy, updated by replies
+    // the same three on the GPU, when the client keeps its data there (onDevice)
+    std::unique_ptr<FlatBuffer> deviceSum, deviceBufferGrads, deviceBufferParams;
     std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer
     std::thread commThread;
     std::mutex mutex;
@@ -220,10 +236,10 @@ private:
     c.shardClient->exchange(grads, params, lr);
   }
 
-  // Device d keeps its parameters on its GPU and drops there (the exchange without overlap and
-  // without a local optimizer); otherwise the client works on host copies.
+  // Device d keeps its parameters, gradient sums, double buffers and dropping residual on its
+  // GPU (GPU devices without a local optimizer); otherwise the client works on host copies.
   bool onDevice(size_t d) const {
-    return workers_[d]->device().type == DeviceType::gpu && !overlap_ && !localOptimizer_;
+    return workers_[d]->device().type == DeviceType::gpu && !localOptimizer_;
   }
 
   void waitCommIdle(Client& c) {
@@ -235,6 +251,7 @@ private:
     flushDenormalsToZero();
     timeline::nameThisThread("client " + std::to_string(d) + " communication");
     Client& c = *clients_[d];
+    setDeviceLane(1);  // on a GPU: a stream of its own, beside the compute thread's
     for(;;) {
       {
         std::unique_lock<std::mutex> lock(c.mutex);
@@ -243,7 +260,11 @@ private:
           return;
       }
       try {
-        exchangeNow(c, c.bufferGrads.data(), c.commLr);
+        // (the exchange ends with a wait for this lane: its results are complete when it returns)
+        if(onDevice(d))
+          exchangeNow(c, c.deviceBufferGrads->all(), c.deviceBufferParams->all(), c.commLr);
+        else
+          exchangeNow(c, c.bufferGrads.data(), c.commLr);
       } catch(...) {
         queue_->fail(std::current_exception());
       }
@@ -273,7 +294,10 @@ private:
     c.lastLr = work.lr;
     if(onDevice(d)) {  // gradients, residual and parameters stay on the GPU
       auto computeEnd = Clock::now();
-      exchangeNow(c, grads, values, work.lr);
+      if(!overlap_)
+        exchangeNow(c, grads, values, work.lr);
+      else
+        overlapOnDevice(c, w, grads, values, work.lr);
       std::lock_guard<std::mutex> lock(c.statsMutex);
       c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
       c.steps += 1;
@@ -314,6 +338,32 @@ private:
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+  }
+
+  // The double buffers on the GPU, as the host version below in step(): sum the gradients;
+  // when the communication thread is free, take the parameters its last exchange produced and
+  // hand it the sum. Lane 0 (this thread) and lane 1 (the communication thread) are separate
+  // streams, so each hand-over waits for this lane's work on the buffers it passes.
+  void overlapOnDevice(Client& c, DeviceWorker& w, Tensor grads, Tensor values, float lr) {
+    Backend& gpu = backendFor(w.device());
+    kernels::add(c.deviceSum->all(), grads);
+    ++c.sinceSync;
+    std::unique_lock<std::mutex> lock(c.mutex);
+    if(maxDelay_ && c.sinceSync >= maxDelay_)
+      c.cv.wait(lock, [&] { return !c.commBusy; });
+    if(c.commBusy)
+      return;
+    kernels::copy(values, c.deviceBufferParams->all());
+    if(applySummed_)
+      kernels::add(values, c.deviceSum->all(), -lr);
+    std::swap(c.deviceBufferGrads, c.deviceSum);
+    kernels::fill(c.deviceSum->all(), 0.f);
+    gpu.synchronize();  // the sum is complete and the parameters are copied before lane 1 starts
+    c.commLr = lr;
+    c.commBusy = true;
+    c.sinceSync = 0;
+    lock.unlock();
+    c.cv.notify_all();
   }
 
   void computeLoop(size_t d) {

@@ -47,25 +47,30 @@ void useDevice(int id) {
   }
 }
 
+// Which of a GPU's streams this thread's work goes to (setDeviceLane).
+thread_local int currentLane = 0;
+
 std::mutex contextsMutex;
-std::map<int, Context*> contexts;  // owned by the backends, which live until exit
+std::map<int, Context*> contexts;  // lane contexts of each GPU, owned by the backends (alive until exit)
 
 class GpuBackend : public Backend {
 public:
-  explicit GpuBackend(int id) {
+  explicit GpuBackend(int id) : id_(id) {
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     ABORT_IF(rc != cudaSuccess, "GPU {} requested, but CUDA finds no usable GPU: {}", id,
              cudaGetErrorString(rc));
     ABORT_IF(id < 0 || id >= count, "GPU {} requested but {} GPU(s) are visible", id, count);
-    ctx_.id = id;
     useDevice(id);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&ctx_.stream, cudaStreamNonBlocking));
-    CUBLAS_CHECK(cublasCreate(&ctx_.cublas));
-    CUBLAS_CHECK(cublasSetStream(ctx_.cublas, ctx_.stream));
-    CUDA_CHECK(cudaMalloc(&ctx_.deviceError, sizeof(DeviceError)));
-    CUDA_CHECK(cudaMemsetAsync(ctx_.deviceError, 0, sizeof(DeviceError), ctx_.stream));
-    CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
+    for(Context& c : lanes_) {
+      c.id = id;
+      CUDA_CHECK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
+      CUBLAS_CHECK(cublasCreate(&c.cublas));
+      CUBLAS_CHECK(cublasSetStream(c.cublas, c.stream));
+      CUDA_CHECK(cudaMalloc(&c.deviceError, sizeof(DeviceError)));
+      CUDA_CHECK(cudaMemsetAsync(c.deviceError, 0, sizeof(DeviceError), c.stream));
+      CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    }
     // Direct access between this GPU and the others this process uses, both ways (gradient
     // sums across devices); cudaMemcpyPeer copies work without it where hardware does not allow it.
     std::lock_guard<std::mutex> lock(contextsMutex);
@@ -79,63 +84,72 @@ public:
       }
     }
     cudaGetLastError();  // "already enabled" is not an error here
-    contexts[id] = &ctx_;
+    contexts[id] = lanes_;
   }
-  Device device() const override { return gpuDevice(ctx_.id); }
+  Device device() const override { return gpuDevice(id_); }
 
   void* allocate(size_t bytes) override {
     void* p = nullptr;
-    useDevice(ctx_.id);
+    useDevice(id_);
     cudaError_t rc = cudaMalloc(&p, bytes ? bytes : 256);
     if(rc != cudaSuccess) {
       size_t free = 0, total = 0;
       cudaMemGetInfo(&free, &total);
-      ABORT("Out of GPU memory on gpu{}: {} bytes requested, {} of {} bytes free ({})", ctx_.id,
-            bytes, free, total, cudaGetErrorString(rc));
+      ABORT("Out of GPU memory on gpu{}: {} bytes requested, {} of {} bytes free ({})", id_, bytes,
+            free, total, cudaGetErrorString(rc));
     }
     return p;
   }
   void release(void* ptr) override {
-    useDevice(ctx_.id);
+    useDevice(id_);
     cudaFree(ptr);
   }
   void copyFromHost(void* dst, const void* src, size_t bytes) override {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx_.stream));
-    CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));  // the host buffer may go away after return
+    Context& c = lane();
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c.stream));
+    CUDA_CHECK(cudaStreamSynchronize(c.stream));  // the host buffer may go away after return
   }
   void copyToHost(void* dst, const void* src, size_t bytes) override {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx_.stream));
-    ctx_.synchronize();
+    Context& c = lane();
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c.stream));
+    c.synchronize();
   }
   void copy(void* dst, const void* src, size_t bytes) override {
-    useDevice(ctx_.id);
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, lane().stream));
   }
-  void zero(void* dst, size_t bytes) override {
-    useDevice(ctx_.id);
-    CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, ctx_.stream));
-  }
-  void synchronize() override { ctx_.synchronize(); }
+  void zero(void* dst, size_t bytes) override { CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, lane().stream)); }
+  void synchronize() override { lane().synchronize(); }
 
 private:
-  Context ctx_;
+  Context& lane() {
+    useDevice(id_);
+    return lanes_[currentLane];
+  }
+
+  int id_;
+  Context lanes_[kLanes];
 };
 
 }  // namespace
 
+void setLane(int lane) {
+  ABORT_IF(lane < 0 || lane >= kLanes, "GPU stream lane {} does not exist (0: compute, 1: communication)", lane);
+  currentLane = lane;
+}
+
 Context& context(int id) {
   constexpr int kCached = 64;
-  thread_local Context* cached[kCached] = {};
+  thread_local Context* cached[kCached] = {};  // lane 0 of each GPU
   Context* c = id >= 0 && id < kCached ? cached[id] : nullptr;
   if(!c) {
-    backendFor(gpuDevice(id));  // creates the context on first use
+    backendFor(gpuDevice(id));  // creates the contexts on first use
     std::lock_guard<std::mutex> lock(contextsMutex);
     c = contexts.at(id);
     if(id >= 0 && id < kCached)
       cached[id] = c;
   }
   useDevice(id);
-  return *c;
+  return c[currentLane];
 }
 
 }  // namespace gpu

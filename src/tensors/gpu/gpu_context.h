@@ -50,7 +50,13 @@ struct Context {
   size_t scratchBytes_[2] = {0, 0};
 };
 
-// The context of GPU `id` (created with its backend), made current on this thread.
+// Each GPU has kLanes contexts, each with its own stream: lane 0 for computation, lane 1 for a
+// communication thread, so that its transfers and dropping kernels overlap the computation.
+constexpr int kLanes = 2;
+// The lane this thread's GPU work goes to from now on (tensors/backend.h: setDeviceLane).
+void setLane(int lane);
+
+// The context of GPU `id` on this thread's lane (created with its backend), made current.
 Context& context(int id);
 inline Context& context(const Tensor& t) { return context(t.device.id); }
 
