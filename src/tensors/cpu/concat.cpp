@@ -1,6 +1,6 @@
 // Copies between a tensor and a slab [offset, offset + len) of another along one axis: the
 // forward and backward of concat, slice and split.
-#include "tensors/cpu/axis_view.h"
+#include "tensors/kernel_checks.h"
 #include "tensors/cpu/cpu_kernels.h"
 
 namespace marian {
@@ -9,10 +9,7 @@ namespace cpu {
 namespace {
 // Moves `part` (extent len along axis) to/from `whole` at offset along axis.
 void slabCopy(Tensor whole, Tensor part, int axis, int offset, bool toWhole, bool accumulate) {
-  AxisView w(whole.shape, axis), p(part.shape, axis);
-  ABORT_IF(w.outer != p.outer || w.inner != p.inner || offset < 0 || offset + p.n > w.n,
-           "Slice of {} at offset {} along axis {} does not fit {}", part.shape.toString(), offset,
-           axis, whole.shape.toString());
+  auto [w, p] = checks::slab(whole, part, axis, offset);
   size_t len = p.n * p.inner;
   for(size_t o = 0; o < w.outer; ++o) {
     float* wp = whole.f32() + (o * w.n + size_t(offset)) * w.inner;

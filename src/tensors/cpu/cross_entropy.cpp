@@ -4,22 +4,15 @@
 
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/log_sum_exp.h"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace cpu {
 
-namespace {
-void checkShapes(Tensor logits, Tensor labels, Tensor mask, size_t rows) {
-  ABORT_IF(labels.size() != rows, "crossEntropy: {} labels for {} rows of logits {}", labels.size(),
-           rows, logits.shape.toString());
-  ABORT_IF(!mask.empty() && mask.size() != rows, "crossEntropy: mask of {} for {} rows",
-           mask.size(), rows);
-}
-}  // namespace
 
 void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float smoothing) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
-  checkShapes(logits, labels, mask, rows);
+  checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
   for(size_t r = 0; r < rows; ++r) {
     float m = mask.empty() ? 1.f : mask.f32()[r];
@@ -47,7 +40,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
 void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
                       Tensor dloss) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
-  checkShapes(logits, labels, mask, rows);
+  checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
   float uniform = smoothing / float(n);
   for(size_t r = 0; r < rows; ++r) {

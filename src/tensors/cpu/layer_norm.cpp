@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace cpu {
@@ -29,10 +30,7 @@ Moments moments(const float* x, size_t n, float eps) {
 
 void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
   size_t rows = x.shape.rows(), n = size_t(x.shape.back());
-  ABORT_IF(!gamma.empty() && gamma.size() != n, "layerNorm: gamma {} for rows of {}",
-           gamma.shape.toString(), n);
-  ABORT_IF(!beta.empty() && beta.size() != n, "layerNorm: beta {} for rows of {}",
-           beta.shape.toString(), n);
+  checks::layerNormShapes(gamma, beta, n);
   const float* g = gamma.empty() ? nullptr : gamma.f32();
   const float* b = beta.empty() ? nullptr : beta.f32();
   for(size_t r = 0; r < rows; ++r) {

@@ -2,19 +2,13 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace cpu {
 
-namespace {
-void checkRange(Tensor params, Tensor grads, const char* what) {
-  ABORT_IF(params.size() != grads.size(), "{}: {} parameters but {} gradients", what, params.size(),
-           grads.size());
-}
-}  // namespace
-
 void sgdStep(Tensor params, Tensor grads, float lr) {
-  checkRange(params, grads, "sgd");
+  checks::sameRange(params, grads, "sgd");
   float* p = params.f32();
   const float* g = grads.f32();
   for(size_t i = 0, n = params.size(); i < n; ++i)
@@ -24,7 +18,7 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 // m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t) {
-  checkRange(params, grads, "adam");
+  checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
            m.size(), params.size());
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
@@ -39,7 +33,7 @@ void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float b
 }
 
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
-  checkRange(params, grads, "adagrad");
+  checks::sameRange(params, grads, "adagrad");
   float *p = params.f32(), *s = gt.f32();
   const float* g = grads.f32();
   for(size_t i = 0, n = params.size(); i < n; ++i) {
@@ -49,7 +43,7 @@ void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
 }
 
 void emaStep(Tensor avg, Tensor params, float alpha) {
-  checkRange(params, avg, "exponential smoothing");
+  checks::sameRange(params, avg, "exponential smoothing");
   float* a = avg.f32();
   const float* p = params.f32();
   for(size_t i = 0, n = avg.size(); i < n; ++i)

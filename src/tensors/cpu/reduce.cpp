@@ -1,7 +1,7 @@
 // Sum, mean and max along one axis; the reduced axis stays with extent 1.
 #include <limits>
 
-#include "tensors/cpu/axis_view.h"
+#include "tensors/axis_view.h"
 #include "tensors/cpu/cpu_kernels.h"
 
 namespace marian {

@@ -1,6 +1,6 @@
 // Copies between a tensor and a slab [offset, offset + len) of another along one axis: the
 // forward and backward of concat, slice and split.
-#include "tensors/cpu/axis_view.h"
+#include "tensors/kernel_checks.h"
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 
@@ -22,10 +22,7 @@ __global__ void slabKernel(float* whole, float* part, size_t outer, size_t whole
 }
 
 void slabCopy(Tensor whole, Tensor part, int axis, int offset, bool toWhole, bool accumulate) {
-  cpu::AxisView w(whole.shape, axis), p(part.shape, axis);
-  ABORT_IF(w.outer != p.outer || w.inner != p.inner || offset < 0 || offset + p.n > w.n,
-           "Slice of {} at offset {} along axis {} does not fit {}", part.shape.toString(), offset,
-           axis, whole.shape.toString());
+  auto [w, p] = checks::slab(whole, part, axis, offset);
   size_t len = p.n * p.inner;
   slabKernel<<<blocksFor(p.outer * len), kThreads, 0, context(whole).stream>>>(
       whole.f32(), part.f32(), w.outer, w.n * w.inner, len, size_t(offset) * w.inner, toWhole,

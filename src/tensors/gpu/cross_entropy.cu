@@ -2,6 +2,7 @@
 // one block per row, the [rows, vocab] probabilities are never stored.
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace gpu {
@@ -75,18 +76,11 @@ __global__ void crossEntropyGradRows(float* dlogits, const float* logits, const 
   }
 }
 
-void checkShapes(Tensor logits, Tensor labels, Tensor mask, size_t rows) {
-  ABORT_IF(labels.size() != rows, "crossEntropy: {} labels for {} rows of logits {}", labels.size(),
-           rows, logits.shape.toString());
-  ABORT_IF(!mask.empty() && mask.size() != rows, "crossEntropy: mask of {} for {} rows",
-           mask.size(), rows);
-}
-
 }  // namespace
 
 void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float smoothing) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
-  checkShapes(logits, labels, mask, rows);
+  checks::crossEntropyShapes(logits, labels, mask, rows);
   if(rows == 0)
     return;
   const Context& c = context(loss);
@@ -99,7 +93,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
 void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
                       Tensor dloss) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
-  checkShapes(logits, labels, mask, rows);
+  checks::crossEntropyShapes(logits, labels, mask, rows);
   if(rows == 0)
     return;
   crossEntropyGradRows<<<rowBlocks(rows), rowThreads(n), 0, context(dlogits).stream>>>(

@@ -3,6 +3,7 @@
 // over rows (reduceAlongAxis, deterministic).
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace gpu {
@@ -71,10 +72,7 @@ __global__ void layerNormGradRows(float* dx, float* dyXhat, const float* x, cons
 
 void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
   size_t rows = x.shape.rows(), n = size_t(x.shape.back());
-  ABORT_IF(!gamma.empty() && gamma.size() != n, "layerNorm: gamma {} for rows of {}",
-           gamma.shape.toString(), n);
-  ABORT_IF(!beta.empty() && beta.size() != n, "layerNorm: beta {} for rows of {}",
-           beta.shape.toString(), n);
+  checks::layerNormShapes(gamma, beta, n);
   if(rows == 0)
     return;
   layerNormRows<<<rowBlocks(rows), rowThreads(n), 0, context(y).stream>>>(

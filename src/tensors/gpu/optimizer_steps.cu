@@ -4,16 +4,12 @@
 
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace gpu {
 
 namespace {
-
-void checkRange(Tensor params, Tensor grads, const char* what) {
-  ABORT_IF(params.size() != grads.size(), "{}: {} parameters but {} gradients", what, params.size(),
-           grads.size());
-}
 
 __global__ void sgdKernel(float* p, const float* g, size_t n, float lr) { GRID_STRIDE(i, n) p[i] -= lr * g[i]; }
 
@@ -64,7 +60,7 @@ __global__ void squaresKernel(double* partial, const float* x, size_t n) {
 }  // namespace
 
 void sgdStep(Tensor params, Tensor grads, float lr) {
-  checkRange(params, grads, "sgd");
+  checks::sameRange(params, grads, "sgd");
   sgdKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(params.f32(), grads.f32(),
                                                                                params.size(), lr);
   checkLaunch();
@@ -72,7 +68,7 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t) {
-  checkRange(params, grads, "adam");
+  checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(),
            "adam: moment buffers of {} for {} parameters", m.size(), params.size());
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
@@ -83,14 +79,14 @@ void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float b
 }
 
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
-  checkRange(params, grads, "adagrad");
+  checks::sameRange(params, grads, "adagrad");
   adagradKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(
       params.f32(), grads.f32(), gt.f32(), params.size(), lr, eps);
   checkLaunch();
 }
 
 void emaStep(Tensor avg, Tensor params, float alpha) {
-  checkRange(params, avg, "exponential smoothing");
+  checks::sameRange(params, avg, "exponential smoothing");
   emaKernel<<<blocksFor(avg.size()), kThreads, 0, context(avg).stream>>>(avg.f32(), params.f32(),
                                                                          avg.size(), alpha);
   checkLaunch();

@@ -1,7 +1,7 @@
 // Sum, mean and max along one axis on the GPU. A tensor is seen as [outer, n, inner]: with
 // inner == 1 one block reduces a row; otherwise blocks of 32 columns x 8 row-lanes walk down n,
 // so reads are coalesced across the columns (bias gradients: [tokens, dim] -> [dim]).
-#include "tensors/cpu/axis_view.h"
+#include "tensors/axis_view.h"
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 
@@ -130,7 +130,7 @@ void reduceAlongAxis(Context& c, float* out, const float* in, size_t outer, size
 }
 
 void reduce(ReduceOp op, Tensor y, Tensor x, int axis) {
-  cpu::AxisView v(x.shape, axis);
+  AxisView v(x.shape, axis);
   ABORT_IF(y.size() != v.outer * v.inner, "reduce: {} along axis {} into {}", x.shape.toString(),
            axis, y.shape.toString());
   float scale = op == ReduceOp::Mean ? 1.f / float(v.n) : 1.f;
@@ -139,7 +139,7 @@ void reduce(ReduceOp op, Tensor y, Tensor x, int axis) {
 }
 
 void reduceGrad(ReduceOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, int axis) {
-  cpu::AxisView v(x.shape, axis);
+  AxisView v(x.shape, axis);
   const Context& c = context(dx);
   if(op == ReduceOp::Max) {
     maxGrad<<<blocksFor(v.outer * v.inner), kThreads, 0, c.stream>>>(dx.f32(), x.f32(), y.f32(),

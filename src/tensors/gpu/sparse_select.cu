@@ -125,36 +125,44 @@ void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
   c.synchronize();
 }
 
+namespace {
+// Scratch for k indices and k values on dense's GPU, the indices uploaded (and checked).
+struct SparseScratch {
+  uint32_t* idx;
+  float* val;
+};
+SparseScratch upload(Context& c, const std::vector<uint32_t>& indices, size_t n, const char* what) {
+  checkIndices(indices, n, what);
+  size_t k = indices.size();
+  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
+  SparseScratch s{reinterpret_cast<uint32_t*>(base), reinterpret_cast<float*>(base + alignUp(k * sizeof(float)))};
+  CUDA_CHECK(cudaMemcpyAsync(s.idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
+  return s;
+}
+}  // namespace
+
 void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
-  checkIndices(indices, dense.size(), "scatterAdd");
   size_t k = indices.size();
   if(k == 0)
     return;
   Context& c = context(dense);
-  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
-  auto* idx = reinterpret_cast<uint32_t*>(base);
-  auto* val = reinterpret_cast<float*>(base + alignUp(k * sizeof(float)));
-  CUDA_CHECK(cudaMemcpyAsync(idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
-  CUDA_CHECK(cudaMemcpyAsync(val, values.data(), k * sizeof(float), cudaMemcpyHostToDevice, c.stream));
-  scatterAddKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(dense.f32(), idx, val, k);
+  SparseScratch s = upload(c, indices, dense.size(), "scatterAdd");
+  CUDA_CHECK(cudaMemcpyAsync(s.val, values.data(), k * sizeof(float), cudaMemcpyHostToDevice, c.stream));
+  scatterAddKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(dense.f32(), s.idx, s.val, k);
   checkLaunch();
   c.synchronize();  // the host vectors may go away after return
 }
 
 void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32_t>& indices) {
-  checkIndices(indices, dense.size(), "gatherAt");
   size_t k = indices.size();
   values.resize(k);
   if(k == 0)
     return;
   Context& c = context(dense);
-  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
-  auto* idx = reinterpret_cast<uint32_t*>(base);
-  auto* val = reinterpret_cast<float*>(base + alignUp(k * sizeof(float)));
-  CUDA_CHECK(cudaMemcpyAsync(idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
-  gatherAtKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(val, dense.f32(), idx, k);
+  SparseScratch s = upload(c, indices, dense.size(), "gatherAt");
+  gatherAtKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(s.val, dense.f32(), s.idx, k);
   checkLaunch();
-  CUDA_CHECK(cudaMemcpyAsync(values.data(), val, k * sizeof(float), cudaMemcpyDeviceToHost, c.stream));
+  CUDA_CHECK(cudaMemcpyAsync(values.data(), s.val, k * sizeof(float), cudaMemcpyDeviceToHost, c.stream));
   c.synchronize();
 }
 

@@ -1,9 +1,8 @@
 #pragma once
-// defines: cpu::AxisView — a tensor seen as [outer, axis, inner] around one axis.
+// defines: AxisView — a tensor seen as [outer, axis, inner] around one axis (both backends).
 #include "tensors/shape.h"
 
 namespace marian {
-namespace cpu {
 
 struct AxisView {
   size_t outer = 1, n = 1, inner = 1;
@@ -18,5 +17,4 @@ struct AxisView {
   }
 };
 
-}  // namespace cpu
 }  // namespace marian
