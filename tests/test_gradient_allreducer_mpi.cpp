@@ -11,6 +11,7 @@
 #include "comm/allreduce.h"
 #include "random_values.h"
 #include "tensors/arena.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 #include "training/gradient_allreducer.h"
 
@@ -45,18 +46,20 @@ TEST(GradientAllreducer, DeviceShardPathEqualsTheHostPath) {
       }
 }
 
-TEST(GradientAllreducer, TwoShardsGiveEveryRankTheSameSum) {
+// Two shards on devices a and b (CPU devices here; GPU 0 twice where a GPU is visible, which
+// runs the selection, residual and scatter on the GPU).
+void twoShardsGiveEveryRankTheSameSum(Device a, Device b) {
   size_t n = 4000;
   for(std::string algo : {"dense", "topka", "gtopk", "oktopk"}) {
-    SCOPED_TRACE(algo);
+    SCOPED_TRACE(algo + " on " + a.toString() + " and " + b.toString());
     GradientAllreducer reducer(options(algo, 0.1f, "exact"), mpi(), n, 3);
-    FlatBuffer a(cpuDevice(0), Type::float32, 1500), b(cpuDevice(1), Type::float32, n - 1500);
+    FlatBuffer first(a, Type::float32, 1500), second(b, Type::float32, n - 1500);
     for(unsigned round = 0; round < 3; ++round) {
       std::vector<float> g = randomValues(n, 77 * unsigned(mpi().rank()) + round);
-      kernels::fromHost(a.all(), std::vector<float>(g.begin(), g.begin() + 1500));
-      kernels::fromHost(b.all(), std::vector<float>(g.begin() + 1500, g.end()));
-      reducer.reduce(std::vector<Tensor>{a.all(), b.all()});
-      std::vector<float> sum = kernels::toHost(a.all()), rest = kernels::toHost(b.all());
+      kernels::fromHost(first.all(), std::vector<float>(g.begin(), g.begin() + 1500));
+      kernels::fromHost(second.all(), std::vector<float>(g.begin() + 1500, g.end()));
+      reducer.reduce(std::vector<Tensor>{first.all(), second.all()});
+      std::vector<float> sum = kernels::toHost(first.all()), rest = kernels::toHost(second.all());
       sum.insert(sum.end(), rest.begin(), rest.end());
       std::vector<float> low(n), high(n);
       MPI_Allreduce(sum.data(), low.data(), int(n), MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
@@ -71,6 +74,14 @@ TEST(GradientAllreducer, TwoShardsGiveEveryRankTheSameSum) {
       }
     }
   }
+}
+
+TEST(GradientAllreducer, TwoShardsGiveEveryRankTheSameSum) {
+  twoShardsGiveEveryRankTheSameSum(cpuDevice(0), cpuDevice(1));
+  int gpus = gpuDeviceCount(), anyGpus = 0;
+  MPI_Allreduce(&gpus, &anyGpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);  // every rank or none
+  if(anyGpus > 0)
+    twoShardsGiveEveryRankTheSameSum(gpuDevice(0), gpuDevice(anyGpus > 1 ? 1 : 0));
 }
 
 }  // namespace

@@ -12,12 +12,11 @@ GradientDropper::GradientDropper(size_t size, uint64_t seed, Device device)
     : device_(device), rng_(seed), seed_(seed) {
   if(device.type == DeviceType::cpu)
     residual_.assign(size, 0.f);
-  else
-    onDevice_ = std::make_unique<FlatBuffer>(device, Type::float32, std::max<size_t>(size, 1));
+  size_ = size;  // a GPU residual is allocated by the first drop: no memory when nothing drops
 }
 
 SparseVector GradientDropper::drop(const float* grads, size_t offset, size_t n, double keep) {
-  ABORT_IF(onDevice_, "GradientDropper on {} was given host gradients", device_.toString());
+  ABORT_IF(device_.type != DeviceType::cpu, "GradientDropper on {} was given host gradients", device_.toString());
   ABORT_IF(offset + n > residual_.size(), "Dropping [{}, {}) of a range of {}", offset, offset + n,
            residual_.size());
   float* r = residual_.data() + offset;
@@ -31,11 +30,13 @@ SparseVector GradientDropper::drop(const float* grads, size_t offset, size_t n, 
 }
 
 SparseVector GradientDropper::drop(Tensor grads, size_t offset, double keep) {
-  if(!onDevice_) {  // host memory: the vectorised host path
+  if(device_.type == DeviceType::cpu) {  // host memory: the vectorised host path
     ABORT_IF(grads.device.type != DeviceType::cpu, "GradientDropper on the host was given {} gradients",
              grads.device.toString());
     return drop(grads.f32(), offset, grads.size(), keep);
   }
+  if(!onDevice_)
+    onDevice_ = std::make_unique<FlatBuffer>(device_, Type::float32, std::max<size_t>(size_, 1));
   ABORT_IF(offset + grads.size() > onDevice_->size(), "Dropping [{}, {}) of a range of {}", offset,
            offset + grads.size(), onDevice_->size());
   Tensor r = onDevice_->all().slice(offset, grads.size());
@@ -47,7 +48,9 @@ SparseVector GradientDropper::drop(Tensor grads, size_t offset, double keep) {
 }
 
 std::vector<float> GradientDropper::residual() const {
-  return onDevice_ ? kernels::toHost(onDevice_->all()) : residual_;
+  if(device_.type == DeviceType::cpu)
+    return residual_;
+  return onDevice_ ? kernels::toHost(onDevice_->all()) : std::vector<float>(size_, 0.f);
 }
 
 }  // namespace marian

@@ -31,7 +31,8 @@ public:
 private:
   Device device_;
   std::vector<float> residual_;             // on the host (CPU devices)
-  std::unique_ptr<FlatBuffer> onDevice_;    // on the GPU
+  std::unique_ptr<FlatBuffer> onDevice_;    // on the GPU (from the first drop)
+  size_t size_;
   std::mt19937_64 rng_;
   uint64_t seed_, calls_ = 0;
 };

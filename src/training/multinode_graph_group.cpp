@@ -137,6 +137,9 @@ public:
 
   // The current parameters of every shard (rank 0 validates and saves them).
   std::vector<float> values(bool smoothed) override {
+    // Validation on a GPU uses the compute threads' streams: let them finish their batches first.
+    if(workers_[0]->device().type == DeviceType::gpu)
+      queue_->waitIdle();
     std::vector<float> all(layout_.total);
     int self = transport_.rank();
     int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
@@ -260,13 +263,19 @@ private:
           return;
       }
       try {
-        // (the exchange ends with a wait for this lane: its results are complete when it returns)
         if(onDevice(d))
           exchangeNow(c, c.deviceBufferGrads->all(), c.deviceBufferParams->all(), c.commLr);
         else
           exchangeNow(c, c.bufferGrads.data(), c.commLr);
       } catch(...) {
         queue_->fail(std::current_exception());
+      }
+      if(onDevice(d)) {  // nothing of this lane may still run on the buffers it hands back
+        try {
+          backendFor(workers_[d]->device()).synchronize();
+        } catch(...) {
+          queue_->fail(std::current_exception());
+        }
       }
       {
         std::lock_guard<std::mutex> lock(c.mutex);
