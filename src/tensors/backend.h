@@ -8,6 +8,13 @@
 
 namespace marian {
 
+// A point in one device's work: another device (or lane) can wait for it without the host
+// waiting. Only GPUs have them: CPU work is done when its call returns.
+class DeviceEvent {
+public:
+  virtual ~DeviceEvent() = default;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -19,6 +26,12 @@ public:
   virtual void copy(void* dst, const void* src, size_t bytes) = 0;  // within this device
   virtual void zero(void* dst, size_t bytes) = 0;
   virtual void synchronize() = 0;
+  // Events (null and no-ops on the CPU): record marks the work issued so far on this thread's
+  // lane of this device; wait makes later work on this thread's lane of this device wait for a
+  // marked point, which may belong to another device.
+  virtual std::unique_ptr<DeviceEvent> createEvent() { return nullptr; }
+  virtual void record(DeviceEvent* event) {}
+  virtual void wait(DeviceEvent* event) {}
 };
 
 // The backend of a device, created on first use and alive until exit. Thread-safe.

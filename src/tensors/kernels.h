@@ -19,6 +19,9 @@ void fill(Tensor t, float value);
 // equal element counts, ranges that do not overlap; the two may live on different devices
 // (host <-> GPU, GPU <-> GPU)
 void copy(Tensor dst, Tensor src);
+// The same between two GPUs without any wait: issued on dst's device (this thread's lane), which
+// the caller orders with Backend events; on the CPU, copy.
+void copyUnordered(Tensor dst, Tensor src);
 // dst += scale * src, summing src over the axes along which dst has extent 1 (the gradient of
 // broadcasting). With equal shapes it is a plain axpy; src may live on another device.
 void add(Tensor dst, Tensor src, float scale = 1.f);

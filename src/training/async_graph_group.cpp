@@ -4,6 +4,10 @@
 // current parameters from every shard, computes its gradients and pushes them to every shard,
 // which applies them at once. Devices never wait for each other, so gradients can be stale by
 // the updates other devices pushed in between.
+// On GPUs shard k lives on GPU k and its updates run on GPU k's second stream (lane 1), so they
+// do not queue behind GPU k's own forward and backward; CUDA events order the hand-overs
+// (a pull waits for the shard's last update, an update waits for the gradients it reads and for
+// the pulls of the values it overwrites), and the host never waits for another GPU.
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -11,6 +15,7 @@
 #include <thread>
 
 #include "common/float_mode.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
 #include "training/device_worker.h"
@@ -55,7 +60,15 @@ public:
       }
       s->optimizer = createOptimizer(options_.get<std::string>("optimizer"),
                                      options_.get<std::vector<float>>("optimizer-params"));
+      Backend& owner = backendFor(s->device);
+      s->updated = owner.createEvent();
+      for(size_t d = 0; d < devices; ++d)
+        s->pulled.push_back(backendFor(workers_[d]->device()).createEvent());
       shards_.push_back(std::move(s));
+    }
+    for(size_t d = 0; d < devices; ++d) {
+      gradsReady_.push_back(backendFor(workers_[d]->device()).createEvent());
+      backendFor(workers_[d]->device()).synchronize();  // the shards' first values are in place
     }
     for(size_t d = 0; d < devices; ++d)
       threads_.emplace_back([this, d] { run(d); });
@@ -66,7 +79,12 @@ public:
     return queue_.takeFinished();
   }
 
-  void finish() override { queue_.waitIdle(); }
+  void finish() override {
+    queue_.waitIdle();
+    if(onGpus())  // the shard updates still running on the GPUs' second streams
+      for(auto& s : shards_)
+        onShardLane([&] { backendFor(s->device).synchronize(); });
+  }
 
   const Parameters& layout() override { return workers_[0]->params(); }
 
@@ -120,7 +138,24 @@ private:
     std::unique_ptr<FlatBuffer> values, ema;
     std::unique_ptr<FlatBuffer> staging;  // another GPU's gradients, copied here before the update
     std::unique_ptr<Optimizer> optimizer;
+    std::unique_ptr<DeviceEvent> updated;              // GPU: after the last update (on the shard's GPU)
+    std::vector<std::unique_ptr<DeviceEvent>> pulled;  // GPU: after device d's last pull (on GPU d)
   };
+
+  bool onGpus() const { return workers_[0]->device().type == DeviceType::gpu; }
+
+  // Runs f with this thread's GPU work on lane 1 (the shard updates' stream).
+  template <class F>
+  static void onShardLane(F&& f) {
+    setDeviceLane(1);
+    try {
+      f();
+    } catch(...) {
+      setDeviceLane(0);
+      throw;
+    }
+    setDeviceLane(0);
+  }
   static std::vector<float> slice(const std::vector<float>& v, const Shard& s) {
     ABORT_IF(v.size() < s.offset + s.size, "Parameter vector of {} values for a shard ending at {}",
              v.size(), s.offset + s.size);
@@ -129,14 +164,23 @@ private:
 
   void run(size_t d) {
     flushDenormalsToZero();
-    queue_.serve([&](const BatchWork& work) { return step(*workers_[d], work); });
+    queue_.serve([&](const BatchWork& work) { return step(d, work); });
   }
 
-  StepStats step(DeviceWorker& w, const BatchWork& work) {
+  StepStats step(size_t d, const BatchWork& work) {
+    DeviceWorker& w = *workers_[d];
     Tensor values = w.params().values(), grads = w.params().grads();
+    bool gpu = onGpus();
+    Backend& mine = backendFor(w.device());
     for(auto& s : shards_) {  // pull
       std::lock_guard<std::mutex> lock(s->mutex);
-      kernels::copy(values.slice(s->offset, s->size), s->values->all());
+      if(!gpu) {
+        kernels::copy(values.slice(s->offset, s->size), s->values->all());
+        continue;
+      }
+      mine.wait(s->updated.get());
+      kernels::copyUnordered(values.slice(s->offset, s->size), s->values->all());
+      mine.record(s->pulled[d].get());
     }
     uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull;
     double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
@@ -144,20 +188,38 @@ private:
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
     if(clipNorm_ > 0.f && norm > clipNorm_)
       kernels::scale(grads, float(clipNorm_ / norm));
+    if(gpu)
+      mine.record(gradsReady_[d].get());
     for(auto& s : shards_) {  // push: each shard applies the gradients at once
       std::lock_guard<std::mutex> lock(s->mutex);
-      Tensor g = grads.slice(s->offset, s->size);
-      if(g.device.type == DeviceType::gpu && g.device != s->device) {
-        if(!s->staging)
-          s->staging = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
-        kernels::copy(s->staging->all(), g);
-        g = s->staging->all();
+      if(!gpu) {
+        update(*s, grads.slice(s->offset, s->size), work.lr);
+        continue;
       }
-      s->optimizer->update(s->values->all(), g, work.lr);
-      if(s->ema)
-        kernels::emaStep(s->ema->all(), s->values->all(), emaAlpha_);
+      onShardLane([&] {
+        Backend& owner = backendFor(s->device);
+        owner.wait(gradsReady_[d].get());
+        for(auto& p : s->pulled)  // no pull still reads the values this update overwrites
+          owner.wait(p.get());
+        Tensor g = grads.slice(s->offset, s->size);
+        if(g.device != s->device) {
+          if(!s->staging)
+            s->staging = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
+          kernels::copyUnordered(s->staging->all(), g);
+          g = s->staging->all();
+        }
+        update(*s, g, work.lr);
+        owner.record(s->updated.get());
+      });
+      mine.wait(s->updated.get());  // the next backward overwrites the gradients the update reads
     }
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+  }
+
+  void update(Shard& s, Tensor grads, float lr) {
+    s.optimizer->update(s.values->all(), grads, lr);
+    if(s.ema)
+      kernels::emaStep(s.ema->all(), s.values->all(), emaAlpha_);
   }
 
   Options options_;
@@ -166,6 +228,7 @@ private:
   uint64_t seed_;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<std::unique_ptr<DeviceEvent>> gradsReady_;  // GPU: after device d's clipped gradients
   std::vector<std::thread> threads_;
   BatchQueue queue_;  // at most one batch waiting per device
 };

@@ -18,6 +18,8 @@ void copy(Tensor dst, Tensor src) {
   std::memmove(dst.data, src.data, dst.bytes());
 }
 
+void copyUnordered(Tensor dst, Tensor src) { copy(dst, src); }
+
 void add(Tensor dst, Tensor src, float scale) {
   float* d = dst.f32();
   const float* s = src.f32();

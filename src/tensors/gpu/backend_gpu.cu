@@ -120,6 +120,23 @@ public:
   void zero(void* dst, size_t bytes) override { CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, lane().stream)); }
   void synchronize() override { lane().synchronize(); }
 
+  struct GpuEvent : DeviceEvent {
+    cudaEvent_t event = nullptr;
+    ~GpuEvent() override { cudaEventDestroy(event); }
+  };
+  std::unique_ptr<DeviceEvent> createEvent() override {
+    useDevice(id_);
+    auto e = std::make_unique<GpuEvent>();
+    CUDA_CHECK(cudaEventCreateWithFlags(&e->event, cudaEventDisableTiming));
+    return e;
+  }
+  void record(DeviceEvent* event) override {
+    CUDA_CHECK(cudaEventRecord(static_cast<GpuEvent*>(event)->event, lane().stream));
+  }
+  void wait(DeviceEvent* event) override {
+    CUDA_CHECK(cudaStreamWaitEvent(lane().stream, static_cast<GpuEvent*>(event)->event, 0));
+  }
+
 private:
   Context& lane() {
     useDevice(id_);

@@ -157,6 +157,15 @@ void copy(Tensor dst, Tensor src) {
   }
 }
 
+void copyUnordered(Tensor dst, Tensor src) {
+  if(dst.device.type != DeviceType::gpu || src.device.type != DeviceType::gpu)
+    return copy(dst, src);  // the host takes part: nothing to order
+  ABORT_IF(dst.size() != src.size() || dst.type != src.type, "copy: {} {} into {} {}",
+           typeName(src.type), src.shape.toString(), typeName(dst.type), dst.shape.toString());
+  const Context& c = context(dst);
+  CUDA_CHECK(cudaMemcpyPeerAsync(dst.data, dst.device.id, src.data, src.device.id, dst.bytes(), c.stream));
+}
+
 void add(Tensor dst, Tensor src, float scale) {
   if(dst.device.type == DeviceType::cpu) {  // a GPU tensor into host memory
     std::vector<float> host(src.size());
