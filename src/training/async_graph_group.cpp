@@ -40,6 +40,12 @@ public:
     queue_.stop();
     for(std::thread& t : threads_)
       t.join();
+    if(!workers_.empty() && onGpus())  // also after an error: no update may outlive its buffers
+      for(auto& s : shards_)
+        try {
+          onShardLane([&] { backendFor(s->device).synchronize(); });
+        } catch(...) {
+        }
   }
 
   void initialize(const Batch& sample) override {
