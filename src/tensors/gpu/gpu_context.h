@@ -1,7 +1,7 @@
 #pragma once
-// defines: gpu::Context — what every CUDA kernel of one GPU needs: its stream (all work of a
-// device is ordered on it), its cuBLAS handle, a growable scratch buffer and a device-side error
-// slot that kernels fill instead of crashing (checked when the host next waits for the GPU).
+// defines: gpu::Context — what every CUDA kernel of one GPU's lane needs: its stream (all work
+// of a lane is ordered on it), its cuBLAS handle, growable scratch buffers and a device-side
+// error slot that kernels fill instead of crashing (checked when the host next waits for it).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -40,7 +40,7 @@ struct Context {
   DeviceError* deviceError = nullptr;  // device memory, zero while all is well
 
   // At least `bytes` of device memory, valid until the next call for the same slot (one thread
-  // per device). Slot 0 holds a kernel's temporaries; slot 1 the partial sums of reductions,
+  // per lane at a time). Slot 0 holds a kernel's temporaries; slot 1 the partial sums of reductions,
   // which may read slot 0.
   void* scratch(size_t bytes, int slot = 0);
   // Waits for the stream and turns a kernel-reported error into an exception.
