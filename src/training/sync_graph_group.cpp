@@ -76,7 +76,9 @@ public:
     size_t n = workers_.size();
     float scale = costScale(costType_, batch);
     std::vector<double> ce(n, 0.0);
-    std::vector<bool> active(n, false);
+    // one byte per device: the threads set their own entries at once (std::vector<bool> packs
+    // them into shared words, and concurrent writes to one word lose updates)
+    std::vector<char> active(n, 0);
     parallelFor(n, [&](size_t d) {
       auto [begin, end] = deviceSlice(batch.sentences, d, n);
       if(begin == end) {
@@ -86,7 +88,7 @@ public:
       Batch part = n == 1 ? batch : batch.slice(begin, end - begin);
       uint64_t randomSeed = (seed_ * 1000003ull + update) * 131ull + d;
       ce[d] = workers_[d]->computeGradients(part, scale, randomSeed);
-      active[d] = true;
+      active[d] = 1;
     });
 
     parallelFor(n, [&](size_t k) {  // reduce-scatter
