@@ -48,8 +48,7 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
       },
       [&](size_t offset, const Message& reply) {
         if(reply.header.kind == MessageKind::replyDense) {
-          std::vector<float> dense = reply.dense;
-          kernels::fromHost(params.slice(offset, dense.size()), dense);
+          kernels::fromHost(params.slice(offset, reply.dense.size()), reply.dense);
         } else {
           kernels::scatterAdd(params.slice(offset, params.size() - offset), reply.sparse.indices,
                               reply.sparse.values);

@@ -40,23 +40,6 @@ size_t GradientAllreducer::keptOf(size_t n) const {
   return std::max<size_t>(1, size_t(std::llround(density_ * double(n))));
 }
 
-void GradientAllreducer::reduce(std::vector<float>& grads) {
-  size_t n = grads.size();
-  if(density_ >= 1.0) {
-    algorithm_->sumDense(grads);
-    return;
-  }
-  if(!selector_)
-    selector_ = std::make_unique<TopkSelector>(n, method_, seed_, reuseEvery_);
-  size_t k = keptOf(n);
-  SparseVector sent = selector_->select(grads.data(), k);
-  AllreduceResult result = algorithm_->sum(sent, n, k);
-  if(result.isSelection)
-    selector_->restoreUnselected(sent, result.sparse);
-  std::fill(grads.begin(), grads.end(), 0.f);
-  result.addTo(grads.data());
-}
-
 namespace {
 // The entries of `v` in [begin, begin + n), with indices relative to begin.
 SparseVector range(const SparseVector& v, size_t begin, size_t n) {
@@ -78,23 +61,26 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
     n += t.size();
   }
   ABORT_IF(n != n_, "GradientAllreducer for {} values was given shards of {}", n_, n);
+  auto hostView = [&](size_t s) {
+    return Tensor(dense_.data() + offsets[s], shards[s].shape, Type::float32, cpuDevice());
+  };
   if(density_ >= 1.0) {  // dense: the whole gradient goes through the host anyway
-    std::vector<float> all(n);
+    dense_.resize(n);
     for(size_t s = 0; s < shards.size(); ++s)
-      kernels::copy(Tensor(all.data() + offsets[s], shards[s].shape, Type::float32, cpuDevice()), shards[s]);
-    algorithm_->sumDense(all);
+      kernels::copy(hostView(s), shards[s]);
+    algorithm_->sumDense(dense_);
     for(size_t s = 0; s < shards.size(); ++s)
-      kernels::copy(shards[s], Tensor(all.data() + offsets[s], shards[s].shape, Type::float32, cpuDevice()));
+      kernels::copy(shards[s], hostView(s));
     return;
   }
-  if(onDevices_.empty())
+  if(selectors_.empty())
     for(size_t s = 0; s < shards.size(); ++s)
-      onDevices_.push_back(std::make_unique<TopkSelector>(shards[s].size(), method_, seed_ + 104729 * s,
+      selectors_.push_back(std::make_unique<TopkSelector>(shards[s].size(), method_, seed_ + 104729 * s,
                                                           reuseEvery_, shards[s].device));
   SparseVector sent;
   std::vector<SparseVector> parts(shards.size());
   for(size_t s = 0; s < shards.size(); ++s) {
-    parts[s] = onDevices_[s]->select(shards[s], keptOf(shards[s].size()));
+    parts[s] = selectors_[s]->select(shards[s], keptOf(shards[s].size()));
     for(size_t e = 0; e < parts[s].size(); ++e) {
       sent.indices.push_back(uint32_t(offsets[s] + parts[s].indices[e]));
       sent.values.push_back(parts[s].values[e]);
@@ -102,17 +88,16 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
   }
   AllreduceResult result = algorithm_->sum(sent, n, keptOf(n));
   for(size_t s = 0; s < shards.size(); ++s) {
-    if(result.isSelection)
-      onDevices_[s]->restoreUnselected(parts[s], range(result.sparse, offsets[s], shards[s].size()));
     if(result.isDense) {
-      std::vector<float> part(result.dense.begin() + long(offsets[s]),
-                              result.dense.begin() + long(offsets[s] + shards[s].size()));
-      kernels::fromHost(shards[s], part);
-    } else {
-      SparseVector mine = range(result.sparse, offsets[s], shards[s].size());
-      kernels::fill(shards[s], 0.f);
-      kernels::scatterAdd(shards[s], mine.indices, mine.values);
+      kernels::fromHost(shards[s], std::vector<float>(result.dense.begin() + long(offsets[s]),
+                                                      result.dense.begin() + long(offsets[s] + shards[s].size())));
+      continue;
     }
+    SparseVector mine = range(result.sparse, offsets[s], shards[s].size());
+    if(result.isSelection)  // what the global selection left out goes back to the residual
+      selectors_[s]->restoreUnselected(parts[s], mine);
+    kernels::fill(shards[s], 0.f);
+    kernels::scatterAdd(shards[s], mine.indices, mine.values);
   }
 }
 

@@ -16,11 +16,11 @@ namespace marian {
 class GradientAllreducer {
 public:
   GradientAllreducer(const Options& options, MpiTransport& transport, size_t n, uint64_t seed);
-  // grads (n values) becomes the sum over ranks of what each rank sent; identical on every rank.
-  void reduce(std::vector<float>& grads);
-  // The same for a gradient held as consecutive shards on the node's devices (GPUs): with
-  // compression each shard selects its top entries on its device (residual there too), so only
-  // the selection crosses to the host; the sum is scattered back into the shards.
+  // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
+  // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
+  // each shard keeps its own residual and selects its own top entries (density x its size)
+  // where it lives, so from a GPU only the selection crosses to the host; the sum is scattered
+  // back into the shards.
   void reduce(const std::vector<Tensor>& shards);
   // bytes on the wire since the last take
   AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
@@ -34,8 +34,8 @@ private:
   TopkMethod method_;
   int reuseEvery_;
   uint64_t seed_;
-  std::unique_ptr<TopkSelector> selector_;                 // host gradients, when density < 1
-  std::vector<std::unique_ptr<TopkSelector>> onDevices_;   // one per shard of device gradients
+  std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per shard, when density < 1
+  std::vector<float> dense_;                               // the host copy for dense allreduce
 };
 
 // Checks the options of synchronous SGD across ranks (also on one rank, so typos never pass).

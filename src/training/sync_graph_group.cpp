@@ -54,8 +54,6 @@ public:
     }
     if(transport_)
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, n, seed_);
-    bool onHost = workers_[0]->device().type == DeviceType::cpu;
-    gradients_.assign(transport_ && onHost ? n : 0, 0.f);
   }
 
   int rank() const override { return transport_ ? transport_->rank() : 0; }
@@ -187,31 +185,17 @@ public:
   }
 
 private:
-  // The node's summed gradient (device k holds shard k) through the allreducer, and back. Mean
-  // cost types average over ranks, as one rank averages over its devices' sentences or words.
+  // The node's summed gradient (device k holds shard k) through the allreducer, which selects
+  // and scatters each shard where it lives. Mean cost types average over ranks, as one rank
+  // averages over its devices' sentences or words.
   void reduceAcrossRanks() {
-    if(workers_[0]->device().type == DeviceType::gpu) {  // select on the GPUs, sum on the host
-      std::vector<Tensor> shards;
-      for(size_t k = 0; k < shards_.size(); ++k)
-        shards.push_back(shard(k, k, true));
-      allreducer_->reduce(shards);
-      if(costType_ != "ce-sum")
-        for(Tensor& t : shards)
-          kernels::scale(t, 1.f / float(transport_->size()));
-      ++updatesSinceStatus_;
-      return;
-    }
-    auto host = [&](size_t k) {
-      return Tensor(gradients_.data() + shards_[k].offset, Shape({int(shards_[k].size)}), Type::float32, cpuDevice());
-    };
+    std::vector<Tensor> shards;
     for(size_t k = 0; k < shards_.size(); ++k)
-      kernels::copy(host(k), shard(k, k, true));
-    allreducer_->reduce(gradients_);
-    for(size_t k = 0; k < shards_.size(); ++k) {
-      kernels::copy(shard(k, k, true), host(k));
-      if(costType_ != "ce-sum")
-        kernels::scale(shard(k, k, true), 1.f / float(transport_->size()));
-    }
+      shards.push_back(shard(k, k, true));
+    allreducer_->reduce(shards);
+    if(costType_ != "ce-sum")
+      for(Tensor& t : shards)
+        kernels::scale(t, 1.f / float(transport_->size()));
     ++updatesSinceStatus_;
   }
 
@@ -230,7 +214,6 @@ private:
   uint64_t seed_;
   MpiTransport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
-  std::vector<float> gradients_;  // the node's summed gradient, on the host for the allreducer
   uint64_t updatesSinceStatus_ = 0;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<Optimizer>> optimizers_;
