@@ -20,13 +20,10 @@ bool launchedByMpirun() {
 int main(int argc, char** argv) {
   using namespace marian;
   try {
-    ParsedOptions parsed = parseOptions(argc, argv, ProgramMode::training);
-    if(parsed.exitNow) {
-      std::fputs(parsed.print.c_str(), stdout);
+    std::optional<Options> started = startProgram(argc, argv, ProgramMode::training);
+    if(!started)
       return 0;
-    }
-    const Options& options = parsed.options;
-    logging::configure(options.get<std::string>("log", ""), options.get<bool>("quiet"));
+    const Options& options = *started;
     if(options.get<bool>("multi-node") || launchedByMpirun()) {
       MpiTransport& mpi = MpiTransport::start(&argc, &argv);
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are

@@ -57,13 +57,10 @@ std::vector<std::string> readInput(const std::string& path) {
 
 int main(int argc, char** argv) {
   try {
-    ParsedOptions parsed = parseOptions(argc, argv, ProgramMode::translation);
-    if(parsed.exitNow) {
-      std::fputs(parsed.print.c_str(), stdout);
+    std::optional<Options> started = startProgram(argc, argv, ProgramMode::translation);
+    if(!started)
       return 0;
-    }
-    const Options& o = parsed.options;
-    logging::configure(o.get<std::string>("log", ""), o.get<bool>("quiet"));
+    const Options& o = *started;
     auto models = o.get<std::vector<std::string>>("models", {});
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/logging.h"
 
 namespace marian {
 
@@ -382,6 +384,16 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       ABORT_IF(!fileExists(f), "Validation file '{}' (--valid-sets) does not exist", f);
   }
   return result;
+}
+
+std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode) {
+  ParsedOptions parsed = parseOptions(argc, argv, mode);
+  if(parsed.exitNow) {
+    std::fputs(parsed.print.c_str(), stdout);
+    return std::nullopt;
+  }
+  logging::configure(parsed.options.get<std::string>("log", ""), parsed.options.get<bool>("quiet"));
+  return parsed.options;
 }
 
 }  // namespace marian

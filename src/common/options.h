@@ -4,6 +4,7 @@
 // (wins over all), with Marian's option names. Unknown options, values of the wrong type and
 // missing required files are errors that name them.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,10 @@ struct ParsedOptions {
 };
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
+
+// The start of marian and marian-decoder: parses; prints what --help or --dump-config asked for
+// and returns nothing (the program exits with 0); otherwise configures logging (--log, --quiet)
+// and returns the options.
+std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode);
 
 }  // namespace marian
