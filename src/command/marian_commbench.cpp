@@ -18,6 +18,7 @@
 #include "comm/allreduce.h"
 #include "comm/allreduce_reference.h"
 #include "common/error.h"
+#include "common/tool_arguments.h"
 
 using namespace marian;
 
@@ -32,22 +33,16 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for(int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      ABORT_IF(i + 1 >= argc, "Option '{}' needs a value", k);
-      return argv[++i];
-    };
-    if(k == "--algo")
-      a.algo = value();
-    else if(k == "--size")
-      a.size = size_t(std::atoll(value().c_str()));
-    else if(k == "--density")
-      a.density = std::atof(value().c_str());
-    else if(k == "--reps")
-      a.reps = std::atoi(value().c_str());
+  for(auto& [name, value] : toolArguments(argc, argv, {"--algo", "--size", "--density", "--reps"},
+                                          "--algo NAME --size N --density D [--reps R]")) {
+    if(name == "--algo")
+      a.algo = value;
+    else if(name == "--size")
+      a.size = size_t(std::atoll(value.c_str()));
+    else if(name == "--density")
+      a.density = std::atof(value.c_str());
     else
-      ABORT("Unknown option '{}'; use --algo NAME --size N --density D [--reps R]", k);
+      a.reps = std::atoi(value.c_str());
   }
   ABORT_IF(a.size == 0 || a.size > UINT32_MAX, "--size must be in [1, 2^32)");
   ABORT_IF(!(a.density > 0 && a.density <= 1), "--density must be in (0, 1]");

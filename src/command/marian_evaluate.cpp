@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "common/tool_arguments.h"
 #include "data/text_file.h"
 #include "translator/bleu.h"
 
@@ -12,20 +13,10 @@ using namespace marian;
 
 int main(int argc, char** argv) {
   try {
-    std::string metric = "bleu", reference;
-    for(int i = 1; i < argc; ++i) {
-      std::string k = argv[i];
-      auto value = [&]() -> std::string {
-        ABORT_IF(i + 1 >= argc, "Option '{}' needs a value", k);
-        return argv[++i];
-      };
-      if(k == "--metric")
-        metric = value();
-      else if(k == "--reference" || k == "-r")
-        reference = value();
-      else
-        ABORT("Unknown option '{}'; use --metric bleu --reference REF < HYP", k);
-    }
+    auto args = toolArguments(argc, argv, {"--metric", "--reference", "-r"},
+                              "--metric bleu --reference REF < HYP");
+    std::string metric = args.count("--metric") ? args["--metric"] : "bleu";
+    std::string reference = args.count("-r") ? args["-r"] : args["--reference"];
     ABORT_IF(metric != "bleu", "Unknown --metric '{}': bleu is the one there is", metric);
     ABORT_IF(reference.empty(), "Give the reference with --reference FILE");
     std::vector<std::string> refs = readLines(reference, "Reference file");
