@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "comm/topk_selection.h"
+#include "tensors/kernels.h"
 
 using namespace marian;
 
@@ -44,6 +45,17 @@ double medianSeconds(int reps, F f) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+Tensor tensorOf(std::vector<float>& x) { return Tensor(x.data(), Shape({int(x.size())}), Type::float32, cpuDevice()); }
+
+// The selection the trainers make (kernels::takeAbove moves the entries out of the residual);
+// the taken entries are put back so that every repetition sees the same vector.
+SparseVector selectAbove(std::vector<float>& x, float threshold) {
+  SparseVector kept;
+  kernels::takeAbove(tensorOf(x), threshold, kept.indices, kept.values);
+  kernels::scatterAdd(tensorOf(x), kept.indices, kept.values);
+  return kept;
 }
 
 }  // namespace
@@ -89,25 +101,25 @@ int main(int argc, char** argv) {
     };
     size_t kept = 0;
     double exactS = medianSeconds(std::max(1, reps / 2), [&] {
-      kept = selectAbove(step2.data(), n, exactThreshold(step2.data(), n, k)).size();
+      kept = selectAbove(step2, kernels::exactThreshold(tensorOf(step2), k)).size();
     });
     report("exact", exactS, kept, 1.0, 1.0001);
-    std::mt19937_64 sampleRng(11);
+    uint64_t sampleSeed = 11;
     double sampledS = medianSeconds(reps, [&] {
-      kept = selectAbove(step2.data(), n, sampledThreshold(step2.data(), n, density, sampleRng)).size();
+      kept = selectAbove(step2, kernels::sampledThreshold(tensorOf(step2), density, sampleSeed++)).size();
     });
     report("sampled", sampledS, kept, 0.8, 1.25);
-    float previous = exactThreshold(step1.data(), n, k);
-    double reuseS = medianSeconds(reps, [&] { kept = selectAbove(step2.data(), n, previous).size(); });
+    float previous = kernels::exactThreshold(tensorOf(step1), k);
+    double reuseS = medianSeconds(reps, [&] { kept = selectAbove(step2, previous).size(); });
     report("reuse", reuseS, kept, 0.8, 1.25);
   }
   // the spread of the sampled count over 20 independent samples at the lower density
   {
     size_t k = n / 1000;
-    std::mt19937_64 sampleRng(13);
+    uint64_t sampleSeed = 13;
     double lo = 1e9, hi = 0;
     for(int t = 0; t < 20; ++t) {
-      double r = double(selectAbove(step2.data(), n, sampledThreshold(step2.data(), n, 0.001, sampleRng)).size()) / double(k);
+      double r = double(selectAbove(step2, kernels::sampledThreshold(tensorOf(step2), 0.001, sampleSeed++)).size()) / double(k);
       lo = std::min(lo, r);
       hi = std::max(hi, r);
     }

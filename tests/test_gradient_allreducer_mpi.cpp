@@ -46,7 +46,7 @@ struct Reference {
     if(density >= 1.0)
       return algorithm->sumDense(g);
     size_t k = std::max<size_t>(1, size_t(std::llround(density * double(g.size()))));
-    SparseVector sent = selector->select(g.data(), k);
+    SparseVector sent = selector->select(Tensor(g.data(), Shape({int(g.size())}), Type::float32, cpuDevice()), k);
     AllreduceResult result = algorithm->sum(sent, g.size(), k);
     if(result.isSelection)
       selector->restoreUnselected(sent, result.sparse);
@@ -66,8 +66,8 @@ TEST(GradientAllreducer, OneShardEqualsTheReference) {
           continue;
         SCOPED_TRACE(algo + " density " + std::to_string(density) + " " + method);
         Reference reference(algo, density, method, n, 11);
-        GradientAllreducer reducer(options(algo, density, method), mpi(), n, 11);
         FlatBuffer buffer(cpuDevice(), Type::float32, n);
+        GradientAllreducer reducer(options(algo, density, method), mpi(), {buffer.all()}, 11);
         for(unsigned round = 0; round < 3; ++round) {
           std::vector<float> g = randomValues(n, 1000 * unsigned(mpi().rank()) + round);
           kernels::fromHost(buffer.all(), g);
@@ -84,8 +84,8 @@ void twoShardsGiveEveryRankTheSameSum(Device a, Device b) {
   size_t n = 4000;
   for(std::string algo : {"dense", "topka", "gtopk", "oktopk"}) {
     SCOPED_TRACE(algo + " on " + a.toString() + " and " + b.toString());
-    GradientAllreducer reducer(options(algo, 0.1f, "exact"), mpi(), n, 3);
     FlatBuffer first(a, Type::float32, 1500), second(b, Type::float32, n - 1500);
+    GradientAllreducer reducer(options(algo, 0.1f, "exact"), mpi(), {first.all(), second.all()}, 3);
     for(unsigned round = 0; round < 3; ++round) {
       std::vector<float> g = randomValues(n, 77 * unsigned(mpi().rank()) + round);
       kernels::fromHost(first.all(), std::vector<float>(g.begin(), g.begin() + 1500));

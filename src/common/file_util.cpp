@@ -5,9 +5,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <regex>
+
+#include <signal.h>
 
 #include "common/error.h"
+#include "common/logging.h"
 
 namespace marian {
 
@@ -31,5 +36,33 @@ void writeFileAtomic(const std::string& path, const std::string& content) {
 }
 
 bool fileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+}  // namespace marian
+
+namespace marian {
+
+size_t removeStaleTemporaryFiles(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::string prefix = p.filename().string();
+  std::regex temporary(".*\\.tmp\\.(\\d+)");
+  size_t removed = 0;
+  std::error_code ec;
+  for(const auto& entry : fs::directory_iterator(folder, ec)) {
+    std::string name = entry.path().filename().string();
+    std::smatch m;
+    if(name.rfind(prefix, 0) != 0 || !std::regex_match(name, m, temporary))
+      continue;
+    pid_t pid = pid_t(std::stol(m[1]));
+    if(pid != getpid() && kill(pid, 0) == 0)
+      continue;  // a live writer's
+    if(fs::remove(entry.path(), ec)) {
+      ++removed;
+      LOG(info, "Removed '{}', left by an interrupted save", entry.path().string());
+    }
+  }
+  return removed;
+}
 
 }  // namespace marian

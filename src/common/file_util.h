@@ -10,3 +10,11 @@ void writeFileAtomic(const std::string& path, const std::string& content);
 bool fileExists(const std::string& path);
 
 }  // namespace marian
+
+namespace marian {
+
+// Removes the PATH*.tmp.<pid> files that writeFileAtomic leaves when its process is killed
+// mid-write (those of live processes stay); returns how many.
+size_t removeStaleTemporaryFiles(const std::string& path);
+
+}  // namespace marian

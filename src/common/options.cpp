@@ -122,6 +122,7 @@ const std::vector<Spec>& specs() {
       // schedule
       {"after-epochs", "e", Kind::Int, "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Kind::Int, "0", kTrain, "Stop after this many updates; 0: no limit"},
+      {"sigterm", "", Kind::String, "save-and-exit", kTrain, "On SIGTERM: save-and-exit (finish the update, save, stop) or exit-immediately"},
       {"after", "a", Kind::String, "0e", kTrain, "Stop after this many epochs (e), updates (u) or labels (t)"},
       {"disp-freq", "", Kind::String, "1000u", kTrain, "Display training statistics every N updates (u), labels (t) or epochs (e)"},
       {"disp-first", "", Kind::Int, "0", kTrain, "Also display the first N updates"},

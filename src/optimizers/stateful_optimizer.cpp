@@ -22,6 +22,8 @@ OptimizerState StatefulOptimizer::state() const {
 void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   buffers_.clear();
   t_ = state.steps;
+  if(state.arrays.empty() && state.steps == 0)
+    return;  // saved before its first update: the buffers are created by the first one
   for(const std::string& n : names_) {
     auto it = state.arrays.find(n);
     ABORT_IF(it == state.arrays.end(), "Optimizer state for {} lacks '{}'", name(), n);

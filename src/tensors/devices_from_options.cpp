@@ -1,3 +1,5 @@
+#include <cblas.h>
+
 #include "tensors/devices_from_options.h"
 
 #include <string>
@@ -40,6 +42,11 @@ std::vector<Device> devicesFromOptions(const Options& o) {
     devices.push_back(gpuDevice(id));
   }
   return devices;
+}
+
+void setBlasThreads(const std::vector<Device>& devices) {
+  if(!onGpus(devices))
+    openblas_set_num_threads(1);
 }
 
 }  // namespace marian

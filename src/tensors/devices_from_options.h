@@ -15,4 +15,10 @@ inline bool onGpus(const std::vector<Device>& devices) {
   return !devices.empty() && devices[0].type == DeviceType::gpu;
 }
 
+// The one place BLAS threading is set: every CPU device is one core and computes with one BLAS
+// thread (Marian's --cpu-threads), so the numbers of a configuration do not depend on how the
+// process was launched (mpirun binds a rank to a core and OpenBLAS's default follows the binding)
+// nor on the machine's core count, and devices never oversubscribe the cores.
+void setBlasThreads(const std::vector<Device>& devices);
+
 }  // namespace marian

@@ -21,6 +21,7 @@
 #include "training/device_worker.h"
 #include "tensors/devices_from_options.h"
 #include "training/graph_group.h"
+#include "optimizers/parameter_shard.h"
 
 namespace marian {
 
@@ -54,18 +55,13 @@ public:
     size_t n = workers_[0]->params().totalSize(), devices = workers_.size();
     for(size_t k = 0; k < devices; ++k) {
       auto s = std::make_unique<Shard>();
-      s->offset = n * k / devices;
-      s->size = n * (k + 1) / devices - s->offset;
+      Range range = equalPart(n, k, devices);
       // on GPUs shard k lives on device k; CPU devices share the host memory anyway
       s->device = workers_[k]->device().type == DeviceType::gpu ? workers_[k]->device() : cpuDevice(0);
-      s->values = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
-      kernels::copy(s->values->all(), workers_[0]->params().values().slice(s->offset, s->size));
-      if(emaAlpha_ > 0.f) {
-        s->ema = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
-        kernels::copy(s->ema->all(), s->values->all());
-      }
-      s->optimizer = createOptimizer(options_.get<std::string>("optimizer"),
-                                     options_.get<std::vector<float>>("optimizer-params"));
+      s->params = std::make_unique<ParameterShard>(
+          range, s->device, workers_[0]->params().values().slice(range.offset, range.size), /*inPlace=*/false,
+          createOptimizer(options_.get<std::string>("optimizer"), options_.get<std::vector<float>>("optimizer-params")),
+          emaAlpha_);
       Backend& owner = backendFor(s->device);
       s->updated = owner.createEvent();
       for(size_t d = 0; d < devices; ++d)
@@ -98,52 +94,37 @@ public:
     finish();
     std::vector<float> all;
     for(auto& s : shards_) {
-      std::vector<float> part = kernels::toHost(smoothed && s->ema ? s->ema->all() : s->values->all());
+      Tensor t = smoothed ? s->params->smoothed() : s->params->values();
+      std::vector<float> part = kernels::toHost(t.slice(0, s->params->range().size));
       all.insert(all.end(), part.begin(), part.end());
     }
     return all;
   }
 
-  void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) override {
+  ModelState saveState() override {
     finish();
-    for(auto& s : shards_) {
-      kernels::fromHost(s->values->all(), slice(raw, *s));
-      if(s->ema)
-        kernels::fromHost(s->ema->all(), slice(smoothed.empty() ? raw : smoothed, *s));
-    }
+    ModelState state;
+    state.n = layout().totalSize();
+    state.devices = workers_.size();
+    for(auto& s : shards_)
+      s->params->saveTo(state);
+    return state;
   }
 
-  OptimizerState optimizerState() override {
+  void restoreState(const ModelState& state) override {
     finish();
-    OptimizerState all;
-    for(auto& s : shards_) {
-      OptimizerState part = s->optimizer->state();
-      all.steps = part.steps;
-      for(auto& [name, values] : part.arrays)
-        all.arrays[name].insert(all.arrays[name].end(), values.begin(), values.end());
-    }
-    return all;
-  }
-
-  void setOptimizerState(const OptimizerState& state) override {
-    finish();
-    for(auto& s : shards_) {
-      OptimizerState part;
-      part.steps = state.steps;
-      for(auto& [name, values] : state.arrays)
-        part.arrays[name] = slice(values, *s);
-      s->optimizer->setState(part, s->device);
-    }
+    ABORT_IF(state.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", state.n,
+             layout().totalSize());
+    for(auto& s : shards_)
+      s->params->restoreFrom(state);
   }
 
 private:
   struct Shard {
-    size_t offset = 0, size = 0;
     Device device;
     std::mutex mutex;
-    std::unique_ptr<FlatBuffer> values, ema;
+    std::unique_ptr<ParameterShard> params;
     std::unique_ptr<FlatBuffer> staging;  // another GPU's gradients, copied here before the update
-    std::unique_ptr<Optimizer> optimizer;
     std::unique_ptr<DeviceEvent> updated;              // GPU: after the last update (on the shard's GPU)
     std::vector<std::unique_ptr<DeviceEvent>> pulled;  // GPU: after device d's last pull (on GPU d)
   };
@@ -162,11 +143,6 @@ private:
     }
     setDeviceLane(0);
   }
-  static std::vector<float> slice(const std::vector<float>& v, const Shard& s) {
-    ABORT_IF(v.size() < s.offset + s.size, "Parameter vector of {} values for a shard ending at {}",
-             v.size(), s.offset + s.size);
-    return std::vector<float>(v.begin() + s.offset, v.begin() + s.offset + s.size);
-  }
 
   void run(size_t d) {
     flushDenormalsToZero();
@@ -180,16 +156,16 @@ private:
     Backend& mine = backendFor(w.device());
     for(auto& s : shards_) {  // pull
       std::lock_guard<std::mutex> lock(s->mutex);
+      Range r = s->params->range();
       if(!gpu) {
-        kernels::copy(values.slice(s->offset, s->size), s->values->all());
+        kernels::copy(values.slice(r.offset, r.size), s->params->values());
         continue;
       }
       mine.wait(s->updated.get());
-      kernels::copyUnordered(values.slice(s->offset, s->size), s->values->all());
+      kernels::copyUnordered(values.slice(r.offset, r.size), s->params->values());
       mine.record(s->pulled[d].get());
     }
-    uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull;
-    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
+    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
     double norm = std::sqrt(kernels::squaredNorm(grads));
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
     if(clipNorm_ > 0.f && norm > clipNorm_)
@@ -198,8 +174,9 @@ private:
       mine.record(gradsReady_[d].get());
     for(auto& s : shards_) {  // push: each shard applies the gradients at once
       std::lock_guard<std::mutex> lock(s->mutex);
+      Range r = s->params->range();
       if(!gpu) {
-        update(*s, grads.slice(s->offset, s->size), work.lr);
+        s->params->update(grads.slice(r.offset, r.size), work.lr);
         continue;
       }
       onShardLane([&] {
@@ -207,25 +184,19 @@ private:
         owner.wait(gradsReady_[d].get());
         for(auto& p : s->pulled)  // no pull still reads the values this update overwrites
           owner.wait(p.get());
-        Tensor g = grads.slice(s->offset, s->size);
+        Tensor g = grads.slice(r.offset, r.size);
         if(g.device != s->device) {
           if(!s->staging)
-            s->staging = std::make_unique<FlatBuffer>(s->device, Type::float32, s->size);
+            s->staging = std::make_unique<FlatBuffer>(s->device, Type::float32, r.size);
           kernels::copyUnordered(s->staging->all(), g);
           g = s->staging->all();
         }
-        update(*s, g, work.lr);
+        s->params->update(g, work.lr);
         owner.record(s->updated.get());
       });
       mine.wait(s->updated.get());  // the next backward overwrites the gradients the update reads
     }
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
-  }
-
-  void update(Shard& s, Tensor grads, float lr) {
-    s.optimizer->update(s.values->all(), grads, lr);
-    if(s.ema)
-      kernels::emaStep(s.ema->all(), s.values->all(), emaAlpha_);
   }
 
   Options options_;

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/logging.h"
+#include <cstring>
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -24,8 +26,11 @@ void validateAllreduceOptions(const Options& o) {
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
 }
 
-GradientAllreducer::GradientAllreducer(const Options& o, MpiTransport& transport, size_t n, uint64_t seed)
-    : n_(n), density_(o.get<float>("compression-density")) {
+GradientAllreducer::GradientAllreducer(const Options& o, MpiTransport& transport, const std::vector<Tensor>& shards,
+                                       uint64_t seed)
+    : transport_(transport), n_(0), density_(o.get<float>("compression-density")) {
+  for(const Tensor& t : shards)
+    n_ += t.size();
   validateAllreduceOptions(o);
   AllreduceSettings settings;
   settings.repartitionEvery = o.get<int>("oktopk-repartition-every");
@@ -34,6 +39,8 @@ GradientAllreducer::GradientAllreducer(const Options& o, MpiTransport& transport
   method_ = parseTopkMethod(o.get<std::string>("topk-selection"));
   reuseEvery_ = o.get<int>("topk-reuse-every");
   seed_ = seed * 7919 + uint64_t(transport.rank());
+  if(density_ < 1.0)
+    createSelectors(shards);
 }
 
 size_t GradientAllreducer::keptOf(size_t n) const {
@@ -52,6 +59,16 @@ SparseVector range(const SparseVector& v, size_t begin, size_t n) {
   return part;
 }
 }  // namespace
+
+void GradientAllreducer::createSelectors(const std::vector<Tensor>& shards) {
+  size_t offset = 0;
+  for(size_t s = 0; s < shards.size(); ++s) {
+    selectors_.push_back(std::make_unique<TopkSelector>(shards[s].size(), method_, seed_ + 104729 * s, reuseEvery_,
+                                                        shards[s].device));
+    shardRanges_.push_back({offset, shards[s].size()});
+    offset += shards[s].size();
+  }
+}
 
 void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
   std::vector<size_t> offsets;
@@ -73,10 +90,6 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
       kernels::copy(shards[s], hostView(s));
     return;
   }
-  if(selectors_.empty())
-    for(size_t s = 0; s < shards.size(); ++s)
-      selectors_.push_back(std::make_unique<TopkSelector>(shards[s].size(), method_, seed_ + 104729 * s,
-                                                          reuseEvery_, shards[s].device));
   SparseVector sent;
   std::vector<SparseVector> parts(shards.size());
   for(size_t s = 0; s < shards.size(); ++s) {
@@ -99,6 +112,114 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
     kernels::fill(shards[s], 0.f);
     kernels::scatterAdd(shards[s], mine.indices, mine.values);
   }
+}
+
+}  // namespace marian
+
+namespace marian {
+
+namespace {
+constexpr int kCheckpointTag = 1 << 30;  // apart from every allreduce step's tag
+constexpr double kCheckpointTimeout = 600;
+
+std::vector<char> packFloats(const std::vector<float>& v) {
+  std::vector<char> out(v.size() * sizeof(float));
+  if(!v.empty())
+    std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+std::vector<float> unpackFloats(const std::vector<char>& bytes) {
+  std::vector<float> v(bytes.size() / sizeof(float));
+  if(!v.empty())
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+  return v;
+}
+}  // namespace
+
+void GradientAllreducer::saveTo(ModelState& state) {
+  if(selectors_.empty())
+    return;  // dense, or no update yet: nothing is held back
+  // this rank's residual in the global layout, then its selectors' calls and thresholds
+  std::vector<float> mine(n_, 0.f), thresholds;
+  uint64_t calls = 0;
+  for(size_t s = 0; s < selectors_.size(); ++s) {
+    TopkSelector::State st = selectors_[s]->state();
+    std::copy(st.residual.begin(), st.residual.end(), mine.begin() + long(shardRanges_[s].offset));
+    thresholds.push_back(st.threshold);
+    calls = st.calls;
+  }
+  int self = transport_.rank();
+  if(self != 0) {
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), kCheckpointTimeout);
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), kCheckpointTimeout);
+    return;
+  }
+  state.counters["allreduce-selector-calls"] = calls;
+  state.counters["allreduce-shards"] = selectors_.size();
+  for(int r = 0; r < transport_.size(); ++r) {
+    if(r != 0) {
+      std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
+      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCheckpointTimeout, what).bytes);
+      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCheckpointTimeout, what).bytes);
+      ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
+    }
+    state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;
+    state.extras["allreduce-threshold.rank" + std::to_string(r)] = thresholds;
+  }
+}
+
+void GradientAllreducer::restoreFrom(const ModelState& state) {
+  if(selectors_.empty())
+    return;
+  auto saved = [&](const std::string& name, int r) -> const std::vector<float>* {
+    auto it = state.extras.find(name + ".rank" + std::to_string(r));
+    return it == state.extras.end() ? nullptr : &it->second;
+  };
+  if(!saved("allreduce-residual", 0)) {
+    if(transport_.rank() == 0)
+      LOG(warn, "[training] The checkpoint holds no allreduce residuals (saved dense or before the first update): "
+                "they start at zero");
+    return;
+  }
+  uint64_t calls = state.counters.count("allreduce-selector-calls") ? state.counters.at("allreduce-selector-calls") : 0;
+  bool sameLayout = state.ranks == transport_.size() && state.counters.count("allreduce-shards") &&
+                    state.counters.at("allreduce-shards") == selectors_.size();
+  int self = transport_.rank();
+  if(sameLayout) {
+    const std::vector<float>& residual = *saved("allreduce-residual", self);
+    const std::vector<float>* thresholds = saved("allreduce-threshold", self);
+    ABORT_IF(residual.size() != n_, "The checkpoint's residual of rank {} holds {} values, not {}", self,
+             residual.size(), n_);
+    for(size_t s = 0; s < selectors_.size(); ++s) {
+      TopkSelector::State st;
+      Range r = shardRanges_[s];
+      st.residual.assign(residual.begin() + long(r.offset), residual.begin() + long(r.end()));
+      st.calls = calls;
+      st.threshold = thresholds && s < thresholds->size() ? (*thresholds)[s] : 0.f;
+      selectors_[s]->setState(st);
+    }
+    return;
+  }
+  // Another layout: what every saved rank held back is owed once to the sum, so rank 0 takes
+  // the sum of all residuals; a reused threshold is recomputed at the next call.
+  std::vector<float> total(n_, 0.f);
+  for(int r = 0; const std::vector<float>* residual = saved("allreduce-residual", r); ++r)
+    for(size_t i = 0; i < n_ && i < residual->size(); ++i)
+      total[i] += (*residual)[i];
+  uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
+  for(size_t s = 0; s < selectors_.size(); ++s) {
+    TopkSelector::State st;
+    Range r = shardRanges_[s];
+    st.residual.assign(r.size, 0.f);
+    if(self == 0)
+      st.residual.assign(total.begin() + long(r.offset), total.begin() + long(r.end()));
+    st.calls = next;
+    selectors_[s]->setState(st);
+  }
+  if(self == 0)
+    LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} rank(s) x {} shard(s): the "
+              "saved allreduce residuals are summed into rank 0's",
+        state.ranks, state.devices, transport_.size(), selectors_.size());
 }
 
 }  // namespace marian

@@ -10,12 +10,15 @@
 #include "comm/allreduce.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
+#include "optimizers/model_state.h"
 
 namespace marian {
 
 class GradientAllreducer {
 public:
-  GradientAllreducer(const Options& options, MpiTransport& transport, size_t n, uint64_t seed);
+  // shards: the node's gradient shards as reduce() will get them (their sizes and devices).
+  GradientAllreducer(const Options& options, MpiTransport& transport, const std::vector<Tensor>& shards,
+                     uint64_t seed);
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
   // each shard keeps its own residual and selects its own top entries (density x its size)
@@ -25,10 +28,21 @@ public:
   // bytes on the wire since the last take
   AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
 
+  // Collective: every rank's residuals (and selector counts) go to rank 0's `state`, as
+  // extras "allreduce-residual.rankR" (n values in the global layout) and counters.
+  void saveTo(ModelState& state);
+  // Takes this rank's residuals back; from a checkpoint of another rank or device count, the
+  // residuals of all saved ranks are summed into rank 0's (what every rank would have sent is
+  // sent once: the sum over ranks is what the allreduce applies), and the log says so.
+  void restoreFrom(const ModelState& state);
+
 private:
   size_t keptOf(size_t n) const;
+  void createSelectors(const std::vector<Tensor>& shards);
 
+  MpiTransport& transport_;
   std::unique_ptr<Allreduce> algorithm_;
+  std::vector<Range> shardRanges_;
   size_t n_;
   double density_;
   TopkMethod method_;

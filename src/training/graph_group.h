@@ -8,7 +8,7 @@
 #include "common/options.h"
 #include "data/batch.h"
 #include "graph/parameters.h"
-#include "optimizers/optimizer.h"
+#include "optimizers/model_state.h"
 
 namespace marian {
 
@@ -32,9 +32,13 @@ public:
   // Host copies of the whole flat parameter buffer: smoothed = the exponential moving average
   // when --exponential-smoothing is on (what is validated and saved as the model).
   virtual std::vector<float> values(bool smoothed) = 0;
-  virtual void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) = 0;
-  virtual OptimizerState optimizerState() = 0;
-  virtual void setOptimizerState(const OptimizerState& state) = 0;
+  // Everything that continues the run, gathered into the global layout on rank 0 (other ranks
+  // return an empty state). Groups in lockstep call it on every rank at the same update.
+  virtual ModelState saveState() = 0;
+  // Installs a saved state on every rank, re-sharding it when it was saved on other ranks or
+  // devices (state.ranks, state.devices); communication state that cannot carry over exactly is
+  // redistributed without loss and said so in the log.
+  virtual void restoreState(const ModelState& state) = 0;
 
   // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
   virtual int rank() const { return 0; }
@@ -50,7 +54,14 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& options, size_t srcV
 
 // Sentences [begin, end) of device d of n when a batch of `sentences` is split evenly.
 inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {
-  return {int(size_t(sentences) * d / n), int(size_t(sentences) * (d + 1) / n)};
+  Range r = equalPart(size_t(sentences), d, n);
+  return {int(r.offset), int(r.end())};
+}
+
+// The seed of the dropout masks of one batch on one device: a function of the run's seed, the
+// update and the device only, so a resumed run draws the masks the uninterrupted one drew.
+inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {
+  return (seed * 1000003ull + update) * 131ull + device;
 }
 
 // The scale of the summed cross-entropy that gives --cost-type's cost for the whole batch.

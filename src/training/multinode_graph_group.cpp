@@ -5,8 +5,6 @@
 // communication thread with double buffers (Algorithms 5/6): the compute thread never waits
 // for the network, sums gradients while the exchange is in flight, and swaps buffers when the
 // communication thread is idle (or after --multi-node-max-delay steps).
-#include <cblas.h>
-
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -15,8 +13,8 @@
 #include <thread>
 
 #include "comm/mpi_transport.h"
-#include "comm/server_loop.h"
-#include "comm/shard_client.h"
+#include "comm/ps/server_loop.h"
+#include "comm/ps/shard_client.h"
 #include "common/float_mode.h"
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -47,8 +45,6 @@ public:
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
     std::vector<Device> devices = devicesFromOptions(o);
-    if(devices.size() > 1 && !onGpus(devices))
-      openblas_set_num_threads(1);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
     queue_ = std::make_unique<BatchQueue>(devices.size());
@@ -65,35 +61,26 @@ public:
       w->initialize(sample);
     std::vector<float> initial = kernels::toHost(workers_[0]->params().values());
     layout_ = {initial.size(), transport_.size()};
-    auto [offset, n] = layout_.node(transport_.rank());
     size_t devices = workers_.size();
     Options o = options_;
     shard_ = std::make_unique<ServerShard>(
-        transport_.rank(), std::vector<float>(initial.begin() + offset, initial.begin() + offset + n), devices,
+        transport_.rank(), layout_.node(transport_.rank()), layout_.total, initial, devices,
         [o] { return createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params")); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
-    server_ = std::make_unique<ServerLoop>(transport_, *shard_, timeout_);
+    server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); }, timeout_);
     for(size_t d = 0; d < devices; ++d) {
       auto c = std::make_unique<Client>();
+      Device device = workers_[d]->device();
       c->id = transport_.rank() * int(devices) + int(d);
       c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(), keep_,
                                                      size_t(o.get<int>("grad-dropping-warmup")), timeout_,
-                                                     seed_ * 31 + uint64_t(c->id),
-                                                     onDevice(d) ? workers_[d]->device() : cpuDevice());
-      if(onDevice(d)) {
-        Device device = workers_[d]->device();
-        kernels::fromHost(workers_[d]->params().values(), initial);
-        if(overlap_) {  // the double buffers on the GPU (FlatBuffers start zeroed)
-          c->deviceSum = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-          c->deviceBufferGrads = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-          c->deviceBufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-          kernels::fromHost(c->deviceBufferParams->all(), initial);
-        }
-      } else {
-        c->params = initial;
-        c->sumGrads.assign(initial.size(), 0.f);
-        c->bufferGrads.assign(initial.size(), 0.f);
-        c->bufferParams = initial;
+                                                     seed_ * 31 + uint64_t(c->id), device);
+      kernels::fromHost(workers_[d]->params().values(), initial);
+      if(overlap_) {  // the double buffers on the client's device (FlatBuffers start zeroed)
+        c->sum = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+        c->bufferGrads = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+        c->bufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
+        kernels::fromHost(c->bufferParams->all(), initial);
       }
       if(localOptimizer_)
         c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
@@ -122,10 +109,7 @@ public:
       if(overlap_) {
         Client& c = *clients_[d];
         waitCommIdle(c);
-        if(onDevice(d))
-          exchangeNow(c, c.deviceSum->all(), c.deviceBufferParams->all(), c.lastLr);
-        else
-          exchangeNow(c, c.sumGrads.data(), c.lastLr);
+        exchangeNow(c, c.sum->all(), c.bufferParams->all(), c.lastLr);
       }
     if(!finished_barrier_) {
       transport_.barrier(0, "the end of training");
@@ -163,11 +147,83 @@ public:
     return all;
   }
 
-  void setValues(const std::vector<float>&, const std::vector<float>&) override {
-    ABORT("Resuming a --multi-node run is not supported yet: start with a new --model");
+  // Rank 0 gathers every node's state: its own directly, the others' through their server
+  // threads (each node's shard and clients are read under their locks, so each node's part is
+  // consistent; nodes keep training meanwhile, as asynchronous SGD does).
+  ModelState saveState() override {
+    if(workers_[0]->device().type == DeviceType::gpu)
+      queue_->waitIdle();
+    ModelState state;
+    state.n = layout_.total;
+    state.ranks = transport_.size();
+    state.devices = workers_.size();
+    int self = transport_.rank();
+    if(self != 0)
+      return state;
+    int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
+    for(int s = 0; s < layout_.nodes; ++s) {
+      ModelState part;
+      if(s == self) {
+        part = nodeState();
+      } else {
+        Message pull;
+        pull.header.kind = MessageKind::pullState;
+        pull.header.client = tag;
+        pull.header.shard = s;
+        transport_.send(Channel::toServer, s, tag, pull.pack(), timeout_);
+        std::string what = "the state of shard " + std::to_string(s) + " for a checkpoint";
+        Message reply = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, what).bytes);
+        ABORT_IF(reply.header.kind != MessageKind::replyState, "Shard {} answered {} with message kind {}", s, what,
+                 uint32_t(reply.header.kind));
+        part = ModelState::unpack(reply.blob);
+      }
+      state.merge(std::move(part), layout_.node(s));
+    }
+    return state;
   }
-  OptimizerState optimizerState() override { return {}; }  // sharded on the servers; not saved yet
-  void setOptimizerState(const OptimizerState&) override {}
+
+  // Every rank restores its own shard and clients from the checkpoint (which every rank reads):
+  // the global layout re-shards by itself. On the same clients the dropping residuals and the
+  // server's record of each client come back exactly; on another layout the residuals of all
+  // saved clients are summed into client 0 of rank 0 (nothing owed is lost or sent twice) and
+  // every client starts from the restored parameters.
+  void restoreState(const ModelState& state) override {
+    ABORT_IF(state.n != layout_.total, "The checkpoint holds {} parameters but the model has {}", state.n, layout_.total);
+    bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
+    shard_->restoreFrom(state);
+    std::vector<float> summed;
+    if(!sameClients)
+      for(const auto& [name, values] : state.extras)
+        if(name.rfind("dropping-residual.client", 0) == 0) {
+          summed.resize(values.size(), 0.f);
+          for(size_t i = 0; i < values.size(); ++i)
+            summed[i] += values[i];
+        }
+    for(auto& c : clients_) {
+      std::vector<float> residual;
+      if(sameClients) {
+        auto it = state.extras.find("dropping-residual.client" + std::to_string(c->id));
+        if(it != state.extras.end())
+          residual = it->second;
+      } else if(c->id == 0) {
+        residual = summed;
+      }
+      c->shardClient->restoreFrom(state, sameClients, residual);
+      // what this client holds: with delta dropping exactly what its server recorded as sent
+      auto view = state.extras.find("server-view.client" + std::to_string(c->id));
+      const std::vector<float>& params = sameClients && view != state.extras.end() ? view->second : state.values;
+      size_t d = size_t(c->id - transport_.rank() * int(workers_.size()));
+      kernels::fromHost(workers_[d]->params().values(), params);
+      if(overlap_) {
+        kernels::fromHost(c->bufferParams->all(), params);
+        kernels::fill(c->sum->all(), 0.f);
+      }
+    }
+    if(!sameClients && transport_.rank() == 0)
+      LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} x {}: re-sharded; the saved "
+                "dropping residuals are summed into client 0",
+          state.ranks, state.devices, transport_.size(), workers_.size());
+  }
 
   std::string statusLine() override {
     auto now = Clock::now();
@@ -199,12 +255,9 @@ private:
   struct Client {
     int id = 0;
     std::unique_ptr<ShardClient> shardClient;
-    std::vector<float> params;        // the model the compute thread uses
-    std::vector<float> sumGrads;      // summed since the last swap
-    std::vector<float> bufferGrads;   // handed to the communication thread
-    std::vector<float> bufferParams;  // the communication thread's copy, updated by replies
-    // the same three on the GPU, when the client keeps its data there (onDevice)
-    std::unique_ptr<FlatBuffer> deviceSum, deviceBufferGrads, deviceBufferParams;
+    // --multi-node-overlap, on the client's device: gradients summed since the last swap, those
+    // handed to the communication thread, and its copy of the parameters, updated by replies
+    std::unique_ptr<FlatBuffer> sum, bufferGrads, bufferParams;
     std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer
     std::thread commThread;
     std::mutex mutex;
@@ -217,18 +270,22 @@ private:
     uint64_t steps = 0;
   };
 
+  // This node's part of a checkpoint: its shard and its clients' residuals.
+  ModelState nodeState() {
+    ModelState state;
+    state.n = layout_.total;
+    state.ranks = transport_.size();
+    state.devices = workers_.size();
+    shard_->saveTo(state);
+    for(auto& c : clients_)
+      c->shardClient->saveTo(state);
+    return state;
+  }
+
   static std::string fixed(double v, int digits) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
     return buf;
-  }
-
-  void exchangeNow(Client& c, const float* grads, float lr) {
-    timeline::Span span("exchange", "comm");
-    std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
-    if(singleClient_)
-      single.lock();
-    c.shardClient->exchange(grads, overlap_ ? c.bufferParams.data() : c.params.data(), lr);
   }
 
   void exchangeNow(Client& c, Tensor grads, Tensor params, float lr) {
@@ -237,12 +294,6 @@ private:
     if(singleClient_)
       single.lock();
     c.shardClient->exchange(grads, params, lr);
-  }
-
-  // Device d keeps its parameters, gradient sums, double buffers and dropping residual on its
-  // GPU (GPU devices without a local optimizer); otherwise the client works on host copies.
-  bool onDevice(size_t d) const {
-    return workers_[d]->device().type == DeviceType::gpu && !localOptimizer_;
   }
 
   void waitCommIdle(Client& c) {
@@ -263,19 +314,11 @@ private:
           return;
       }
       try {
-        if(onDevice(d))
-          exchangeNow(c, c.deviceBufferGrads->all(), c.deviceBufferParams->all(), c.commLr);
-        else
-          exchangeNow(c, c.bufferGrads.data(), c.commLr);
+        exchangeNow(c, c.bufferGrads->all(), c.bufferParams->all(), c.commLr);
+        // nothing of this lane may still run on the buffers it hands back
+        backendFor(workers_[d]->device()).synchronize();
       } catch(...) {
         queue_->fail(std::current_exception());
-      }
-      if(onDevice(d)) {  // nothing of this lane may still run on the buffers it hands back
-        try {
-          backendFor(workers_[d]->device()).synchronize();
-        } catch(...) {
-          queue_->fail(std::current_exception());
-        }
       }
       {
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -291,83 +334,44 @@ private:
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
     Tensor values = w.params().values(), grads = w.params().grads();
-    if(!onDevice(d))
-      kernels::fromHost(values, c.params);
-    uint64_t randomSeed = (seed_ * 1000003ull + work.update) * 131ull + d;
-    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), randomSeed);
+    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
     // the same norm and clipping as the single-node groups, so one rank reproduces them exactly
     double norm = std::sqrt(kernels::squaredNorm(grads));
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
     if(clipNorm_ > 0.f && norm > clipNorm_)
       kernels::scale(grads, float(clipNorm_ / norm));
     c.lastLr = work.lr;
-    if(onDevice(d)) {  // gradients, residual and parameters stay on the GPU
-      auto computeEnd = Clock::now();
-      if(!overlap_)
-        exchangeNow(c, grads, values, work.lr);
-      else
-        overlapOnDevice(c, w, grads, values, work.lr);
-      std::lock_guard<std::mutex> lock(c.statsMutex);
-      c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
-      c.steps += 1;
-      return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
-    }
-    std::vector<float> g = kernels::toHost(grads);
-    if(localOptimizer_) {  // move locally too, between synchronisations
+    if(localOptimizer_)  // move locally too, between synchronisations
       c.optimizer->update(values, grads, work.lr);
-      c.params = kernels::toHost(values);
-    }
     auto computeEnd = Clock::now();
-
-    if(!overlap_) {
-      exchangeNow(c, g.data(), work.lr);
-    } else {
-      for(size_t i = 0; i < g.size(); ++i)
-        c.sumGrads[i] += g[i];
-      ++c.sinceSync;
-      std::unique_lock<std::mutex> lock(c.mutex);
-      if(maxDelay_ && c.sinceSync >= maxDelay_)
-        c.cv.wait(lock, [&] { return !c.commBusy; });  // bounded staleness: wait for the exchange
-      if(!c.commBusy) {
-        // swap: take the parameters the last exchange produced, hand over the summed gradients
-        c.params = c.bufferParams;
-        if(applySummed_)
-          for(size_t i = 0; i < c.params.size(); ++i)
-            c.params[i] -= work.lr * c.sumGrads[i];
-        std::swap(c.bufferGrads, c.sumGrads);
-        std::fill(c.sumGrads.begin(), c.sumGrads.end(), 0.f);
-        c.commLr = work.lr;
-        c.commBusy = true;
-        c.sinceSync = 0;
-        lock.unlock();
-        c.cv.notify_all();
-      }
-    }
+    if(!overlap_)
+      exchangeNow(c, grads, values, work.lr);
+    else
+      overlapStep(c, w, grads, values, work.lr);
     std::lock_guard<std::mutex> lock(c.statsMutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
   }
 
-  // The double buffers on the GPU, as the host version below in step(): sum the gradients;
-  // when the communication thread is free, take the parameters its last exchange produced and
-  // hand it the sum. Lane 0 (this thread) and lane 1 (the communication thread) are separate
-  // streams, so each hand-over waits for this lane's work on the buffers it passes.
-  void overlapOnDevice(Client& c, DeviceWorker& w, Tensor grads, Tensor values, float lr) {
-    Backend& gpu = backendFor(w.device());
-    kernels::add(c.deviceSum->all(), grads);
+  // The double buffers (Algorithms 5/6): sum the gradients; when the communication thread is
+  // free, take the parameters its last exchange produced and hand it the sum. On a GPU this
+  // thread's lane and the communication thread's lane are separate streams, so each hand-over
+  // waits for this lane's work on the buffers it passes.
+  void overlapStep(Client& c, DeviceWorker& w, Tensor grads, Tensor values, float lr) {
+    kernels::add(c.sum->all(), grads);
     ++c.sinceSync;
     std::unique_lock<std::mutex> lock(c.mutex);
     if(maxDelay_ && c.sinceSync >= maxDelay_)
-      c.cv.wait(lock, [&] { return !c.commBusy; });
+      c.cv.wait(lock, [&] { return !c.commBusy; });  // bounded staleness: wait for the exchange
     if(c.commBusy)
       return;
-    kernels::copy(values, c.deviceBufferParams->all());
+    kernels::copy(values, c.bufferParams->all());
     if(applySummed_)
-      kernels::add(values, c.deviceSum->all(), -lr);
-    std::swap(c.deviceBufferGrads, c.deviceSum);
-    kernels::fill(c.deviceSum->all(), 0.f);
-    gpu.synchronize();  // the sum is complete and the parameters are copied before lane 1 starts
+      kernels::add(values, c.sum->all(), -lr);
+    std::swap(c.bufferGrads, c.sum);
+    kernels::fill(c.sum->all(), 0.f);
+    backendFor(w.device()).synchronize();  // the sum is complete and the parameters copied
     c.commLr = lr;
     c.commBusy = true;
     c.sinceSync = 0;

@@ -9,8 +9,6 @@
 // Under mpirun (without --multi-node), between steps 2 and 3 every rank's summed gradient goes
 // through a GradientAllreducer (dense, or top-k with residuals and a sparse allreduce), so all
 // ranks apply the same update to the same parameters: synchronous SGD across nodes.
-#include <cblas.h>
-
 #include <cmath>
 
 #include "common/logging.h"
@@ -19,6 +17,7 @@
 #include "training/device_worker.h"
 #include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
+#include "optimizers/parameter_shard.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
 
@@ -35,25 +34,26 @@ public:
         transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
     ABORT_IF(costType_ != "ce-sum" && costType_ != "ce-mean" && costType_ != "ce-mean-words",
              "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", costType_);
-    for(const Device& device : devices) {
+    for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
-      optimizers_.push_back(createOptimizer(o.get<std::string>("optimizer"),
-                                            o.get<std::vector<float>>("optimizer-params")));
-    }
   }
 
   void initialize(const Batch& sample) override {
     parallelFor(workers_.size(), [&](size_t d) { workers_[d]->initialize(sample); });
     size_t n = workers_[0]->params().totalSize();
     for(size_t k = 0; k < workers_.size(); ++k) {
-      shards_.push_back({n * k / workers_.size(), n * (k + 1) / workers_.size() - n * k / workers_.size()});
-      if(emaAlpha_ > 0.f) {
-        ema_.push_back(std::make_unique<FlatBuffer>(workers_[k]->device(), Type::float32, shards_[k].size));
-        kernels::copy(ema_[k]->all(), shard(k, k, false));
-      }
+      Range range = equalPart(n, k, workers_.size());
+      shards_.push_back(std::make_unique<ParameterShard>(
+          range, workers_[k]->device(), workers_[k]->params().values().slice(range.offset, range.size),
+          /*inPlace=*/true, createOptimizer(options_.get<std::string>("optimizer"), options_.get<std::vector<float>>("optimizer-params")),
+          emaAlpha_));
     }
-    if(transport_)
-      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, n, seed_);
+    if(transport_) {
+      std::vector<Tensor> gradShards;
+      for(size_t k = 0; k < shards_.size(); ++k)
+        gradShards.push_back(shard(k, k, true));
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards, seed_);
+    }
   }
 
   int rank() const override { return transport_ ? transport_->rank() : 0; }
@@ -84,8 +84,7 @@ public:
         return;
       }
       Batch part = n == 1 ? batch : batch.slice(begin, end - begin);
-      uint64_t randomSeed = (seed_ * 1000003ull + update) * 131ull + d;
-      ce[d] = workers_[d]->computeGradients(part, scale, randomSeed);
+      ce[d] = workers_[d]->computeGradients(part, scale, batchRandomSeed(seed_, update, d));
       active[d] = 1;
     });
 
@@ -114,9 +113,7 @@ public:
       Tensor grads = shard(k, k, true);
       if(clip != 1.f)
         kernels::scale(grads, clip);
-      optimizers_[k]->update(shard(k, k, false), grads, lr);
-      if(!ema_.empty())
-        kernels::emaStep(ema_[k]->all(), shard(k, k, false), emaAlpha_);
+      shards_[k]->update(grads, lr);
     });
     if(n > 1)
       parallelFor(n, [&](size_t d) {  // all-gather
@@ -137,51 +134,37 @@ public:
   const Parameters& layout() override { return workers_[0]->params(); }
 
   std::vector<float> values(bool smoothed) override {
-    if(!smoothed || ema_.empty())
+    if(!smoothed)
       return kernels::toHost(workers_[0]->params().values());
     std::vector<float> all;
-    for(auto& e : ema_) {
-      std::vector<float> part = kernels::toHost(e->all());
+    for(auto& shard : shards_) {
+      std::vector<float> part = kernels::toHost(shard->smoothed().slice(0, shard->range().size));
       all.insert(all.end(), part.begin(), part.end());
     }
     return all;
   }
 
-  void setValues(const std::vector<float>& raw, const std::vector<float>& smoothed) override {
-    for(auto& w : workers_)
-      kernels::fromHost(w->params().values(), raw);
-    for(size_t k = 0; k < ema_.size(); ++k) {
-      const std::vector<float>& src = smoothed.empty() ? raw : smoothed;
-      kernels::fromHost(ema_[k]->all(), std::vector<float>(src.begin() + shards_[k].offset,
-                                                           src.begin() + shards_[k].offset + shards_[k].size));
-    }
+  ModelState saveState() override {
+    ModelState state;
+    state.n = layout().totalSize();
+    state.ranks = ranks();
+    state.devices = workers_.size();
+    for(auto& shard : shards_)
+      shard->saveTo(state);
+    if(allreducer_)  // collective: every rank's residuals go to rank 0
+      allreducer_->saveTo(state);
+    return rank() == 0 ? state : ModelState();
   }
 
-  // The shards' states concatenated in order: the full-model state, whatever the device count.
-  OptimizerState optimizerState() override {
-    OptimizerState all;
-    for(auto& opt : optimizers_) {
-      OptimizerState s = opt->state();
-      all.steps = s.steps;
-      for(auto& [name, values] : s.arrays)
-        all.arrays[name].insert(all.arrays[name].end(), values.begin(), values.end());
-    }
-    return all;
-  }
-
-  void setOptimizerState(const OptimizerState& state) override {
-    for(size_t k = 0; k < optimizers_.size(); ++k) {
-      OptimizerState part;
-      part.steps = state.steps;
-      for(auto& [name, values] : state.arrays) {
-        ABORT_IF(values.size() != layout().totalSize(),
-                 "Optimizer state '{}' holds {} values but the model has {}", name, values.size(),
-                 layout().totalSize());
-        part.arrays[name].assign(values.begin() + shards_[k].offset,
-                                 values.begin() + shards_[k].offset + shards_[k].size);
-      }
-      optimizers_[k]->setState(part, workers_[k]->device());
-    }
+  void restoreState(const ModelState& state) override {
+    ABORT_IF(state.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", state.n,
+             layout().totalSize());
+    for(auto& w : workers_)  // every device holds all parameters; its shard restores its range
+      kernels::fromHost(w->params().values(), state.values);
+    for(auto& shard : shards_)
+      shard->restoreFrom(state);
+    if(allreducer_)
+      allreducer_->restoreFrom(state);
   }
 
 private:
@@ -199,13 +182,10 @@ private:
     ++updatesSinceStatus_;
   }
 
-  struct Range {
-    size_t offset, size;
-  };
   // Shard k of device d's parameters or gradients.
   Tensor shard(size_t d, size_t k, bool grads) {
     Tensor all = grads ? workers_[d]->params().grads() : workers_[d]->params().values();
-    return all.slice(shards_[k].offset, shards_[k].size);
+    return all.slice(shards_[k]->range().offset, shards_[k]->range().size);
   }
 
   Options options_;
@@ -216,9 +196,7 @@ private:
   std::unique_ptr<GradientAllreducer> allreducer_;
   uint64_t updatesSinceStatus_ = 0;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
-  std::vector<std::unique_ptr<Optimizer>> optimizers_;
-  std::vector<std::unique_ptr<FlatBuffer>> ema_;
-  std::vector<Range> shards_;
+  std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
 };
 
 }  // namespace
@@ -239,6 +217,7 @@ std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t s
 
 std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
                                              uint64_t seed) {
+  setBlasThreads(devicesFromOptions(o));
   if(o.get<bool>("multi-node"))
     return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed);
   validateAllreduceOptions(o);
@@ -247,9 +226,6 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
            "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
            mpi->size());
   std::vector<Device> devices = devicesFromOptions(o);
-  // Each CPU device is one core: BLAS must not spawn threads of its own under several devices.
-  if(devices.size() > 1 && !onGpus(devices))
-    openblas_set_num_threads(1);
   if(devices.size() == 1 || o.get<bool>("sync-sgd"))
     return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, devices, mpi);
   return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);

@@ -17,6 +17,8 @@
 #include "common/float_mode.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
+#include "training/checkpoint.h"
+#include "training/stop_signal.h"
 #include "tensors/devices_from_options.h"
 #include "training/validator.h"
 
@@ -52,11 +54,20 @@ public:
       ABORT_IF(ec, "Cannot create the model folder '{}': {}", folder.string(), ec.message());
     }
     loadData();
-    bool resume = fileExists(modelPath_) && fileExists(progressPath());
-    if(resume)
-      state_ = TrainingState::fromYaml(progressPath());
-    else
+    bool resume = fileExists(checkpointPath());
+    ABORT_IF(!resume && fileExists(progressPath()),
+             "Cannot resume: '{}' exists but the checkpoint '{}' does not (remove the model folder to start afresh)",
+             progressPath(), checkpointPath());
+    if(resume) {
+      checkpoint_ = std::make_unique<Checkpoint>(readCheckpoint(checkpointPath()));
+      state_ = checkpoint_->progress;
+      if(fileExists(progressPath()) && TrainingState::fromYaml(progressPath()).batches != state_.batches)
+        LOG(warn, "[training] '{}' says update {}, the checkpoint '{}' update {}: a save was interrupted; resuming "
+                  "from the checkpoint",
+            progressPath(), TrainingState::fromYaml(progressPath()).batches, checkpointPath(), state_.batches);
+    } else {
       state_.seed = drawSeed();
+    }
     if(MpiTransport* mpi = MpiTransport::instance()) {  // ranks must shuffle and initialise alike
       state_.seed = mpi->broadcastFromRoot(state_.seed, 600, "the random seed");
       bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, 600, "whether to resume") != 0;
@@ -81,6 +92,8 @@ public:
     rank_ = graphGroup_->rank();
     ranks_ = graphGroup_->ranks();
 
+    if(rank_ == 0)
+      removeStaleTemporaryFiles(modelPath_);
     if(resume)
       restore();
     else if(rank_ == 0)
@@ -134,9 +147,12 @@ public:
           display(lr);
         if(due(validFreq_, labelsBefore))
           stop = validate() || stop;
-        if(due(saveFreq_, labelsBefore))
+        bool saveNow = due(saveFreq_, labelsBefore);
+        if(lockstep && saveFreq_.unit == SchedulingUnit::labels)  // ranks count their own labels
+          saveNow = agreeOnStop(saveNow);
+        if(saveNow)
           save();
-        stop = stop || stopByUpdates();
+        stop = stop || stopByUpdates() || signalled();
         if(lockstep)
           stop = agreeOnStop(stop);
       }
@@ -157,15 +173,20 @@ public:
     }
     graphGroup_->finish();
     timeline::write();
-    LOG(info, "Training finished");
-    if(validator_ && state_.lastValidated != state_.batches)
-      validate();
+    if(signalled()) {
+      LOG(info, "Training stops on SIGTERM (--sigterm save-and-exit) at update {}", state_.batches);
+    } else {
+      LOG(info, "Training finished");
+      if(validator_ && state_.lastValidated != state_.batches)
+        validate();
+    }
     if(lastSaved_ != state_.batches)
       save();
   }
 
 private:
   std::string progressPath() const { return modelPath_ + ".progress.yml"; }
+  std::string checkpointPath() const { return modelPath_ + ".optimizer.npz"; }
 
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
@@ -299,62 +320,44 @@ private:
     writeNpz(path, items);
   }
 
+  // Groups in lockstep gather their state collectively, so every rank comes here at the same
+  // update; rank 0 writes. The exports (model.npz, its iteration copy, the YAML files) go first,
+  // the checkpoint is the commit, progress.yml is written last for readers.
   void save() {
+    bool collective = ranks_ > 1 && graphGroup_->ranksInLockstep();
+    if(rank_ != 0 && !collective)
+      return;
+    ModelState model = graphGroup_->saveState();
     if(rank_ != 0)
       return;
-    std::vector<float> raw = graphGroup_->values(false), smoothed = graphGroup_->values(true);
-    OptimizerState opt = graphGroup_->optimizerState();
-    std::vector<NpzItem> items;
-    for(auto& [name, values] : opt.arrays)
-      items.push_back(npzFloat32(name, {values.size()}, values.data()));
-    int steps[2] = {int(opt.steps & 0x7fffffff), int(opt.steps >> 31)};
-    items.push_back(npzInt32("optimizer_steps", {2}, steps));
-    if(options_.get<float>("exponential-smoothing") > 0.f)
-      items.push_back(npzFloat32("master_parameters", {raw.size()}, raw.data()));
-    // Each file is replaced atomically; progress goes last, so a crash in between resumes from
-    // the previous progress with a model at least as new.
-    writeNpz(modelPath_ + ".optimizer.npz", items);
-    writeModel(modelPath_, smoothed);
+    const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
+    writeModel(modelPath_, exported);
     if(!options_.get<bool>("overwrite")) {
       std::string iter = modelPath_;
       size_t dot = iter.rfind(".npz");
       iter = (dot == std::string::npos ? iter : iter.substr(0, dot)) + ".iter" + std::to_string(state_.batches) + ".npz";
-      writeModel(iter, smoothed);
+      writeModel(iter, exported);
     }
     writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
     writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
+    writeCheckpoint(checkpointPath(), model, state_);
     writeFileAtomic(progressPath(), state_.toYaml());
     lastSaved_ = state_.batches;
     LOG(info, "Saved model to {} (update {})", modelPath_, state_.batches);
   }
 
+  // Every rank installs the checkpoint read at the start (it was saved in the global layout, so
+  // another number of ranks or devices re-shards it).
   void restore() {
-    std::vector<float> model = graphGroup_->layout().readValues(modelPath_);
-    std::vector<float> raw = model;
-    std::string optPath = modelPath_ + ".optimizer.npz";
-    ABORT_IF(!fileExists(optPath), "Cannot resume: '{}' exists but '{}' does not", progressPath(), optPath);
-    OptimizerState opt;
-    for(NpzItem& item : readNpz(optPath)) {
-      if(item.name == "optimizer_steps") {
-        const int* s = reinterpret_cast<const int*>(item.bytes.data());
-        opt.steps = uint64_t(s[0]) | uint64_t(s[1]) << 31;
-        continue;
-      }
-      ABORT_IF(item.descr != "<f4", "Optimizer file '{}': '{}' is not float32", optPath, item.name);
-      std::vector<float> values(item.elements());
-      std::memcpy(values.data(), item.bytes.data(), item.bytes.size());
-      if(item.name == "master_parameters")
-        raw = std::move(values);
-      else
-        opt.arrays[item.name] = std::move(values);
-    }
-    ABORT_IF(raw.size() != model.size(), "Optimizer file '{}' holds {} parameters but the model {}", optPath,
-             raw.size(), model.size());
-    graphGroup_->setValues(raw, model);
-    if(!opt.arrays.empty())
-      graphGroup_->setOptimizerState(opt);
-    LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch", modelPath_,
-        state_.epochs, state_.batches, grouped(state_.samplesEpoch));
+    ModelState& model = checkpoint_->model;
+    ABORT_IF(model.n != graphGroup_->layout().totalSize(),
+             "Checkpoint '{}' holds {} parameters but the model configured has {}: were the model options changed?",
+             checkpointPath(), model.n, graphGroup_->layout().totalSize());
+    graphGroup_->restoreState(model);
+    LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch (saved on {} rank(s) x {} "
+              "device(s))",
+        checkpointPath(), state_.epochs, state_.batches, grouped(state_.samplesEpoch), model.ranks, model.devices);
+    checkpoint_.reset();
   }
 
   Options options_;
@@ -366,6 +369,7 @@ private:
   std::unique_ptr<Validator> validator_;
   std::unique_ptr<GraphGroup> graphGroup_;
   TrainingState state_;
+  std::unique_ptr<Checkpoint> checkpoint_;  // read at the start, installed after the graph group
   std::chrono::steady_clock::time_point lastDisplay_;
   double costSum_ = 0;
   uint64_t costLabels_ = 0, wordsSinceDisplay_ = 0;
@@ -377,6 +381,7 @@ private:
 
 void train(const Options& options) {
   flushDenormalsToZero();
+  installStopSignal(options.get<std::string>("sigterm"));
   Trainer(options).run();
 }
 

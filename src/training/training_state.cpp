@@ -30,7 +30,15 @@ std::string TrainingState::toYaml() const {
 
 TrainingState TrainingState::fromYaml(const std::string& path) {
   try {
-    YAML::Node y = YAML::LoadFile(path);
+    return parse(YAML::Dump(YAML::LoadFile(path)), path);
+  } catch(const YAML::Exception& e) {
+    ABORT("Training progress file '{}' is corrupt: {}", path, e.what());
+  }
+}
+
+TrainingState TrainingState::parse(const std::string& yaml, const std::string& path) {
+  try {
+    YAML::Node y = YAML::Load(yaml);
     TrainingState s;
     s.epochs = y["epochs"].as<size_t>();
     s.batches = y["batches"].as<uint64_t>();

@@ -38,6 +38,8 @@ struct TrainingState {
 
   std::string toYaml() const;
   static TrainingState fromYaml(const std::string& path);  // errors name the file
+  // The same from YAML text; `where` names its origin in errors.
+  static TrainingState parse(const std::string& yaml, const std::string& where);
 };
 
 }  // namespace marian

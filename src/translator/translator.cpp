@@ -1,5 +1,7 @@
 #include "translator/translator.h"
 
+#include "tensors/devices_from_options.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cblas.h>
@@ -33,8 +35,7 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
     : vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)) {
   ABORT_IF(vocabs_.size() != 2, "Translation needs a source and a target vocabulary, got {}", vocabs_.size());
   ABORT_IF(devices.empty(), "Translation needs at least one device");
-  if(devices.size() > 1 && devices[0].type == DeviceType::cpu)
-    openblas_set_num_threads(1);  // parallelism comes from the threads, one graph each
+  setBlasThreads(devices);  // parallelism comes from the threads, one graph each
   // One sentence of </s> declares every parameter of the architecture.
   std::vector<int> eos{Vocab::kEos};
   Batch declare = Batch::fromSources({&eos});

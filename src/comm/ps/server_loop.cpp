@@ -1,12 +1,12 @@
-#include "comm/server_loop.h"
+#include "comm/ps/server_loop.h"
 
 #include "common/float_mode.h"
 #include "common/timeline.h"
 
 namespace marian {
 
-ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard, double timeoutSeconds)
-    : transport_(transport), shard_(shard), timeout_(timeoutSeconds), thread_([this] { run(); }) {}
+ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds)
+    : transport_(transport), shard_(shard), nodeState_(std::move(nodeState)), timeout_(timeoutSeconds), thread_([this] { run(); }) {}
 
 ServerLoop::~ServerLoop() { stop(); }
 
@@ -34,10 +34,14 @@ void ServerLoop::run() {
       reply.header = m.header;
       reply.header.kind = MessageKind::replyDense;
       reply.dense = shard_.values(m.header.smoothed != 0);
+    } else if(m.header.kind == MessageKind::pullState) {
+      reply.header = m.header;
+      reply.header.kind = MessageKind::replyState;
+      reply.blob = nodeState_().pack();
     } else {
       ABORT_IF(m.header.client != in.tag, "Message of client {} arrived with tag {}", m.header.client, in.tag);
       timeline::Span span("server update", "update");
-      reply = shard_.push(m);
+      reply = shard_.updateAndReply(m);
     }
     transport_.send(Channel::toClient, in.source, in.tag, reply.pack(), timeout_);
   }

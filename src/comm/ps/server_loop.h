@@ -2,17 +2,20 @@
 // defines: marian::ServerLoop — a node's server thread (seed 004, Algorithm 2/7/9): receives
 // pushes and pulls from any client on the toServer channel, answers on the toClient channel
 // with the client's id as tag, until its own rank sends it `stop`.
+#include <functional>
 #include <thread>
 
 #include "comm/mpi_transport.h"
-#include "comm/server_shard.h"
+#include "comm/ps/server_shard.h"
 
 namespace marian {
 
 class ServerLoop {
 public:
+  // The node's state for a checkpoint: its shard's and its clients' (a pullState's reply).
+  using NodeState = std::function<ModelState()>;
   // timeoutSeconds bounds how long a reply may wait for its client (0: forever)
-  ServerLoop(MpiTransport& transport, ServerShard& shard, double timeoutSeconds = 0);
+  ServerLoop(MpiTransport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds = 0);
   ~ServerLoop();  // stops the thread
   void stop();
 
@@ -20,6 +23,7 @@ private:
   void run();
   MpiTransport& transport_;
   ServerShard& shard_;
+  NodeState nodeState_;
   double timeout_;
   std::thread thread_;
   bool stopped_ = false;

@@ -18,6 +18,8 @@ enum class MessageKind : uint32_t {
   stop = 4,        // rank -> its own server thread: quit
   replyDense = 5,  // server -> client: the shard's parameters
   replySparse = 6, // server -> client: dropped deltas
+  pullState = 7,   // rank 0 -> server: the node's state for a checkpoint (no update)
+  replyState = 8,  // server -> rank 0: a packed ModelState
 };
 
 struct MessageHeader {
@@ -35,16 +37,23 @@ struct Message {
   MessageHeader header{};
   std::vector<float> dense;
   SparseVector sparse;
+  std::vector<char> blob;  // replyState
+
+  static bool isSparse(MessageKind k) { return k == MessageKind::pushSparse || k == MessageKind::replySparse; }
+  // bytes per payload entry
+  static size_t entryBytes(MessageKind k) { return isSparse(k) ? 8 : k == MessageKind::replyState ? 1 : 4; }
 
   std::vector<char> pack() const {
     MessageHeader h = header;
-    bool isSparse = h.kind == MessageKind::pushSparse || h.kind == MessageKind::replySparse;
-    h.count = isSparse ? sparse.size() : dense.size();
-    std::vector<char> out(sizeof(h) + (isSparse ? sparse.bytes() : dense.size() * sizeof(float)));
+    h.count = isSparse(h.kind) ? sparse.size() : h.kind == MessageKind::replyState ? blob.size() : dense.size();
+    std::vector<char> out(sizeof(h) + h.count * entryBytes(h.kind));
     char* p = out.data();
     std::memcpy(p, &h, sizeof(h));
     p += sizeof(h);
-    if(isSparse) {
+    if(h.kind == MessageKind::replyState) {
+      if(!blob.empty())
+        std::memcpy(p, blob.data(), blob.size());
+    } else if(isSparse(h.kind)) {
       std::memcpy(p, sparse.indices.data(), sparse.size() * sizeof(uint32_t));
       std::memcpy(p + sparse.size() * sizeof(uint32_t), sparse.values.data(), sparse.size() * sizeof(float));
     } else if(!dense.empty()) {
@@ -59,11 +68,13 @@ struct Message {
     std::memcpy(&m.header, bytes.data(), sizeof(MessageHeader));
     const char* p = bytes.data() + sizeof(MessageHeader);
     size_t n = m.header.count;
-    bool isSparse = m.header.kind == MessageKind::pushSparse || m.header.kind == MessageKind::replySparse;
-    size_t expected = sizeof(MessageHeader) + n * (isSparse ? 8 : 4);
+    ABORT_IF(n > bytes.size(), "Parameter-server message of {} bytes announces {} entries", bytes.size(), n);
+    size_t expected = sizeof(MessageHeader) + n * entryBytes(m.header.kind);
     ABORT_IF(bytes.size() != expected, "Parameter-server message of kind {} has {} bytes, its header says {}",
              uint32_t(m.header.kind), bytes.size(), expected);
-    if(isSparse) {
+    if(m.header.kind == MessageKind::replyState) {
+      m.blob.assign(p, p + n);
+    } else if(isSparse(m.header.kind)) {
       m.sparse.indices.resize(n);
       m.sparse.values.resize(n);
       std::memcpy(m.sparse.indices.data(), p, n * sizeof(uint32_t));

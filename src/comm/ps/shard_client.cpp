@@ -1,0 +1,152 @@
+#include "comm/ps/shard_client.h"
+
+#include <cmath>
+
+#include "common/timeline.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+namespace {
+std::string residualName(int client) { return "dropping-residual.client" + std::to_string(client); }
+std::string exchangesName(int client) { return "exchanges.client" + std::to_string(client); }
+}  // namespace
+
+ShardClient::ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard, double keep,
+                         size_t warmup, double timeoutSeconds, uint64_t seed, Device device)
+    : id_(id), layout_(layout), transport_(transport), localShard_(localShard), keep_(keep), warmup_(warmup),
+      timeout_(timeoutSeconds), versions_(size_t(layout.nodes), 0) {
+  if(keep_ < 1.0)
+    for(int s = 0; s < layout_.nodes; ++s)
+      selectors_.push_back(std::make_unique<TopkSelector>(layout_.node(s).size, TopkMethod::sampled,
+                                                          seed * 1000003ull + uint64_t(s), 1, device));
+}
+
+double ShardClient::currentKeep() const {
+  if(keep_ >= 1.0 || warmup_ == 0 || exchanges_ >= warmup_)
+    return keep_;
+  return std::pow(keep_, double(exchanges_) / double(warmup_));  // 1 -> keep over the warm-up
+}
+
+void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
+  int self = transport_ ? transport_->rank() : 0;
+  double keep = currentKeep();
+  ExchangeStats local;
+  // start at a different shard on every node so that the nodes do not queue at the same server
+  for(int k = 0; k < layout_.nodes; ++k) {
+    int shard = (self + k) % layout_.nodes;
+    Range range = layout_.node(shard);
+    std::unique_lock<std::mutex> step(mutex_);
+    Message push;
+    push.header.client = id_;
+    push.header.shard = shard;
+    push.header.lr = lr;
+    push.header.version = versions_[size_t(shard)];
+    push.header.kind = keep < 1.0 ? MessageKind::pushSparse : MessageKind::pushDense;
+    Tensor g = grads.slice(range.offset, range.size);
+    if(keep < 1.0)
+      push.sparse = selectors_[size_t(shard)]->select(
+          g, std::max<size_t>(1, size_t(std::llround(keep * double(range.size)))));
+    else
+      push.dense = kernels::toHost(g);
+
+    Message reply;
+    if(shard == self && localShard_) {
+      timeline::Span span("local shard", "update");
+      reply = localShard_->updateAndReply(push);
+    } else {
+      std::vector<char> bytes = push.pack();
+      {
+        timeline::Span span("send", "comm");
+        transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
+      }
+      timeline::Span span("receive", "comm");
+      MpiTransport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
+                                                 format("the reply of shard {} to client {}", shard, id_));
+      reply = Message::unpack(m.bytes);
+      local.bytesSent += bytes.size();
+      local.bytesReceived += m.bytes.size();
+    }
+    ABORT_IF(reply.header.client != id_ || reply.header.shard != shard,
+             "Client {} got the reply for client {} of shard {} from shard {}", id_, reply.header.client,
+             reply.header.shard, shard);
+    versions_[size_t(shard)] = reply.header.version;
+    local.staleness += reply.header.staleness;
+    local.exchanges += 1;
+    Tensor p = params.slice(range.offset, range.size);
+    if(reply.header.kind == MessageKind::replyDense) {
+      ABORT_IF(reply.dense.size() != range.size, "Shard {} replied {} values for {}", shard, reply.dense.size(),
+               range.size);
+      kernels::fromHost(p, reply.dense);
+    } else {
+      for(uint32_t i : reply.sparse.indices)
+        ABORT_IF(i >= range.size, "Shard {} sent a delta at {} outside its {} values", shard, i, range.size);
+      kernels::scatterAdd(p, reply.sparse.indices, reply.sparse.values);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> step(mutex_);
+    ++exchanges_;
+  }
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  stats_.exchanges += local.exchanges;
+  stats_.staleness += local.staleness;
+  stats_.bytesSent += local.bytesSent;
+  stats_.bytesReceived += local.bytesReceived;
+}
+
+std::vector<float> ShardClient::residual() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<float> all(layout_.total, 0.f);
+  for(size_t s = 0; s < selectors_.size(); ++s) {
+    std::vector<float> part = selectors_[s]->state().residual;
+    std::copy(part.begin(), part.end(), all.begin() + long(layout_.node(int(s)).offset));
+  }
+  return all;
+}
+
+ExchangeStats ShardClient::takeStats() {
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  ExchangeStats s = stats_;
+  stats_ = ExchangeStats();
+  return s;
+}
+
+void ShardClient::saveTo(ModelState& state) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  state.counters[exchangesName(id_)] = exchanges_;
+  if(selectors_.empty())
+    return;
+  std::vector<float>& all = state.extras[residualName(id_)];
+  all.assign(layout_.total, 0.f);
+  for(size_t s = 0; s < selectors_.size(); ++s) {
+    TopkSelector::State st = selectors_[s]->state();
+    std::copy(st.residual.begin(), st.residual.end(), all.begin() + long(layout_.node(int(s)).offset));
+    state.counters["dropping-calls.client" + std::to_string(id_)] = st.calls;
+  }
+}
+
+void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto count = [&](const std::string& name) {
+    auto it = state.counters.find(name);
+    return it == state.counters.end() ? uint64_t(0) : it->second;
+  };
+  // a client of another layout continues the warm-up where the clients of the saved run were
+  exchanges_ = count(exchangesName(sameClients ? id_ : 0));
+  uint64_t calls = count("dropping-calls.client" + std::to_string(sameClients ? id_ : 0));
+  for(size_t s = 0; s < selectors_.size(); ++s) {
+    Range range = layout_.node(int(s));
+    TopkSelector::State st;
+    st.calls = calls;
+    st.residual.assign(range.size, 0.f);
+    if(!residual.empty()) {
+      ABORT_IF(residual.size() != layout_.total, "A residual of {} values for a model of {}", residual.size(),
+               layout_.total);
+      st.residual.assign(residual.begin() + long(range.offset), residual.begin() + long(range.end()));
+    }
+    selectors_[s]->setState(st);
+  }
+}
+
+}  // namespace marian

@@ -1,0 +1,67 @@
+#pragma once
+// defines: marian::ShardClient — one device's client of the sharded parameter server (seed 004,
+// Algorithms 4, 5 and 8): sends its gradients to every node's shard, one shard at a time
+// (dropped, with residuals, when gradient dropping is on), and updates its copy of the
+// parameters from the replies (the parameters, or dropped deltas). Its own node's shard is
+// updated directly, without MPI (local bypass). Gradients and parameters are tensors on the
+// client's device: on a GPU only the selected gradients and the sparse deltas cross to the host.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "comm/mpi_transport.h"
+#include "comm/ps/message.h"
+#include "comm/ps/server_shard.h"
+#include "comm/ps/shard_layout.h"
+#include "comm/topk_selection.h"
+
+namespace marian {
+
+struct ExchangeStats {
+  uint64_t exchanges = 0;   // shard exchanges
+  uint64_t staleness = 0;   // summed staleness reported by the shards
+  uint64_t bytesSent = 0, bytesReceived = 0;  // this client's payloads on the wire (not local)
+};
+
+class ShardClient {
+public:
+  // keep: the fraction of gradients sent (1 = dense); warmup: exchanges over which the sent
+  // fraction falls from 1 to keep (geometrically); timeout: seconds to wait for a reply;
+  // device: where the gradients live (the dropping residual is kept there).
+  ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard, double keep,
+              size_t warmup, double timeoutSeconds, uint64_t seed, Device device);
+
+  // grads and params are the whole flat vectors on the client's device. params is changed only
+  // by the replies, so with delta dropping it equals what the servers recorded as sent to it.
+  void exchange(Tensor grads, Tensor params, float lr);
+
+  // The dropping residual (what was computed but not yet sent), in the global layout.
+  std::vector<float> residual() const;
+  ExchangeStats takeStats();
+  int id() const { return id_; }
+
+  // "dropping-residual.clientC" and the exchange count, for checkpoints.
+  void saveTo(ModelState& state) const;
+  // The same client's residual and count back; `residual` (possibly empty) is what this client
+  // takes instead when the checkpoint was written by another layout.
+  void restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual);
+
+private:
+  double currentKeep() const;
+
+  int id_;
+  ShardLayout layout_;
+  MpiTransport* transport_;
+  ServerShard* localShard_;
+  double keep_;
+  size_t warmup_;
+  double timeout_;
+  std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per node's range, when dropping
+  std::vector<uint64_t> versions_;  // per shard: version after this client's last exchange
+  uint64_t exchanges_ = 0;
+  mutable std::mutex mutex_;  // one shard step at a time against a checkpoint reading the residual
+  std::mutex statsMutex_;
+  ExchangeStats stats_;
+};
+
+}  // namespace marian

@@ -1,0 +1,46 @@
+#pragma once
+// defines: marian::ModelState — everything that continues a run, in ONE global layout (indices
+// of the flat parameter vector), whatever shards, devices and ranks held it: a checkpoint written
+// from 2 ranks loads on 1 or 3, each new shard taking its own range (re-sharding on load).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/equal_split.h"
+
+namespace marian {
+
+struct ModelState {
+  size_t n = 0;                  // parameters in the model
+  int ranks = 1;                 // the layout it was saved from: MPI ranks, devices per rank
+  size_t devices = 1;
+  std::vector<float> values;     // the parameters
+  std::vector<float> smoothed;   // their moving average (--exponential-smoothing), or empty
+  std::map<std::string, std::vector<float>> optimizer;  // per-parameter optimizer arrays (n each)
+  // Each saved shard's optimizer step count: shards of an asynchronous server can be a few
+  // updates apart when they are read one after the other.
+  std::vector<std::pair<Range, uint64_t>> optimizerSteps;
+  // Communication state, named by the graph group that wrote it ("residual.rank1" ...): n values
+  // each, and counters (selector calls, versions) that make a resume exact.
+  std::map<std::string, std::vector<float>> extras;
+  std::map<std::string, uint64_t> counters;
+
+  // The step count saved for the shard that held parameter `offset`.
+  uint64_t stepsAt(size_t offset) const {
+    for(const auto& [range, steps] : optimizerSteps)
+      if(offset >= range.offset && offset < range.end())
+        return steps;
+    return optimizerSteps.empty() ? 0 : optimizerSteps.front().second;
+  }
+
+  // Bytes for the wire (a parameter server's shard state travels to rank 0) and back.
+  std::vector<char> pack() const;
+  static ModelState unpack(const std::vector<char>& bytes);
+  // Takes a part saved by the shard of `range`: that range of every n-sized array it shares with
+  // this state, the whole of arrays this state lacks, its step counts and counters.
+  void merge(ModelState&& part, Range range);
+};
+
+}  // namespace marian

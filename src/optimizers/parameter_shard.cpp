@@ -1,0 +1,69 @@
+#include "optimizers/parameter_shard.h"
+
+#include "common/error.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+ParameterShard::ParameterShard(Range range, Device device, Tensor storage, bool inPlace,
+                               std::unique_ptr<Optimizer> optimizer, float emaAlpha)
+    : range_(range), device_(device), optimizer_(std::move(optimizer)), emaAlpha_(emaAlpha) {
+  ABORT_IF(storage.size() != range.size, "Shard of {} values given storage of {}", range.size, storage.size());
+  if(inPlace) {
+    values_ = storage;
+  } else {
+    own_ = std::make_unique<FlatBuffer>(device, Type::float32, std::max<size_t>(range.size, 1));
+    values_ = own_->all().slice(0, range.size);
+    kernels::copy(values_, storage);
+  }
+  if(emaAlpha_ > 0.f) {
+    ema_ = std::make_unique<FlatBuffer>(device, Type::float32, std::max<size_t>(range.size, 1));
+    kernels::copy(smoothed().slice(0, range.size), values_);
+  }
+}
+
+void ParameterShard::update(Tensor grads, float lr) {
+  if(range_.size == 0)
+    return;
+  optimizer_->update(values_, grads, lr);
+  if(ema_)
+    kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
+}
+
+void ParameterShard::saveTo(ModelState& state) const {
+  ABORT_IF(range_.end() > state.n, "Shard [{}, {}) outside a model of {}", range_.offset, range_.end(), state.n);
+  auto put = [&](std::vector<float>& global, const std::vector<float>& part) {
+    if(global.size() != state.n)
+      global.assign(state.n, 0.f);
+    std::copy(part.begin(), part.end(), global.begin() + long(range_.offset));
+  };
+  OptimizerState s = optimizer_->state();
+  state.optimizerSteps.push_back({range_, s.steps});
+  if(range_.size == 0)
+    return;
+  put(state.values, kernels::toHost(values_));
+  if(ema_)
+    put(state.smoothed, kernels::toHost(smoothed().slice(0, range_.size)));
+  for(auto& [name, values] : s.arrays)
+    put(state.optimizer[name], values);
+}
+
+void ParameterShard::restoreFrom(const ModelState& state) {
+  ABORT_IF(range_.end() > state.n, "A saved model of {} parameters has no range [{}, {})", state.n, range_.offset,
+           range_.end());
+  auto part = [&](const std::vector<float>& global) {
+    return std::vector<float>(global.begin() + long(range_.offset), global.begin() + long(range_.end()));
+  };
+  OptimizerState s;
+  s.steps = state.stepsAt(range_.offset);
+  for(const auto& [name, values] : state.optimizer)
+    s.arrays[name] = part(values);
+  optimizer_->setState(s, device_);
+  if(range_.size == 0)
+    return;
+  kernels::fromHost(values_, part(state.values));
+  if(ema_)
+    kernels::fromHost(smoothed().slice(0, range_.size), part(state.smoothed.empty() ? state.values : state.smoothed));
+}
+
+}  // namespace marian

@@ -1,0 +1,46 @@
+#pragma once
+// defines: marian::ParameterShard — one (offset, size) range of the flat parameters on one device
+// with everything that updates it: the optimizer and its state, and the moving average. Sync-SGD
+// (shard k on device k), async SGD (one shard per device) and the parameter server (a node's
+// shard, split over its devices) all keep their shards as these, and save and restore them by
+// global index into one ModelState.
+#include <memory>
+
+#include "optimizers/model_state.h"
+#include "optimizers/optimizer.h"
+
+namespace marian {
+
+class ParameterShard {
+public:
+  // The shard's values are `storage` itself (a slice of a device's parameter arena: sync-SGD
+  // updates each device's own copy in place) when inPlace, otherwise a buffer of the shard's own
+  // on `device`, starting as a copy of `storage`. emaAlpha > 0 keeps a moving average.
+  ParameterShard(Range range, Device device, Tensor storage, bool inPlace, std::unique_ptr<Optimizer> optimizer,
+                 float emaAlpha);
+
+  // One optimizer step with `grads` (the shard's range), then the moving average.
+  void update(Tensor grads, float lr);
+
+  Range range() const { return range_; }
+  Device device() const { return device_; }
+  Tensor values() const { return values_; }
+  // the moving average, or the values without one
+  Tensor smoothed() const { return ema_ ? ema_->all() : values_; }
+
+  // Writes the shard's range of values, moving average, optimizer arrays and step count.
+  void saveTo(ModelState& state) const;
+  // Takes the shard's range of a saved state (of any shard layout).
+  void restoreFrom(const ModelState& state);
+
+private:
+  Range range_;
+  Device device_;
+  std::unique_ptr<FlatBuffer> own_;
+  Tensor values_;
+  std::unique_ptr<FlatBuffer> ema_;
+  std::unique_ptr<Optimizer> optimizer_;
+  float emaAlpha_;
+};
+
+}  // namespace marian
