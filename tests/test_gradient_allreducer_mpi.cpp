@@ -10,7 +10,7 @@
 #include <cmath>
 #include <memory>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 #include "comm/topk_selection.h"
 #include "random_values.h"
 #include "tensors/arena.h"

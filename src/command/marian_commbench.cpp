@@ -15,8 +15,8 @@
 #include <random>
 #include <set>
 
-#include "comm/allreduce.h"
-#include "comm/allreduce_reference.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/allreduce_reference.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
 

@@ -7,7 +7,7 @@
 // residual (the paper's Algorithm 4, line 10).
 #include <limits>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

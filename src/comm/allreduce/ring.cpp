@@ -3,7 +3,7 @@
 // that its bytes are counted and it can be overlapped; the reference the sparse ones must match.
 #include <cstring>
 
-#include "comm/dense_allreduce.h"
+#include "comm/allreduce/dense_allreduce.h"
 
 namespace marian {
 

@@ -2,7 +2,7 @@
 // sparse vector summed so far with the partner at distance 2^t and adds it, so messages grow
 // with the union of indices: log2(P) steps, between k log2(P) and k (P-1) pairs. A P that is not
 // a power of two first folds the extra ranks into the lower ones and sends them the result.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

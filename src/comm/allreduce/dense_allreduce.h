@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::DenseAllreduce — the base of the algorithms that reduce all n values (dense,
 // ring, tree): sparse input is scattered into n values first, the result is always dense.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

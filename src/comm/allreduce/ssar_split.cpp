@@ -2,7 +2,7 @@
 // per rank; every rank sends each block's part of its pairs straight to the block's owner
 // (P-1 steps), the owner sums them, and the summed blocks, disjoint, are gathered around the
 // ring (P-1 steps). Each rank receives about 2k pairs in the worst case.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

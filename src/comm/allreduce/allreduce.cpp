@@ -1,4 +1,4 @@
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "comm/allreduce_reference.h"
+#include "comm/allreduce/allreduce_reference.h"
 
 #include <cmath>
 

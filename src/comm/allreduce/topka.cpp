@@ -1,7 +1,7 @@
 // "topka" (TopKAllReduce of seeds 000-002): every rank's (index, value) pairs travel once around
 // the ring (an allgather, P-1 steps) and every rank adds them all, in rank order: (P-1) k pairs
 // received per rank for k pairs each.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

@@ -5,7 +5,7 @@
 // k pairs + (P-1)/P n values, and the result turns dense when any block did.
 #include <cstring>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 #include "common/error.h"
 
 namespace marian {

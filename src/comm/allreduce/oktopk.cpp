@@ -13,7 +13,7 @@
 #include <cstring>
 #include <functional>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 #include "common/error.h"
 
 namespace marian {

@@ -1,7 +1,7 @@
 // "dense": the MPI library's own MPI_Allreduce (its tuned choice of algorithm), the baseline
 // users know. MPI does not tell which bytes it moved, so they are counted by the cost model of a
 // bandwidth-optimal allreduce, 2 (P-1)/P n values each way.
-#include "comm/dense_allreduce.h"
+#include "comm/allreduce/dense_allreduce.h"
 
 namespace marian {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <deque>
 
-#include "comm/dense_allreduce.h"
+#include "comm/allreduce/dense_allreduce.h"
 #include "common/error.h"
 
 namespace marian {
