@@ -12,7 +12,7 @@
 #include <random>
 #include <set>
 
-#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
 #include "common/error.h"
 
@@ -68,7 +68,8 @@ const std::vector<Pattern> kPatterns = {Pattern::random, Pattern::overlapping, P
                                         Pattern::oneRankEmpty, Pattern::fillIn};
 
 TEST(Allreduce, EveryAlgorithmEqualsTheDenseReferenceBitwise) {
-  for(const std::string& name : allreduceNames()) {
+  for(const AllreduceEntry& entry : allreduceAlgorithms()) {
+    const std::string& name = entry.name;
     auto algo = createAllreduce(name, mpi());
     for(size_t n : {size_t(1), size_t(7), size_t(1000), size_t(1001)})
       for(Pattern p : kPatterns) {
@@ -76,7 +77,7 @@ TEST(Allreduce, EveryAlgorithmEqualsTheDenseReferenceBitwise) {
         unsigned seed = unsigned(n * 10 + size_t(p));
         SCOPED_TRACE(name + " n=" + std::to_string(n) + " pattern " + std::to_string(int(p)));
         // k = 0: the global top-k schemes keep the whole sum
-        AllreduceResult got = algo->sum(input(mpi().rank(), n, k, p, seed), n, 0);
+        AllreduceResult got = algo->reduce(input(mpi().rank(), n, k, p, seed), n, 0);
         ASSERT_EQ(got.toDense(n), denseSum(allInputs(n, k, p, seed), n));
         if(!got.isDense) {
           for(size_t j = 1; j < got.sparse.size(); ++j)
@@ -88,11 +89,12 @@ TEST(Allreduce, EveryAlgorithmEqualsTheDenseReferenceBitwise) {
 
 TEST(Allreduce, FloatInputsWithinTolerance) {
   size_t n = 5003, k = 400;
-  for(const std::string& name : allreduceNames()) {
+  for(const AllreduceEntry& entry : allreduceAlgorithms()) {
+    const std::string& name = entry.name;
     SCOPED_TRACE(name);
     auto algo = createAllreduce(name, mpi());
     for(Pattern p : {Pattern::random, Pattern::fillIn}) {
-      std::vector<float> got = algo->sum(input(mpi().rank(), n, k, p, 3, false), n, 0).toDense(n);
+      std::vector<float> got = algo->reduce(input(mpi().rank(), n, k, p, 3, false), n, 0).toDense(n);
       std::vector<double> expected(n, 0.0);
       for(const SparseVector& v : allInputs(n, k, p, 3, false))
         for(size_t j = 0; j < v.size(); ++j)
@@ -109,7 +111,8 @@ TEST(Allreduce, DenseInputEveryAlgorithm) {
   for(int r = 0; r < mpi().size(); ++r)
     for(size_t i = 0; i < n; ++i)
       expected[i] += float(int((i * 7 + size_t(r) * 13) % 41) - 20);
-  for(const std::string& name : allreduceNames()) {
+  for(const AllreduceEntry& entry : allreduceAlgorithms()) {
+    const std::string& name = entry.name;
     SCOPED_TRACE(name);
     std::vector<float> mine(n);
     for(size_t i = 0; i < n; ++i)
@@ -127,7 +130,7 @@ TEST(Allreduce, GlobalTopkFollowsItsDefinition) {
         unsigned seed = unsigned(n + k * 31 + size_t(p));
         SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " pattern " + std::to_string(int(p)));
         std::vector<SparseVector> inputs = allInputs(n, k, p, seed);
-        AllreduceResult got = algo->sum(inputs[size_t(mpi().rank())], n, k);
+        AllreduceResult got = algo->reduce(inputs[size_t(mpi().rank())], n, k);
         SparseVector expected = globalTopkReference(inputs, k);
         ASSERT_TRUE(got.isSelection);
         ASSERT_LE(got.sparse.size(), k);
@@ -169,7 +172,7 @@ TEST(Allreduce, OkTopkSelectsBySumAndReusesItsThreshold) {
     Pattern p = call == 3 ? Pattern::firstTenth : Pattern::random;
     std::vector<SparseVector> inputs = allInputs(n, k, p, unsigned(40 + call), false);
     std::vector<float> sum = denseSum(inputs, n);
-    AllreduceResult got = algo->sum(inputs[size_t(mpi().rank())], n, k);
+    AllreduceResult got = algo->reduce(inputs[size_t(mpi().rank())], n, k);
     ASSERT_TRUE(got.isSelection);
     if(call % 2 == 0)
       EXPECT_EQ(got.threshold, kthMagnitude(sum, k));
@@ -186,7 +189,7 @@ TEST(Allreduce, OkTopkKeepsAboutKWithAFreshThreshold) {
   size_t n = 50000, k = 500;
   auto algo = createAllreduce("oktopk", mpi());
   std::vector<SparseVector> inputs = allInputs(n, k, Pattern::random, 9, false);
-  AllreduceResult got = algo->sum(inputs[size_t(mpi().rank())], n, k);
+  AllreduceResult got = algo->reduce(inputs[size_t(mpi().rank())], n, k);
   EXPECT_GE(got.sparse.size(), k);
   EXPECT_LE(got.sparse.size(), k + 5);  // ties at the threshold only
 }
@@ -199,15 +202,16 @@ TEST(Allreduce, BytesReceivedWithinTheCostModels) {
   int log2P = 0;
   while((1 << log2P) < P)
     ++log2P;
-  for(const std::string& name : allreduceNames()) {
+  for(const AllreduceEntry& entry : allreduceAlgorithms()) {
+    const std::string& name = entry.name;
     SCOPED_TRACE(name);
     AllreduceSettings settings;
     settings.repartitionEvery = settings.thresholdEvery = 1000;
     auto algo = createAllreduce(name, mpi(), settings);
     // oktopk's cost model is that of the calls between its re-evaluations
-    algo->sum(input(mpi().rank(), n, k, Pattern::random, 4, false), n, k);
+    algo->reduce(input(mpi().rank(), n, k, Pattern::random, 4, false), n, k);
     algo->takeBytes();
-    algo->sum(input(mpi().rank(), n, k, Pattern::random, 5, false), n, k);
+    algo->reduce(input(mpi().rank(), n, k, Pattern::random, 5, false), n, k);
     AllreduceBytes b = algo->takeBytes();
     double received = double(b.received);
     if(name == "dense" || name == "ring") {  // 2 (P-1)/P n values, to within one chunk's rounding

@@ -15,7 +15,7 @@
 #include <random>
 #include <set>
 
-#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     for(int rep = 0; rep <= a.reps; ++rep) {  // rep 0 warms up
       mpi.barrier(600, "the start of a repetition");
       auto start = std::chrono::steady_clock::now();
-      AllreduceResult got = algo->sum(local, a.size, k);
+      AllreduceResult got = algo->reduce(local, a.size, k);
       double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       AllreduceBytes b = algo->takeBytes();
       correct = correct && matchesReference(a.algo, got, inputs, a.size, k);

@@ -10,13 +10,8 @@ namespace marian {
 
 void validateAllreduceOptions(const Options& o) {
   std::string name = o.get<std::string>("sparse-allreduce");
-  auto names = allreduceNames();
-  if(std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string known;
-    for(const std::string& n : names)
-      known += (known.empty() ? "" : ", ") + n;
-    ABORT("--sparse-allreduce '{}' is unknown; available: {}", name, known);
-  }
+  ABORT_IF(!findAllreduce(name), "--sparse-allreduce '{}' is unknown; available:{}", name,
+           describeAllreduceAlgorithms());
   float density = o.get<float>("compression-density");
   ABORT_IF(!(density > 0.f && density <= 1.f), "--compression-density must be in (0, 1], not {}", density);
   parseTopkMethod(o.get<std::string>("topk-selection"));
@@ -86,7 +81,7 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
       sent.values.push_back(parts[s].values[e]);
     }
   }
-  AllreduceResult result = algorithm_->sum(sent, n, keptOf(n));
+  AllreduceResult result = algorithm_->reduce(sent, n, keptOf(n));
   for(size_t s = 0; s < shards.size(); ++s) {
     if(result.isDense) {
       kernels::fromHost(shards[s], std::vector<float>(result.dense.begin() + long(offsets[s]),

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/algorithms.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
 

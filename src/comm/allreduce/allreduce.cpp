@@ -1,9 +1,7 @@
 #include "comm/allreduce/allreduce.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 
 namespace marian {
@@ -36,7 +34,7 @@ void Allreduce::sumDense(std::vector<float>& values) {
       nonzero.indices.push_back(uint32_t(i));
       nonzero.values.push_back(values[i]);
     }
-  values = sum(nonzero, values.size()).toDense(values.size());
+  values = reduce(nonzero, values.size()).toDense(values.size());
 }
 
 void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
@@ -104,137 +102,6 @@ void Allreduce::checkIndices(const SparseVector& v, size_t n) const {
     ABORT_IF(v.indices[j] >= n, "{}: index {} outside dimension {}", name(), v.indices[j], n);
     ABORT_IF(j > 0 && v.indices[j] <= v.indices[j - 1], "{}: indices not ascending at entry {}", name(), j);
   }
-}
-
-std::vector<char> packSparse(const SparseVector& v) {
-  std::vector<char> out(v.bytes());
-  if(v.size()) {
-    std::memcpy(out.data(), v.indices.data(), v.size() * sizeof(uint32_t));
-    std::memcpy(out.data() + v.size() * sizeof(uint32_t), v.values.data(), v.size() * sizeof(float));
-  }
-  return out;
-}
-
-SparseVector unpackSparse(const std::vector<char>& bytes) {
-  ABORT_IF(bytes.size() % 8 != 0, "Sparse message of {} bytes is not (index, value) pairs", bytes.size());
-  SparseVector v;
-  size_t n = bytes.size() / 8;
-  v.indices.resize(n);
-  v.values.resize(n);
-  if(n) {
-    std::memcpy(v.indices.data(), bytes.data(), n * sizeof(uint32_t));
-    std::memcpy(v.values.data(), bytes.data() + n * sizeof(uint32_t), n * sizeof(float));
-  }
-  return v;
-}
-
-std::vector<char> packDense(const float* values, size_t n) {
-  std::vector<char> out(n * sizeof(float));
-  if(n)
-    std::memcpy(out.data(), values, out.size());
-  return out;
-}
-
-SparseVector mergeSparse(const SparseVector& a, const SparseVector& b) {
-  if(a.size() == 0)
-    return b;
-  if(b.size() == 0)
-    return a;
-  SparseVector out;
-  out.indices.reserve(a.size() + b.size());
-  out.values.reserve(a.size() + b.size());
-  size_t i = 0, j = 0;
-  while(i < a.size() || j < b.size()) {
-    if(j == b.size() || (i < a.size() && a.indices[i] < b.indices[j])) {
-      out.indices.push_back(a.indices[i]);
-      out.values.push_back(a.values[i++]);
-    } else if(i == a.size() || b.indices[j] < a.indices[i]) {
-      out.indices.push_back(b.indices[j]);
-      out.values.push_back(b.values[j++]);
-    } else {
-      out.indices.push_back(a.indices[i]);
-      out.values.push_back(a.values[i++] + b.values[j++]);
-    }
-  }
-  return out;
-}
-
-SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end) {
-  size_t lo = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), begin) - v.indices.begin());
-  size_t hi = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), end) - v.indices.begin());
-  SparseVector out;
-  out.indices.assign(v.indices.begin() + long(lo), v.indices.begin() + long(hi));
-  out.values.assign(v.values.begin() + long(lo), v.values.begin() + long(hi));
-  return out;
-}
-
-SparseVector largestK(const SparseVector& v, size_t k) {
-  if(v.size() <= k)
-    return v;
-  std::vector<uint32_t> order(v.size());
-  for(size_t j = 0; j < order.size(); ++j)
-    order[j] = uint32_t(j);
-  auto larger = [&](uint32_t a, uint32_t b) {
-    float ma = std::fabs(v.values[a]), mb = std::fabs(v.values[b]);
-    return ma > mb || (ma == mb && a < b);
-  };
-  std::nth_element(order.begin(), order.begin() + long(k), order.end(), larger);
-  order.resize(k);
-  std::sort(order.begin(), order.end());  // positions in v are in index order
-  SparseVector out;
-  out.indices.reserve(k);
-  out.values.reserve(k);
-  for(uint32_t j : order) {
-    out.indices.push_back(v.indices[j]);
-    out.values.push_back(v.values[j]);
-  }
-  return out;
-}
-
-std::vector<uint32_t> equalBlocks(size_t n, int P) {
-  std::vector<uint32_t> starts(size_t(P) + 1);
-  for(int b = 0; b <= P; ++b)
-    starts[size_t(b)] = uint32_t(n * size_t(b) / size_t(P));
-  return starts;
-}
-
-std::unique_ptr<Allreduce> createDense(MpiTransport& t);
-std::unique_ptr<Allreduce> createRing(MpiTransport& t);
-std::unique_ptr<Allreduce> createTree(MpiTransport& t);
-std::unique_ptr<Allreduce> createTopkA(MpiTransport& t);
-std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t);
-std::unique_ptr<Allreduce> createSsarSplit(MpiTransport& t);
-std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t);
-std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t);
-std::unique_ptr<Allreduce> createOkTopk(MpiTransport& t, const AllreduceSettings& s);
-
-std::vector<std::string> allreduceNames() {
-  return {"dense", "ring", "tree", "topka", "ssar-recdbl", "ssar-split", "dsar-split", "gtopk", "oktopk"};
-}
-
-std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& t, const AllreduceSettings& s) {
-  if(name == "dense")
-    return createDense(t);
-  if(name == "ring")
-    return createRing(t);
-  if(name == "tree")
-    return createTree(t);
-  if(name == "topka")
-    return createTopkA(t);
-  if(name == "ssar-recdbl")
-    return createSsarRecursiveDoubling(t);
-  if(name == "ssar-split")
-    return createSsarSplit(t);
-  if(name == "dsar-split")
-    return createDsarSplit(t);
-  if(name == "gtopk")
-    return createGlobalTopk(t);
-  if(name == "oktopk")
-    return createOkTopk(t, s);
-  std::string known;
-  for(const std::string& n : allreduceNames())
-    known += (known.empty() ? "" : ", ") + n;
-  ABORT("Unknown allreduce '{}'; available: {}", name, known);
 }
 
 }  // namespace marian

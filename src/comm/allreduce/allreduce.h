@@ -1,7 +1,7 @@
 #pragma once
-// defines: marian::Allreduce — the sum over all ranks of a vector of dimension n, given as sparse
-// (index, value) pairs or dense, by one of several algorithms (seeds 000-003), with the bytes
-// each rank sent and received counted on the wire. createAllreduce names them as users pass them.
+// defines: marian::Allreduce — the base of the algorithms that add a vector of dimension n over
+// all ranks, given as sparse (index, value) pairs or dense (seeds 000-003), with the bytes each
+// rank sent and received counted on the wire. The algorithms are listed in algorithms.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,7 +15,8 @@ struct AllreduceBytes {
   uint64_t sent = 0, received = 0;
 };
 
-// The sum as the algorithm left it: sparse pairs (ascending indices) or n dense values.
+// What reduce returns: the sum over ranks, or only a selection of its entries (isSelection), as
+// the algorithm left it: sparse pairs (ascending indices) or n dense values.
 struct AllreduceResult {
   bool isDense = false;
   std::vector<float> dense;  // n values when isDense
@@ -41,12 +42,13 @@ public:
   explicit Allreduce(MpiTransport& transport) : mpi_(transport) {}
   virtual ~Allreduce() = default;
   virtual std::string name() const = 0;
-  // The sum over all ranks of every rank's `local` (indices ascending, < n). Global top-k
-  // schemes keep the k largest-magnitude entries of it (k = 0: all); the others ignore k.
+  // The sum over all ranks of every rank's `local` (indices ascending, < n), or, for the global
+  // top-k schemes (gtopk, oktopk: result.isSelection), only the entries of it they select, about
+  // the k of largest magnitude (k = 0: all, the whole sum); the others ignore k.
   // Collective: every rank calls it with the same n and k.
-  virtual AllreduceResult sum(const SparseVector& local, size_t n, size_t k = 0) = 0;
-  // The dense sum of dense vectors, in place. Dense algorithms reduce directly; sparse ones take
-  // the non-zero entries.
+  virtual AllreduceResult reduce(const SparseVector& local, size_t n, size_t k = 0) = 0;
+  // The dense sum of dense vectors, in place (always the whole sum). Dense algorithms reduce
+  // directly; sparse ones take the non-zero entries.
   virtual void sumDense(std::vector<float>& values);
   // What this rank sent and received in the calls since the last take.
   AllreduceBytes takeBytes() {
@@ -73,23 +75,5 @@ protected:
   MpiTransport& mpi_;
   AllreduceBytes bytes_;
 };
-
-// An unknown name is an error listing the known ones.
-std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& transport,
-                                           const AllreduceSettings& settings = AllreduceSettings());
-std::vector<std::string> allreduceNames();
-
-// Helpers shared by the algorithms.
-std::vector<char> packSparse(const SparseVector& v);
-SparseVector unpackSparse(const std::vector<char>& bytes);
-std::vector<char> packDense(const float* values, size_t n);
-// a + b, both sorted by index; entries present in both are added (a's value first)
-SparseVector mergeSparse(const SparseVector& a, const SparseVector& b);
-// The pairs of v with index in [begin, end)
-SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end);
-// The k entries of v with the largest magnitude (ties: the lower index), in index order.
-SparseVector largestK(const SparseVector& v, size_t k);
-// Equal blocks of [0, n) for P owners: P+1 starts, the last = n.
-std::vector<uint32_t> equalBlocks(size_t n, int P);
 
 }  // namespace marian

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "comm/allreduce/sparse_ops.h"
+
 namespace marian {
 
 std::vector<float> denseReference(const std::vector<SparseVector>& inputs, size_t n) {

@@ -25,6 +25,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createDense(MpiTransport& t) { return std::make_unique<MpiAllreduce>(t); }
+std::unique_ptr<Allreduce> createDense(MpiTransport& t, const AllreduceSettings&) {
+  return std::make_unique<MpiAllreduce>(t);
+}
 
 }  // namespace marian

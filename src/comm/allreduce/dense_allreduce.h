@@ -8,7 +8,7 @@ namespace marian {
 class DenseAllreduce : public Allreduce {
 public:
   using Allreduce::Allreduce;
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
     AllreduceResult result;
     result.isDense = true;

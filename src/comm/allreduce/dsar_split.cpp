@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 
 namespace marian {
@@ -19,7 +21,7 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "dsar-split"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
     int P = mpi_.size(), r = mpi_.rank();
     std::vector<uint32_t> blocks = equalBlocks(n, P);
@@ -82,6 +84,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t) { return std::make_unique<DsarSplitAllgather>(t); }
+std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t, const AllreduceSettings&) {
+  return std::make_unique<DsarSplitAllgather>(t);
+}
 
 }  // namespace marian

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -18,7 +20,7 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "gtopk"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t k) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override {
     checkIndices(local, n);
     if(k == 0)
       k = std::numeric_limits<size_t>::max();
@@ -56,6 +58,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t) { return std::make_unique<GlobalTopkAllreduce>(t); }
+std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t, const AllreduceSettings&) {
+  return std::make_unique<GlobalTopkAllreduce>(t);
+}
 
 }  // namespace marian

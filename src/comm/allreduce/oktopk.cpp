@@ -14,6 +14,8 @@
 #include <functional>
 
 #include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 
 namespace marian {
@@ -48,7 +50,7 @@ public:
   }
   std::string name() const override { return "oktopk"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t k) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override {
     checkIndices(local, n);
     int P = mpi_.size();
     if(n != n_) {  // a new vector: forget what was learnt about the last one

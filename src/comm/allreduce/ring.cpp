@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "comm/allreduce/dense_allreduce.h"
+#include "comm/allreduce/packing.h"
 
 namespace marian {
 
@@ -44,6 +45,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createRing(MpiTransport& t) { return std::make_unique<RingAllreduce>(t); }
+std::unique_ptr<Allreduce> createRing(MpiTransport& t, const AllreduceSettings&) {
+  return std::make_unique<RingAllreduce>(t);
+}
 
 }  // namespace marian

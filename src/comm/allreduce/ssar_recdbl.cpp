@@ -3,6 +3,8 @@
 // with the union of indices: log2(P) steps, between k log2(P) and k (P-1) pairs. A P that is not
 // a power of two first folds the extra ranks into the lower ones and sends them the result.
 #include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -13,7 +15,7 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "ssar-recdbl"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
     int P = mpi_.size(), r = mpi_.rank();
     int p2 = 1;
@@ -45,7 +47,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t) {
+std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t, const AllreduceSettings&) {
   return std::make_unique<SsarRecursiveDoubling>(t);
 }
 

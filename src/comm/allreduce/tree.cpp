@@ -9,6 +9,7 @@
 #include <deque>
 
 #include "comm/allreduce/dense_allreduce.h"
+#include "comm/allreduce/packing.h"
 #include "common/error.h"
 
 namespace marian {
@@ -96,6 +97,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createTree(MpiTransport& t) { return std::make_unique<TreeAllreduce>(t); }
+std::unique_ptr<Allreduce> createTree(MpiTransport& t, const AllreduceSettings&) {
+  return std::make_unique<TreeAllreduce>(t);
+}
 
 }  // namespace marian
