@@ -14,6 +14,7 @@
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
+#include "comm/mpi_transport.h"
 #include "common/error.h"
 
 namespace marian {

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "comm/allreduce/algorithms.h"
+#include "comm/mpi_transport.h"
 #include "comm/topk_selection.h"
 #include "random_values.h"
 #include "tensors/arena.h"

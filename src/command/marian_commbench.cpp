@@ -17,6 +17,7 @@
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
+#include "comm/mpi_transport.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
 

@@ -19,7 +19,7 @@ void validateAllreduceOptions(const Options& o) {
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
 }
 
-GradientAllreducer::GradientAllreducer(const Options& o, MpiTransport& transport, size_t n, uint64_t seed)
+GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, size_t n, uint64_t seed)
     : n_(n), density_(o.get<float>("compression-density")) {
   validateAllreduceOptions(o);
   AllreduceSettings settings;

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "comm/allreduce/algorithms.h"
+// Not needed here: sync_graph_group.cpp finds MpiTransport through this header. Remove it once
+// that file includes comm/mpi_transport.h itself.
+#include "comm/mpi_transport.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
 
@@ -15,7 +18,7 @@ namespace marian {
 
 class GradientAllreducer {
 public:
-  GradientAllreducer(const Options& options, MpiTransport& transport, size_t n, uint64_t seed);
+  GradientAllreducer(const Options& options, Transport& transport, size_t n, uint64_t seed);
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
   // each shard keeps its own residual and selects its own top entries (density x its size)

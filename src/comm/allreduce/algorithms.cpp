@@ -5,15 +5,15 @@
 namespace marian {
 
 // each defined in the file of its name
-std::unique_ptr<Allreduce> createDense(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createRing(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createTree(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createTopkA(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createSsarSplit(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t, const AllreduceSettings& s);
-std::unique_ptr<Allreduce> createOkTopk(MpiTransport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createDense(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createRing(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createTree(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createTopkA(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createSsarRecursiveDoubling(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createSsarSplit(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createDsarSplit(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createGlobalTopk(Transport& t, const AllreduceSettings& s);
+std::unique_ptr<Allreduce> createOkTopk(Transport& t, const AllreduceSettings& s);
 
 const std::vector<AllreduceEntry>& allreduceAlgorithms() {
   static const std::vector<AllreduceEntry> table = {
@@ -46,7 +46,7 @@ std::string describeAllreduceAlgorithms() {
   return out;
 }
 
-std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& t, const AllreduceSettings& s) {
+std::unique_ptr<Allreduce> createAllreduce(const std::string& name, Transport& t, const AllreduceSettings& s) {
   const AllreduceEntry* entry = findAllreduce(name);
   ABORT_IF(!entry, "Unknown allreduce '{}'; available:{}", name, describeAllreduceAlgorithms());
   return entry->create(t, s);

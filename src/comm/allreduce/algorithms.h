@@ -13,7 +13,7 @@ namespace marian {
 struct AllreduceEntry {
   std::string name;
   std::string description;  // one line
-  std::unique_ptr<Allreduce> (*create)(MpiTransport& transport, const AllreduceSettings& settings);
+  std::unique_ptr<Allreduce> (*create)(Transport& transport, const AllreduceSettings& settings);
 };
 
 const std::vector<AllreduceEntry>& allreduceAlgorithms();
@@ -22,7 +22,7 @@ const AllreduceEntry* findAllreduce(const std::string& name);
 // Every name with its description, one per line: what an error about a wrong name lists.
 std::string describeAllreduceAlgorithms();
 // An unknown name is an error listing the known ones.
-std::unique_ptr<Allreduce> createAllreduce(const std::string& name, MpiTransport& transport,
+std::unique_ptr<Allreduce> createAllreduce(const std::string& name, Transport& transport,
                                            const AllreduceSettings& settings = AllreduceSettings());
 
 }  // namespace marian

@@ -38,36 +38,36 @@ void Allreduce::sumDense(std::vector<float>& values) {
 }
 
 void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
-  mpi_.send(Channel::collective, dest, round, bytes, kTimeout);
+  transport_.send(Channel::collective, dest, round, bytes, kTimeout);
   bytes_.sent += bytes.size();
 }
 
 std::vector<char> Allreduce::recv(int source, int round) {
-  auto m = mpi_.recv(Channel::collective, source, round, kTimeout, name() + " step " + std::to_string(round));
+  auto m = transport_.recv(Channel::collective, source, round, kTimeout, name() + " step " + std::to_string(round));
   bytes_.received += m.bytes.size();
   return std::move(m.bytes);
 }
 
 std::vector<char> Allreduce::exchange(int dest, int source, int round, const std::vector<char>& bytes) {
-  auto m = mpi_.exchange(Channel::collective, dest, source, round, bytes, kTimeout,
+  auto m = transport_.exchange(Channel::collective, dest, source, round, bytes, kTimeout,
                          name() + " step " + std::to_string(round));
   bytes_.sent += bytes.size();
   bytes_.received += m.bytes.size();
   return std::move(m.bytes);
 }
 
-MpiTransport::PendingSend Allreduce::startSend(int dest, int round, const std::vector<char>& bytes) {
-  return mpi_.startSend(Channel::collective, dest, round, bytes);
+Transport::PendingSend Allreduce::startSend(int dest, int round, const std::vector<char>& bytes) {
+  return transport_.startSend(Channel::collective, dest, round, bytes);
 }
 
-void Allreduce::finishSend(MpiTransport::PendingSend& s) {
+void Allreduce::finishSend(Transport::PendingSend& s) {
   size_t size = s.size;
-  mpi_.finishSend(s, kTimeout, name());
+  transport_.finishSend(s, kTimeout, name());
   bytes_.sent += size;
 }
 
 std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, int firstRound) {
-  int P = mpi_.size(), r = mpi_.rank();
+  int P = transport_.size(), r = transport_.rank();
   std::vector<std::vector<char>> all(static_cast<size_t>(P));
   all[size_t(r)] = std::move(mine);
   for(int s = 0; s < P - 1; ++s) {  // forward what arrived last step
@@ -79,7 +79,7 @@ std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, 
 
 SparseVector Allreduce::splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts,
                                        int firstRound) {
-  int P = mpi_.size(), r = mpi_.rank();
+  int P = transport_.size(), r = transport_.rank();
   std::vector<SparseVector> parts(static_cast<size_t>(P));
   parts[size_t(r)] = slice(local, starts[size_t(r)], starts[size_t(r) + 1]);
   for(int s = 1; s < P; ++s) {

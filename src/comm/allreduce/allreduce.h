@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "comm/mpi_transport.h"
 #include "comm/sparse_vector.h"
+#include "comm/transport.h"
 
 namespace marian {
 
@@ -39,7 +39,7 @@ struct AllreduceSettings {
 
 class Allreduce {
 public:
-  explicit Allreduce(MpiTransport& transport) : mpi_(transport) {}
+  explicit Allreduce(Transport& transport) : transport_(transport) {}
   virtual ~Allreduce() = default;
   virtual std::string name() const = 0;
   // The sum over all ranks of every rank's `local` (indices ascending, < n), or, for the global
@@ -62,8 +62,8 @@ protected:
   void send(int dest, int round, const std::vector<char>& bytes);
   std::vector<char> recv(int source, int round);
   std::vector<char> exchange(int dest, int source, int round, const std::vector<char>& bytes);
-  MpiTransport::PendingSend startSend(int dest, int round, const std::vector<char>& bytes);
-  void finishSend(MpiTransport::PendingSend& send);
+  Transport::PendingSend startSend(int dest, int round, const std::vector<char>& bytes);
+  void finishSend(Transport::PendingSend& send);
   // Every rank's `mine`, by rank, passed around the ring (P-1 steps, rounds firstRound...).
   std::vector<std::vector<char>> ringAllgather(std::vector<char> mine, int firstRound);
   // The split step of seed 000's SSAR_Split and seed 002's split-and-reduce: rank b owns
@@ -72,7 +72,7 @@ protected:
   // rank's pairs in my region, added in rank order.
   SparseVector splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts, int firstRound);
   void checkIndices(const SparseVector& v, size_t n) const;
-  MpiTransport& mpi_;
+  Transport& transport_;
   AllreduceBytes bytes_;
 };
 

@@ -13,10 +13,10 @@ public:
   std::string name() const override { return "dense"; }
 
   void sumDense(std::vector<float>& values) override {
-    int P = mpi_.size();
+    int P = transport_.size();
     if(P == 1)
       return;
-    mpi_.allreduceSum(values.data(), values.size(), 600, "dense allreduce");
+    transport_.allreduceSum(values.data(), values.size(), 600, "dense allreduce");
     uint64_t modelled = uint64_t(2.0 * double(P - 1) / double(P) * double(values.size()) * sizeof(float));
     bytes_.sent += modelled;
     bytes_.received += modelled;
@@ -25,7 +25,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createDense(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createDense(Transport& t, const AllreduceSettings&) {
   return std::make_unique<MpiAllreduce>(t);
 }
 

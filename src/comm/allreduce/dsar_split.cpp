@@ -23,7 +23,7 @@ public:
 
   AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     std::vector<uint32_t> blocks = equalBlocks(n, P);
     SparseVector mine = splitAndReduce(local, blocks, 0);
 
@@ -84,7 +84,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createDsarSplit(Transport& t, const AllreduceSettings&) {
   return std::make_unique<DsarSplitAllgather>(t);
 }
 

@@ -24,7 +24,7 @@ public:
     checkIndices(local, n);
     if(k == 0)
       k = std::numeric_limits<size_t>::max();
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     SparseVector acc = local;
     int round = 0, d = 1;
     for(; d < P; d *= 2, ++round) {  // reduce: who is left at distance d pairs up
@@ -58,7 +58,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createGlobalTopk(Transport& t, const AllreduceSettings&) {
   return std::make_unique<GlobalTopkAllreduce>(t);
 }
 

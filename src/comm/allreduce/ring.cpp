@@ -16,7 +16,7 @@ public:
   std::string name() const override { return "ring"; }
 
   void sumDense(std::vector<float>& v) override {
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     if(P == 1)
       return;
     size_t n = v.size();
@@ -45,7 +45,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createRing(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createRing(Transport& t, const AllreduceSettings&) {
   return std::make_unique<RingAllreduce>(t);
 }
 

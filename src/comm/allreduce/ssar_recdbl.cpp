@@ -17,7 +17,7 @@ public:
 
   AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     int p2 = 1;
     while(p2 * 2 <= P)
       p2 *= 2;
@@ -47,7 +47,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createSsarRecursiveDoubling(Transport& t, const AllreduceSettings&) {
   return std::make_unique<SsarRecursiveDoubling>(t);
 }
 

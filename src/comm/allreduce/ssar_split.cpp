@@ -17,7 +17,7 @@ public:
 
   AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size();
+    int P = transport_.size();
     std::vector<uint32_t> blocks = equalBlocks(n, P);
     SparseVector mine = splitAndReduce(local, blocks, 0);
     AllreduceResult result;
@@ -32,7 +32,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createSsarSplit(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createSsarSplit(Transport& t, const AllreduceSettings&) {
   return std::make_unique<SsarSplitAllgather>(t);
 }
 

@@ -28,7 +28,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createTopkA(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createTopkA(Transport& t, const AllreduceSettings&) {
   return std::make_unique<TopkAllreduce>(t);
 }
 

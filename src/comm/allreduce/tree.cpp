@@ -22,7 +22,7 @@ public:
   std::string name() const override { return "tree"; }
 
   void sumDense(std::vector<float>& v) override {
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     if(P == 1)
       return;
     size_t n = v.size();
@@ -90,14 +90,14 @@ private:
   }
   struct InFlight {
     std::vector<char> bytes;
-    MpiTransport::PendingSend send;
+    Transport::PendingSend send;
   };
   std::deque<InFlight> pending_;  // deque: the buffers of earlier sends stay where they are
 };
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createTree(MpiTransport& t, const AllreduceSettings&) {
+std::unique_ptr<Allreduce> createTree(Transport& t, const AllreduceSettings&) {
   return std::make_unique<TreeAllreduce>(t);
 }
 
