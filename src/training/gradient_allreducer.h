@@ -25,7 +25,7 @@ public:
   // where it lives, so from a GPU only the selection crosses to the host; the sum is scattered
   // back into the shards.
   void reduce(const std::vector<Tensor>& shards);
-  // bytes on the wire since the last take
+  // bytes on the wire since the last take, as the transport counted them (not for dense)
   AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
 
 private:

@@ -17,7 +17,7 @@ std::unique_ptr<Allreduce> createOkTopk(Transport& t, const AllreduceSettings& s
 
 const std::vector<AllreduceEntry>& allreduceAlgorithms() {
   static const std::vector<AllreduceEntry> table = {
-      {"dense", "MPI's own MPI_Allreduce, dense", createDense},
+      {"dense", "MPI's own MPI_Allreduce, dense (its bytes are MPI's: not counted)", createDense},
       {"ring", "dense reduce-scatter and allgather around the ring of ranks", createRing},
       {"tree", "dense reduce and broadcast over a pipelined binary tree (seed 003)", createTree},
       {"topka", "every rank's pairs gathered around the ring and added (TopkA)", createTopkA},

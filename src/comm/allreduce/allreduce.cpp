@@ -37,34 +37,36 @@ void Allreduce::sumDense(std::vector<float>& values) {
   values = reduce(nonzero, values.size()).toDense(values.size());
 }
 
+AllreduceBytes Allreduce::takeBytes() {
+  ChannelBytes now = transport_.bytes(Channel::collective);
+  AllreduceBytes b;
+  b.counted = bytesCounted();
+  b.sent = now.sent - taken_.sent;
+  b.received = now.received - taken_.received;
+  taken_ = now;
+  return b;
+}
+
 void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
   transport_.send(Channel::collective, dest, round, bytes, kTimeout);
-  bytes_.sent += bytes.size();
 }
 
 std::vector<char> Allreduce::recv(int source, int round) {
-  auto m = transport_.recv(Channel::collective, source, round, kTimeout, name() + " step " + std::to_string(round));
-  bytes_.received += m.bytes.size();
-  return std::move(m.bytes);
+  return transport_.recv(Channel::collective, source, round, kTimeout, name() + " step " + std::to_string(round))
+      .bytes;
 }
 
 std::vector<char> Allreduce::exchange(int dest, int source, int round, const std::vector<char>& bytes) {
-  auto m = transport_.exchange(Channel::collective, dest, source, round, bytes, kTimeout,
-                         name() + " step " + std::to_string(round));
-  bytes_.sent += bytes.size();
-  bytes_.received += m.bytes.size();
-  return std::move(m.bytes);
+  return transport_
+      .exchange(Channel::collective, dest, source, round, bytes, kTimeout, name() + " step " + std::to_string(round))
+      .bytes;
 }
 
 Transport::PendingSend Allreduce::startSend(int dest, int round, const std::vector<char>& bytes) {
   return transport_.startSend(Channel::collective, dest, round, bytes);
 }
 
-void Allreduce::finishSend(Transport::PendingSend& s) {
-  size_t size = s.size;
-  transport_.finishSend(s, kTimeout, name());
-  bytes_.sent += size;
-}
+void Allreduce::finishSend(Transport::PendingSend& s) { transport_.finishSend(s, kTimeout, name()); }
 
 std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, int firstRound) {
   int P = transport_.size(), r = transport_.rank();

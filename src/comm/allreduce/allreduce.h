@@ -11,8 +11,12 @@
 
 namespace marian {
 
+// What one rank sent and received on the collective channel. counted = false: the transport did
+// not see the algorithm's traffic (dense leaves it to MPI_Allreduce), and sent and received are
+// no measurement.
 struct AllreduceBytes {
   uint64_t sent = 0, received = 0;
+  bool counted = true;
 };
 
 // What reduce returns: the sum over ranks, or only a selection of its entries (isSelection), as
@@ -39,7 +43,8 @@ struct AllreduceSettings {
 
 class Allreduce {
 public:
-  explicit Allreduce(Transport& transport) : transport_(transport) {}
+  explicit Allreduce(Transport& transport)
+      : transport_(transport), taken_(transport.bytes(Channel::collective)) {}
   virtual ~Allreduce() = default;
   virtual std::string name() const = 0;
   // The sum over all ranks of every rank's `local` (indices ascending, < n), or, for the global
@@ -50,15 +55,15 @@ public:
   // The dense sum of dense vectors, in place (always the whole sum). Dense algorithms reduce
   // directly; sparse ones take the non-zero entries.
   virtual void sumDense(std::vector<float>& values);
-  // What this rank sent and received in the calls since the last take.
-  AllreduceBytes takeBytes() {
-    AllreduceBytes b = bytes_;
-    bytes_ = AllreduceBytes();
-    return b;
-  }
+  // What this rank sent and received since the last take (or the construction), as the
+  // transport counted it on the collective channel. A difference of the transport's totals: one
+  // thread per rank uses that channel, for one algorithm at a time, so it holds this one's only.
+  AllreduceBytes takeBytes();
 
 protected:
-  // point-to-point on the collective channel, counted; `round` keeps the steps apart
+  // Whether the transport sees this algorithm's traffic (not when MPI's own collective runs it).
+  virtual bool bytesCounted() const { return true; }
+  // point-to-point on the collective channel; `round` keeps the steps apart
   void send(int dest, int round, const std::vector<char>& bytes);
   std::vector<char> recv(int source, int round);
   std::vector<char> exchange(int dest, int source, int round, const std::vector<char>& bytes);
@@ -73,7 +78,9 @@ protected:
   SparseVector splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts, int firstRound);
   void checkIndices(const SparseVector& v, size_t n) const;
   Transport& transport_;
-  AllreduceBytes bytes_;
+
+private:
+  ChannelBytes taken_;  // the transport's totals at the last take
 };
 
 }  // namespace marian
