@@ -30,6 +30,15 @@ TEST_P(AllreduceInProcess, BytesReceivedWithinTheCostModels) {
 }
 TEST_P(AllreduceInProcess, UnknownNameListsTheAlgorithms) { runOnRanks(GetParam(), unknownNameListsTheAlgorithms); }
 
+// tests/CMakeLists.txt names one Commbench ctest per algorithm when it is configured: exactly
+// the table's algorithms, in its order.
+TEST(AllreduceTable, EveryAlgorithmHasACommbenchCtest) {
+  std::string names;
+  for(const AllreduceEntry& entry : allreduceAlgorithms())
+    names += (names.empty() ? "" : " ") + entry.name;
+  EXPECT_EQ(names, COMMBENCH_CTEST_ALGORITHMS);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, AllreduceInProcess, ::testing::Values(2, 3, 4),
                          [](const ::testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); });
 
