@@ -56,8 +56,8 @@ public:
   // and receives the next chunk at once); `bytes` must stay alive until finishSend.
   PendingSend startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes);
   void finishSend(PendingSend& send, double timeoutSeconds, const std::string& what);
-  // The collectives below count nothing, so they need no wrapper.
   // The sum of n floats over all ranks, in place (the collective channel's own communicator).
+  // This and the two below count nothing (see bytes), so the implementations define them.
   virtual void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) = 0;
   // Rank 0's value on every rank (a seed drawn at random must be the same everywhere).
   virtual uint64_t broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) = 0;
