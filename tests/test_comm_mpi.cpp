@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "comm/mpi_transport.h"
 #include "comm/ps/server_loop.h"
 #include "comm/ps/shard_client.h"
 #include "tensors/backend.h"

@@ -10,7 +10,8 @@
 #include <cmath>
 #include <memory>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/algorithms.h"
+#include "comm/mpi_transport.h"
 #include "comm/topk_selection.h"
 #include "random_values.h"
 #include "tensors/arena.h"
@@ -47,7 +48,7 @@ struct Reference {
       return algorithm->sumDense(g);
     size_t k = std::max<size_t>(1, size_t(std::llround(density * double(g.size()))));
     SparseVector sent = selector->select(Tensor(g.data(), Shape({int(g.size())}), Type::float32, cpuDevice()), k);
-    AllreduceResult result = algorithm->sum(sent, g.size(), k);
+    AllreduceResult result = algorithm->reduce(sent, g.size(), k);
     if(result.isSelection)
       selector->restoreUnselected(sent, result.sparse);
     std::fill(g.begin(), g.end(), 0.f);
@@ -59,11 +60,12 @@ struct Reference {
 // dense and compressed, every selection method, over rounds (residuals carried).
 TEST(GradientAllreducer, OneShardEqualsTheReference) {
   size_t n = 5003;
-  for(const std::string& algo : allreduceNames())
+  for(const AllreduceEntry& entry : allreduceAlgorithms())
     for(float density : {1.f, 0.05f})
       for(std::string method : {"sampled", "exact", "reuse"}) {
         if(density == 1.f && method != "sampled")
           continue;
+        const std::string& algo = entry.name;
         SCOPED_TRACE(algo + " density " + std::to_string(density) + " " + method);
         Reference reference(algo, density, method, n, 11);
         FlatBuffer buffer(cpuDevice(), Type::float32, n);

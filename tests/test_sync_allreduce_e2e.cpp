@@ -2,6 +2,7 @@
 // every algorithm adds two numbers per entry, which is exact, so all must print the same costs;
 // with top-k compression each trains and the bytes fall; ranks stay in lockstep at the end of
 // an epoch whose batches do not divide among them; wrong settings are clear errors.
+#include "comm/allreduce/algorithms.h"
 #include "e2e_helpers.h"
 
 namespace {
@@ -12,14 +13,13 @@ using e2e::RunResult;
 using e2e::sentBytesPerUpdate;
 using e2e::validCE;
 
-const std::vector<std::string> kAlgorithms = {"dense", "ring", "tree", "topka", "ssar-recdbl",
-                                              "ssar-split", "dsar-split", "gtopk", "oktopk"};
 
 TEST(SyncAllreduce, TwoRanksEveryAlgorithmPrintsTheSameCosts) {
   RunResult reference = e2e::run("sync-dense", "--sync-sgd --after-batches 20", true, mpirun(2));
   ASSERT_EQ(reference.status, 0) << reference.log;
   ASSERT_EQ(costs(reference.log).size(), 4u) << reference.log;
-  for(const std::string& algo : kAlgorithms) {
+  for(const marian::AllreduceEntry& entry : marian::allreduceAlgorithms()) {
+    const std::string& algo = entry.name;
     SCOPED_TRACE(algo);
     RunResult r = e2e::run("sync-" + algo, "--sync-sgd --after-batches 20 --sparse-allreduce " + algo, true, mpirun(2));
     ASSERT_EQ(r.status, 0) << r.log;

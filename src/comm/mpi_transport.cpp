@@ -51,19 +51,20 @@ bool waitUntil(Ready ready, double timeoutSeconds, int maxSleepUs = 1000) {
 // in its progress calls): waits for sends poll often enough to keep a 1 Gbit/s link busy.
 constexpr int kTransferPollUs = 20;
 
-}  // namespace
-
-// Waits for a non-blocking operation; past the deadline the job stops with `late` as the reason.
-static void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, const std::string& late,
-                    int maxSleepUs = 1000) {
+// Waits for a non-blocking operation; past the deadline the job stops with late() as the reason
+// (a function: the message is worded only when needed, not for every message sent).
+template <class Reason>
+void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, Reason late, int maxSleepUs = 1000) {
   int done = 0;
   bool ok = waitUntil([&] {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     return done != 0;
   }, timeoutSeconds, maxSleepUs);
   if(!ok)
-    t.abort(late);
+    t.abort(late());
 }
+
+}  // namespace
 
 MpiTransport& MpiTransport::start(int* argc, char*** argv) {
   auto& instance = theInstance();
@@ -104,21 +105,15 @@ MpiTransport::~MpiTransport() {
   MPI_Finalize();
 }
 
-void MpiTransport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes,
-                        double timeoutSeconds) {
-  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
-  MPI_Request request;
-  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
-        "MPI_Isend");
-  waitFor(request, timeoutSeconds, *this,
-          format("rank {}: rank {} took no delivery of a message within {} s; stopping the job", rank_, dest,
-                 timeoutSeconds),
-          kTransferPollUs);
-  sent_ += bytes.size();
+void MpiTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
+                            double timeoutSeconds) {
+  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  p.dest = dest;
+  finishSendImpl(p, timeoutSeconds, "a message");
 }
 
-MpiTransport::Message MpiTransport::recv(Channel channel, int source, int tag, double timeoutSeconds,
-                                         const std::string& what) {
+Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
+                                          const std::string& what) {
   MPI_Comm c = comm(comms_[int(channel)]);
   MPI_Status status;
   int found = 0;
@@ -127,8 +122,7 @@ MpiTransport::Message MpiTransport::recv(Channel channel, int source, int tag, d
     return found != 0;
   }, timeoutSeconds);
   if(!ok)
-    abort(format("rank {}: no answer for {} from rank {} within {} s; stopping the job", rank_, what,
-                 source < 0 ? std::string("any") : std::to_string(source), timeoutSeconds));
+    abort(noAnswer(what, source, timeoutSeconds));
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   Message m;
@@ -136,46 +130,33 @@ MpiTransport::Message MpiTransport::recv(Channel channel, int source, int tag, d
   m.tag = status.MPI_TAG;
   m.bytes.resize(size_t(count));
   check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, c, MPI_STATUS_IGNORE), "MPI_Recv");
-  received_ += size_t(count);
   return m;
 }
 
-MpiTransport::Message MpiTransport::exchange(Channel channel, int dest, int source, int tag,
-                                             const std::vector<char>& bytes, double timeoutSeconds,
-                                             const std::string& what) {
-  MPI_Request request;
-  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), &request),
-        "MPI_Isend");
-  Message m = recv(channel, source, tag, timeoutSeconds, what);
-  waitFor(request, timeoutSeconds, *this,
-          format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, dest, what,
-                 timeoutSeconds),
-          kTransferPollUs);
-  sent_ += bytes.size();
-  return m;
-}
-
-MpiTransport::PendingSend MpiTransport::startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
-  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
-  PendingSend p;
-  p.request = new MPI_Request;
+Transport::Message MpiTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
+                                              const std::vector<char>& bytes, double timeoutSeconds,
+                                              const std::string& what) {
+  PendingSend p = startSendImpl(channel, dest, tag, bytes);
   p.dest = dest;
-  p.size = bytes.size();
-  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]),
-                  static_cast<MPI_Request*>(p.request)),
+  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
+  finishSendImpl(p, timeoutSeconds, what);
+  return m;
+}
+
+Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, int tag,
+                                                   const std::vector<char>& bytes) {
+  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
+  auto request = std::make_shared<MPI_Request>();
+  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), request.get()),
         "MPI_Isend");
+  PendingSend p;
+  p.state = request;
   return p;
 }
 
-void MpiTransport::finishSend(PendingSend& p, double timeoutSeconds, const std::string& what) {
-  ABORT_IF(!p.request, "finishSend without a pending send");
-  std::unique_ptr<MPI_Request> request(static_cast<MPI_Request*>(p.request));
-  p.request = nullptr;
-  waitFor(*request, timeoutSeconds, *this,
-          format("rank {}: rank {} took no delivery in {} within {} s; stopping the job", rank_, p.dest, what,
-                 timeoutSeconds),
-          kTransferPollUs);
-  sent_ += p.size;
+void MpiTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, const std::string& what) {
+  waitFor(*std::static_pointer_cast<MPI_Request>(p.state), timeoutSeconds, *this,
+          [&] { return noDelivery(what, p.dest, timeoutSeconds); }, kTransferPollUs);
 }
 
 void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) {
@@ -184,25 +165,20 @@ void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, 
   check(MPI_Iallreduce(MPI_IN_PLACE, values, int(n), MPI_FLOAT, MPI_SUM, comm(comms_[int(Channel::collective)]),
                        &request),
         "MPI_Iallreduce");
-  waitFor(request, timeoutSeconds, *this,
-          format("rank {}: not every rank took part in {} within {} s; stopping the job", rank_, what,
-                 timeoutSeconds),
-          kTransferPollUs);
+  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); }, kTransferPollUs);
 }
 
 uint64_t MpiTransport::broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, comm(control_), &request), "MPI_Ibcast");
-  waitFor(request, timeoutSeconds, *this,
-          format("rank {}: no broadcast of {} from rank 0 within {} s; stopping the job", rank_, what, timeoutSeconds));
+  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); });
   return value;
 }
 
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");
-  waitFor(request, timeoutSeconds, *this,
-          format("rank {}: not every rank reached {} within {} s; stopping the job", rank_, what, timeoutSeconds));
+  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); });
 }
 
 void MpiTransport::abort(const std::string& why) {

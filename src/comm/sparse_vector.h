@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::SparseVector — (index, value) pairs of a flat float range, sorted by index.
 // What gradient and delta dropping put on the wire: 8 bytes per entry.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

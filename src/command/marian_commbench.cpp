@@ -2,9 +2,11 @@
 //   mpirun -np 4 marian-commbench --algo ssar-split --size 25000000 --density 0.001 [--reps 10]
 // Every rank draws k = density*size random indices with integer values; every run is checked,
 // bitwise, against what the algorithm must return (the dense sum; for gtopk and oktopk, which keep
-// the global top-k of the sum, their definitions), computed from all ranks' inputs. Rank 0 prints one JSON line: bytes sent and received per rank
-// (the most any rank moved), median and min seconds (the slowest rank of each repetition), and
-// nccl-tests' bandwidths: algbw = 4 size / time, busbw = algbw * 2 (P-1) / P.
+// the global top-k of the sum, their definitions), computed from all ranks' inputs. Rank 0 prints
+// one JSON line: bytes sent and received per rank as the transport counted them (the most any
+// rank moved; null for dense, whose messages are MPI_Allreduce's own and never pass the
+// transport), median and min seconds (the slowest rank of each repetition), and nccl-tests'
+// bandwidths: algbw = 4 size / time, busbw = algbw * 2 (P-1) / P.
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,8 +17,9 @@
 #include <random>
 #include <set>
 
-#include "comm/allreduce.h"
-#include "comm/allreduce_reference.h"
+#include "comm/allreduce/algorithms.h"
+#include "comm/allreduce/allreduce_reference.h"
+#include "comm/mpi_transport.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
 
@@ -91,9 +94,9 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     AllreduceBytes total;
     for(int rep = 0; rep <= a.reps; ++rep) {  // rep 0 warms up
-      mpi.barrier(600, "the start of a repetition");
+      mpi.barrier(kCollectiveTimeoutSeconds, "the start of a repetition");
       auto start = std::chrono::steady_clock::now();
-      AllreduceResult got = algo->sum(local, a.size, k);
+      AllreduceResult got = algo->reduce(local, a.size, k);
       double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       AllreduceBytes b = algo->takeBytes();
       correct = correct && matchesReference(a.algo, got, inputs, a.size, k);
@@ -103,6 +106,7 @@ int main(int argc, char** argv) {
         times.push_back(slowest);
         total.sent += b.sent;
         total.received += b.received;
+        total.counted = total.counted && b.counted;
       }
     }
     uint64_t sent = total.sent / uint64_t(a.reps), received = total.received / uint64_t(a.reps), maxSent = 0, maxReceived = 0;
@@ -114,13 +118,13 @@ int main(int argc, char** argv) {
     double median = times[times.size() / 2], best = times.front();
     int P = mpi.size();
     double algbw = 4.0 * double(a.size) / median / 1e9;
+    auto count = [&](uint64_t bytes) { return total.counted ? std::to_string(bytes) : std::string("null"); };
     if(mpi.rank() == 0)
-      std::printf("{\"algo\": \"%s\", \"P\": %d, \"N\": %zu, \"density\": %g, \"bytes_sent\": %llu, "
-                  "\"bytes_recv\": %llu, \"median_s\": %.6f, \"min_s\": %.6f, \"algbw_GBps\": %.4f, "
+      std::printf("{\"algo\": \"%s\", \"P\": %d, \"N\": %zu, \"density\": %g, \"bytes_sent\": %s, "
+                  "\"bytes_recv\": %s, \"median_s\": %.6f, \"min_s\": %.6f, \"algbw_GBps\": %.4f, "
                   "\"busbw_GBps\": %.4f, \"correct\": %s}\n",
-                  a.algo.c_str(), P, a.size, a.density, (unsigned long long)maxSent,
-                  (unsigned long long)maxReceived, median, best, algbw, algbw * 2.0 * (P - 1) / P,
-                  allOk ? "true" : "false");
+                  a.algo.c_str(), P, a.size, a.density, count(maxSent).c_str(), count(maxReceived).c_str(), median,
+                  best, algbw, algbw * 2.0 * (P - 1) / P, allOk ? "true" : "false");
     return allOk ? 0 : 2;
   } catch(const std::exception& e) {
     mpi.abort(e.what());

@@ -12,13 +12,8 @@ namespace marian {
 
 void validateAllreduceOptions(const Options& o) {
   std::string name = o.get<std::string>("sparse-allreduce");
-  auto names = allreduceNames();
-  if(std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string known;
-    for(const std::string& n : names)
-      known += (known.empty() ? "" : ", ") + n;
-    ABORT("--sparse-allreduce '{}' is unknown; available: {}", name, known);
-  }
+  ABORT_IF(!findAllreduce(name), "--sparse-allreduce '{}' is unknown; available:{}", name,
+           describeAllreduceAlgorithms());
   float density = o.get<float>("compression-density");
   ABORT_IF(!(density > 0.f && density <= 1.f), "--compression-density must be in (0, 1], not {}", density);
   parseTopkMethod(o.get<std::string>("topk-selection"));
@@ -26,7 +21,7 @@ void validateAllreduceOptions(const Options& o) {
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
 }
 
-GradientAllreducer::GradientAllreducer(const Options& o, MpiTransport& transport, const std::vector<Tensor>& shards,
+GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
                                        uint64_t seed)
     : transport_(transport), n_(0), density_(o.get<float>("compression-density")) {
   for(const Tensor& t : shards)
@@ -99,7 +94,7 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
       sent.values.push_back(parts[s].values[e]);
     }
   }
-  AllreduceResult result = algorithm_->sum(sent, n, keptOf(n));
+  AllreduceResult result = algorithm_->reduce(sent, n, keptOf(n));
   for(size_t s = 0; s < shards.size(); ++s) {
     if(result.isDense) {
       kernels::fromHost(shards[s], std::vector<float>(result.dense.begin() + long(offsets[s]),
@@ -120,7 +115,6 @@ namespace marian {
 
 namespace {
 constexpr int kCheckpointTag = 1 << 30;  // apart from every allreduce step's tag
-constexpr double kCheckpointTimeout = 600;
 
 std::vector<char> packFloats(const std::vector<float>& v) {
   std::vector<char> out(v.size() * sizeof(float));
@@ -150,8 +144,8 @@ void GradientAllreducer::saveTo(ModelState& state) {
   }
   int self = transport_.rank();
   if(self != 0) {
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), kCheckpointTimeout);
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), kCheckpointTimeout);
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), kCollectiveTimeoutSeconds);
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), kCollectiveTimeoutSeconds);
     return;
   }
   state.counters["allreduce-selector-calls"] = calls;
@@ -159,8 +153,8 @@ void GradientAllreducer::saveTo(ModelState& state) {
   for(int r = 0; r < transport_.size(); ++r) {
     if(r != 0) {
       std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
-      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCheckpointTimeout, what).bytes);
-      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCheckpointTimeout, what).bytes);
+      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCollectiveTimeoutSeconds, what).bytes);
+      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCollectiveTimeoutSeconds, what).bytes);
       ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
     }
     state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/algorithms.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
 #include "optimizers/model_state.h"
@@ -17,7 +17,7 @@ namespace marian {
 class GradientAllreducer {
 public:
   // shards: the node's gradient shards as reduce() will get them (their sizes and devices).
-  GradientAllreducer(const Options& options, MpiTransport& transport, const std::vector<Tensor>& shards,
+  GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
                      uint64_t seed);
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
@@ -25,7 +25,7 @@ public:
   // where it lives, so from a GPU only the selection crosses to the host; the sum is scattered
   // back into the shards.
   void reduce(const std::vector<Tensor>& shards);
-  // bytes on the wire since the last take
+  // bytes on the wire since the last take, as the transport counted them (not for dense)
   AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
 
   // Collective: every rank's residuals (and selector counts) go to rank 0's `state`, as
@@ -40,7 +40,7 @@ private:
   size_t keptOf(size_t n) const;
   void createSelectors(const std::vector<Tensor>& shards);
 
-  MpiTransport& transport_;
+  Transport& transport_;
   std::unique_ptr<Allreduce> algorithm_;
   std::vector<Range> shardRanges_;
   size_t n_;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "comm/transport.h"
 #include "common/options.h"
 #include "data/batch.h"
 #include "graph/parameters.h"
@@ -49,8 +50,9 @@ public:
   virtual std::string statusLine() { return ""; }
 };
 
-std::unique_ptr<GraphGroup> createGraphGroup(const Options& options, size_t srcVocab,
-                                             size_t trgVocab, uint64_t seed);
+// ranks: the MPI ranks the process runs among (null: a single process).
+std::unique_ptr<GraphGroup> createGraphGroup(const Options& options, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                             Transport* ranks);
 
 // Sentences [begin, end) of device d of n when a batch of `sentences` is split evenly.
 inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {

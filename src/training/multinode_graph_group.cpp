@@ -12,7 +12,6 @@
 #include <mutex>
 #include <thread>
 
-#include "comm/mpi_transport.h"
 #include "comm/ps/server_loop.h"
 #include "comm/ps/shard_client.h"
 #include "common/float_mode.h"
@@ -33,8 +32,8 @@ using Clock = std::chrono::steady_clock;
 
 class MultiNodeGraphGroup : public GraphGroup {
 public:
-  MultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed)
-      : options_(o), transport_(*MpiTransport::instance()),
+  MultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, Transport& ranks)
+      : options_(o), transport_(ranks),
         costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
         seed_(seed), overlap_(o.get<bool>("multi-node-overlap")),
         maxDelay_(size_t(o.get<int>("multi-node-max-delay"))),
@@ -409,7 +408,7 @@ private:
   }
 
   Options options_;
-  MpiTransport& transport_;
+  Transport& transport_;
   std::string costType_;
   float clipNorm_;
   uint64_t seed_;
@@ -434,8 +433,8 @@ private:
 }  // namespace
 
 std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                      uint64_t seed) {
-  return std::make_unique<MultiNodeGraphGroup>(o, srcVocab, trgVocab, seed);
+                                                      uint64_t seed, Transport& ranks) {
+  return std::make_unique<MultiNodeGraphGroup>(o, srcVocab, trgVocab, seed, ranks);
 }
 
 }  // namespace marian

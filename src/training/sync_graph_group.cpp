@@ -28,7 +28,7 @@ namespace {
 class SyncGraphGroup : public GraphGroup {
 public:
   SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
-                 const std::vector<Device>& devices, MpiTransport* ranks)
+                 const std::vector<Device>& devices, Transport* ranks)
       : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
         emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
         transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
@@ -66,6 +66,8 @@ public:
     AllreduceBytes b = allreducer_->takeBytes();
     double perUpdate = updatesSinceStatus_ ? 1.0 / double(updatesSinceStatus_) : 0.0;
     updatesSinceStatus_ = 0;
+    if(!b.counted)  // MPI_Allreduce's own messages never pass our transport
+      return " : Sent not counted (MPI_Allreduce) : Recv not counted";
     return format(" : Sent {}/up : Recv {}/up", humanBytes(double(b.sent) * perUpdate),
                   humanBytes(double(b.received) * perUpdate));
   }
@@ -98,6 +100,16 @@ public:
     if(allreducer_) {
       timeline::Span span("allreduce", "comm");
       reduceAcrossRanks();
+    }
+    if(!heldBack_.empty()) {
+      for(size_t k = 0; k < n; ++k) {
+        Range r = shards_[k]->range();
+        FlatBuffer host(cpuDevice(), Type::float32, std::max<size_t>(r.size, 1));
+        kernels::fromHost(host.all().slice(0, r.size), std::vector<float>(heldBack_.begin() + long(r.offset),
+                                                                          heldBack_.begin() + long(r.end())));
+        kernels::add(shard(k, k, true), host.all().slice(0, r.size));
+      }
+      heldBack_.clear();
     }
     std::vector<double> squares(n);
     parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
@@ -163,8 +175,22 @@ public:
       kernels::fromHost(w->params().values(), state.values);
     for(auto& shard : shards_)
       shard->restoreFrom(state);
-    if(allreducer_)
+    if(allreducer_) {
       allreducer_->restoreFrom(state);
+      return;
+    }
+    // One rank does not compress: what the saved ranks held back joins the first gradient, as
+    // error feedback would have added it to their next one.
+    for(const auto& [name, values] : state.extras)
+      if(name.rfind("allreduce-residual.rank", 0) == 0 && values.size() == state.n) {
+        heldBack_.resize(state.n, 0.f);
+        for(size_t i = 0; i < values.size(); ++i)
+          heldBack_[i] += values[i];
+      }
+    if(!heldBack_.empty())
+      LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
+                "rank 0's first gradient (one rank does not compress)",
+          state.ranks);
   }
 
 private:
@@ -192,11 +218,12 @@ private:
   std::string costType_;
   float clipNorm_, emaAlpha_;
   uint64_t seed_;
-  MpiTransport* transport_;  // null on one rank
+  Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
   uint64_t updatesSinceStatus_ = 0;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
+  std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
 };
 
 }  // namespace
@@ -213,15 +240,16 @@ std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVo
                                                   uint64_t seed, const std::vector<Device>& devices);
 
 std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                      uint64_t seed);
+                                                      uint64_t seed, Transport& ranks);
 
-std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                             uint64_t seed) {
+std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                             Transport* mpi) {
   setBlasThreads(devicesFromOptions(o));
-  if(o.get<bool>("multi-node"))
-    return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed);
+  if(o.get<bool>("multi-node")) {
+    ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
+    return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);
+  }
   validateAllreduceOptions(o);
-  MpiTransport* mpi = MpiTransport::instance();
   ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
            "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
            mpi->size());

@@ -69,8 +69,8 @@ public:
       state_.seed = drawSeed();
     }
     if(MpiTransport* mpi = MpiTransport::instance()) {  // ranks must shuffle and initialise alike
-      state_.seed = mpi->broadcastFromRoot(state_.seed, 600, "the random seed");
-      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, 600, "whether to resume") != 0;
+      state_.seed = mpi->broadcastFromRoot(state_.seed, kCollectiveTimeoutSeconds, "the random seed");
+      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, kCollectiveTimeoutSeconds, "whether to resume") != 0;
       ABORT_IF(rootResumes != resume,
                "Rank {} {} {} but rank 0 {}: every rank must see the same model folder (a shared file system)",
                mpi->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
@@ -80,7 +80,8 @@ public:
       timeline::start(options_.get<std::string>("timeline"), MpiTransport::instance() ? MpiTransport::instance()->rank() : 0);
       timeline::nameThisThread("main (device 0)");
     }
-    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed);
+    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed,
+                                   MpiTransport::instance());
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
@@ -114,7 +115,7 @@ public:
 
     lastDisplay_ = std::chrono::steady_clock::now();
     bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
-    bool stop = stopByEpochs(state_.epochs - 1);
+    bool stop = stopByEpochs(state_.epochs - 1) || stopByUpdates();  // a resume may already be there
     while(!stop) {
       batches.startEpoch(state_.epochs);
       // resuming mid-epoch: in lockstep each update of a rank took one batch of every rank
@@ -191,7 +192,7 @@ private:
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
   static bool agreeOnStop(bool stop) {
-    return MpiTransport::instance()->broadcastFromRoot(stop ? 1 : 0, 600, "the decision to stop") != 0;
+    return MpiTransport::instance()->broadcastFromRoot(stop ? 1 : 0, kCollectiveTimeoutSeconds, "the decision to stop") != 0;
   }
 
   uint64_t drawSeed() const {

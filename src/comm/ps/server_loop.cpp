@@ -5,7 +5,7 @@
 
 namespace marian {
 
-ServerLoop::ServerLoop(MpiTransport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds)
+ServerLoop::ServerLoop(Transport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds)
     : transport_(transport), shard_(shard), nodeState_(std::move(nodeState)), timeout_(timeoutSeconds), thread_([this] { run(); }) {}
 
 ServerLoop::~ServerLoop() { stop(); }
@@ -25,7 +25,7 @@ void ServerLoop::run() {
   flushDenormalsToZero();
   timeline::nameThisThread("server");
   for(;;) {
-    MpiTransport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
+    Transport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
     Message m = Message::unpack(in.bytes);
     if(m.header.kind == MessageKind::stop)
       return;

@@ -5,7 +5,7 @@
 #include <functional>
 #include <thread>
 
-#include "comm/mpi_transport.h"
+#include "comm/transport.h"
 #include "comm/ps/server_shard.h"
 
 namespace marian {
@@ -15,13 +15,13 @@ public:
   // The node's state for a checkpoint: its shard's and its clients' (a pullState's reply).
   using NodeState = std::function<ModelState()>;
   // timeoutSeconds bounds how long a reply may wait for its client (0: forever)
-  ServerLoop(MpiTransport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds = 0);
+  ServerLoop(Transport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds = 0);
   ~ServerLoop();  // stops the thread
   void stop();
 
 private:
   void run();
-  MpiTransport& transport_;
+  Transport& transport_;
   ServerShard& shard_;
   NodeState nodeState_;
   double timeout_;

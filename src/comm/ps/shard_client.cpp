@@ -12,7 +12,7 @@ std::string residualName(int client) { return "dropping-residual.client" + std::
 std::string exchangesName(int client) { return "exchanges.client" + std::to_string(client); }
 }  // namespace
 
-ShardClient::ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard, double keep,
+ShardClient::ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard, double keep,
                          size_t warmup, double timeoutSeconds, uint64_t seed, Device device)
     : id_(id), layout_(layout), transport_(transport), localShard_(localShard), keep_(keep), warmup_(warmup),
       timeout_(timeoutSeconds), versions_(size_t(layout.nodes), 0) {
@@ -61,7 +61,7 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
         transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
       }
       timeline::Span span("receive", "comm");
-      MpiTransport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
+      Transport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
                                                  format("the reply of shard {} to client {}", shard, id_));
       reply = Message::unpack(m.bytes);
       local.bytesSent += bytes.size();

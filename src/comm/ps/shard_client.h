@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "comm/mpi_transport.h"
+#include "comm/transport.h"
 #include "comm/ps/message.h"
 #include "comm/ps/server_shard.h"
 #include "comm/ps/shard_layout.h"
@@ -28,7 +28,7 @@ public:
   // keep: the fraction of gradients sent (1 = dense); warmup: exchanges over which the sent
   // fraction falls from 1 to keep (geometrically); timeout: seconds to wait for a reply;
   // device: where the gradients live (the dropping residual is kept there).
-  ShardClient(int id, ShardLayout layout, MpiTransport* transport, ServerShard* localShard, double keep,
+  ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard, double keep,
               size_t warmup, double timeoutSeconds, uint64_t seed, Device device);
 
   // grads and params are the whole flat vectors on the client's device. params is changed only
@@ -51,7 +51,7 @@ private:
 
   int id_;
   ShardLayout layout_;
-  MpiTransport* transport_;
+  Transport* transport_;
   ServerShard* localShard_;
   double keep_;
   size_t warmup_;

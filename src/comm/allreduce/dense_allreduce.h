@@ -1,14 +1,14 @@
 #pragma once
 // defines: marian::DenseAllreduce — the base of the algorithms that reduce all n values (dense,
 // ring, tree): sparse input is scattered into n values first, the result is always dense.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 
 class DenseAllreduce : public Allreduce {
 public:
   using Allreduce::Allreduce;
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
     AllreduceResult result;
     result.isDense = true;

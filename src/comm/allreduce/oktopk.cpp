@@ -13,7 +13,9 @@
 #include <cstring>
 #include <functional>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 
 namespace marian {
@@ -43,14 +45,14 @@ std::vector<T> unpackValues(const std::vector<char>& bytes) {
 
 class OkTopkAllreduce : public Allreduce {
 public:
-  OkTopkAllreduce(MpiTransport& t, const AllreduceSettings& s) : Allreduce(t), settings_(s) {
+  OkTopkAllreduce(Transport& t, const AllreduceSettings& s) : Allreduce(t), settings_(s) {
     ABORT_IF(s.repartitionEvery < 1 || s.thresholdEvery < 1, "oktopk: tau and tau' must be >= 1");
   }
   std::string name() const override { return "oktopk"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t k) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override {
     checkIndices(local, n);
-    int P = mpi_.size();
+    int P = transport_.size();
     if(n != n_) {  // a new vector: forget what was learnt about the last one
       n_ = n;
       calls_ = 0;
@@ -94,7 +96,7 @@ public:
 private:
   // P+1 region starts: each rank's own cuts (equal counts of its pairs), averaged over ranks.
   std::vector<uint32_t> balancedRegions(const SparseVector& local, size_t n) {
-    int P = mpi_.size();
+    int P = transport_.size();
     std::vector<uint32_t> cuts(size_t(P) - 1);
     for(int b = 1; b < P; ++b)
       cuts[size_t(b) - 1] = local.size() ? local.indices[local.size() * size_t(b) / size_t(P)]
@@ -144,7 +146,7 @@ private:
   // Moves the kept entries so that rank j holds entries [total j/P, total (j+1)/P) of all of
   // them in index order (regions are in rank order, so that is the ranks' pieces one after another).
   SparseVector rebalance(const SparseVector& kept, const std::vector<uint64_t>& sizes, uint64_t total) {
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     std::vector<uint64_t> offset(size_t(P) + 1, 0);
     for(int i = 0; i < P; ++i)
       offset[size_t(i) + 1] = offset[size_t(i)] + sizes[size_t(i)];
@@ -189,7 +191,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createOkTopk(MpiTransport& t, const AllreduceSettings& s) {
+std::unique_ptr<Allreduce> createOkTopk(Transport& t, const AllreduceSettings& s) {
   return std::make_unique<OkTopkAllreduce>(t, s);
 }
 

@@ -2,7 +2,9 @@
 // sparse vector summed so far with the partner at distance 2^t and adds it, so messages grow
 // with the union of indices: log2(P) steps, between k log2(P) and k (P-1) pairs. A P that is not
 // a power of two first folds the extra ranks into the lower ones and sends them the result.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -13,9 +15,9 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "ssar-recdbl"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     int p2 = 1;
     while(p2 * 2 <= P)
       p2 *= 2;
@@ -45,7 +47,7 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createSsarRecursiveDoubling(MpiTransport& t) {
+std::unique_ptr<Allreduce> createSsarRecursiveDoubling(Transport& t, const AllreduceSettings&) {
   return std::make_unique<SsarRecursiveDoubling>(t);
 }
 

@@ -1,6 +1,8 @@
-#include "comm/allreduce_reference.h"
+#include "comm/allreduce/allreduce_reference.h"
 
 #include <cmath>
+
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
 
 namespace marian {
 

@@ -5,7 +5,9 @@
 // k pairs + (P-1)/P n values, and the result turns dense when any block did.
 #include <cstring>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 
 namespace marian {
@@ -19,9 +21,9 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "dsar-split"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     std::vector<uint32_t> blocks = equalBlocks(n, P);
     SparseVector mine = splitAndReduce(local, blocks, 0);
 
@@ -82,6 +84,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createDsarSplit(MpiTransport& t) { return std::make_unique<DsarSplitAllgather>(t); }
+std::unique_ptr<Allreduce> createDsarSplit(Transport& t, const AllreduceSettings&) {
+  return std::make_unique<DsarSplitAllgather>(t);
+}
 
 }  // namespace marian

@@ -7,7 +7,9 @@
 // residual (the paper's Algorithm 4, line 10).
 #include <limits>
 
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -18,11 +20,11 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "gtopk"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t k) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override {
     checkIndices(local, n);
     if(k == 0)
       k = std::numeric_limits<size_t>::max();
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     SparseVector acc = local;
     int round = 0, d = 1;
     for(; d < P; d *= 2, ++round) {  // reduce: who is left at distance d pairs up
@@ -56,6 +58,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createGlobalTopk(MpiTransport& t) { return std::make_unique<GlobalTopkAllreduce>(t); }
+std::unique_ptr<Allreduce> createGlobalTopk(Transport& t, const AllreduceSettings&) {
+  return std::make_unique<GlobalTopkAllreduce>(t);
+}
 
 }  // namespace marian

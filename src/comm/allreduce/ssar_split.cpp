@@ -2,7 +2,9 @@
 // per rank; every rank sends each block's part of its pairs straight to the block's owner
 // (P-1 steps), the owner sums them, and the summed blocks, disjoint, are gathered around the
 // ring (P-1 steps). Each rank receives about 2k pairs in the worst case.
-#include "comm/allreduce.h"
+#include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -13,9 +15,9 @@ public:
   using Allreduce::Allreduce;
   std::string name() const override { return "ssar-split"; }
 
-  AllreduceResult sum(const SparseVector& local, size_t n, size_t /*k*/) override {
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t /*k*/) override {
     checkIndices(local, n);
-    int P = mpi_.size();
+    int P = transport_.size();
     std::vector<uint32_t> blocks = equalBlocks(n, P);
     SparseVector mine = splitAndReduce(local, blocks, 0);
     AllreduceResult result;
@@ -30,6 +32,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createSsarSplit(MpiTransport& t) { return std::make_unique<SsarSplitAllgather>(t); }
+std::unique_ptr<Allreduce> createSsarSplit(Transport& t, const AllreduceSettings&) {
+  return std::make_unique<SsarSplitAllgather>(t);
+}
 
 }  // namespace marian

@@ -8,7 +8,8 @@
 #include <cstring>
 #include <deque>
 
-#include "comm/dense_allreduce.h"
+#include "comm/allreduce/dense_allreduce.h"
+#include "comm/allreduce/packing.h"
 #include "common/error.h"
 
 namespace marian {
@@ -21,7 +22,7 @@ public:
   std::string name() const override { return "tree"; }
 
   void sumDense(std::vector<float>& v) override {
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     if(P == 1)
       return;
     size_t n = v.size();
@@ -89,13 +90,15 @@ private:
   }
   struct InFlight {
     std::vector<char> bytes;
-    MpiTransport::PendingSend send;
+    Transport::PendingSend send;
   };
   std::deque<InFlight> pending_;  // deque: the buffers of earlier sends stay where they are
 };
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createTree(MpiTransport& t) { return std::make_unique<TreeAllreduce>(t); }
+std::unique_ptr<Allreduce> createTree(Transport& t, const AllreduceSettings&) {
+  return std::make_unique<TreeAllreduce>(t);
+}
 
 }  // namespace marian

@@ -3,7 +3,8 @@
 // that its bytes are counted and it can be overlapped; the reference the sparse ones must match.
 #include <cstring>
 
-#include "comm/dense_allreduce.h"
+#include "comm/allreduce/dense_allreduce.h"
+#include "comm/allreduce/packing.h"
 
 namespace marian {
 
@@ -15,7 +16,7 @@ public:
   std::string name() const override { return "ring"; }
 
   void sumDense(std::vector<float>& v) override {
-    int P = mpi_.size(), r = mpi_.rank();
+    int P = transport_.size(), r = transport_.rank();
     if(P == 1)
       return;
     size_t n = v.size();
@@ -44,6 +45,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Allreduce> createRing(MpiTransport& t) { return std::make_unique<RingAllreduce>(t); }
+std::unique_ptr<Allreduce> createRing(Transport& t, const AllreduceSettings&) {
+  return std::make_unique<RingAllreduce>(t);
+}
 
 }  // namespace marian

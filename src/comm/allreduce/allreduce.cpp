@@ -1,0 +1,105 @@
+#include "comm/allreduce/allreduce.h"
+
+#include "comm/allreduce/packing.h"
+#include "comm/allreduce/sparse_ops.h"
+#include "common/error.h"
+
+namespace marian {
+
+std::vector<float> AllreduceResult::toDense(size_t n) const {
+  if(isDense)
+    return dense;
+  std::vector<float> out(n, 0.f);
+  sparse.addTo(out.data());
+  return out;
+}
+
+void AllreduceResult::addTo(float* out) const {
+  if(isDense) {
+    for(size_t i = 0; i < dense.size(); ++i)
+      out[i] += dense[i];
+  } else {
+    sparse.addTo(out);
+  }
+}
+
+void Allreduce::sumDense(std::vector<float>& values) {
+  SparseVector nonzero;
+  for(size_t i = 0; i < values.size(); ++i)
+    if(values[i] != 0.f) {
+      nonzero.indices.push_back(uint32_t(i));
+      nonzero.values.push_back(values[i]);
+    }
+  values = reduce(nonzero, values.size()).toDense(values.size());
+}
+
+AllreduceBytes Allreduce::takeBytes() {
+  ChannelBytes now = transport_.bytes(Channel::collective);
+  AllreduceBytes b;
+  b.counted = bytesCounted();
+  b.sent = now.sent - taken_.sent;
+  b.received = now.received - taken_.received;
+  taken_ = now;
+  return b;
+}
+
+void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
+  transport_.send(Channel::collective, dest, round, bytes, kCollectiveTimeoutSeconds);
+}
+
+std::vector<char> Allreduce::recv(int source, int round) {
+  return transport_.recv(Channel::collective, source, round, kCollectiveTimeoutSeconds, name() + " step " + std::to_string(round))
+      .bytes;
+}
+
+std::vector<char> Allreduce::exchange(int dest, int source, int round, const std::vector<char>& bytes) {
+  return transport_
+      .exchange(Channel::collective, dest, source, round, bytes, kCollectiveTimeoutSeconds, name() + " step " + std::to_string(round))
+      .bytes;
+}
+
+Transport::PendingSend Allreduce::startSend(int dest, int round, const std::vector<char>& bytes) {
+  return transport_.startSend(Channel::collective, dest, round, bytes);
+}
+
+void Allreduce::finishSend(Transport::PendingSend& s) { transport_.finishSend(s, kCollectiveTimeoutSeconds, name()); }
+
+std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, int firstRound) {
+  int P = transport_.size(), r = transport_.rank();
+  std::vector<std::vector<char>> all(static_cast<size_t>(P));
+  all[size_t(r)] = std::move(mine);
+  for(int s = 0; s < P - 1; ++s) {  // forward what arrived last step
+    int from = (r - s - 1 + 2 * P) % P;
+    all[size_t(from)] = exchange((r + 1) % P, (r + P - 1) % P, firstRound + s, all[size_t((from + 1) % P)]);
+  }
+  return all;
+}
+
+SparseVector Allreduce::splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts,
+                                       int firstRound) {
+  int P = transport_.size(), r = transport_.rank();
+  std::vector<SparseVector> parts(static_cast<size_t>(P));
+  parts[size_t(r)] = slice(local, starts[size_t(r)], starts[size_t(r) + 1]);
+  for(int s = 1; s < P; ++s) {
+    int dest = (r + s) % P, source = (r - s + P) % P;
+    std::vector<char> out = packSparse(slice(local, starts[size_t(dest)], starts[size_t(dest) + 1]));
+    parts[size_t(source)] = unpackSparse(exchange(dest, source, firstRound + s - 1, out));
+    for(uint32_t i : parts[size_t(source)].indices)
+      ABORT_IF(i < starts[size_t(r)] || i >= starts[size_t(r) + 1],
+               "{}: rank {} sent index {} outside my region [{}, {})", name(), source, i, starts[size_t(r)],
+               starts[size_t(r) + 1]);
+  }
+  SparseVector mine;
+  for(const SparseVector& p : parts)
+    mine = mergeSparse(mine, p);
+  return mine;
+}
+
+void Allreduce::checkIndices(const SparseVector& v, size_t n) const {
+  for(size_t j = 0; j < v.size(); ++j) {
+    ABORT_IF(v.indices[j] >= n, "{}: index {} outside dimension {}", name(), v.indices[j], n);
+    ABORT_IF(j > 0 && v.indices[j] <= v.indices[j - 1], "{}: indices not ascending at entry {}", name(), j);
+  }
+}
+
+}  // namespace marian

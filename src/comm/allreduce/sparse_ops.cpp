@@ -1,0 +1,71 @@
+#include "comm/allreduce/sparse_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace marian {
+
+SparseVector mergeSparse(const SparseVector& a, const SparseVector& b) {
+  if(a.size() == 0)
+    return b;
+  if(b.size() == 0)
+    return a;
+  SparseVector out;
+  out.indices.reserve(a.size() + b.size());
+  out.values.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while(i < a.size() || j < b.size()) {
+    if(j == b.size() || (i < a.size() && a.indices[i] < b.indices[j])) {
+      out.indices.push_back(a.indices[i]);
+      out.values.push_back(a.values[i++]);
+    } else if(i == a.size() || b.indices[j] < a.indices[i]) {
+      out.indices.push_back(b.indices[j]);
+      out.values.push_back(b.values[j++]);
+    } else {
+      out.indices.push_back(a.indices[i]);
+      out.values.push_back(a.values[i++] + b.values[j++]);
+    }
+  }
+  return out;
+}
+
+SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end) {
+  size_t lo = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), begin) - v.indices.begin());
+  size_t hi = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), end) - v.indices.begin());
+  SparseVector out;
+  out.indices.assign(v.indices.begin() + long(lo), v.indices.begin() + long(hi));
+  out.values.assign(v.values.begin() + long(lo), v.values.begin() + long(hi));
+  return out;
+}
+
+SparseVector largestK(const SparseVector& v, size_t k) {
+  if(v.size() <= k)
+    return v;
+  std::vector<uint32_t> order(v.size());
+  for(size_t j = 0; j < order.size(); ++j)
+    order[j] = uint32_t(j);
+  auto larger = [&](uint32_t a, uint32_t b) {
+    float ma = std::fabs(v.values[a]), mb = std::fabs(v.values[b]);
+    return ma > mb || (ma == mb && a < b);
+  };
+  std::nth_element(order.begin(), order.begin() + long(k), order.end(), larger);
+  order.resize(k);
+  std::sort(order.begin(), order.end());  // positions in v are in index order
+  SparseVector out;
+  out.indices.reserve(k);
+  out.values.reserve(k);
+  for(uint32_t j : order) {
+    out.indices.push_back(v.indices[j]);
+    out.values.push_back(v.values[j]);
+  }
+  return out;
+}
+
+std::vector<uint32_t> equalBlocks(size_t n, int P) {
+  std::vector<uint32_t> starts(size_t(P) + 1);
+  for(int b = 0; b <= P; ++b)
+    starts[size_t(b)] = uint32_t(n * size_t(b) / size_t(P));
+  return starts;
+}
+
+}  // namespace marian

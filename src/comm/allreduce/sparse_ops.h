@@ -1,0 +1,20 @@
+#pragma once
+// defines: the operations on sorted sparse vectors and index ranges that the allreduce
+// algorithms and their reference share.
+#include <cstdint>
+#include <vector>
+
+#include "comm/sparse_vector.h"
+
+namespace marian {
+
+// a + b, both sorted by index; entries present in both are added (a's value first)
+SparseVector mergeSparse(const SparseVector& a, const SparseVector& b);
+// The pairs of v with index in [begin, end)
+SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end);
+// The k entries of v with the largest magnitude (ties: the lower index), in index order.
+SparseVector largestK(const SparseVector& v, size_t k);
+// Equal blocks of [0, n) for P owners: P+1 starts, the last = n.
+std::vector<uint32_t> equalBlocks(size_t n, int P);
+
+}  // namespace marian

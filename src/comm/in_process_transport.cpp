@@ -1,0 +1,252 @@
+#include "comm/in_process_transport.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "common/error.h"
+
+namespace marian {
+
+namespace {
+
+struct Envelope {
+  int source = -1, tag = -1;
+  std::vector<char> bytes;
+  std::shared_ptr<bool> taken;  // the send's completion: set by the receiver, under the lock
+};
+
+// One call of a collective by every rank; calls are matched by their order on each rank.
+struct Round {
+  std::vector<std::vector<char>> parts;  // by rank
+  int arrived = 0, collected = 0;
+};
+
+// allreduceSum (collective channel) and broadcast/barrier (control) are ordered separately, as
+// MpiTransport runs them on communicators of their own.
+constexpr int kCollectiveGroup = 0, kControlGroup = 1, kGroups = 2;
+
+}  // namespace
+
+struct InProcessNetwork::Shared {
+  explicit Shared(int size) : P(size), mailboxes(size_t(kChannels * size)) {
+    for(auto& c : calls)
+      c.assign(size_t(P), 0);
+  }
+
+  const int P;
+  std::mutex mutex;
+  std::condition_variable changed;  // a message, a delivery, an arrival at a collective, the stop
+  std::vector<std::deque<Envelope>> mailboxes;  // [channel * P + destination], in arrival order
+  std::map<uint64_t, Round> rounds[kGroups];    // by call number
+  std::vector<uint64_t> calls[kGroups];         // per rank: its calls so far
+  bool stopped = false;
+  int stoppedBy = -1;
+  std::string reason;
+
+  std::deque<Envelope>& mailbox(Channel channel, int dest) {
+    return mailboxes[size_t(int(channel) * P + dest)];
+  }
+
+  // Waits under `lock` until ready() (true) or the deadline (false; timeoutSeconds 0: none);
+  // throws once the network is stopped.
+  template <class Ready>
+  bool wait(std::unique_lock<std::mutex>& lock, int rank, double timeoutSeconds, Ready ready) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(timeoutSeconds));
+    for(;;) {
+      if(stopped)
+        throw Error(format("rank {}: the job was stopped: {}", rank, reason));
+      if(ready())
+        return true;
+      if(timeoutSeconds <= 0)
+        changed.wait(lock);
+      else if(std::chrono::steady_clock::now() >= deadline)
+        return false;
+      else
+        changed.wait_until(lock, deadline);
+    }
+  }
+};
+
+InProcessNetwork::InProcessNetwork(int size) {
+  ABORT_IF(size < 1, "An in-process network needs at least one rank, not {}", size);
+  shared_ = std::make_unique<Shared>(size);
+  for(int r = 0; r < size; ++r)
+    ranks_.emplace_back(new InProcessTransport(*this, r));
+}
+
+InProcessNetwork::~InProcessNetwork() = default;
+
+void InProcessNetwork::stop(const std::string& why, int byRank) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  if(!shared_->stopped) {
+    shared_->stopped = true;
+    shared_->stoppedBy = byRank;
+    shared_->reason = why;
+  }
+  shared_->changed.notify_all();
+}
+
+void InProcessNetwork::run(const std::function<void(Transport&)>& body) {
+  std::vector<std::exception_ptr> errors(ranks_.size());
+  std::vector<std::thread> threads;
+  for(int r = 0; r < size(); ++r)
+    threads.emplace_back([&, r] {
+      try {
+        body(rank(r));
+      } catch(const std::exception& e) {
+        errors[size_t(r)] = std::current_exception();
+        stop(e.what(), r);
+      } catch(...) {
+        errors[size_t(r)] = std::current_exception();
+        stop(format("rank {} failed", r), r);
+      }
+    });
+  for(std::thread& t : threads)
+    t.join();
+  int first = shared_->stoppedBy;  // the threads are done: nothing changes it now
+  if(first >= 0 && errors[size_t(first)])
+    std::rethrow_exception(errors[size_t(first)]);
+  for(const std::exception_ptr& e : errors)
+    if(e)
+      std::rethrow_exception(e);
+}
+
+int InProcessTransport::size() const { return network_.size(); }
+
+void InProcessTransport::abort(const std::string& why) {
+  network_.stop(why, rank_);
+  throw Error(why);
+}
+
+Transport::PendingSend InProcessTransport::startSendImpl(Channel channel, int dest, int tag,
+                                                         const std::vector<char>& bytes) {
+  auto& s = *network_.shared_;
+  auto taken = std::make_shared<bool>(false);
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if(s.stopped)
+      throw Error(format("rank {}: the job was stopped: {}", rank_, s.reason));
+    s.mailbox(channel, dest).push_back(Envelope{rank_, tag, bytes, taken});
+  }
+  s.changed.notify_all();
+  PendingSend p;
+  p.state = taken;
+  return p;
+}
+
+void InProcessTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, const std::string& what) {
+  auto& s = *network_.shared_;
+  auto taken = std::static_pointer_cast<bool>(p.state);
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if(!s.wait(lock, rank_, timeoutSeconds, [&] { return *taken; })) {
+    lock.unlock();
+    abort(noDelivery(what, p.dest, timeoutSeconds));
+  }
+}
+
+void InProcessTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
+                                  double timeoutSeconds) {
+  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  p.dest = dest;
+  finishSendImpl(p, timeoutSeconds, "a message");
+}
+
+Transport::Message InProcessTransport::recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
+                                                const std::string& what) {
+  auto& s = *network_.shared_;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  std::deque<Envelope>& box = s.mailbox(channel, rank_);
+  auto matches = [&](const Envelope& e) {
+    return (source < 0 || e.source == source) && (tag < 0 || e.tag == tag);
+  };
+  std::deque<Envelope>::iterator found;
+  bool arrived = s.wait(lock, rank_, timeoutSeconds, [&] {
+    found = std::find_if(box.begin(), box.end(), matches);
+    return found != box.end();
+  });
+  if(!arrived) {
+    lock.unlock();
+    abort(noAnswer(what, source, timeoutSeconds));
+  }
+  Message m;
+  m.source = found->source;
+  m.tag = found->tag;
+  m.bytes = std::move(found->bytes);
+  *found->taken = true;
+  box.erase(found);
+  lock.unlock();
+  s.changed.notify_all();
+  return m;
+}
+
+Transport::Message InProcessTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
+                                                    const std::vector<char>& bytes, double timeoutSeconds,
+                                                    const std::string& what) {
+  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  p.dest = dest;
+  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
+  finishSendImpl(p, timeoutSeconds, what);
+  return m;
+}
+
+std::vector<std::vector<char>> InProcessTransport::collective(int group, std::vector<char> mine,
+                                                              double timeoutSeconds, const std::string& what) {
+  auto& s = *network_.shared_;
+  int P = size();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  uint64_t call = s.calls[group][size_t(rank_)]++;
+  Round& round = s.rounds[group][call];  // std::map: the reference survives other rounds' inserts
+  if(round.parts.empty())
+    round.parts.resize(size_t(P));
+  round.parts[size_t(rank_)] = std::move(mine);
+  ++round.arrived;
+  s.changed.notify_all();
+  if(!s.wait(lock, rank_, timeoutSeconds, [&] { return round.arrived == P; })) {
+    lock.unlock();
+    abort(notEveryRank(what, timeoutSeconds));
+  }
+  std::vector<std::vector<char>> parts = round.parts;
+  if(++round.collected == P)
+    s.rounds[group].erase(call);
+  return parts;
+}
+
+void InProcessTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) {
+  std::vector<char> mine(n * sizeof(float));
+  if(n)
+    std::memcpy(mine.data(), values, mine.size());
+  std::vector<std::vector<char>> parts = collective(kCollectiveGroup, std::move(mine), timeoutSeconds, what);
+  for(size_t r = 0; r < parts.size(); ++r)
+    ABORT_IF(parts[r].size() != n * sizeof(float), "{}: rank {} summed {} values, rank {} {}", what, r,
+             parts[r].size() / sizeof(float), rank_, n);
+  // in rank order, so that every rank adds the same floats in the same order
+  for(size_t i = 0; i < n; ++i) {
+    float sum = reinterpret_cast<const float*>(parts[0].data())[i];
+    for(size_t r = 1; r < parts.size(); ++r)
+      sum += reinterpret_cast<const float*>(parts[r].data())[i];
+    values[i] = sum;
+  }
+}
+
+uint64_t InProcessTransport::broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) {
+  std::vector<char> mine(sizeof(value));
+  std::memcpy(mine.data(), &value, sizeof(value));
+  std::vector<std::vector<char>> parts = collective(kControlGroup, std::move(mine), timeoutSeconds, what);
+  std::memcpy(&value, parts[0].data(), sizeof(value));
+  return value;
+}
+
+void InProcessTransport::barrier(double timeoutSeconds, const std::string& what) {
+  collective(kControlGroup, {}, timeoutSeconds, what);
+}
+
+}  // namespace marian

@@ -1,0 +1,73 @@
+#include "comm/transport.h"
+
+#include "common/error.h"
+
+namespace marian {
+
+namespace {
+std::string peer(int rank) { return rank < 0 ? std::string("any") : std::to_string(rank); }
+}  // namespace
+
+void Transport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds) {
+  ABORT_IF(dest < 0 || dest >= size(), "rank {}: send to rank {} of {}", rank(), dest, size());
+  sendImpl(channel, dest, tag, bytes, timeoutSeconds);
+  sent_[int(channel)] += bytes.size();
+}
+
+Transport::Message Transport::recv(Channel channel, int source, int tag, double timeoutSeconds,
+                                   const std::string& what) {
+  ABORT_IF(source < -1 || source >= size(), "rank {}: receive from rank {} of {}", rank(), source, size());
+  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
+  received_[int(channel)] += m.bytes.size();
+  return m;
+}
+
+Transport::Message Transport::exchange(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
+                                       double timeoutSeconds, const std::string& what) {
+  ABORT_IF(dest < 0 || dest >= size() || source < -1 || source >= size(),
+           "rank {}: exchange with ranks {} and {} of {}", rank(), dest, source, size());
+  Message m = exchangeImpl(channel, dest, source, tag, bytes, timeoutSeconds, what);
+  sent_[int(channel)] += bytes.size();
+  received_[int(channel)] += m.bytes.size();
+  return m;
+}
+
+Transport::PendingSend Transport::startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
+  ABORT_IF(dest < 0 || dest >= size(), "rank {}: send to rank {} of {}", rank(), dest, size());
+  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  p.channel = channel;
+  p.dest = dest;
+  p.size = bytes.size();
+  return p;
+}
+
+void Transport::finishSend(PendingSend& p, double timeoutSeconds, const std::string& what) {
+  ABORT_IF(!p.state, "finishSend without a pending send");
+  finishSendImpl(p, timeoutSeconds, what);
+  p.state.reset();
+  sent_[int(p.channel)] += p.size;
+}
+
+ChannelBytes Transport::bytes(Channel channel) const {
+  ChannelBytes b;
+  b.sent = sent_[int(channel)];
+  b.received = received_[int(channel)];
+  return b;
+}
+
+std::string Transport::noAnswer(const std::string& what, int source, double timeoutSeconds) const {
+  return format("rank {}: no answer for {} from rank {} within {} s; stopping the job", rank(), what, peer(source),
+                timeoutSeconds);
+}
+
+std::string Transport::noDelivery(const std::string& what, int dest, double timeoutSeconds) const {
+  return format("rank {}: rank {} took no delivery of {} within {} s; stopping the job", rank(), dest, what,
+                timeoutSeconds);
+}
+
+std::string Transport::notEveryRank(const std::string& what, double timeoutSeconds) const {
+  return format("rank {}: not every rank took part in {} within {} s; stopping the job", rank(), what,
+                timeoutSeconds);
+}
+
+}  // namespace marian

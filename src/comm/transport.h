@@ -1,0 +1,99 @@
+#pragma once
+// defines: marian::Transport — what the communication code needs of the ranks it runs on:
+// point-to-point messages on separate channels, matched by (source, tag); bounded waits that
+// stop the whole job naming the peer; a few collectives; and the payload bytes of every message
+// counted per channel, once, here. MpiTransport runs the ranks as MPI processes (the programs),
+// InProcessTransport as threads of one process (the tests). Library classes take a Transport&
+// from their caller and never look for a global one.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace marian {
+
+// Messages of different channels never match each other, so the parameter server's pushes and
+// replies and the steps of a collective can share ranks without mixing.
+// How long a collective step (an allreduce round, a broadcast of the seed or of the decision to
+// stop, a checkpoint's gather) waits for a peer before it ends the job: long enough for a
+// validation or a save on rank 0, short enough that a dead rank does not hold a cluster for hours.
+constexpr double kCollectiveTimeoutSeconds = 600;
+
+enum class Channel { toServer = 0, toClient = 1, collective = 2 };
+constexpr int kChannels = 3;
+
+struct ChannelBytes {
+  uint64_t sent = 0, received = 0;
+};
+
+// The point-to-point calls check and count here; the implementations move the bytes (*Impl).
+class Transport {
+public:
+  struct Message {
+    int source = -1, tag = -1;
+    std::vector<char> bytes;
+  };
+  // A send under way, between startSend and finishSend; `state` belongs to the implementation.
+  struct PendingSend {
+    std::shared_ptr<void> state;
+    Channel channel = Channel::collective;
+    int dest = -1;
+    size_t size = 0;
+  };
+
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Completes when the transport is done with the buffer; a peer that takes no delivery within
+  // timeoutSeconds (0: forever) stops the job (large messages need the receiver's help).
+  void send(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds = 0);
+  // The next message on `channel` from `source` with `tag` (-1: any), the earliest that arrived
+  // of those that match. Waits at most timeoutSeconds (0: forever), then stops the whole job
+  // naming `what` and the peer.
+  Message recv(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what);
+  // Sends to `dest` and receives from `source` at once (both with `tag`): the step of ring and
+  // butterfly collectives, where every rank sends first and would otherwise wait on the other.
+  Message exchange(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
+                   double timeoutSeconds, const std::string& what);
+  // A send that runs while the caller does other work (a pipelined tree sends to two children
+  // and receives the next chunk at once); `bytes` must stay alive until finishSend.
+  PendingSend startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes);
+  void finishSend(PendingSend& send, double timeoutSeconds, const std::string& what);
+  // The sum of n floats over all ranks, in place (the collective channel's own communicator).
+  // This and the two below count nothing (see bytes), so the implementations define them.
+  virtual void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) = 0;
+  // Rank 0's value on every rank (a seed drawn at random must be the same everywhere).
+  virtual uint64_t broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) = 0;
+  // Waits for all ranks; stops the job after timeoutSeconds (0: forever).
+  virtual void barrier(double timeoutSeconds, const std::string& what) = 0;
+  // Ends every rank of the job with `why` (MPI: the processes; in process: every rank's waits).
+  [[noreturn]] virtual void abort(const std::string& why) = 0;
+
+  // Payload bytes this rank sent (counted once delivered) and received on `channel` by
+  // send, recv, exchange and startSend/finishSend, since the start. allreduceSum, broadcast and
+  // barrier are not counted: MPI runs them with messages of its own that no caller can see.
+  ChannelBytes bytes(Channel channel) const;
+
+protected:
+  virtual void sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
+                        double timeoutSeconds) = 0;
+  virtual Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
+                           const std::string& what) = 0;
+  virtual Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
+                               double timeoutSeconds, const std::string& what) = 0;
+  // fills `state` only
+  virtual PendingSend startSendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes) = 0;
+  virtual void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) = 0;
+
+  // Why a bounded wait gave up, worded alike by every implementation.
+  std::string noAnswer(const std::string& what, int source, double timeoutSeconds) const;
+  std::string noDelivery(const std::string& what, int dest, double timeoutSeconds) const;
+  std::string notEveryRank(const std::string& what, double timeoutSeconds) const;
+
+private:
+  std::atomic<uint64_t> sent_[kChannels] = {}, received_[kChannels] = {};
+};
+
+}  // namespace marian

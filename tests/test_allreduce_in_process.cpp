@@ -1,0 +1,46 @@
+// The cases of allreduce_cases.h on 2, 3 and 4 ranks that are threads of this process
+// (InProcessTransport): every algorithm of the table, no mpirun needed.
+#include "allreduce_cases.h"
+#include "in_process_ranks.h"
+
+namespace marian {
+namespace {
+
+using namespace allreduce_cases;
+
+class AllreduceInProcess : public ::testing::TestWithParam<int> {};
+
+TEST_P(AllreduceInProcess, EveryAlgorithmEqualsTheDenseReferenceBitwise) {
+  runOnRanks(GetParam(), everyAlgorithmEqualsTheDenseReferenceBitwise);
+}
+TEST_P(AllreduceInProcess, EveryAlgorithmMatchesItsReferenceWithTargetK) {
+  runOnRanks(GetParam(), everyAlgorithmMatchesItsReferenceWithTargetK);
+}
+TEST_P(AllreduceInProcess, FloatInputsWithinTolerance) { runOnRanks(GetParam(), floatInputsWithinTolerance); }
+TEST_P(AllreduceInProcess, DenseInputEveryAlgorithm) { runOnRanks(GetParam(), denseInputEveryAlgorithm); }
+TEST_P(AllreduceInProcess, GlobalTopkFollowsItsDefinition) { runOnRanks(GetParam(), globalTopkFollowsItsDefinition); }
+TEST_P(AllreduceInProcess, OkTopkSelectsBySumAndReusesItsThreshold) {
+  runOnRanks(GetParam(), okTopkSelectsBySumAndReusesItsThreshold);
+}
+TEST_P(AllreduceInProcess, OkTopkKeepsAboutKWithAFreshThreshold) {
+  runOnRanks(GetParam(), okTopkKeepsAboutKWithAFreshThreshold);
+}
+TEST_P(AllreduceInProcess, BytesReceivedWithinTheCostModels) {
+  runOnRanks(GetParam(), bytesReceivedWithinTheCostModels);
+}
+TEST_P(AllreduceInProcess, UnknownNameListsTheAlgorithms) { runOnRanks(GetParam(), unknownNameListsTheAlgorithms); }
+
+// tests/CMakeLists.txt names one Commbench ctest per algorithm when it is configured: exactly
+// the table's algorithms, in its order.
+TEST(AllreduceTable, EveryAlgorithmHasACommbenchCtest) {
+  std::string names;
+  for(const AllreduceEntry& entry : allreduceAlgorithms())
+    names += (names.empty() ? "" : " ") + entry.name;
+  EXPECT_EQ(names, COMMBENCH_CTEST_ALGORITHMS);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, AllreduceInProcess, ::testing::Values(2, 3, 4),
+                         [](const ::testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace marian

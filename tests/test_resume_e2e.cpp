@@ -1,0 +1,152 @@
+// Checkpoints end to end: a run stopped at update 10 and resumed to 20 prints the Costs of the
+// uninterrupted run in every mode that is deterministic (the singleton, sync-SGD over devices,
+// sync-SGD across 2 ranks dense and compressed with its residuals, the parameter server on one
+// rank with and without dropping); the parameter server on 2 ranks restores every shard's
+// optimizer state, moving average, residuals and records value for value; a checkpoint of one
+// layout resumes on another (2 ranks on 1 and 3, 2 devices on 1) and goes on training.
+#include <filesystem>
+
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::costs;
+using e2e::mpirun;
+using e2e::RunResult;
+
+// Adam, dropout, a moving average and a mid-epoch stop all have to survive the restart.
+const std::string kCommon = " --transformer-dropout 0.1 --exponential-smoothing 0.01 ";
+
+struct Mode {
+  std::string name, options;
+  int ranks;  // 0: no mpirun
+};
+
+std::string launcher(int ranks) { return ranks ? mpirun(ranks) : ""; }
+
+void expectResumeIsExact(const Mode& m) {
+  SCOPED_TRACE(m.name);
+  RunResult whole = e2e::run("whole", kCommon + m.options + " --after-batches 20", true, launcher(m.ranks));
+  ASSERT_EQ(whole.status, 0) << whole.log;
+  RunResult first = e2e::run("resumed", kCommon + m.options + " --after-batches 10", true, launcher(m.ranks));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("resumed", kCommon + m.options + " --after-batches 20", false, launcher(m.ranks));
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("Resuming from"), std::string::npos) << second.log;
+  auto expected = costs(whole.log), got = costs(first.log), rest = costs(second.log);
+  got.insert(got.end(), rest.begin(), rest.end());
+  ASSERT_EQ(expected.size(), 4u) << whole.log;
+  EXPECT_EQ(got, expected) << "interrupted:\n" << first.log << second.log << "\nuninterrupted:\n" << whole.log;
+}
+
+TEST(Resume, SingletonAndSyncDevicesContinueExactly) {
+  expectResumeIsExact({"singleton", "", 0});
+  expectResumeIsExact({"sync over 2 devices", "--cpu-threads 2 --sync-sgd", 0});
+}
+
+TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
+  expectResumeIsExact({"2 ranks dense", "--sync-sgd", 2});
+  // the residuals, the selectors' call counts and reused thresholds come back
+  expectResumeIsExact({"2 ranks topka 0.05 sampled", "--sync-sgd --sparse-allreduce topka --compression-density 0.05", 2});
+  expectResumeIsExact({"2 ranks gtopk 0.05 reuse",
+                       "--sync-sgd --sparse-allreduce gtopk --compression-density 0.05 --topk-selection reuse "
+                       "--topk-reuse-every 3",
+                       2});
+}
+
+TEST(Resume, ParameterServerOnOneRankContinuesExactly) {
+  expectResumeIsExact({"PS 1 rank dense", "--multi-node", 1});
+  // the client's residual and the server's record of what it sent the client come back
+  expectResumeIsExact({"PS 1 rank dropping", "--multi-node --grad-dropping-rate 0.9 --grad-dropping-warmup 4", 1});
+}
+
+// Two ranks train asynchronously, so their Costs depend on timing; what must hold is that the
+// state comes back: a checkpoint resumed and saved again without an update is the same file.
+TEST(Resume, ParameterServerOnTwoRanksRestoresEveryShardsStateByValue) {
+  std::string opts = kCommon + "--multi-node --grad-dropping-rate 0.9 --grad-dropping-warmup 4 --optimizer adam ";
+  RunResult first = e2e::run("ps2", opts + "--after-batches 12", true, mpirun(2));
+  ASSERT_EQ(first.status, 0) << first.log;
+  std::string folder = e2e::corpusDir() + "/ps2/";
+  std::string saved = e2e::readFile(folder + "model.npz.optimizer.npz");
+  ASSERT_GT(saved.size(), 1000u);
+  for(const char* name : {"adam_mt", "adam_vt", "smoothed_parameters", "extra:dropping-residual.client1",
+                          "extra:server-view.client1", "server-version.shard1"})
+    EXPECT_NE(saved.find(name), std::string::npos) << name;
+  RunResult again = e2e::run("ps2", opts + "--after-batches 12", false, mpirun(2));
+  ASSERT_EQ(again.status, 0) << again.log;
+  EXPECT_NE(again.log.find("Resuming from"), std::string::npos) << again.log;
+  EXPECT_EQ(costs(again.log).size(), 0u) << again.log;  // nothing left to train
+  EXPECT_TRUE(e2e::readFile(folder + "model.npz.optimizer.npz") == saved)
+      << "the checkpoint saved after the resume differs from the one resumed";
+}
+
+// First Cost after the resume below the fresh run's first Cost: the model went on, not over.
+void expectResumesOn(const std::string& name, const std::string& opts, int ranksBefore, const std::string& before,
+                     int ranksAfter, const std::string& after, const std::string& message) {
+  SCOPED_TRACE(name);
+  RunResult first = e2e::run(name, opts + before + " --after-batches 30", true, launcher(ranksBefore));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run(name, opts + after + " --after-batches 50", false, launcher(ranksAfter));
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find(message), std::string::npos) << second.log;
+  auto start = costs(first.log), resumed = costs(second.log);
+  ASSERT_FALSE(start.empty());
+  ASSERT_FALSE(resumed.empty()) << second.log;
+  EXPECT_EQ(resumed.back().first, 50) << second.log;
+  EXPECT_LT(std::stod(resumed.front().second), std::stod(start.front().second)) << first.log << second.log;
+}
+
+TEST(Resume, ACheckpointResumesOnAnotherNumberOfRanksOrDevices) {
+  std::string ps = kCommon + "--multi-node --grad-dropping-rate 0.9 --grad-dropping-warmup 4 ";
+  expectResumesOn("ps-2-to-1", ps, 2, "", 1, "", "re-sharded");
+  expectResumesOn("ps-2-to-3", ps, 2, "", 3, "", "re-sharded");
+  std::string sync = kCommon + "--sync-sgd --sparse-allreduce topka --compression-density 0.05 ";
+  expectResumesOn("sync-2-to-1", sync, 2, "", 1, "", "summed into rank 0");
+  expectResumesOn("sync-2-to-3", sync, 2, "", 3, "", "summed into rank 0");
+  expectResumesOn("devices-2-to-1", kCommon + "--sync-sgd ", 0, "--cpu-threads 2", 0, "--cpu-threads 1",
+                  "saved on 1 rank(s) x 2 device(s)");
+}
+
+// A run whose progress file is ahead of or behind the checkpoint (a save killed between the two
+// renames) resumes from the checkpoint and says so; a progress file without a checkpoint is an
+// error that names both; stale temporary files of a killed save are removed.
+TEST(Resume, InterruptedSavesAreDetectedAndCleanedUp) {
+  RunResult first = e2e::run("interrupted", kCommon + "--after-batches 10");
+  ASSERT_EQ(first.status, 0) << first.log;
+  std::string folder = e2e::corpusDir() + "/interrupted/";
+  std::string progress = e2e::readFile(folder + "model.npz.progress.yml");
+  std::string ahead = std::regex_replace(progress, std::regex("batches: 10"), "batches: 15");
+  { std::ofstream(folder + "model.npz.progress.yml") << ahead; }
+  { std::ofstream(folder + "model.npz.optimizer.npz.tmp.999999999") << "partial"; }
+  RunResult second = e2e::run("interrupted", kCommon + "--after-batches 12", false);
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("a save was interrupted"), std::string::npos) << second.log;
+  EXPECT_NE(second.log.find("update 10"), std::string::npos) << second.log;
+  EXPECT_FALSE(std::filesystem::exists(folder + "model.npz.optimizer.npz.tmp.999999999"));
+
+  std::filesystem::remove(folder + "model.npz.optimizer.npz");
+  RunResult third = e2e::run("interrupted", kCommon + "--after-batches 14", false);
+  EXPECT_NE(third.status, 0);
+  EXPECT_NE(third.log.find("checkpoint"), std::string::npos) << third.log;
+  EXPECT_NE(third.log.find("model.npz.optimizer.npz"), std::string::npos) << third.log;
+}
+
+// --sigterm save-and-exit (Marian's default): the update in flight finishes, the run saves and
+// stops, and a restart continues from there.
+TEST(Resume, SigtermSavesAndExits) {
+  std::string m = e2e::corpusDir() + "/sigterm";
+  std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian " + e2e::tinyModelOptions(m) + kCommon +
+                    "--after-batches 100000 --disp-freq 1 > " + m + "/log.txt 2>&1 & pid=$!; "
+                    "for i in $(seq 600); do grep -q 'Up. 3 ' " + m + "/log.txt 2>/dev/null && break; sleep 0.05; done; "
+                    "kill -TERM $pid; wait $pid";
+  { std::ofstream(m + "/run.sh") << cmd << "\n"; }
+  int status = std::system(("bash " + m + "/run.sh").c_str());
+  std::string log = e2e::readFile(m + "/log.txt");
+  EXPECT_EQ(status, 0) << log;
+  EXPECT_NE(log.find("Training stops on SIGTERM"), std::string::npos) << log;
+  EXPECT_NE(log.find("Saved model"), std::string::npos) << log;
+  EXPECT_TRUE(std::filesystem::exists(m + "/model.npz.optimizer.npz"));
+}
+
+}  // namespace
