@@ -16,6 +16,7 @@
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "common/equal_split.h"
 #include "common/error.h"
 
 namespace marian {
@@ -100,7 +101,7 @@ private:
     std::vector<uint32_t> cuts(size_t(P) - 1);
     for(int b = 1; b < P; ++b)
       cuts[size_t(b) - 1] = local.size() ? local.indices[local.size() * size_t(b) / size_t(P)]
-                                         : uint32_t(n * size_t(b) / size_t(P));
+                                         : uint32_t(equalPart(n, size_t(b), size_t(P)).offset);
     std::vector<double> mean(cuts.size(), 0.0);
     for(const std::vector<char>& piece : ringAllgather(packValues(cuts), kRepartition)) {
       std::vector<uint32_t> theirs = unpackValues<uint32_t>(piece);

@@ -1,5 +1,7 @@
 #include "comm/allreduce/sparse_ops.h"
 
+#include "common/equal_split.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -63,8 +65,9 @@ SparseVector largestK(const SparseVector& v, size_t k) {
 
 std::vector<uint32_t> equalBlocks(size_t n, int P) {
   std::vector<uint32_t> starts(size_t(P) + 1);
-  for(int b = 0; b <= P; ++b)
-    starts[size_t(b)] = uint32_t(n * size_t(b) / size_t(P));
+  for(int b = 0; b < P; ++b)
+    starts[size_t(b)] = uint32_t(equalPart(n, size_t(b), size_t(P)).offset);
+  starts[size_t(P)] = uint32_t(n);
   return starts;
 }
 
