@@ -234,8 +234,6 @@ public:
       ExchangeStats cs = c->shardClient->takeStats();
       s.exchanges += cs.exchanges;
       s.staleness += cs.staleness;
-      s.bytesSent += cs.bytesSent;
-      s.bytesReceived += cs.bytesReceived;
       std::lock_guard<std::mutex> lock(c->statsMutex);
       busy += c->busySeconds;
       steps += c->steps;
@@ -243,9 +241,15 @@ public:
       c->steps = 0;
     }
     lastStatus_ = now;
+    // the clients' pushes and the replies they got, as the transport counted them (the local
+    // bypass does not touch the wire)
+    ChannelBytes pushes = transport_.bytes(Channel::toServer), replies = transport_.bytes(Channel::toClient);
+    double sent = double(pushes.sent - lastPushes_.sent), received = double(replies.received - lastReplies_.received);
+    lastPushes_ = pushes;
+    lastReplies_ = replies;
     double perUpdate = steps ? 1.0 / double(steps) : 0.0;
     return format(" : Sent {} : Recv {} : Util {}% : Staleness {}",
-                  humanBytes(double(s.bytesSent) * perUpdate) + "/up", humanBytes(double(s.bytesReceived) * perUpdate) + "/up",
+                  humanBytes(sent * perUpdate) + "/up", humanBytes(received * perUpdate) + "/up",
                   fixed(100.0 * busy / std::max(wall * double(clients_.size()), 1e-9), 1),
                   fixed(s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0, 2));
   }
@@ -428,6 +432,7 @@ private:
   std::unique_ptr<BatchQueue> queue_;
   bool shutDown_ = false, finished_barrier_ = false;
   Clock::time_point lastStatus_;
+  ChannelBytes lastPushes_, lastReplies_;
 };
 
 }  // namespace

@@ -64,8 +64,6 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
       Transport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
                                                  format("the reply of shard {} to client {}", shard, id_));
       reply = Message::unpack(m.bytes);
-      local.bytesSent += bytes.size();
-      local.bytesReceived += m.bytes.size();
     }
     ABORT_IF(reply.header.client != id_ || reply.header.shard != shard,
              "Client {} got the reply for client {} of shard {} from shard {}", id_, reply.header.client,
@@ -91,8 +89,6 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
   std::lock_guard<std::mutex> lock(statsMutex_);
   stats_.exchanges += local.exchanges;
   stats_.staleness += local.staleness;
-  stats_.bytesSent += local.bytesSent;
-  stats_.bytesReceived += local.bytesReceived;
 }
 
 std::vector<float> ShardClient::residual() const {

@@ -20,7 +20,6 @@ namespace marian {
 struct ExchangeStats {
   uint64_t exchanges = 0;   // shard exchanges
   uint64_t staleness = 0;   // summed staleness reported by the shards
-  uint64_t bytesSent = 0, bytesReceived = 0;  // this client's payloads on the wire (not local)
 };
 
 class ShardClient {
