@@ -47,7 +47,9 @@ TEST(Resume, SingletonAndSyncDevicesContinueExactly) {
 TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
   expectResumeIsExact({"2 ranks dense", "--sync-sgd", 2});
   // the residuals, the selectors' call counts and reused thresholds come back
-  expectResumeIsExact({"2 ranks topka 0.05 sampled", "--sync-sgd --sparse-allreduce topka --compression-density 0.05", 2});
+  // saves at 5, 10, 15 and 20 on every rank; the last one coincides with the end of the run
+  expectResumeIsExact({"2 ranks topka 0.05 sampled",
+                       "--sync-sgd --sparse-allreduce topka --compression-density 0.05 --save-freq 5", 2});
   expectResumeIsExact({"2 ranks gtopk 0.05 reuse",
                        "--sync-sgd --sparse-allreduce gtopk --compression-density 0.05 --topk-selection reuse "
                        "--topk-reuse-every 3",

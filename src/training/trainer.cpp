@@ -329,6 +329,7 @@ private:
     if(rank_ != 0 && !collective)
       return;
     ModelState model = graphGroup_->saveState();
+    lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
     if(rank_ != 0)
       return;
     const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
@@ -343,7 +344,6 @@ private:
     writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
     writeCheckpoint(checkpointPath(), model, state_);
     writeFileAtomic(progressPath(), state_.toYaml());
-    lastSaved_ = state_.batches;
     LOG(info, "Saved model to {} (update {})", modelPath_, state_.batches);
   }
 
