@@ -69,13 +69,4 @@ void TopkSelector::setState(const State& s) {
   threshold_ = s.threshold;
 }
 
-void TopkSelector::addToResidual(const std::vector<float>& values) {
-  ABORT_IF(values.size() != n_, "Adding {} values to a residual of {}", values.size(), n_);
-  if(!n_)
-    return;
-  FlatBuffer host(cpuDevice(), Type::float32, n_);
-  kernels::fromHost(host.all(), values);
-  kernels::add(residual_->all().slice(0, n_), host.all());
-}
-
 }  // namespace marian

@@ -46,8 +46,6 @@ public:
   };
   State state() const;
   void setState(const State& state);
-  // Adds host values into the residual (a checkpoint's residual redistributed on another layout).
-  void addToResidual(const std::vector<float>& values);
 
 private:
   size_t n_;
