@@ -170,7 +170,7 @@ inline void shardAndClientStateRoundTrips(Transport& t) {
       c->saveTo(first);
   }
   Cluster fresh(t, 2, 0.1, "adam");
-  fresh.shard->restoreFrom(first);
+  fresh.shard->restoreFrom(first, true);
   for(auto& c : fresh.clients)
     c->restoreFrom(first, true, first.extras.at("dropping-residual.client" + std::to_string(c->id())));
   ModelState second;

@@ -109,6 +109,43 @@ TEST(Resume, ACheckpointResumesOnAnotherNumberOfRanksOrDevices) {
                   "saved on 1 rank(s) x 2 device(s)");
 }
 
+// Re-sharding moves values, it never changes them: a checkpoint of 2 ranks resumed on 3 (and on
+// 1) and saved again before any update holds the same parameters, moving average and optimizer
+// arrays, value for value, and the same sum of residuals (numpy reads both files).
+void expectReshardingKeepsEveryValue(const std::string& name, const std::string& opts, int after,
+                                     const std::string& residualPrefix) {
+  SCOPED_TRACE(name);
+  RunResult first = e2e::run(name, opts + " --after-batches 12", true, mpirun(2));
+  ASSERT_EQ(first.status, 0) << first.log;
+  std::string folder = e2e::corpusDir() + "/" + name + "/";
+  std::filesystem::copy_file(folder + "model.npz.optimizer.npz", folder + "before.npz");
+  RunResult again = e2e::run(name, opts + " --after-batches 12", false, launcher(after));
+  ASSERT_EQ(again.status, 0) << again.log;
+  ASSERT_EQ(costs(again.log).size(), 0u) << again.log;
+  std::string check =
+      "import numpy as np, sys\n"
+      "a = np.load(sys.argv[1]); b = np.load(sys.argv[2])\n"
+      "for k in ['master_parameters', 'smoothed_parameters', 'adam_mt', 'adam_vt']:\n"
+      "    assert np.array_equal(a[k], b[k]), k\n"
+      "p = sys.argv[3]\n"
+      "ra = sum(a[k] for k in a.files if k.startswith(p)); rb = sum(b[k] for k in b.files if k.startswith(p))\n"
+      "assert np.abs(ra).sum() > 0, 'no residuals saved'\n"
+      "assert np.allclose(ra, rb, rtol=1e-6, atol=1e-7), 'residual sums differ'\n";
+  { std::ofstream(folder + "check.py") << check; }
+  int status = std::system(("/usr/bin/python3 " + folder + "check.py " + folder + "before.npz " + folder +
+                            "model.npz.optimizer.npz " + residualPrefix + " > " + folder + "check.txt 2>&1")
+                               .c_str());
+  EXPECT_EQ(status, 0) << e2e::readFile(folder + "check.txt") << again.log;
+}
+
+TEST(Resume, ReshardingKeepsEveryValue) {
+  std::string ps = kCommon + "--multi-node --grad-dropping-rate 0.9 --grad-dropping-warmup 4 ";
+  expectReshardingKeepsEveryValue("reshard-ps-3", ps, 3, "extra:dropping-residual");
+  expectReshardingKeepsEveryValue("reshard-ps-1", ps, 1, "extra:dropping-residual");
+  std::string sync = kCommon + "--sync-sgd --sparse-allreduce topka --compression-density 0.05 --cost-type ce-sum ";
+  expectReshardingKeepsEveryValue("reshard-sync-3", sync, 3, "extra:allreduce-residual");
+}
+
 // A run whose progress file is ahead of or behind the checkpoint (a save killed between the two
 // renames) resumes from the checkpoint and says so; a progress file without a checkpoint is an
 // error that names both; stale temporary files of a killed save are removed.

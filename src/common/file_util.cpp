@@ -54,9 +54,10 @@ size_t removeStaleTemporaryFiles(const std::string& path) {
     std::smatch m;
     if(name.rfind(prefix, 0) != 0 || !std::regex_match(name, m, temporary))
       continue;
-    pid_t pid = pid_t(std::stol(m[1]));
-    if(pid != getpid() && kill(pid, 0) == 0)
-      continue;  // a live writer's
+    std::string digits = m[1];
+    pid_t pid = digits.size() < 10 ? pid_t(std::stol(digits)) : pid_t(-1);
+    if(pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM))
+      continue;  // a live writer's (EPERM: alive, another user's)
     if(fs::remove(entry.path(), ec)) {
       ++removed;
       LOG(info, "Removed '{}', left by an interrupted save", entry.path().string());

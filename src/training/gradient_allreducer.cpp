@@ -114,7 +114,9 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
 namespace marian {
 
 namespace {
-constexpr int kCheckpointTag = 1 << 30;  // apart from every allreduce step's tag
+// Apart from every allreduce step's tag (oktopk's highest phase starts at 5 << 12) and within
+// 32767, the largest tag every MPI library must accept (UCX allows 2^23 - 1).
+constexpr int kCheckpointTag = 32766;
 
 std::vector<char> packFloats(const std::vector<float>& v) {
   std::vector<char> out(v.size() * sizeof(float));
@@ -162,7 +164,7 @@ void GradientAllreducer::saveTo(ModelState& state) {
   }
 }
 
-void GradientAllreducer::restoreFrom(const ModelState& state) {
+void GradientAllreducer::restoreFrom(const ModelState& state, float residualScale) {
   if(selectors_.empty())
     return;
   auto saved = [&](const std::string& name, int r) -> const std::vector<float>* {
@@ -179,6 +181,9 @@ void GradientAllreducer::restoreFrom(const ModelState& state) {
   bool sameLayout = state.ranks == transport_.size() && state.counters.count("allreduce-shards") &&
                     state.counters.at("allreduce-shards") == selectors_.size();
   int self = transport_.rank();
+  if(algorithm_->name() == "oktopk" && self == 0)
+    LOG(warn, "[training] oktopk re-estimates its regions and global threshold at the first update after a resume: "
+              "the Costs from there differ slightly from an uninterrupted run's");
   if(sameLayout) {
     const std::vector<float>& residual = *saved("allreduce-residual", self);
     const std::vector<float>* thresholds = saved("allreduce-threshold", self);
@@ -199,7 +204,7 @@ void GradientAllreducer::restoreFrom(const ModelState& state) {
   std::vector<float> total(n_, 0.f);
   for(int r = 0; const std::vector<float>* residual = saved("allreduce-residual", r); ++r)
     for(size_t i = 0; i < n_ && i < residual->size(); ++i)
-      total[i] += (*residual)[i];
+      total[i] += residualScale * (*residual)[i];
   uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st;

@@ -34,7 +34,8 @@ public:
   // Takes this rank's residuals back; from a checkpoint of another rank or device count, the
   // residuals of all saved ranks are summed into rank 0's (what every rank would have sent is
   // sent once: the sum over ranks is what the allreduce applies), and the log says so.
-  void restoreFrom(const ModelState& state);
+  // residualScale multiplies the summed residuals of another layout (see the sync group).
+  void restoreFrom(const ModelState& state, float residualScale = 1.f);
 
 private:
   size_t keptOf(size_t n) const;

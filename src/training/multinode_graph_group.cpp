@@ -189,7 +189,11 @@ public:
   void restoreState(const ModelState& state) override {
     ABORT_IF(state.n != layout_.total, "The checkpoint holds {} parameters but the model has {}", state.n, layout_.total);
     bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
-    shard_->restoreFrom(state);
+    shard_->restoreFrom(state, sameClients);
+    if(transport_.rank() == 0 && (overlap_ || localOptimizer_))
+      LOG(warn, "[training] Resumed {}: gradients summed but not yet sent{} start at zero", 
+          overlap_ ? "with --multi-node-overlap" : "with --multi-node-local-optimizer",
+          localOptimizer_ ? " and the clients' local optimizer states" : "");
     std::vector<float> summed;
     if(!sameClients)
       for(const auto& [name, values] : state.extras)

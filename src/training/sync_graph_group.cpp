@@ -175,8 +175,11 @@ public:
       kernels::fromHost(w->params().values(), state.values);
     for(auto& shard : shards_)
       shard->restoreFrom(state);
+    // Mean cost types divide the sum over ranks by the ranks: what R saved ranks held back
+    // counted 1/R each, and counts 1/R' each on R' ranks.
+    bool mean = costType_ != "ce-sum";
     if(allreducer_) {
-      allreducer_->restoreFrom(state);
+      allreducer_->restoreFrom(state, mean ? float(ranks()) / float(state.ranks) : 1.f);
       return;
     }
     // One rank does not compress: what the saved ranks held back joins the first gradient, as
@@ -185,7 +188,7 @@ public:
       if(name.rfind("allreduce-residual.rank", 0) == 0 && values.size() == state.n) {
         heldBack_.resize(state.n, 0.f);
         for(size_t i = 0; i < values.size(); ++i)
-          heldBack_[i] += values[i];
+          heldBack_[i] += (mean ? 1.f / float(state.ranks) : 1.f) * values[i];
       }
     if(!heldBack_.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "

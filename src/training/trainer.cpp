@@ -118,8 +118,9 @@ public:
     bool stop = stopByEpochs(state_.epochs - 1) || stopByUpdates();  // a resume may already be there
     while(!stop) {
       batches.startEpoch(state_.epochs);
-      // resuming mid-epoch: in lockstep each update of a rank took one batch of every rank
-      batches.skip(state_.batchesEpoch * (lockstep ? size_t(ranks_) : 1));
+      // resuming mid-epoch: past every batch any rank of the saved run took (on R ranks each
+      // update of a rank stands for one batch of every rank)
+      batches.skip(size_t(state_.corpusBatchesEpoch));
       while(!stop && batches.hasNext()) {
         if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
           batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
@@ -135,6 +136,7 @@ public:
         uint64_t labelsBefore = state_.labelsTotal;
         state_.batches += 1;
         state_.batchesEpoch += 1;
+        state_.corpusBatchesEpoch += uint64_t(ranks_);
         state_.samplesEpoch += uint64_t(batch.sentences);
         state_.labelsTotal += batch.trgWords;
         costSum_ += s.ceSum;

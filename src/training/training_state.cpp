@@ -12,6 +12,7 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "epochs" << YAML::Value << epochs;
   out << YAML::Key << "batches" << YAML::Value << batches;
   out << YAML::Key << "batches-epoch" << YAML::Value << batchesEpoch;
+  out << YAML::Key << "corpus-batches-epoch" << YAML::Value << corpusBatchesEpoch;
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
   out << YAML::Key << "seed" << YAML::Value << seed;
@@ -43,6 +44,7 @@ TrainingState TrainingState::parse(const std::string& yaml, const std::string& p
     s.epochs = y["epochs"].as<size_t>();
     s.batches = y["batches"].as<uint64_t>();
     s.batchesEpoch = y["batches-epoch"].as<size_t>();
+    s.corpusBatchesEpoch = y["corpus-batches-epoch"] ? y["corpus-batches-epoch"].as<uint64_t>() : s.batchesEpoch;
     s.samplesEpoch = y["samples-epoch"].as<uint64_t>();
     s.labelsTotal = y["labels-total"].as<uint64_t>();
     s.seed = y["seed"].as<uint64_t>();

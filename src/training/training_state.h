@@ -17,7 +17,9 @@ struct ValidatorState {
 struct TrainingState {
   size_t epochs = 1;         // the current epoch, 1-based
   uint64_t batches = 0;      // updates done
-  size_t batchesEpoch = 0;   // updates done in the current epoch (corpus position)
+  size_t batchesEpoch = 0;   // updates done in the current epoch
+  uint64_t corpusBatchesEpoch = 0;  // batches of the corpus consumed in the epoch, by all ranks
+                                    // (the position a resume skips to, whatever the rank count)
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
@@ -33,6 +35,7 @@ struct TrainingState {
   void newEpoch() {
     ++epochs;
     batchesEpoch = 0;
+    corpusBatchesEpoch = 0;
     samplesEpoch = 0;
   }
 

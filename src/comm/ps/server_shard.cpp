@@ -119,18 +119,16 @@ void ServerShard::saveTo(ModelState& state) {
   state.counters["server-version.shard" + std::to_string(shard_)] = version_;
 }
 
-void ServerShard::restoreFrom(const ModelState& state) {
+void ServerShard::restoreFrom(const ModelState& state, bool sameClients) {
   std::lock_guard<std::mutex> lock(mutex_);
   for(auto& d : devices_)
     d->restoreFrom(state);
   auto version = state.counters.find("server-version.shard" + std::to_string(shard_));
   version_ = version != state.counters.end() ? version->second : 0;
   std::fill(lastVersion_.begin(), lastVersion_.end(), version_);
-  bool sameClients = !views_.empty() && state.extras.count(viewName(views_.size() - 1)) &&
-                     !state.extras.count(viewName(views_.size()));
   for(size_t c = 0; c < views_.size(); ++c) {
     Tensor view = views_[c]->all().slice(0, range_.size);
-    if(!sameClients) {
+    if(!sameClients || !state.extras.count(viewName(c))) {
       kernels::copy(view, params_.all().slice(0, range_.size));
       continue;
     }

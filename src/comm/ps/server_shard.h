@@ -37,9 +37,9 @@ public:
   // The shard's parameters, moving average, optimizer state, and with delta dropping what each
   // client was sent ("server-view.clientC", global layout) and the replies' count.
   void saveTo(ModelState& state);
-  // Takes its range of a saved state; the clients' views when the checkpoint has the same
-  // clients, otherwise every client is taken to hold the restored parameters.
-  void restoreFrom(const ModelState& state);
+  // Takes its range of a saved state; the clients' views when the checkpoint was saved by the
+  // same clients (the caller decides), otherwise every client holds the restored parameters.
+  void restoreFrom(const ModelState& state, bool sameClients);
 
 private:
   int shard_;
