@@ -104,6 +104,21 @@ inline double sentBytesPerUpdate(const std::string& log) {
   return n ? sum / n : 0;
 }
 
+// The largest absolute difference between the parameters of two model files (numpy reads
+// them); -1 when they cannot be compared.
+inline double largestParameterDifference(const std::string& a, const std::string& b) {
+  std::string cmd = "/usr/bin/python3 -c \"import numpy as np, sys\n"
+                    "a = np.load(sys.argv[1]); b = np.load(sys.argv[2])\n"
+                    "ks = [k for k in a.files if not k.startswith('special:')]\n"
+                    "assert ks and sorted(ks) == sorted(k for k in b.files if not k.startswith('special:'))\n"
+                    "print(max(float(np.abs(a[k] - b[k]).max()) for k in ks))\" " + a + " " + b + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  char buffer[256] = {0};
+  std::string out = pipe && fgets(buffer, sizeof buffer, pipe) ? buffer : "";
+  int status = pipe ? pclose(pipe) : -1;
+  return status == 0 && !out.empty() ? std::stod(out) : -1.0;
+}
+
 inline std::vector<double> validCE(const std::string& log) {
   std::vector<double> out;
   std::regex line("\\[valid\\] Ep\\. \\d+ : Up\\. \\d+ : cross-entropy : ([0-9.]+)");

@@ -3,6 +3,8 @@
 // with top-k compression each trains and the bytes fall; ranks stay in lockstep at the end of
 // an epoch whose batches do not divide among them; wrong settings are clear errors.
 #include "comm/allreduce/algorithms.h"
+#include <tuple>
+
 #include "e2e_helpers.h"
 
 namespace {
@@ -25,6 +27,55 @@ TEST(SyncAllreduce, TwoRanksEveryAlgorithmPrintsTheSameCosts) {
     ASSERT_EQ(r.status, 0) << r.log;
     EXPECT_EQ(costs(r.log), costs(reference.log)) << r.log;
   }
+}
+
+// --optimizer-delay 2 with batches of 16 sums the gradients of the same 32 sentences per update
+// as batches of 32 without delay (without shuffling or sorting, two consecutive batches of 16
+// are one of 32; on 2 ranks the update's four batches of 16 are the two of 32), so SGD
+// reaches the same parameters up to float rounding; also with the mean cost types (the scale
+// counts the sentences or words of every batch of the update). Not ce-mean-words on 2 ranks:
+// there each rank's mean is over its own words, and the ranks' batches of 16 pair up otherwise
+// than their batches of 32, so the mean of the two ranks' means weighs sentences differently.
+TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
+  std::string common = "--sync-sgd --optimizer sgd --learn-rate 0.1 --shuffle none --maxi-batch-sort none "
+                       "--after-batches 10 ";
+  for(int ranks : {1, 2})
+    for(std::string cost : {"ce-sum", "ce-mean", "ce-mean-words"}) {
+      if(ranks == 2 && cost == "ce-mean-words")
+        continue;
+      SCOPED_TRACE(std::to_string(ranks) + " rank(s), " + cost);
+      std::string opts = common + "--cost-type " + cost;
+      RunResult whole = e2e::run("delay-whole", opts + " --mini-batch 32", true, mpirun(ranks));
+      RunResult delayed = e2e::run("delay-2", opts + " --mini-batch 16 --optimizer-delay 2", true, mpirun(ranks));
+      ASSERT_EQ(whole.status, 0) << whole.log;
+      ASSERT_EQ(delayed.status, 0) << delayed.log;
+      ASSERT_EQ(costs(delayed.log).size(), 2u) << delayed.log;  // 10 updates, not 20
+      EXPECT_NE(delayed.log.find("Up. 10 : Sen. 320 "), std::string::npos) << delayed.log;
+      std::string folder = e2e::corpusDir() + "/";
+      double difference =
+          e2e::largestParameterDifference(folder + "delay-whole/model.npz", folder + "delay-2/model.npz");
+      EXPECT_GE(difference, 0.0) << "the models could not be compared";
+      EXPECT_LT(difference, 1e-5);
+    }
+}
+
+// Every graph group takes --optimizer-delay: async over 2 devices and the parameter server on 2
+// ranks train with it; a fraction of a batch is refused.
+TEST(OptimizerDelay, EveryGraphGroupTrainsWithItAndFractionsAreRefused) {
+  std::string opts = "--after-batches 40 --valid-freq 20 --optimizer-delay 2" + e2e::validation();
+  for(auto [name, extra, launcher] : {std::tuple<std::string, std::string, std::string>{"async", " --cpu-threads 2", ""},
+                                      {"ps", " --multi-node", mpirun(2)}}) {
+    SCOPED_TRACE(name);
+    RunResult r = e2e::run("delay-" + name, opts + extra, true, launcher);
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::vector<double> ce = validCE(r.log);
+    ASSERT_EQ(ce.size(), 2u) << r.log;
+    EXPECT_LT(ce[1], ce[0]) << r.log;
+  }
+  RunResult fraction = e2e::run("delay-fraction", "--after-batches 1 --optimizer-delay 0.5");
+  EXPECT_NE(fraction.status, 0);
+  EXPECT_NE(fraction.log.find("--optimizer-delay must be a whole number of mini-batches >= 1, not 0.5"),
+            std::string::npos) << fraction.log;
 }
 
 TEST(SyncAllreduce, CompressedTrainingLearnsOnTwoAndThreeRanks) {

@@ -96,6 +96,7 @@ const std::vector<Spec>& specs() {
       // optimizer
       {"optimizer", "o", Kind::String, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
       {"optimizer-params", "", Kind::Floats, "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
+      {"optimizer-delay", "", Kind::Float, "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
       {"learn-rate", "l", Kind::Float, "0.0001", kTrain, "Learning rate"},
       {"lr-warmup", "", Kind::String, "0", kTrain, "Linear warm-up over this many updates (u) or labels (t)"},
       {"lr-decay-inv-sqrt", "", Kind::Strings, "[\"0\"]", kTrain, "Decay by 1/sqrt(update) after this many updates"},
@@ -108,6 +109,7 @@ const std::vector<Spec>& specs() {
       {"compression-density", "", Kind::Float, "1", kTrain, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
       {"topk-selection", "", Kind::String, "sampled", kTrain, "How the top-k threshold is found: exact, sampled, reuse"},
       {"topk-reuse-every", "", Kind::Int, "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
+      {"bucket-size", "", Kind::Float, "25", kTrain, "MB of gradients per allreduce bucket, started while backward goes on; 0: one allreduce after backward"},
       {"oktopk-repartition-every", "", Kind::Int, "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", Kind::Flag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},

@@ -43,29 +43,67 @@ Batch Batch::fromSources(const std::vector<const std::vector<int>*>& sources) {
   return b;
 }
 
-Batch Batch::slice(int begin, int n) const {
-  ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);
-  auto rows = [&](const std::vector<int>& ids, const std::vector<float>& mask, int len) {
-    std::vector<std::vector<int>> out;
-    for(int s = begin; s < begin + n; ++s) {
-      std::vector<int> sent;
-      for(int t = 0; t < len && mask[size_t(s) * len + t] != 0.f; ++t)
-        sent.push_back(ids[size_t(s) * len + t]);
-      out.push_back(std::move(sent));
-    }
-    return out;
-  };
-  auto srcRows = rows(srcIds, srcMask, srcLen), trgRows = rows(trgIds, trgMask, trgLen);
+namespace {
+// The sentences of rows [begin, begin + n) without padding.
+std::vector<std::vector<int>> rows(const std::vector<int>& ids, const std::vector<float>& mask, int len, int begin,
+                                   int n) {
+  std::vector<std::vector<int>> out;
+  for(int s = begin; s < begin + n; ++s) {
+    std::vector<int> sent;
+    for(int t = 0; t < len && mask[size_t(s) * len + t] != 0.f; ++t)
+      sent.push_back(ids[size_t(s) * len + t]);
+    out.push_back(std::move(sent));
+  }
+  return out;
+}
+
+Batch fromRows(const std::vector<std::vector<int>>& srcRows, const std::vector<std::vector<int>>& trgRows) {
   std::vector<const std::vector<int>*> src, trg;
-  for(int i = 0; i < n; ++i) {
+  for(size_t i = 0; i < srcRows.size(); ++i) {
     src.push_back(&srcRows[i]);
     trg.push_back(&trgRows[i]);
   }
   Batch b;
-  b.sentences = n;
+  b.sentences = int(srcRows.size());
   fill(src, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
   fill(trg, b.trgLen, b.trgIds, b.trgMask, b.trgWords);
   return b;
+}
+}  // namespace
+
+Batch Batch::slice(int begin, int n) const {
+  ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);
+  return fromRows(rows(srcIds, srcMask, srcLen, begin, n), rows(trgIds, trgMask, trgLen, begin, n));
+}
+
+Batch Batch::merge(const std::vector<Batch>& batches) {
+  ABORT_IF(batches.empty(), "Batch::merge of no batches");
+  if(batches.size() == 1)
+    return batches[0];
+  std::vector<std::vector<int>> src, trg;
+  std::vector<int> parts;
+  for(const Batch& b : batches) {
+    ABORT_IF(!b.parts.empty(), "Batch::merge of a merged batch");
+    auto s = rows(b.srcIds, b.srcMask, b.srcLen, 0, b.sentences), t = rows(b.trgIds, b.trgMask, b.trgLen, 0, b.sentences);
+    src.insert(src.end(), s.begin(), s.end());
+    trg.insert(trg.end(), t.begin(), t.end());
+    parts.push_back(b.sentences);
+  }
+  Batch merged = fromRows(src, trg);
+  merged.parts = std::move(parts);
+  return merged;
+}
+
+std::vector<Batch> Batch::split() const {
+  if(parts.empty())
+    return {*this};
+  std::vector<Batch> out;
+  int begin = 0;
+  for(int n : parts) {
+    out.push_back(slice(begin, n));
+    begin += n;
+  }
+  return out;
 }
 
 }  // namespace marian

@@ -13,12 +13,18 @@ struct Batch {
   std::vector<int> srcIds, trgIds;     // [sentences, len], padded with </s>
   std::vector<float> srcMask, trgMask; // 1 for words, 0 for padding
   size_t srcWords = 0, trgWords = 0;   // real tokens, </s> included (trgWords = labels)
+  // Sentences of each mini-batch merged into this one (--optimizer-delay); empty: one batch.
+  std::vector<int> parts;
 
   static Batch fromPairs(const Corpus& corpus, const std::vector<size_t>& indices);
   // Sources only (translation): no target rows.
   static Batch fromSources(const std::vector<const std::vector<int>*>& sources);
   // Sentences [begin, begin + n), re-padded to their own longest length.
   Batch slice(int begin, int n) const;
+  // The batches one after the other, as one batch that remembers them as its parts.
+  static Batch merge(const std::vector<Batch>& batches);
+  // The merged batches back (each re-padded), or this batch alone.
+  std::vector<Batch> split() const;
 };
 
 }  // namespace marian

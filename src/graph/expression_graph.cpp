@@ -141,13 +141,14 @@ void ExpressionGraph::forward() {
   }
 }
 
-void ExpressionGraph::backward(Expr top, const std::vector<float>* seed) {
+void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool accumulate, const GradientReady& ready) {
   ABORT_IF(nodes_.empty(), "backward() on an empty graph");
   if(!top)
     top = nodes_.back().get();
   ABORT_IF(!top->needsGrad(), "backward() from '{}', which depends on no parameter", top->opName());
 
-  params_.zeroGrads();
+  if(!accumulate)
+    params_.zeroGrads();
   Backend& backend = backendFor(device_);
   for(auto& node : nodes_) {
     if(!node->needsGrad())
@@ -168,9 +169,26 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed) {
   size_t end = 0;
   while(nodes_[end].get() != top.get())
     ++end;
-  for(size_t i = end + 1; i-- > 0;)
+  // A parameter's gradient is final when the walk reaches its first node: every node using it
+  // comes later (nodes are recorded in a topological order).
+  constexpr size_t kUnused = size_t(-1);
+  std::vector<size_t> firstUse;
+  if(ready) {
+    firstUse.assign(params_.entries().size(), kUnused);
+    for(size_t i = 0; i <= end; ++i)
+      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && firstUse[p->index()] == kUnused)
+        firstUse[p->index()] = i;
+    for(size_t param = 0; param < firstUse.size(); ++param)
+      if(firstUse[param] == kUnused)
+        ready(param);
+  }
+  for(size_t i = end + 1; i-- > 0;) {
     if(nodes_[i]->needsGrad())
       timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
+    if(ready)
+      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && firstUse[p->index()] == i)
+        ready(p->index());
+  }
 }
 
 void ExpressionGraph::clear() { nodes_.clear(); }

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::ExpressionGraph — records nodes in creation order (a topological order),
 // runs forward over them and backward in reverse. Owns the parameters and the workspace.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,9 +41,15 @@ public:
   // Allocates parameters declared since the last call, resets the workspace and computes every
   // node's value in creation order. Can be repeated on the same nodes.
   void forward();
-  // Zeroes the parameter gradients (the one place they are zeroed), seeds the top node (the
-  // last one recorded, or `top`) with ones, or with `seed` of its shape, and back-propagates.
-  void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr);
+  // Zeroes the parameter gradients (the one place they are zeroed) unless `accumulate` (then
+  // this batch's gradients add to what is there), seeds the top node (the last one recorded, or
+  // `top`) with ones, or with `seed` of its shape, and back-propagates. `ready`, when given, is
+  // called with each parameter's index as soon as no node left to run adds to its gradient
+  // (parameters the graph does not use: first), so communication can start while backward goes
+  // on. On a GPU the gradient's kernels are issued, not finished, when it is called.
+  using GradientReady = std::function<void(size_t param)>;
+  void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr, bool accumulate = false,
+                const GradientReady& ready = nullptr);
   // Drops all nodes (parameters stay): call before building the graph of the next batch.
   void clear();
 

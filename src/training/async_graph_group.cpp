@@ -165,7 +165,7 @@ private:
       kernels::copyUnordered(values.slice(r.offset, r.size), s->params->values());
       mine.record(s->pulled[d].get());
     }
-    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
+    double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
     double norm = std::sqrt(kernels::squaredNorm(grads));
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
     if(clipNorm_ > 0.f && norm > clipNorm_)

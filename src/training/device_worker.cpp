@@ -13,18 +13,26 @@ DeviceWorker::DeviceWorker(Device device, const Options& options, size_t srcVoca
     : graph_(std::make_unique<ExpressionGraph>(device, seed, size_t(options.get<int>("workspace")))),
       model_(createModel(options, srcVocab, trgVocab)) {}
 
-double DeviceWorker::computeGradients(const Batch& batch, float costScale, uint64_t randomSeed) {
-  graph_->clear();
-  graph_->setRandomSeed(randomSeed);
-  Expr ce = model_->loss(*graph_, batch, /*training=*/true);
-  Expr cost = costScale == 1.f ? ce : ce * costScale;
-  {
-    timeline::Span span("forward", "compute");
-    graph_->forward();
+double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
+                                      const ExpressionGraph::GradientReady& ready) {
+  double ceSum = 0;
+  for(size_t p = 0; p < pieces.size(); ++p) {
+    graph_->clear();
+    graph_->setRandomSeed(randomSeed + p * 0x9E3779B97F4A7C15ull);  // piece 0: the seed itself
+    Expr ce = model_->loss(*graph_, pieces[p], /*training=*/true);
+    Expr cost = costScale == 1.f ? ce : ce * costScale;
+    {
+      timeline::Span span("forward", "compute");
+      graph_->forward();
+    }
+    {
+      timeline::Span span("backward", "compute");
+      bool last = p + 1 == pieces.size();
+      graph_->backward(cost, nullptr, /*accumulate=*/p > 0, last ? ready : nullptr);
+    }
+    ceSum += kernels::toHost(ce->val())[0];
   }
-  timeline::Span span("backward", "compute");
-  graph_->backward(cost);
-  return kernels::toHost(ce->val())[0];
+  return ceSum;
 }
 
 void DeviceWorker::initialize(const Batch& sample) {

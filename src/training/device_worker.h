@@ -12,11 +12,13 @@ class DeviceWorker {
 public:
   DeviceWorker(Device device, const Options& options, size_t srcVocab, size_t trgVocab, uint64_t seed);
 
-  // Forward and backward of `batch` with the cost scaled by costScale; the parameter gradients
-  // are left in graph().params().grads(). Returns the summed cross-entropy (unscaled).
-  // randomSeed fixes this batch's dropout masks (a function of seed, update and device, so
-  // resumed runs draw the same masks).
-  double computeGradients(const Batch& batch, float costScale, uint64_t randomSeed);
+  // Forward and backward of each of `pieces` (the mini-batches of one update, --optimizer-delay)
+  // with the cost scaled by costScale; their gradients are summed in graph().params().grads().
+  // Returns the summed cross-entropy (unscaled). randomSeed fixes the dropout masks (a function
+  // of seed, update and device, so resumed runs draw the same masks). `ready` is told, during
+  // the last piece's backward, which parameters' gradients are final (ExpressionGraph::backward).
+  double computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
+                          const ExpressionGraph::GradientReady& ready = nullptr);
   // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward).
   void initialize(const Batch& sample);
 

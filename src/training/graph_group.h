@@ -60,6 +60,10 @@ inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {
   return {int(r.offset), int(r.end())};
 }
 
+// Device d of n's share of each mini-batch in `batch` (several with --optimizer-delay): its
+// deviceSlice of each; empty shares left out.
+std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n);
+
 // The seed of the dropout masks of one batch on one device: a function of the run's seed, the
 // update and the device only, so a resumed run draws the masks the uninterrupted one drew.
 inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {

@@ -341,7 +341,7 @@ private:
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
     Tensor values = w.params().values(), grads = w.params().grads();
-    double ce = w.computeGradients(work.batch, costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
+    double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
     // the same norm and clipping as the single-node groups, so one rank reproduces them exactly
     double norm = std::sqrt(kernels::squaredNorm(grads));
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);

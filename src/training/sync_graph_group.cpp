@@ -80,13 +80,12 @@ public:
     // them into shared words, and concurrent writes to one word lose updates)
     std::vector<char> active(n, 0);
     parallelFor(n, [&](size_t d) {
-      auto [begin, end] = deviceSlice(batch.sentences, d, n);
-      if(begin == end) {
+      std::vector<Batch> share = deviceShare(batch, d, n);
+      if(share.empty()) {
         workers_[d]->params().zeroGrads();
         return;
       }
-      Batch part = n == 1 ? batch : batch.slice(begin, end - begin);
-      ce[d] = workers_[d]->computeGradients(part, scale, batchRandomSeed(seed_, update, d));
+      ce[d] = workers_[d]->computeGradients(share, scale, batchRandomSeed(seed_, update, d));
       active[d] = 1;
     });
 
@@ -237,6 +236,16 @@ float costScale(const std::string& costType, const Batch& batch) {
   if(costType == "ce-mean-words")
     return 1.f / float(batch.trgWords);
   return 1.f;
+}
+
+std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n) {
+  if(n == 1)
+    return batch.split();
+  std::vector<Batch> share;
+  for(const Batch& part : batch.split())
+    if(auto [begin, end] = deviceSlice(part.sentences, d, n); begin < end)
+      share.push_back(part.slice(begin, end - begin));
+  return share;
 }
 
 std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,

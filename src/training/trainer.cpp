@@ -34,6 +34,14 @@ std::string grouped(uint64_t n) {
   return s;
 }
 
+// --optimizer-delay: Marian also takes fractions of a batch; here whole batches only.
+size_t optimizerDelay(const Options& o) {
+  float delay = o.get<float>("optimizer-delay");
+  ABORT_IF(!(delay >= 1.f) || delay != std::floor(delay) || delay > 1e6f,
+           "--optimizer-delay must be a whole number of mini-batches >= 1, not {}", delay);
+  return size_t(delay);
+}
+
 class Trainer {
 public:
   explicit Trainer(const Options& o)
@@ -42,6 +50,7 @@ public:
         validFreq_(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq")),
         saveFreq_(SchedulingParameter::parse(o.get<std::string>("save-freq"), "save-freq")),
         after_(SchedulingParameter::parse(o.get<std::string>("after"), "after")),
+        delay_(optimizerDelay(o)),
         schedule_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"),
                   o.get<std::vector<std::string>>("lr-decay-inv-sqrt")) {}
 
@@ -122,21 +131,29 @@ public:
       // update of a rank stands for one batch of every rank)
       batches.skip(size_t(state_.corpusBatchesEpoch));
       while(!stop && batches.hasNext()) {
-        if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
-          batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
-          continue;
+        // --optimizer-delay N: this rank's next N batches make one update
+        std::vector<Batch> group;
+        while(group.size() < delay_ && batches.hasNext()) {
+          if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
+            batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
+            continue;
+          }
+          size_t round = delay_ * size_t(ranks_);
+          if(lockstep && batches.position() >= batches.batchesInEpoch() / round * round) {
+            batches.skip(1);  // the last incomplete round: every rank must make the same updates
+            continue;
+          }
+          group.push_back(batches.next());
         }
-        if(lockstep && batches.position() >= batches.batchesInEpoch() / size_t(ranks_) * size_t(ranks_)) {
-          batches.skip(1);  // the last incomplete round: every rank must make the same updates
-          continue;
-        }
-        Batch batch = batches.next();
+        if(group.empty())
+          break;
+        Batch batch = Batch::merge(group);
         float lr = schedule_.at(state_.batches, state_.labelsTotal);
         StepStats s = graphGroup_->update(batch, state_.batches, lr);
         uint64_t labelsBefore = state_.labelsTotal;
         state_.batches += 1;
         state_.batchesEpoch += 1;
-        state_.corpusBatchesEpoch += uint64_t(ranks_);
+        state_.corpusBatchesEpoch += uint64_t(group.size()) * uint64_t(ranks_);
         state_.samplesEpoch += uint64_t(batch.sentences);
         state_.labelsTotal += batch.trgWords;
         costSum_ += s.ceSum;
@@ -366,6 +383,7 @@ private:
   Options options_;
   std::string modelPath_;
   SchedulingParameter dispFreq_, validFreq_, saveFreq_, after_;
+  size_t delay_;  // mini-batches per update
   LearningRateSchedule schedule_;
   std::vector<std::shared_ptr<Vocab>> vocabs_;
   std::unique_ptr<Corpus> corpus_;
