@@ -22,24 +22,54 @@ void validateAllreduceOptions(const Options& o) {
 }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
-                                       uint64_t seed)
-    : transport_(transport), n_(0), density_(o.get<float>("compression-density")) {
+                                       uint64_t seed, const std::vector<Range>& buckets)
+    : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")) {
   for(const Tensor& t : shards)
     n_ += t.size();
   validateAllreduceOptions(o);
+  if(buckets_.empty())
+    buckets_.push_back({0, n_});
+  for(size_t b = 0; b < buckets_.size(); ++b)
+    ABORT_IF(buckets_[b].offset != (b ? buckets_[b - 1].end() : 0) || buckets_[b].size == 0,
+             "GradientAllreducer: bucket {} [{}, {}) does not follow the one before", b, buckets_[b].offset,
+             buckets_[b].end());
+  ABORT_IF(buckets_.back().end() != n_, "GradientAllreducer: buckets cover {} of {} values", buckets_.back().end(), n_);
   AllreduceSettings settings;
   settings.repartitionEvery = o.get<int>("oktopk-repartition-every");
   settings.thresholdEvery = o.get<int>("topk-reuse-every");
-  algorithm_ = createAllreduce(o.get<std::string>("sparse-allreduce"), transport, settings);
+  for(size_t b = 0; b < buckets_.size(); ++b)
+    algorithms_.push_back(createAllreduce(o.get<std::string>("sparse-allreduce"), transport, settings));
   method_ = parseTopkMethod(o.get<std::string>("topk-selection"));
   reuseEvery_ = o.get<int>("topk-reuse-every");
   seed_ = seed * 7919 + uint64_t(transport.rank());
+
+  // pieces: every (bucket, shard) overlap; selectors numbered as before buckets (one per shard)
+  // when there is one bucket, so their sample positions do not change
+  bucketPieces_.resize(buckets_.size());
+  dense_.resize(buckets_.size());
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    size_t shardBegin = 0;
+    for(size_t s = 0; s < shards.size(); ++s) {
+      size_t begin = std::max(shardBegin, buckets_[b].offset), end = std::min(shardBegin + shards[s].size(), buckets_[b].end());
+      if(begin < end) {
+        bucketPieces_[b].push_back(pieces_.size());
+        pieces_.push_back({s, b, {begin, end - begin}, begin - shardBegin});
+      }
+      shardBegin += shards[s].size();
+    }
+  }
   if(density_ < 1.0)
-    createSelectors(shards);
+    for(size_t p = 0; p < pieces_.size(); ++p)
+      selectors_.push_back(std::make_unique<TopkSelector>(pieces_[p].global.size, method_, seed_ + 104729 * p,
+                                                          reuseEvery_, shards[pieces_[p].shard].device));
 }
 
 size_t GradientAllreducer::keptOf(size_t n) const {
   return std::max<size_t>(1, size_t(std::llround(density_ * double(n))));
+}
+
+Tensor GradientAllreducer::pieceOf(const Piece& p, const std::vector<Tensor>& shards) const {
+  return shards[p.shard].slice(p.inShard, p.global.size);
 }
 
 namespace {
@@ -55,57 +85,57 @@ SparseVector range(const SparseVector& v, size_t begin, size_t n) {
 }
 }  // namespace
 
-void GradientAllreducer::createSelectors(const std::vector<Tensor>& shards) {
-  size_t offset = 0;
-  for(size_t s = 0; s < shards.size(); ++s) {
-    selectors_.push_back(std::make_unique<TopkSelector>(shards[s].size(), method_, seed_ + 104729 * s, reuseEvery_,
-                                                        shards[s].device));
-    shardRanges_.push_back({offset, shards[s].size()});
-    offset += shards[s].size();
-  }
+void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
+  for(size_t b = 0; b < buckets_.size(); ++b)
+    reduceBucket(b, shards);
 }
 
-void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
-  std::vector<size_t> offsets;
+void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shards) {
   size_t n = 0;
-  for(const Tensor& t : shards) {
-    offsets.push_back(n);
+  for(const Tensor& t : shards)
     n += t.size();
-  }
   ABORT_IF(n != n_, "GradientAllreducer for {} values was given shards of {}", n_, n);
-  auto hostView = [&](size_t s) {
-    return Tensor(dense_.data() + offsets[s], shards[s].shape, Type::float32, cpuDevice());
-  };
-  if(density_ >= 1.0) {  // dense: the whole gradient goes through the host anyway
-    dense_.resize(n);
-    for(size_t s = 0; s < shards.size(); ++s)
-      kernels::copy(hostView(s), shards[s]);
-    algorithm_->sumDense(dense_);
-    for(size_t s = 0; s < shards.size(); ++s)
-      kernels::copy(shards[s], hostView(s));
+  Range bucket = buckets_[b];
+  const std::vector<size_t>& pieces = bucketPieces_[b];
+  if(density_ >= 1.0) {  // dense: the whole bucket goes through the host anyway
+    std::vector<float>& dense = dense_[b];
+    dense.resize(bucket.size);
+    auto hostView = [&](const Piece& p) {
+      return Tensor(dense.data() + (p.global.offset - bucket.offset), Shape({int(p.global.size)}), Type::float32,
+                    cpuDevice());
+    };
+    for(size_t p : pieces)
+      kernels::copy(hostView(pieces_[p]), pieceOf(pieces_[p], shards));
+    algorithms_[b]->sumDense(dense);
+    for(size_t p : pieces)
+      kernels::copy(pieceOf(pieces_[p], shards), hostView(pieces_[p]));
     return;
   }
   SparseVector sent;
-  std::vector<SparseVector> parts(shards.size());
-  for(size_t s = 0; s < shards.size(); ++s) {
-    parts[s] = selectors_[s]->select(shards[s], keptOf(shards[s].size()));
-    for(size_t e = 0; e < parts[s].size(); ++e) {
-      sent.indices.push_back(uint32_t(offsets[s] + parts[s].indices[e]));
-      sent.values.push_back(parts[s].values[e]);
+  std::vector<SparseVector> parts(pieces.size());
+  for(size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces_[pieces[i]];
+    parts[i] = selectors_[pieces[i]]->select(pieceOf(p, shards), keptOf(p.global.size));
+    for(size_t e = 0; e < parts[i].size(); ++e) {
+      sent.indices.push_back(uint32_t(p.global.offset - bucket.offset + parts[i].indices[e]));
+      sent.values.push_back(parts[i].values[e]);
     }
   }
-  AllreduceResult result = algorithm_->reduce(sent, n, keptOf(n));
-  for(size_t s = 0; s < shards.size(); ++s) {
+  AllreduceResult result = algorithms_[b]->reduce(sent, bucket.size, keptOf(bucket.size));
+  for(size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces_[pieces[i]];
+    Tensor piece = pieceOf(p, shards);
+    size_t at = p.global.offset - bucket.offset;
     if(result.isDense) {
-      kernels::fromHost(shards[s], std::vector<float>(result.dense.begin() + long(offsets[s]),
-                                                      result.dense.begin() + long(offsets[s] + shards[s].size())));
+      kernels::fromHost(piece, std::vector<float>(result.dense.begin() + long(at),
+                                                  result.dense.begin() + long(at + p.global.size)));
       continue;
     }
-    SparseVector mine = range(result.sparse, offsets[s], shards[s].size());
+    SparseVector mine = range(result.sparse, at, p.global.size);
     if(result.isSelection)  // what the global selection left out goes back to the residual
-      selectors_[s]->restoreUnselected(parts[s], mine);
-    kernels::fill(shards[s], 0.f);
-    kernels::scatterAdd(shards[s], mine.indices, mine.values);
+      selectors_[pieces[i]]->restoreUnselected(parts[i], mine);
+    kernels::fill(piece, 0.f);
+    kernels::scatterAdd(piece, mine.indices, mine.values);
   }
 }
 
@@ -140,7 +170,7 @@ void GradientAllreducer::saveTo(ModelState& state) {
   uint64_t calls = 0;
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
-    std::copy(st.residual.begin(), st.residual.end(), mine.begin() + long(shardRanges_[s].offset));
+    std::copy(st.residual.begin(), st.residual.end(), mine.begin() + long(pieces_[s].global.offset));
     thresholds.push_back(st.threshold);
     calls = st.calls;
   }
@@ -151,7 +181,8 @@ void GradientAllreducer::saveTo(ModelState& state) {
     return;
   }
   state.counters["allreduce-selector-calls"] = calls;
-  state.counters["allreduce-shards"] = selectors_.size();
+  state.counters["allreduce-shards"] = selectors_.size();  // pieces: shards x buckets
+  state.counters["allreduce-buckets"] = buckets_.size();
   for(int r = 0; r < transport_.size(); ++r) {
     if(r != 0) {
       std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
@@ -178,10 +209,13 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     return;
   }
   uint64_t calls = state.counters.count("allreduce-selector-calls") ? state.counters.at("allreduce-selector-calls") : 0;
-  bool sameLayout = state.ranks == transport_.size() && state.counters.count("allreduce-shards") &&
-                    state.counters.at("allreduce-shards") == selectors_.size();
+  auto counter = [&](const std::string& name, uint64_t otherwise) {
+    return state.counters.count(name) ? state.counters.at(name) : otherwise;
+  };
+  bool sameLayout = state.ranks == transport_.size() && counter("allreduce-shards", 0) == selectors_.size() &&
+                    counter("allreduce-buckets", 1) == buckets_.size();
   int self = transport_.rank();
-  if(algorithm_->name() == "oktopk" && self == 0)
+  if(algorithms_[0]->name() == "oktopk" && self == 0)
     LOG(warn, "[training] oktopk re-estimates its regions and global threshold at the first update after a resume: "
               "the Costs from there differ slightly from an uninterrupted run's");
   if(sameLayout) {
@@ -191,7 +225,7 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
              residual.size(), n_);
     for(size_t s = 0; s < selectors_.size(); ++s) {
       TopkSelector::State st;
-      Range r = shardRanges_[s];
+      Range r = pieces_[s].global;
       st.residual.assign(residual.begin() + long(r.offset), residual.begin() + long(r.end()));
       st.calls = calls;
       st.threshold = thresholds && s < thresholds->size() ? (*thresholds)[s] : 0.f;
@@ -208,7 +242,7 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
   uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st;
-    Range r = shardRanges_[s];
+    Range r = pieces_[s].global;
     st.residual.assign(r.size, 0.f);
     if(self == 0)
       st.residual.assign(total.begin() + long(r.offset), total.begin() + long(r.end()));
@@ -216,9 +250,9 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     selectors_[s]->setState(st);
   }
   if(self == 0)
-    LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} rank(s) x {} shard(s): the "
-              "saved allreduce residuals are summed into rank 0's",
-        state.ranks, state.devices, transport_.size(), selectors_.size());
+    LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} rank(s) x {} shard(s) x {} "
+              "bucket(s): the saved allreduce residuals are summed into rank 0's",
+        state.ranks, state.devices, transport_.size(), selectors_.size(), buckets_.size());
 }
 
 }  // namespace marian

@@ -3,6 +3,10 @@
 // 000-003): every rank's summed gradient goes through one allreduce algorithm, whole, or as its
 // top-k (--compression-density) with what was not sent kept as the rank's residual and added to
 // its next gradient. Global top-k schemes (gtopk, oktopk) also put back what they did not select.
+// The gradient may be cut into buckets (consecutive ranges of the flat layout) that are reduced
+// one by one, each as soon as backward has finished it (the sync group's communication thread):
+// a dense sum is the same whatever the buckets; with compression each bucket selects density x
+// its size, and each bucket has its own algorithm state (oktopk's regions and threshold).
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,17 +20,23 @@ namespace marian {
 
 class GradientAllreducer {
 public:
-  // shards: the node's gradient shards as reduce() will get them (their sizes and devices).
+  // shards: the node's gradient shards as reduce() will get them (their sizes and devices);
+  // buckets: consecutive ranges that cover the n values of the shards (empty: one bucket).
   GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
-                     uint64_t seed);
+                     uint64_t seed, const std::vector<Range>& buckets = {});
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
-  // each shard keeps its own residual and selects its own top entries (density x its size)
-  // where it lives, so from a GPU only the selection crosses to the host; the sum is scattered
-  // back into the shards.
+  // each piece (a bucket's part of a shard) keeps its own residual and selects its own top
+  // entries (density x its size) where it lives, so from a GPU only the selection crosses to the
+  // host; the sum is scattered back into the shards. reduce() does every bucket in order.
   void reduce(const std::vector<Tensor>& shards);
-  // bytes on the wire since the last take, as the transport counted them (not for dense)
-  AllreduceBytes takeBytes() { return algorithm_->takeBytes(); }
+  // The same for bucket b's values only; collective: every rank reduces the same bucket.
+  void reduceBucket(size_t b, const std::vector<Tensor>& shards);
+  size_t buckets() const { return buckets_.size(); }
+  Range bucket(size_t b) const { return buckets_[b]; }
+  // bytes on the wire since the last take, every bucket's, as the transport counted them (not
+  // for dense)
+  AllreduceBytes takeBytes() { return algorithms_[0]->takeBytes(); }
 
   // Collective: every rank's residuals (and selector counts) go to rank 0's `state`, as
   // extras "allreduce-residual.rankR" (n values in the global layout) and counters.
@@ -38,19 +48,27 @@ public:
   void restoreFrom(const ModelState& state, float residualScale = 1.f);
 
 private:
+  // A bucket's part of a shard: where it is in the flat layout and in its shard.
+  struct Piece {
+    size_t shard, bucket;
+    Range global;
+    size_t inShard;
+  };
   size_t keptOf(size_t n) const;
-  void createSelectors(const std::vector<Tensor>& shards);
+  Tensor pieceOf(const Piece& p, const std::vector<Tensor>& shards) const;
 
   Transport& transport_;
-  std::unique_ptr<Allreduce> algorithm_;
-  std::vector<Range> shardRanges_;
+  std::vector<Range> buckets_;
+  std::vector<std::unique_ptr<Allreduce>> algorithms_;  // one per bucket (their state is theirs)
+  std::vector<Piece> pieces_;                            // by bucket, then shard
+  std::vector<std::vector<size_t>> bucketPieces_;        // the pieces of each bucket
   size_t n_;
   double density_;
   TopkMethod method_;
   int reuseEvery_;
   uint64_t seed_;
-  std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per shard, when density < 1
-  std::vector<float> dense_;                               // the host copy for dense allreduce
+  std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per piece, when density < 1
+  std::vector<std::vector<float>> dense_;                 // per bucket: the host copy for dense
 };
 
 // Checks the options of synchronous SGD across ranks (also on one rank, so typos never pass).

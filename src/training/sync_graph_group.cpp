@@ -8,7 +8,10 @@
 // With one device, steps 2 and 5 do nothing and this is plain single-device training.
 // Under mpirun (without --multi-node), between steps 2 and 3 every rank's summed gradient goes
 // through a GradientAllreducer (dense, or top-k with residuals and a sparse allreduce), so all
-// ranks apply the same update to the same parameters: synchronous SGD across nodes.
+// ranks apply the same update to the same parameters: synchronous SGD across nodes. With
+// --bucket-size (default), steps 2 and the allreduce run per bucket of the gradient on a
+// communication thread as soon as backward has finished the bucket on every device
+// (OverlappedAllreduce), so communication hides behind the rest of backward.
 #include <cmath>
 
 #include "common/logging.h"
@@ -17,6 +20,7 @@
 #include "training/device_worker.h"
 #include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
+#include "training/overlapped_allreduce.h"
 #include "optimizers/parameter_shard.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
@@ -52,7 +56,18 @@ public:
       std::vector<Tensor> gradShards;
       for(size_t k = 0; k < shards_.size(); ++k)
         gradShards.push_back(shard(k, k, true));
-      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards, seed_);
+      float megabytes = options_.get<float>("bucket-size");
+      ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
+      size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
+      std::vector<Range> buckets = gradientBuckets(workers_[0]->params(), floats);
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards, seed_, buckets);
+      if(floats > 0) {
+        std::vector<Device> devices;
+        for(auto& w : workers_)
+          devices.push_back(w->device());
+        overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
+                                                         [this](size_t b) { reduceBucket(b); });
+      }
     }
   }
 
@@ -66,39 +81,66 @@ public:
     AllreduceBytes b = allreducer_->takeBytes();
     double perUpdate = updatesSinceStatus_ ? 1.0 / double(updatesSinceStatus_) : 0.0;
     updatesSinceStatus_ = 0;
+    // the share of the allreduce's time that backward hid: the thread's busy time the update
+    // did not wait for
+    std::string hidden;
+    if(overlap_ && busySinceStatus_ > 0)
+      hidden = " : Hidden " + formatNumber("%.1f", 100.0 * std::max(0.0, 1.0 - waitSinceStatus_ / busySinceStatus_)) + "%";
+    busySinceStatus_ = waitSinceStatus_ = 0;
     if(!b.counted)  // MPI_Allreduce's own messages never pass our transport
-      return " : Sent not counted (MPI_Allreduce) : Recv not counted";
+      return " : Sent not counted (MPI_Allreduce) : Recv not counted" + hidden;
     return format(" : Sent {}/up : Recv {}/up", humanBytes(double(b.sent) * perUpdate),
-                  humanBytes(double(b.received) * perUpdate));
+                  humanBytes(double(b.received) * perUpdate)) + hidden;
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
     size_t n = workers_.size();
     float scale = costScale(costType_, batch);
     std::vector<double> ce(n, 0.0);
-    // one byte per device: the threads set their own entries at once (std::vector<bool> packs
-    // them into shared words, and concurrent writes to one word lose updates)
+    // which devices compute (a batch smaller than the devices leaves some without sentences)
     std::vector<char> active(n, 0);
-    parallelFor(n, [&](size_t d) {
-      std::vector<Batch> share = deviceShare(batch, d, n);
-      if(share.empty()) {
-        workers_[d]->params().zeroGrads();
-        return;
-      }
-      ce[d] = workers_[d]->computeGradients(share, scale, batchRandomSeed(seed_, update, d));
-      active[d] = 1;
-    });
+    std::vector<std::vector<Batch>> shares(n);
+    for(size_t d = 0; d < n; ++d) {
+      shares[d] = deviceShare(batch, d, n);
+      active[d] = !shares[d].empty();
+    }
+    active_ = active;
+    if(overlap_)
+      overlap_->start(active);
+    try {
+      parallelFor(n, [&](size_t d) {
+        if(!active[d]) {
+          workers_[d]->params().zeroGrads();
+          return;
+        }
+        ExpressionGraph::GradientReady ready;
+        if(overlap_)
+          ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
+        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready);
+      });
+    } catch(...) {
+      if(overlap_)
+        overlap_->finish(/*failed=*/true);
+      throw;
+    }
 
-    parallelFor(n, [&](size_t k) {  // reduce-scatter
-      timeline::Span span("reduce-scatter", "sync");
-      Tensor mine = shard(k, k, true);
-      for(size_t d = 0; d < n; ++d)
-        if(d != k && active[d])
-          kernels::add(mine, shard(d, k, true));
-    });
-    if(allreducer_) {
-      timeline::Span span("allreduce", "comm");
-      reduceAcrossRanks();
+    if(overlap_) {  // the buckets' reduce-scatter and allreduce ran beside backward
+      overlap_->finish();
+      busySinceStatus_ += overlap_->lastBusySeconds();
+      waitSinceStatus_ += overlap_->lastWaitSeconds();
+      ++updatesSinceStatus_;
+    } else {
+      parallelFor(n, [&](size_t k) {  // reduce-scatter
+        timeline::Span span("reduce-scatter", "sync");
+        Tensor mine = shard(k, k, true);
+        for(size_t d = 0; d < n; ++d)
+          if(d != k && active[d])
+            kernels::add(mine, shard(d, k, true));
+      });
+      if(allreducer_) {
+        timeline::Span span("allreduce", "comm");
+        reduceAcrossRanks();
+      }
     }
     if(!heldBack_.empty()) {
       for(size_t k = 0; k < n; ++k) {
@@ -210,6 +252,33 @@ private:
     ++updatesSinceStatus_;
   }
 
+  // Bucket b (the communication thread): the node's devices' gradients of the bucket summed into
+  // the shards that own them, then across ranks (as reduce-scatter and reduceAcrossRanks, for
+  // the bucket's values only).
+  void reduceBucket(size_t b) {
+    Range bucket = allreducer_->bucket(b);
+    std::vector<Tensor> shards;
+    for(size_t k = 0; k < shards_.size(); ++k) {
+      shards.push_back(shard(k, k, true));
+      Range r = shards_[k]->range();
+      size_t begin = std::max(r.offset, bucket.offset), end = std::min(r.end(), bucket.end());
+      if(begin >= end)
+        continue;
+      Tensor mine = workers_[k]->params().grads().slice(begin, end - begin);
+      for(size_t d = 0; d < workers_.size(); ++d)
+        if(d != k && active_[d])
+          kernels::add(mine, workers_[d]->params().grads().slice(begin, end - begin));
+    }
+    allreducer_->reduceBucket(b, shards);
+    if(costType_ != "ce-sum")
+      for(size_t k = 0; k < shards_.size(); ++k) {
+        Range r = shards_[k]->range();
+        size_t begin = std::max(r.offset, bucket.offset), end = std::min(r.end(), bucket.end());
+        if(begin < end)
+          kernels::scale(workers_[k]->params().grads().slice(begin, end - begin), 1.f / float(transport_->size()));
+      }
+  }
+
   // Shard k of device d's parameters or gradients.
   Tensor shard(size_t d, size_t k, bool grads) {
     Tensor all = grads ? workers_[d]->params().grads() : workers_[d]->params().values();
@@ -222,10 +291,13 @@ private:
   uint64_t seed_;
   Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
+  std::vector<char> active_;  // which devices computed in this update
   uint64_t updatesSinceStatus_ = 0;
+  double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
+  std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };
 
 }  // namespace

@@ -1,0 +1,178 @@
+#include "training/overlapped_allreduce.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/error.h"
+#include "common/float_mode.h"
+#include "common/timeline.h"
+
+namespace marian {
+
+std::vector<Range> gradientBuckets(const Parameters& layout, size_t floats) {
+  std::vector<std::pair<size_t, size_t>> params;  // (offset, size) in layout order
+  for(const Parameters::Entry& e : layout.entries())
+    params.push_back({e.offset, e.shape.elements()});
+  std::sort(params.begin(), params.end());
+  std::vector<Range> buckets;
+  size_t n = layout.totalSize();
+  if(floats == 0 || params.empty())
+    return {{0, n}};
+  Range current{0, 0};
+  for(auto [offset, size] : params) {
+    current.size = offset + size - current.offset;
+    if(current.size >= floats) {
+      buckets.push_back(current);
+      current = {current.end(), 0};
+    }
+  }
+  if(current.offset < n)
+    buckets.push_back({current.offset, n - current.offset});
+  return buckets;
+}
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::vector<Range>& buckets,
+                                         std::vector<Device> devices, Transport& transport,
+                                         std::function<void(size_t)> reduceBucket)
+    : buckets_(buckets), paramsIn_(buckets.size(), 0), devices_(std::move(devices)), transport_(transport),
+      reduceBucket_(std::move(reduceBucket)), remaining_(devices_.size()), devicesLeft_(buckets.size(), 0) {
+  for(const Parameters::Entry& e : layout.entries()) {
+    auto inside = std::upper_bound(buckets_.begin(), buckets_.end(), e.offset,
+                                   [](size_t offset, const Range& r) { return offset < r.end(); });
+    ABORT_IF(inside == buckets_.end() || e.offset + e.shape.elements() > inside->end(),
+             "Parameter '{}' is not inside one gradient bucket", e.name);
+    bucketOf_.push_back(size_t(inside - buckets_.begin()));
+    ++paramsIn_[bucketOf_.back()];
+  }
+  finalOn_.resize(devices_.size());
+  for(size_t d = 0; d < devices_.size(); ++d)
+    for(size_t b = 0; b < buckets_.size(); ++b)
+      finalOn_[d].push_back(backendFor(devices_[d]).createEvent());  // null on the CPU
+  thread_ = std::thread([this] { run(); });
+}
+
+OverlappedAllreduce::~OverlappedAllreduce() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    failed_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void OverlappedAllreduce::start(const std::vector<char>& active) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ABORT_IF(updating_, "OverlappedAllreduce::start while an update is under way");
+  ABORT_IF(active.size() != devices_.size(), "OverlappedAllreduce: {} flags for {} devices", active.size(),
+           devices_.size());
+  active_ = active;
+  size_t count = size_t(std::count(active.begin(), active.end(), 1));
+  firstActive_ = size_t(std::find(active.begin(), active.end(), 1) - active.begin());
+  std::fill(devicesLeft_.begin(), devicesLeft_.end(), count);
+  for(size_t d = 0; d < devices_.size(); ++d)
+    remaining_[d] = active[d] ? paramsIn_ : std::vector<size_t>(buckets_.size(), 0);
+  firstOrder_.clear();
+  failed_ = false;
+  done_ = 0;
+  updating_ = true;
+  changed_.notify_all();
+}
+
+void OverlappedAllreduce::gradientReady(size_t d, size_t param) {
+  size_t b = bucketOf_[param];
+  if(--remaining_[d][b] != 0)
+    return;
+  if(DeviceEvent* event = finalOn_[d][b].get())  // on a GPU: once the kernels issued so far ran
+    backendFor(devices_[d]).record(event);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if(d == firstActive_ && order_.empty())
+    firstOrder_.push_back(b);
+  if(--devicesLeft_[b] == 0)
+    changed_.notify_all();
+}
+
+void OverlappedAllreduce::finish(bool failed) {
+  double begin = now();
+  std::unique_lock<std::mutex> lock(mutex_);
+  if(failed) {
+    failed_ = true;
+    changed_.notify_all();
+  }
+  changed_.wait(lock, [&] { return !updating_; });
+  lastWait_ = now() - begin;
+  if(error_) {
+    std::exception_ptr e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+void OverlappedAllreduce::run() {
+  flushDenormalsToZero();  // as the compute threads: the same sums bit for bit
+  setDeviceLane(1);        // GPU transfers beside the compute stream, not behind it
+  timeline::nameThisThread("allreduce");
+  std::unique_lock<std::mutex> lock(mutex_);
+  while(true) {
+    changed_.wait(lock, [&] { return stop_ || updating_; });
+    if(stop_)
+      return;
+    double busy = 0;
+    try {
+      if(order_.empty()) {  // the first update: every bucket, then the order every rank follows
+        changed_.wait(lock, [&] {
+          return failed_ || std::all_of(devicesLeft_.begin(), devicesLeft_.end(), [](size_t n) { return n == 0; });
+        });
+        if(!failed_) {
+          std::vector<size_t> order = firstOrder_;
+          lock.unlock();
+          ABORT_IF(order.size() != buckets_.size(), "Gradient buckets: backward finished {} of {}", order.size(),
+                   buckets_.size());
+          for(size_t& b : order)
+            b = size_t(transport_.broadcastFromRoot(b, kCollectiveTimeoutSeconds, "the order of the gradient buckets"));
+          lock.lock();
+          order_ = order;
+        }
+      }
+      for(size_t i = 0; i < order_.size() && !failed_; ++i) {
+        size_t b = order_[i];
+        changed_.wait(lock, [&] { return failed_ || devicesLeft_[b] == 0; });
+        if(failed_)
+          break;
+        lock.unlock();
+        double begin = now();
+        for(size_t d = 0; d < devices_.size(); ++d)  // GPUs: this lane waits for the gradients' kernels
+          if(active_[d] && finalOn_[d][b])
+            for(const Device& device : devices_)
+              backendFor(device).wait(finalOn_[d][b].get());
+        {
+          timeline::Span span("allreduce bucket", "comm");
+          reduceBucket_(b);
+        }
+        busy += now() - begin;
+        lock.lock();
+        ++done_;
+      }
+      lock.unlock();
+      for(const Device& device : devices_)  // this lane's work is done before the update reads it
+        if(device.type == DeviceType::gpu)
+          backendFor(device).synchronize();
+      lock.lock();
+    } catch(...) {
+      if(!lock.owns_lock())
+        lock.lock();
+      error_ = std::current_exception();
+    }
+    lastBusy_ = busy;
+    updating_ = false;
+    changed_.notify_all();
+  }
+}
+
+}  // namespace marian
