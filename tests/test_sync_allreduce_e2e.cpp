@@ -61,6 +61,34 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
   EXPECT_LT(ce[2], ce[0]) << compressed.log;
 }
 
+// The timeline shows the buckets' allreduce running while backward computes (on both ranks),
+// and none of it without buckets (the update's own thread reduces after backward).
+TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
+  for(std::string size : {"0.01", "0"}) {
+    SCOPED_TRACE("--bucket-size " + size);
+    std::string m = e2e::corpusDir() + "/bucket-timeline";
+    RunResult r = e2e::run("bucket-timeline", "--sync-sgd --after-batches 20 --bucket-size " + size +
+                                                  " --timeline " + m + "/trace.json", true, mpirun(2));
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + m + "/trace.json " + m +
+                      "/trace.rank1.json > " + m + "/summary.txt";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    std::string table = e2e::readFile(m + "/summary.txt");
+    std::regex row("\\| \\d+ \\|.*\\| ([0-9.]+) s \\((\\d+)%\\) \\| (\\d+) \\|");
+    int rows = 0;
+    for(std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it, ++rows) {
+      if(size == "0") {
+        EXPECT_EQ(std::stod((*it)[1]), 0.0) << table;
+        EXPECT_EQ((*it)[3], "0") << table;
+      } else {
+        EXPECT_GT(std::stod((*it)[1]), 0.0) << table;
+        EXPECT_GE(std::stoi((*it)[3]), 20 * 2) << table;  // several buckets per update
+      }
+    }
+    EXPECT_EQ(rows, 2) << table;
+  }
+}
+
 // --optimizer-delay 2 with batches of 16 sums the gradients of the same 32 sentences per update
 // as batches of 32 without delay (without shuffling or sorting, two consecutive batches of 16
 // are one of 32; on 2 ranks the update's four batches of 16 are the two of 32), so SGD
