@@ -279,6 +279,35 @@ inline void bytesReceivedWithinTheCostModels(Transport& t) {
   }
 }
 
+// The pipelined dense algorithms cut their messages into segments: with segments of 1, 3 and
+// 10 floats (many per chunk, and chunks that do not divide) the sum is still the reference's,
+// bitwise, twice in a row (the reused receive buffers), and the ring still receives its
+// 2 (P-1)/P n values.
+inline void pipelinedAlgorithmsWithTinySegments(Transport& t) {
+  for(std::string name : {"ring", "tree"})
+    for(size_t segmentBytes : {size_t(4), size_t(12), size_t(40)}) {
+      AllreduceSettings settings;
+      settings.segmentBytes = segmentBytes;
+      auto algo = createAllreduce(name, t, settings);
+      for(size_t n : {size_t(1), size_t(7), size_t(1000), size_t(1001)})
+        for(unsigned call = 0; call < 2; ++call) {
+          SCOPED_TRACE(name + " segments of " + std::to_string(segmentBytes) + " B, n=" + std::to_string(n) +
+                       ", call " + std::to_string(call));
+          unsigned seed = unsigned(n) * 7 + call;
+          std::vector<float> mine(n, 0.f);
+          input(t.rank(), t.size(), n, n, Pattern::fillIn, seed).addTo(mine.data());
+          std::vector<SparseVector> all = allInputs(t.size(), n, n, Pattern::fillIn, seed);
+          algo->takeBytes();
+          algo->sumDense(mine);
+          ASSERT_EQ(mine, denseSum(all, n));
+          if(name == "ring") {
+            double received = double(algo->takeBytes().received), P = t.size();
+            EXPECT_NEAR(received, 2.0 * (P - 1) / P * double(n) * 4.0, 8.0 * P);
+          }
+        }
+    }
+}
+
 inline void unknownNameListsTheAlgorithms(Transport& t) {
   try {
     createAllreduce("allgatherish", t);

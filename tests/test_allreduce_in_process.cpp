@@ -28,6 +28,9 @@ TEST_P(AllreduceInProcess, OkTopkKeepsAboutKWithAFreshThreshold) {
 TEST_P(AllreduceInProcess, BytesReceivedWithinTheCostModels) {
   runOnRanks(GetParam(), bytesReceivedWithinTheCostModels);
 }
+TEST_P(AllreduceInProcess, PipelinedAlgorithmsWithTinySegments) {
+  runOnRanks(GetParam(), pipelinedAlgorithmsWithTinySegments);
+}
 TEST_P(AllreduceInProcess, UnknownNameListsTheAlgorithms) { runOnRanks(GetParam(), unknownNameListsTheAlgorithms); }
 
 // tests/CMakeLists.txt names one Commbench ctest per algorithm when it is configured: exactly

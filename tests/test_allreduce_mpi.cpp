@@ -19,6 +19,7 @@ TEST(Allreduce, GlobalTopkFollowsItsDefinition) { globalTopkFollowsItsDefinition
 TEST(Allreduce, OkTopkSelectsBySumAndReusesItsThreshold) { okTopkSelectsBySumAndReusesItsThreshold(mpi()); }
 TEST(Allreduce, OkTopkKeepsAboutKWithAFreshThreshold) { okTopkKeepsAboutKWithAFreshThreshold(mpi()); }
 TEST(Allreduce, BytesReceivedWithinTheCostModels) { bytesReceivedWithinTheCostModels(mpi()); }
+TEST(Allreduce, PipelinedAlgorithmsWithTinySegments) { pipelinedAlgorithmsWithTinySegments(mpi()); }
 TEST(Allreduce, UnknownNameListsTheAlgorithms) { unknownNameListsTheAlgorithms(mpi()); }
 
 }  // namespace

@@ -22,6 +22,14 @@ struct Envelope {
   std::shared_ptr<bool> taken;  // the send's completion: set by the receiver, under the lock
 };
 
+// A receive posted by startRecv that no message has filled yet.
+struct Posted {
+  int source = -1, tag = -1;
+  void* into = nullptr;
+  size_t size = 0;
+  std::shared_ptr<size_t> filled;  // the size of the message that filled it, once one did (under the lock)
+};
+
 // One call of a collective by every rank; calls are matched by their order on each rank.
 struct Round {
   std::vector<std::vector<char>> parts;  // by rank
@@ -35,7 +43,7 @@ constexpr int kCollectiveGroup = 0, kControlGroup = 1, kGroups = 2;
 }  // namespace
 
 struct InProcessNetwork::Shared {
-  explicit Shared(int size) : P(size), mailboxes(size_t(kChannels * size)) {
+  explicit Shared(int size) : P(size), mailboxes(size_t(kChannels * size)), posted(size_t(kChannels * size)) {
     for(auto& c : calls)
       c.assign(size_t(P), 0);
   }
@@ -44,6 +52,7 @@ struct InProcessNetwork::Shared {
   std::mutex mutex;
   std::condition_variable changed;  // a message, a delivery, an arrival at a collective, the stop
   std::vector<std::deque<Envelope>> mailboxes;  // [channel * P + destination], in arrival order
+  std::vector<std::deque<Posted>> posted;       // [channel * P + destination], in posting order
   std::map<uint64_t, Round> rounds[kGroups];    // by call number
   std::vector<uint64_t> calls[kGroups];         // per rank: its calls so far
   bool stopped = false;
@@ -53,6 +62,7 @@ struct InProcessNetwork::Shared {
   std::deque<Envelope>& mailbox(Channel channel, int dest) {
     return mailboxes[size_t(int(channel) * P + dest)];
   }
+  std::deque<Posted>& postedAt(Channel channel, int dest) { return posted[size_t(int(channel) * P + dest)]; }
 
   // Waits under `lock` until ready() (true) or the deadline (false; timeoutSeconds 0: none);
   // throws once the network is stopped.
@@ -127,15 +137,30 @@ void InProcessTransport::abort(const std::string& why) {
   throw Error(why);
 }
 
-Transport::PendingSend InProcessTransport::startSendImpl(Channel channel, int dest, int tag,
-                                                         const std::vector<char>& bytes) {
+Transport::PendingSend InProcessTransport::startSendImpl(Channel channel, int dest, int tag, const void* data,
+                                                         size_t size) {
+  std::vector<char> bytes(size);
+  if(size)
+    std::memcpy(bytes.data(), data, size);
   auto& s = *network_.shared_;
   auto taken = std::make_shared<bool>(false);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     if(s.stopped)
       throw Error(format("rank {}: the job was stopped: {}", rank_, s.reason));
-    s.mailbox(channel, dest).push_back(Envelope{rank_, tag, bytes, taken});
+    // a receive posted for it takes it at once, as MPI delivers into a posted buffer
+    std::deque<Posted>& posted = s.postedAt(channel, dest);
+    auto match = std::find_if(posted.begin(), posted.end(),
+                              [&](const Posted& p) { return p.source == rank_ && p.tag == tag; });
+    if(match != posted.end()) {
+      if(match->size == bytes.size() && !bytes.empty())
+        std::memcpy(match->into, bytes.data(), bytes.size());
+      *match->filled = bytes.size();
+      *taken = true;
+      posted.erase(match);
+    } else {
+      s.mailbox(channel, dest).push_back(Envelope{rank_, tag, std::move(bytes), taken});
+    }
   }
   s.changed.notify_all();
   PendingSend p;
@@ -155,9 +180,55 @@ void InProcessTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, c
 
 void InProcessTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
                                   double timeoutSeconds) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
   p.dest = dest;
   finishSendImpl(p, timeoutSeconds, "a message");
+}
+
+// A posted receive takes the earliest matching message already here, or else waits, posted, for
+// the next one sent (startSendImpl fills it): a send to a posted receive completes at once.
+void InProcessTransport::startRecvImpl(PendingRecv& r) {
+  auto& s = *network_.shared_;
+  auto filled = std::make_shared<size_t>(0);
+  bool done = false;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    std::deque<Envelope>& box = s.mailbox(r.channel, rank_);
+    auto found = std::find_if(box.begin(), box.end(),
+                              [&](const Envelope& e) { return e.source == r.source && e.tag == r.tag; });
+    if(found != box.end()) {
+      if(found->bytes.size() == r.size && r.size)
+        std::memcpy(r.into, found->bytes.data(), r.size);
+      *filled = found->bytes.size();
+      *found->taken = true;
+      box.erase(found);
+      done = true;
+    } else {
+      s.postedAt(r.channel, rank_).push_back(Posted{r.source, r.tag, r.into, r.size, filled});
+    }
+  }
+  if(done)
+    s.changed.notify_all();
+  r.state = std::make_shared<std::pair<std::shared_ptr<size_t>, bool>>(filled, done);
+}
+
+void InProcessTransport::finishRecvImpl(PendingRecv& r, double timeoutSeconds, const std::string& what) {
+  auto& s = *network_.shared_;
+  auto state = std::static_pointer_cast<std::pair<std::shared_ptr<size_t>, bool>>(r.state);
+  std::shared_ptr<size_t> filled = state->first;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  std::deque<Posted>& posted = s.postedAt(r.channel, rank_);
+  auto pending = [&] {
+    return std::any_of(posted.begin(), posted.end(), [&](const Posted& p) { return p.filled == filled; });
+  };
+  if(!s.wait(lock, rank_, timeoutSeconds, [&] { return state->second || !pending(); })) {
+    lock.unlock();
+    abort(noAnswer(what, r.source, timeoutSeconds));
+  }
+  size_t size = *filled;
+  lock.unlock();
+  if(size != r.size)
+    abort(format("rank {}: {} from rank {} is {} bytes, {} were expected", rank_, what, r.source, size, r.size));
 }
 
 Transport::Message InProcessTransport::recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
@@ -191,7 +262,7 @@ Transport::Message InProcessTransport::recvImpl(Channel channel, int source, int
 Transport::Message InProcessTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
                                                     const std::vector<char>& bytes, double timeoutSeconds,
                                                     const std::string& what) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
   p.dest = dest;
   Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
   finishSendImpl(p, timeoutSeconds, what);

@@ -107,7 +107,7 @@ MpiTransport::~MpiTransport() {
 
 void MpiTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
                             double timeoutSeconds) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
   p.dest = dest;
   finishSendImpl(p, timeoutSeconds, "a message");
 }
@@ -136,19 +136,18 @@ Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, 
 Transport::Message MpiTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
                                               const std::vector<char>& bytes, double timeoutSeconds,
                                               const std::string& what) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
   p.dest = dest;
   Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
   finishSendImpl(p, timeoutSeconds, what);
   return m;
 }
 
-Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, int tag,
-                                                   const std::vector<char>& bytes) {
-  ABORT_IF(bytes.size() > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", bytes.size());
+Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, int tag, const void* data,
+                                                   size_t size) {
+  ABORT_IF(size > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", size);
   auto request = std::make_shared<MPI_Request>();
-  check(MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), request.get()),
-        "MPI_Isend");
+  check(MPI_Isend(data, int(size), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), request.get()), "MPI_Isend");
   PendingSend p;
   p.state = request;
   return p;
@@ -157,6 +156,30 @@ Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, in
 void MpiTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, const std::string& what) {
   waitFor(*std::static_pointer_cast<MPI_Request>(p.state), timeoutSeconds, *this,
           [&] { return noDelivery(what, p.dest, timeoutSeconds); }, kTransferPollUs);
+}
+
+void MpiTransport::startRecvImpl(PendingRecv& r) {
+  ABORT_IF(r.size > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", r.size);
+  auto request = std::make_shared<MPI_Request>();
+  check(MPI_Irecv(r.into, int(r.size), MPI_BYTE, r.source, r.tag, comm(comms_[int(r.channel)]), request.get()),
+        "MPI_Irecv");
+  r.state = request;
+}
+
+void MpiTransport::finishRecvImpl(PendingRecv& r, double timeoutSeconds, const std::string& what) {
+  MPI_Request& request = *std::static_pointer_cast<MPI_Request>(r.state);
+  MPI_Status status;
+  int done = 0;
+  bool ok = waitUntil([&] {
+    check(MPI_Test(&request, &done, &status), "MPI_Test");  // a longer message: MPI_ERR_TRUNCATE
+    return done != 0;
+  }, timeoutSeconds, kTransferPollUs);
+  if(!ok)
+    abort(noAnswer(what, r.source, timeoutSeconds));
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  if(size_t(count) != r.size)
+    abort(format("rank {}: {} from rank {} is {} bytes, {} were expected", rank_, what, r.source, count, r.size));
 }
 
 void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) {

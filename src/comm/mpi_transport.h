@@ -31,8 +31,10 @@ protected:
   Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what) override;
   Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
                        double timeoutSeconds, const std::string& what) override;
-  PendingSend startSendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes) override;
+  PendingSend startSendImpl(Channel channel, int dest, int tag, const void* data, size_t size) override;
   void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) override;
+  void startRecvImpl(PendingRecv& recv) override;
+  void finishRecvImpl(PendingRecv& recv, double timeoutSeconds, const std::string& what) override;
 
 private:
   MpiTransport() = default;

@@ -33,12 +33,36 @@ Transport::Message Transport::exchange(Channel channel, int dest, int source, in
 }
 
 Transport::PendingSend Transport::startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes) {
-  ABORT_IF(dest < 0 || dest >= size(), "rank {}: send to rank {} of {}", rank(), dest, size());
-  PendingSend p = startSendImpl(channel, dest, tag, bytes);
+  return startSend(channel, dest, tag, bytes.data(), bytes.size());
+}
+
+Transport::PendingSend Transport::startSend(Channel channel, int dest, int tag, const void* data, size_t size) {
+  ABORT_IF(dest < 0 || dest >= this->size(), "rank {}: send to rank {} of {}", rank(), dest, this->size());
+  PendingSend p = startSendImpl(channel, dest, tag, data, size);
   p.channel = channel;
   p.dest = dest;
-  p.size = bytes.size();
+  p.size = size;
   return p;
+}
+
+Transport::PendingRecv Transport::startRecv(Channel channel, int source, int tag, void* into, size_t size) {
+  ABORT_IF(source < 0 || source >= this->size(), "rank {}: posted receive from rank {} of {}", rank(), source,
+           this->size());
+  PendingRecv r;
+  r.channel = channel;
+  r.source = source;
+  r.tag = tag;
+  r.into = into;
+  r.size = size;
+  startRecvImpl(r);
+  return r;
+}
+
+void Transport::finishRecv(PendingRecv& r, double timeoutSeconds, const std::string& what) {
+  ABORT_IF(!r.state, "finishRecv without a posted receive");
+  finishRecvImpl(r, timeoutSeconds, what);
+  r.state.reset();
+  received_[int(r.channel)] += r.size;
 }
 
 void Transport::finishSend(PendingSend& p, double timeoutSeconds, const std::string& what) {

@@ -41,6 +41,14 @@ public:
     int dest = -1;
     size_t size = 0;
   };
+  // A receive posted before its message comes, between startRecv and finishRecv.
+  struct PendingRecv {
+    std::shared_ptr<void> state;
+    Channel channel = Channel::collective;
+    int source = -1, tag = -1;
+    void* into = nullptr;
+    size_t size = 0;
+  };
 
   virtual ~Transport() = default;
   virtual int rank() const = 0;
@@ -60,7 +68,16 @@ public:
   // A send that runs while the caller does other work (a pipelined tree sends to two children
   // and receives the next chunk at once); `bytes` must stay alive until finishSend.
   PendingSend startSend(Channel channel, int dest, int tag, const std::vector<char>& bytes);
+  // The same from `size` bytes at `data` (no copy), unchanged until finishSend.
+  PendingSend startSend(Channel channel, int dest, int tag, const void* data, size_t size);
   void finishSend(PendingSend& send, double timeoutSeconds, const std::string& what);
+  // A receive of exactly `size` bytes from `source` with `tag` into `into`, posted now: MPI
+  // moves a large message as soon as it comes instead of when the receiver asks for it, and
+  // several posted receives keep a link busy while the caller works on what arrived. Receives
+  // of one (source, tag) take its messages in the order they were posted and sent; finishRecv
+  // waits (at most timeoutSeconds), and a message of another size is an error.
+  PendingRecv startRecv(Channel channel, int source, int tag, void* into, size_t size);
+  void finishRecv(PendingRecv& recv, double timeoutSeconds, const std::string& what);
   // The sum of n floats over all ranks, in place (the collective channel's own communicator).
   // This and the two below count nothing (see bytes), so the implementations define them.
   virtual void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) = 0;
@@ -84,8 +101,11 @@ protected:
   virtual Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
                                double timeoutSeconds, const std::string& what) = 0;
   // fills `state` only
-  virtual PendingSend startSendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes) = 0;
+  virtual PendingSend startSendImpl(Channel channel, int dest, int tag, const void* data, size_t size) = 0;
   virtual void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) = 0;
+  // startRecvImpl fills recv.state; finishRecvImpl leaves exactly recv.size bytes in recv.into
+  virtual void startRecvImpl(PendingRecv& recv) = 0;
+  virtual void finishRecvImpl(PendingRecv& recv, double timeoutSeconds, const std::string& what) = 0;
 
   // Why a bounded wait gave up, worded alike by every implementation.
   std::string noAnswer(const std::string& what, int source, double timeoutSeconds) const;

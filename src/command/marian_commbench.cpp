@@ -1,5 +1,6 @@
 // marian-commbench: one allreduce algorithm alone, under mpirun, on random sparse data.
 //   mpirun -np 4 marian-commbench --algo ssar-split --size 25000000 --density 0.001 [--reps 10]
+//     [--segment-bytes B]   (the message size of the pipelined ring and tree)
 // Every rank draws k = density*size random indices with integer values; every run is checked,
 // bitwise, against what the algorithm must return (the dense sum; for gtopk and oktopk, which keep
 // the global top-k of the sum, their definitions), computed from all ranks' inputs. Rank 0 prints
@@ -19,6 +20,7 @@
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
+#include "comm/allreduce/dense_allreduce.h"
 #include "comm/mpi_transport.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
@@ -32,24 +34,29 @@ struct Args {
   size_t size = 1000000;
   double density = 0.01;
   int reps = 10;
+  AllreduceSettings settings;
 };
 
 Args parse(int argc, char** argv) {
   Args a;
-  for(auto& [name, value] : toolArguments(argc, argv, {"--algo", "--size", "--density", "--reps"},
-                                          "--algo NAME --size N --density D [--reps R]")) {
+  for(auto& [name, value] :
+      toolArguments(argc, argv, {"--algo", "--size", "--density", "--reps", "--segment-bytes"},
+                    "--algo NAME --size N --density D [--reps R] [--segment-bytes B]")) {
     if(name == "--algo")
       a.algo = value;
     else if(name == "--size")
       a.size = size_t(std::atoll(value.c_str()));
     else if(name == "--density")
       a.density = std::atof(value.c_str());
+    else if(name == "--segment-bytes")
+      a.settings.segmentBytes = size_t(std::atoll(value.c_str()));
     else
       a.reps = std::atoi(value.c_str());
   }
   ABORT_IF(a.size == 0 || a.size > UINT32_MAX, "--size must be in [1, 2^32)");
   ABORT_IF(!(a.density > 0 && a.density <= 1), "--density must be in (0, 1]");
   ABORT_IF(a.reps < 1, "--reps must be >= 1");
+  ABORT_IF(a.settings.segmentBytes < 4, "--segment-bytes must be at least one float (4)");
   return a;
 }
 
@@ -83,20 +90,36 @@ int main(int argc, char** argv) {
   MpiTransport& mpi = MpiTransport::start(&argc, &argv);
   try {
     Args a = parse(argc, argv);
-    auto algo = createAllreduce(a.algo, mpi);
+    auto algo = createAllreduce(a.algo, mpi, a.settings);
     std::vector<SparseVector> inputs;
     for(int r = 0; r < mpi.size(); ++r)
       inputs.push_back(randomInput(a.size, a.density, r));
     const SparseVector& local = inputs[size_t(mpi.rank())];
     size_t k = local.size();  // the global top-k schemes keep as many as one rank brings
 
+    // The dense algorithms (dense, ring, tree) reduce the dense vector, as training gives them:
+    // its making from the sparse input is not timed.
+    bool denseAlgorithm = dynamic_cast<DenseAllreduce*>(algo.get()) != nullptr;
+    std::vector<float> denseInput;
+    if(denseAlgorithm) {
+      denseInput.assign(a.size, 0.f);
+      local.addTo(denseInput.data());
+    }
     bool correct = true;
     std::vector<double> times;
     AllreduceBytes total;
     for(int rep = 0; rep <= a.reps; ++rep) {  // rep 0 warms up
+      AllreduceResult got;
+      if(denseAlgorithm) {
+        got.isDense = true;
+        got.dense = denseInput;
+      }
       mpi.barrier(kCollectiveTimeoutSeconds, "the start of a repetition");
       auto start = std::chrono::steady_clock::now();
-      AllreduceResult got = algo->reduce(local, a.size, k);
+      if(denseAlgorithm)
+        algo->sumDense(got.dense);
+      else
+        got = algo->reduce(local, a.size, k);
       double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       AllreduceBytes b = algo->takeBytes();
       correct = correct && matchesReference(a.algo, got, inputs, a.size, k);

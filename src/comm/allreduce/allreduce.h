@@ -35,10 +35,14 @@ struct AllreduceResult {
   void addTo(float* out) const;
 };
 
-// Tuning of the schemes that keep state between calls (oktopk; seed 002's tau and tau').
+// Tuning: of the schemes that keep state between calls (oktopk; seed 002's tau and tau'), and the
+// message size of the pipelined dense ones (ring, tree).
 struct AllreduceSettings {
   int repartitionEvery = 64;  // tau: recompute oktopk's balanced region boundaries
   int thresholdEvery = 32;    // tau': recompute oktopk's exact global threshold
+  // Long enough that per-message costs vanish on a 1-10 Gbit/s link (1 MiB is 8 ms at 1 Gbit/s),
+  // short enough that a pipeline of P ranks fills quickly.
+  size_t segmentBytes = 1 << 20;
 };
 
 class Allreduce {
