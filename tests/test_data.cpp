@@ -1,5 +1,7 @@
 // Corpus reading, vocabularies and batching.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -74,14 +76,16 @@ TEST(Vocab, SentencePieceIsTrainedWhenMissingAndRoundTrips) {
     text += "katzen hund baum\n";
   }
   write(temp("spm.txt"), text);
-  std::remove(temp("v.spm").c_str());
-  auto v = loadOrCreateVocab(temp("v.spm"), {temp("spm.txt")}, 40);
+  // in a folder that does not exist yet (the model's may be elsewhere): it is created
+  std::string folder = temp("new-vocab-folder");
+  std::system(("rm -rf " + folder).c_str());
+  auto v = loadOrCreateVocab(folder + "/v.spm", {temp("spm.txt")}, 40);
   EXPECT_EQ(v->size(), 40u);
   std::vector<int> ids = v->encode("katzen hund baum");
   EXPECT_EQ(ids.back(), Vocab::kEos);
   EXPECT_EQ(v->decode(ids), "katzen hund baum");
   // a second load reads the file that the first one trained
-  EXPECT_EQ(loadOrCreateVocab(temp("v.spm"), {}, 40)->encode("hund"), v->encode("hund"));
+  EXPECT_EQ(loadOrCreateVocab(folder + "/v.spm", {}, 40)->encode("hund"), v->encode("hund"));
 }
 
 TEST(Vocab, UnknownKindAndCorruptFilesAreNamed) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -86,6 +87,11 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
   }
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   {
+    // the vocabulary's folder is created, as the model's is (they need not be the same)
+    std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if(!folder.empty())
+      std::filesystem::create_directories(folder, ec);
     std::ofstream out(tmp + ".txt");
     ABORT_IF(!out, "Cannot write '{}' to train the SentencePiece vocabulary", tmp + ".txt");
     for(const std::string& line : sample)
