@@ -51,13 +51,15 @@ bool waitUntil(Ready ready, double timeoutSeconds, int maxSleepUs = 1000) {
 // in its progress calls): waits for sends poll often enough to keep a 1 Gbit/s link busy.
 constexpr int kTransferPollUs = 20;
 
-// Waits for a non-blocking operation; past the deadline the job stops with late() as the reason
-// (a function: the message is worded only when needed, not for every message sent).
+// Waits for a non-blocking operation (its status into `status` when given); past the deadline
+// the job stops with late() as the reason (a function: the message is worded only when needed,
+// not for every message sent).
 template <class Reason>
-void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, Reason late, int maxSleepUs = 1000) {
+void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, Reason late, int maxSleepUs = 1000,
+             MPI_Status* status = MPI_STATUS_IGNORE) {
   int done = 0;
   bool ok = waitUntil([&] {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    check(MPI_Test(&request, &done, status), "MPI_Test");  // a longer message: MPI_ERR_TRUNCATE
     return done != 0;
   }, timeoutSeconds, maxSleepUs);
   if(!ok)
@@ -167,15 +169,9 @@ void MpiTransport::startRecvImpl(PendingRecv& r) {
 }
 
 void MpiTransport::finishRecvImpl(PendingRecv& r, double timeoutSeconds, const std::string& what) {
-  MPI_Request& request = *std::static_pointer_cast<MPI_Request>(r.state);
   MPI_Status status;
-  int done = 0;
-  bool ok = waitUntil([&] {
-    check(MPI_Test(&request, &done, &status), "MPI_Test");  // a longer message: MPI_ERR_TRUNCATE
-    return done != 0;
-  }, timeoutSeconds, kTransferPollUs);
-  if(!ok)
-    abort(noAnswer(what, r.source, timeoutSeconds));
+  waitFor(*std::static_pointer_cast<MPI_Request>(r.state), timeoutSeconds, *this,
+          [&] { return noAnswer(what, r.source, timeoutSeconds); }, kTransferPollUs, &status);
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   if(size_t(count) != r.size)

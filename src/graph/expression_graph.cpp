@@ -171,23 +171,25 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     ++end;
   // A parameter's gradient is final when the walk reaches its first node: every node using it
   // comes later (nodes are recorded in a topological order).
-  constexpr size_t kUnused = size_t(-1);
-  std::vector<size_t> firstUse;
+  constexpr size_t kNone = size_t(-1);
+  std::vector<size_t> finalAt;  // by node: the parameter whose first node it is, or kNone
   if(ready) {
-    firstUse.assign(params_.entries().size(), kUnused);
+    std::vector<char> used(params_.entries().size(), 0);
+    finalAt.assign(end + 1, kNone);
     for(size_t i = 0; i <= end; ++i)
-      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && firstUse[p->index()] == kUnused)
-        firstUse[p->index()] = i;
-    for(size_t param = 0; param < firstUse.size(); ++param)
-      if(firstUse[param] == kUnused)
+      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && !used[p->index()]) {
+        used[p->index()] = 1;
+        finalAt[i] = p->index();
+      }
+    for(size_t param = 0; param < used.size(); ++param)
+      if(!used[param])
         ready(param);
   }
   for(size_t i = end + 1; i-- > 0;) {
     if(nodes_[i]->needsGrad())
       timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
-    if(ready)
-      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && firstUse[p->index()] == i)
-        ready(p->index());
+    if(ready && finalAt[i] != kNone)
+      ready(finalAt[i]);
   }
 }
 

@@ -80,7 +80,6 @@ void OverlappedAllreduce::start(const std::vector<char>& active) {
     remaining_[d] = active[d] ? paramsIn_ : std::vector<size_t>(buckets_.size(), 0);
   firstOrder_.clear();
   failed_ = false;
-  done_ = 0;
   updating_ = true;
   changed_.notify_all();
 }
@@ -157,7 +156,6 @@ void OverlappedAllreduce::run() {
         }
         busy += now() - begin;
         lock.lock();
-        ++done_;
       }
       lock.unlock();
       for(const Device& device : devices_)  // this lane's work is done before the update reads it

@@ -70,7 +70,6 @@ private:
   std::vector<size_t> order_;        // the order buckets run in (fixed at the first update)
   std::vector<size_t> firstOrder_;   // the first update: the order device firstActive_ finished them
   bool updating_ = false, failed_ = false, stop_ = false;
-  size_t done_ = 0;  // buckets reduced in this update
   std::exception_ptr error_;
   double lastWait_ = 0, lastBusy_ = 0;
   std::thread thread_;

@@ -53,14 +53,13 @@ public:
           emaAlpha_));
     }
     if(transport_) {
-      std::vector<Tensor> gradShards;
       for(size_t k = 0; k < shards_.size(); ++k)
-        gradShards.push_back(shard(k, k, true));
+        gradShards_.push_back(shard(k, k, true));
       float megabytes = options_.get<float>("bucket-size");
       ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
       size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
       std::vector<Range> buckets = gradientBuckets(workers_[0]->params(), floats);
-      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards, seed_, buckets);
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       if(floats > 0) {
         std::vector<Device> devices;
         for(auto& w : workers_)
@@ -98,18 +97,17 @@ public:
     float scale = costScale(costType_, batch);
     std::vector<double> ce(n, 0.0);
     // which devices compute (a batch smaller than the devices leaves some without sentences)
-    std::vector<char> active(n, 0);
     std::vector<std::vector<Batch>> shares(n);
+    active_.assign(n, 0);
     for(size_t d = 0; d < n; ++d) {
       shares[d] = deviceShare(batch, d, n);
-      active[d] = !shares[d].empty();
+      active_[d] = !shares[d].empty();
     }
-    active_ = active;
     if(overlap_)
-      overlap_->start(active);
+      overlap_->start(active_);
     try {
       parallelFor(n, [&](size_t d) {
-        if(!active[d]) {
+        if(!active_[d]) {
           workers_[d]->params().zeroGrads();
           return;
         }
@@ -130,16 +128,16 @@ public:
       waitSinceStatus_ += overlap_->lastWaitSeconds();
       ++updatesSinceStatus_;
     } else {
-      parallelFor(n, [&](size_t k) {  // reduce-scatter
+      Range all{0, layout().totalSize()};
+      parallelFor(n, [&](size_t k) {
         timeline::Span span("reduce-scatter", "sync");
-        Tensor mine = shard(k, k, true);
-        for(size_t d = 0; d < n; ++d)
-          if(d != k && active[d])
-            kernels::add(mine, shard(d, k, true));
+        sumDevicesInto(k, all);
       });
       if(allreducer_) {
         timeline::Span span("allreduce", "comm");
-        reduceAcrossRanks();
+        for(size_t b = 0; b < allreducer_->buckets(); ++b)
+          reduceAcrossRanks(b);
+        ++updatesSinceStatus_;
       }
     }
     if(!heldBack_.empty()) {
@@ -238,45 +236,40 @@ public:
   }
 
 private:
-  // The node's summed gradient (device k holds shard k) through the allreducer, which selects
-  // and scatters each shard where it lives. Mean cost types average over ranks, as one rank
-  // averages over its devices' sentences or words.
-  void reduceAcrossRanks() {
-    std::vector<Tensor> shards;
-    for(size_t k = 0; k < shards_.size(); ++k)
-      shards.push_back(shard(k, k, true));
-    allreducer_->reduce(shards);
-    if(costType_ != "ce-sum")
-      for(Tensor& t : shards)
-        kernels::scale(t, 1.f / float(transport_->size()));
-    ++updatesSinceStatus_;
+  // The part of shard k inside `range` (empty when they do not meet), on device d.
+  Tensor shardPart(size_t d, size_t k, Range range) {
+    Range r = shards_[k]->range();
+    size_t begin = std::max(r.offset, range.offset), end = std::max(begin, std::min(r.end(), range.end()));
+    return workers_[d]->params().grads().slice(begin, end - begin);
   }
 
-  // Bucket b (the communication thread): the node's devices' gradients of the bucket summed into
-  // the shards that own them, then across ranks (as reduce-scatter and reduceAcrossRanks, for
-  // the bucket's values only).
-  void reduceBucket(size_t b) {
-    Range bucket = allreducer_->bucket(b);
-    std::vector<Tensor> shards;
-    for(size_t k = 0; k < shards_.size(); ++k) {
-      shards.push_back(shard(k, k, true));
-      Range r = shards_[k]->range();
-      size_t begin = std::max(r.offset, bucket.offset), end = std::min(r.end(), bucket.end());
-      if(begin >= end)
-        continue;
-      Tensor mine = workers_[k]->params().grads().slice(begin, end - begin);
-      for(size_t d = 0; d < workers_.size(); ++d)
-        if(d != k && active_[d])
-          kernels::add(mine, workers_[d]->params().grads().slice(begin, end - begin));
-    }
-    allreducer_->reduceBucket(b, shards);
+  // Reduce-scatter, for the values in `range`: every other computing device's gradients of
+  // shard k added into device k's.
+  void sumDevicesInto(size_t k, Range range) {
+    Tensor mine = shardPart(k, k, range);
+    if(mine.size() == 0)
+      return;
+    for(size_t d = 0; d < workers_.size(); ++d)
+      if(d != k && active_[d])
+        kernels::add(mine, shardPart(d, k, range));
+  }
+
+  // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
+  // which selects and scatters each piece where it lives. Mean cost types average over ranks,
+  // as one rank averages over its devices' sentences or words.
+  void reduceAcrossRanks(size_t b) {
+    allreducer_->reduceBucket(b, gradShards_);
     if(costType_ != "ce-sum")
-      for(size_t k = 0; k < shards_.size(); ++k) {
-        Range r = shards_[k]->range();
-        size_t begin = std::max(r.offset, bucket.offset), end = std::min(r.end(), bucket.end());
-        if(begin < end)
-          kernels::scale(workers_[k]->params().grads().slice(begin, end - begin), 1.f / float(transport_->size()));
-      }
+      for(size_t k = 0; k < shards_.size(); ++k)
+        if(Tensor part = shardPart(k, k, allreducer_->bucket(b)); part.size() > 0)
+          kernels::scale(part, 1.f / float(transport_->size()));
+  }
+
+  // Bucket b on the communication thread, as soon as backward has finished it on every device.
+  void reduceBucket(size_t b) {
+    for(size_t k = 0; k < shards_.size(); ++k)
+      sumDevicesInto(k, allreducer_->bucket(b));
+    reduceAcrossRanks(b);
   }
 
   // Shard k of device d's parameters or gradients.
@@ -291,7 +284,8 @@ private:
   uint64_t seed_;
   Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
-  std::vector<char> active_;  // which devices computed in this update
+  std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
+  std::vector<char> active_;  // which devices compute in this update
   uint64_t updatesSinceStatus_ = 0;
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
