@@ -36,6 +36,10 @@ void writeFileAtomic(const std::string& path, const std::string& content) {
 }
 
 bool fileExists(const std::string& path) { return std::ifstream(path).good(); }
+bool isDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
 
 }  // namespace marian
 

@@ -1,5 +1,5 @@
 #pragma once
-// defines: writeFileAtomic, fileExists
+// defines: writeFileAtomic, fileExists, isDirectory
 #include <string>
 
 namespace marian {
@@ -8,6 +8,7 @@ namespace marian {
 // never a partial one.
 void writeFileAtomic(const std::string& path, const std::string& content);
 bool fileExists(const std::string& path);
+bool isDirectory(const std::string& path);
 
 }  // namespace marian
 
