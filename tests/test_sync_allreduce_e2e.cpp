@@ -132,9 +132,9 @@ TEST(OptimizerDelay, EveryGraphGroupTrainsWithItAndFractionsAreRefused) {
     ASSERT_EQ(ce.size(), 2u) << r.log;
     EXPECT_LT(ce[1], ce[0]) << r.log;
   }
-  RunResult fraction = e2e::run("delay-fraction", "--after-batches 1 --optimizer-delay 0.5");
+  RunResult fraction = e2e::run("delay-fraction", "--after-batches 1 --optimizer-delay 1.5");
   EXPECT_NE(fraction.status, 0);
-  EXPECT_NE(fraction.log.find("--optimizer-delay must be a whole number of mini-batches >= 1, not 0.5"),
+  EXPECT_NE(fraction.log.find("--optimizer-delay must be a whole number of mini-batches >= 1, not 1.5"),
             std::string::npos) << fraction.log;
 }
 

@@ -20,28 +20,21 @@ using namespace marian;
 namespace {
 
 // The model's configuration: MODEL.yml beside it (the trainer writes it), else the copy the
-// trainer embeds in the model file (special:model.yml, as Marian).
+// trainer embeds in the model file (special:model.yml, as Marian), read in memory.
 Options architectureOf(const std::string& model) {
   ABORT_IF(!fileExists(model), "Model file {} does not exist", model);
+  ABORT_IF(isDirectory(model), "Model file {} is a directory, not a model file", model);
   std::string config = model + ".yml";
-  std::string temporary;
-  if(!fileExists(config)) {
-    for(const NpzItem& item : readNpz(model))
-      if(item.name == "special:model.yml") {
-        temporary = model + ".embedded-config.tmp.yml";
-        writeFileAtomic(temporary, std::string(item.bytes.begin(), item.bytes.end()));
-        config = temporary;
-      }
-    ABORT_IF(temporary.empty(),
-             "Neither {}.yml nor a configuration inside {} (special:model.yml): the decoder needs the model's "
-             "architecture (--type, --dim-emb, ...)",
-             model, model);
+  if(fileExists(config)) {
+    std::ifstream in(config);
+    return modelOptions(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), config);
   }
-  const char* argv[] = {"marian", "-c", config.c_str()};
-  Options o = parseOptions(3, argv, ProgramMode::modelConfig).options;
-  if(!temporary.empty())
-    std::remove(temporary.c_str());
-  return o;
+  for(const NpzItem& item : readNpz(model))
+    if(item.name == "special:model.yml")
+      return modelOptions(std::string(item.bytes.begin(), item.bytes.end()), model + " (special:model.yml)");
+  ABORT("Neither {}.yml nor a configuration inside {} (special:model.yml): the decoder needs the model's "
+        "architecture (--type, --dim-emb, ...)",
+        model, model);
 }
 
 std::vector<std::string> readInput(const std::string& path) {
@@ -65,17 +58,20 @@ int main(int argc, char** argv) {
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
     ABORT_IF(vocabPaths.size() != 2, "Give a source and a target vocabulary with -v/--vocabs, got {}", vocabPaths.size());
+    Options architecture = architectureOf(models[0]);
+    auto dims = architecture.get<std::vector<int>>("dim-vocabs");  // the model's, as training cut them
+    dims.resize(2, 0);
     std::vector<std::shared_ptr<Vocab>> vocabs;
-    for(const std::string& v : vocabPaths) {
-      ABORT_IF(!fileExists(v), "Vocabulary {} does not exist", v);
-      vocabs.push_back(loadOrCreateVocab(v, {}, 0));
+    for(size_t i = 0; i < 2; ++i) {
+      ABORT_IF(!fileExists(vocabPaths[i]), "Vocabulary {} does not exist", vocabPaths[i]);
+      vocabs.push_back(loadOrCreateVocab(vocabPaths[i], {}, size_t(dims[i])));
     }
     auto inputs = o.get<std::vector<std::string>>("input");
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 
     std::vector<Device> devices = devicesFromOptions(o);
-    Translator translator(architectureOf(models[0]), vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")),
-                          devices);
+    Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
+                          decodingLimits(o));
     translator.load(models[0]);
     LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
         o.get<int>("beam-size"));

@@ -25,10 +25,27 @@ namespace {
 enum class Kind { Flag, Int, Float, String, Strings, Ints, Floats };
 enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3 };
 
+// An option's kind and, for numbers, the closed range every value must lie in (defaults, config
+// files and the command line alike), so a nonsense value stops the program naming the option
+// instead of dividing by zero, allocating without bound or training silently on.
+struct Type {
+  Kind kind;
+  double lo = 0, hi = 0;
+  bool numeric() const { return kind == Kind::Int || kind == Kind::Ints || kind == Kind::Float || kind == Kind::Floats; }
+  bool list() const { return kind == Kind::Strings || kind == Kind::Ints || kind == Kind::Floats; }
+};
+constexpr Type kFlag{Kind::Flag}, kString{Kind::String}, kStrings{Kind::Strings};
+constexpr Type Int(double lo, double hi) { return {Kind::Int, lo, hi}; }
+constexpr Type Ints(double lo, double hi) { return {Kind::Ints, lo, hi}; }
+constexpr Type Float(double lo, double hi) { return {Kind::Float, lo, hi}; }
+constexpr Type Floats(double lo, double hi) { return {Kind::Floats, lo, hi}; }
+constexpr double kBelowOne = 0.999999;  // dropout rates and the like: 1 would remove everything
+constexpr double kMaxDevices = 1024;
+
 struct Spec {
   const char* name;
   const char* shortName;  // "" when none
-  Kind kind;
+  Type type;
   const char* defaultYaml;  // "" = no default (absent unless given)
   int modes;
   const char* help;
@@ -38,116 +55,124 @@ struct Spec {
 const std::vector<Spec>& specs() {
   static const std::vector<Spec> all = {
       // general
-      {"config", "c", Kind::Strings, "", kBoth, "YAML configuration files; later ones win"},
-      {"dump-config", "", Kind::Flag, "", kBoth, "Print the effective configuration as YAML and exit"},
-      {"seed", "", Kind::Int, "0", kBoth, "Random seed; 0 draws one"},
-      {"workspace", "w", Kind::Int, "2048", kBoth, "Workspace per device in MB (activations)"},
-      {"log", "", Kind::String, "\"\"", kBoth, "Also write the log to this file"},
-      {"quiet", "", Kind::Flag, "false", kBoth, "Suppress logging to stderr"},
-      {"devices", "d", Kind::Strings, "[\"0\"]", kBoth, "GPU ids to use"},
-      {"cpu-threads", "", Kind::Int, "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
-      {"mini-batch", "", Kind::Int, "64", kBoth, "Sentences per mini-batch"},
-      {"maxi-batch", "", Kind::Int, "100", kBoth, "Mini-batches read ahead and sorted by length"},
-      {"maxi-batch-sort", "", Kind::String, "trg", kBoth, "Sort maxi-batches by: none, src, trg"},
-      {"max-length", "", Kind::Int, "50", kBoth, "Skip sentences longer than this (tokens)"},
-      {"vocabs", "v", Kind::Strings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
-      {"dim-vocabs", "", Kind::Ints, "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
+      {"config", "c", kStrings, "", kBoth, "YAML configuration files; later ones win"},
+      {"dump-config", "", kFlag, "", kBoth, "Print the effective configuration as YAML and exit"},
+      {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
+      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain, "Workspace per device in MB (activations)"},
+      {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
+      {"log", "", kString, "\"\"", kBoth, "Also write the log to this file"},
+      {"quiet", "", kFlag, "false", kBoth, "Suppress logging to stderr"},
+      {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
+      {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
+      {"mini-batch", "", Int(0, 1e7), "64", kBoth, "Sentences per mini-batch"},
+      {"maxi-batch", "", Int(1, 1e6), "100", kBoth, "Mini-batches read ahead and sorted by length"},
+      {"maxi-batch-sort", "", kString, "trg", kBoth, "Sort maxi-batches by: none, src, trg"},
+      {"max-length", "", Int(1, 1e6), "50", kTrain, "Skip training sentences longer than this (words)"},
+      {"max-length", "", Int(1, 1e6), "1000", kTranslate, "Crop inputs longer than this (words)"},
+      {"vocabs", "v", kStrings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
+      {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
       // translation (marian-decoder) and validation by translation
-      {"models", "m", Kind::Strings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
-      {"input", "i", Kind::Strings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
-      {"output", "o", Kind::String, "stdout", kTranslate, "Output file; stdout by default"},
-      {"n-best", "", Kind::Flag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
-      {"beam-size", "b", Kind::Int, "12", kBoth, "Beam size (1: greedy)"},
-      {"normalize", "n", Kind::Float, "0", kBoth, "Divide scores by length^N", "1"},
-      {"word-penalty", "", Kind::Float, "0", kBoth, "Subtract N per word from the score"},
-      {"max-length-factor", "", Kind::Float, "3", kBoth, "Translations are at most N times the source length"},
+      {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
+      {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
+      {"output", "o", kString, "stdout", kTranslate, "Output file; stdout by default"},
+      {"n-best", "", kFlag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
+      {"beam-size", "b", Int(1, 1000), "12", kBoth, "Beam size (1: greedy)"},
+      {"normalize", "n", Float(0, 100), "0", kBoth, "Divide scores by length^N", "1"},
+      {"word-penalty", "", Float(-1e6, 1e6), "0", kBoth, "Subtract N per word from the score"},
+      {"max-length-factor", "", Float(0.01, 1000), "3", kBoth, "Translations are at most N times the source length"},
       // model
-      {"model", "m", Kind::String, "model.npz", kTrain, "Path to the model file"},
-      {"type", "", Kind::String, "transformer", kTrain, "Model type: transformer, s2s"},
-      {"dim-emb", "", Kind::Int, "512", kTrain, "Embedding size"},
-      {"dim-rnn", "", Kind::Int, "1024", kTrain, "RNN state size (s2s)"},
-      {"enc-depth", "", Kind::Int, "1", kTrain, "Encoder layers"},
-      {"dec-depth", "", Kind::Int, "1", kTrain, "Decoder layers"},
-      {"enc-cell", "", Kind::String, "gru", kTrain, "Encoder RNN cell (s2s): gru"},
-      {"dec-cell", "", Kind::String, "gru", kTrain, "Decoder RNN cell (s2s): gru"},
-      {"transformer-heads", "", Kind::Int, "8", kTrain, "Attention heads"},
-      {"transformer-dim-ffn", "", Kind::Int, "2048", kTrain, "Feed-forward inner size"},
-      {"transformer-ffn-activation", "", Kind::String, "swish", kTrain, "Feed-forward activation: swish, relu"},
-      {"transformer-preprocess", "", Kind::String, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
-      {"transformer-postprocess", "", Kind::String, "dan", kTrain, "Ops after each block"},
-      {"transformer-postprocess-emb", "", Kind::String, "d", kTrain, "Ops after the embeddings"},
-      {"transformer-dropout", "", Kind::Float, "0", kTrain, "Dropout between transformer blocks"},
-      {"transformer-dropout-attention", "", Kind::Float, "0", kTrain, "Dropout on attention weights"},
-      {"transformer-dropout-ffn", "", Kind::Float, "0", kTrain, "Dropout inside the feed-forward block"},
-      {"tied-embeddings", "", Kind::Flag, "false", kTrain, "Tie target embeddings and output layer"},
-      {"tied-embeddings-src", "", Kind::Flag, "false", kTrain, "Tie source and target embeddings"},
-      {"tied-embeddings-all", "", Kind::Flag, "false", kTrain, "Tie all embeddings and the output layer"},
-      {"layer-normalization", "", Kind::Flag, "false", kTrain, "Layer normalisation in the RNN (s2s)"},
-      {"dropout-rnn", "", Kind::Float, "0", kTrain, "Dropout on RNN states (s2s)"},
-      {"dropout-src", "", Kind::Float, "0", kTrain, "Drop source words (s2s)"},
-      {"dropout-trg", "", Kind::Float, "0", kTrain, "Drop target words (s2s)"},
-      {"label-smoothing", "", Kind::Float, "0", kTrain, "Label smoothing epsilon"},
-      {"cost-type", "", Kind::String, "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
+      {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
+      {"type", "", kString, "transformer", kTrain, "Model type: transformer, s2s"},
+      {"dim-emb", "", Int(1, 65536), "512", kTrain, "Embedding size"},
+      {"dim-rnn", "", Int(1, 65536), "1024", kTrain, "RNN state size (s2s)"},
+      {"enc-depth", "", Int(1, 1000), "1", kTrain, "Encoder layers"},
+      {"dec-depth", "", Int(1, 1000), "1", kTrain, "Decoder layers"},
+      {"enc-cell", "", kString, "gru", kTrain, "Encoder RNN cell (s2s): gru"},
+      {"dec-cell", "", kString, "gru", kTrain, "Decoder RNN cell (s2s): gru"},
+      {"transformer-heads", "", Int(1, 4096), "8", kTrain, "Attention heads"},
+      {"transformer-dim-ffn", "", Int(1, 1 << 20), "2048", kTrain, "Feed-forward inner size"},
+      {"transformer-ffn-activation", "", kString, "swish", kTrain, "Feed-forward activation: swish, relu"},
+      {"transformer-preprocess", "", kString, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
+      {"transformer-postprocess", "", kString, "dan", kTrain, "Ops after each block"},
+      {"transformer-postprocess-emb", "", kString, "d", kTrain, "Ops after the embeddings"},
+      {"transformer-dropout", "", Float(0, kBelowOne), "0", kTrain, "Dropout between transformer blocks"},
+      {"transformer-dropout-attention", "", Float(0, kBelowOne), "0", kTrain, "Dropout on attention weights"},
+      {"transformer-dropout-ffn", "", Float(0, kBelowOne), "0", kTrain, "Dropout inside the feed-forward block"},
+      {"tied-embeddings", "", kFlag, "false", kTrain, "Tie target embeddings and output layer"},
+      {"tied-embeddings-src", "", kFlag, "false", kTrain, "Tie source and target embeddings"},
+      {"tied-embeddings-all", "", kFlag, "false", kTrain, "Tie all embeddings and the output layer"},
+      {"layer-normalization", "", kFlag, "false", kTrain, "Layer normalisation in the RNN (s2s)"},
+      {"dropout-rnn", "", Float(0, kBelowOne), "0", kTrain, "Dropout on RNN states (s2s)"},
+      {"dropout-src", "", Float(0, kBelowOne), "0", kTrain, "Drop source words (s2s)"},
+      {"dropout-trg", "", Float(0, kBelowOne), "0", kTrain, "Drop target words (s2s)"},
+      {"label-smoothing", "", Float(0, kBelowOne), "0", kTrain, "Label smoothing epsilon"},
+      {"cost-type", "", kString, "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
       // data
-      {"train-sets", "t", Kind::Strings, "", kTrain, "Parallel training corpus (plain text or .gz)"},
-      {"mini-batch-words", "", Kind::Int, "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
-      {"shuffle", "", Kind::String, "data", kTrain, "Shuffle: data, batches, none"},
-      {"no-shuffle", "", Kind::Flag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
+      {"train-sets", "t", kStrings, "", kTrain, "Parallel training corpus (plain text or .gz)"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
+      {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
+      {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
       // optimizer
-      {"optimizer", "o", Kind::String, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
-      {"optimizer-params", "", Kind::Floats, "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
-      {"optimizer-delay", "", Kind::Float, "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
-      {"learn-rate", "l", Kind::Float, "0.0001", kTrain, "Learning rate"},
-      {"lr-warmup", "", Kind::String, "0", kTrain, "Linear warm-up over this many updates (u) or labels (t)"},
-      {"lr-decay-inv-sqrt", "", Kind::Strings, "[\"0\"]", kTrain, "Decay by 1/sqrt(update) after this many updates"},
-      {"lr-report", "", Kind::Flag, "false", kTrain, "Report the learning rate (always shown)"},
-      {"clip-norm", "", Kind::Float, "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
-      {"exponential-smoothing", "", Kind::Float, "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
-      {"sync-sgd", "", Kind::Flag, "false", kTrain, "Synchronous SGD across devices (and, under mpirun, across ranks by allreduce)"},
+      {"optimizer", "o", kString, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
+      {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
+      {"optimizer-delay", "", Float(1, 1e6), "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
+      {"learn-rate", "l", Float(0, 1e6), "0.0001", kTrain, "Learning rate"},
+      {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u) or labels (t)"},
+      {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by 1/sqrt(update) after this many updates"},
+      {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
+      {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
+      {"exponential-smoothing", "", Float(0, 1), "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
+      {"sync-sgd", "", kFlag, "false", kTrain, "Synchronous SGD across devices (and, under mpirun, across ranks by allreduce)"},
       // synchronous SGD across MPI ranks (seeds 000-003)
-      {"sparse-allreduce", "", Kind::String, "dense", kTrain, "Allreduce across ranks: dense, ring, tree, topka, ssar-recdbl, ssar-split, dsar-split, gtopk, oktopk"},
-      {"compression-density", "", Kind::Float, "1", kTrain, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
-      {"topk-selection", "", Kind::String, "sampled", kTrain, "How the top-k threshold is found: exact, sampled, reuse"},
-      {"topk-reuse-every", "", Kind::Int, "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
-      {"bucket-size", "", Kind::Float, "25", kTrain, "MB of gradients per allreduce bucket, started while backward goes on; 0: one allreduce after backward"},
-      {"oktopk-repartition-every", "", Kind::Int, "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
+      {"sparse-allreduce", "", kString, "dense", kTrain, "Allreduce across ranks: dense, ring, tree, topka, ssar-recdbl, ssar-split, dsar-split, gtopk, oktopk"},
+      {"compression-density", "", Float(1e-9, 1), "1", kTrain, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
+      {"topk-selection", "", kString, "sampled", kTrain, "How the top-k threshold is found: exact, sampled, reuse"},
+      {"topk-reuse-every", "", Int(1, 1e9), "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
+      {"bucket-size", "", Float(0, 1e6), "25", kTrain, "MB of gradients per allreduce bucket, started while backward goes on; 0: one allreduce after backward"},
+      {"oktopk-repartition-every", "", Int(1, 1e9), "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
       // multi-node parameter server (seed 004)
-      {"multi-node", "", Kind::Flag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
-      {"multi-node-overlap", "", Kind::Flag, "false", kTrain, "Overlap communication with computation (double buffers)"},
-      {"multi-node-max-delay", "", Kind::Int, "0", kTrain, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
-      {"multi-node-apply-summed", "", Kind::Flag, "false", kTrain, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
-      {"multi-node-single-client", "", Kind::Flag, "false", kTrain, "One client of a node communicates at a time"},
-      {"multi-node-local-optimizer", "", Kind::Flag, "false", kTrain, "Clients also update their own parameters between synchronisations"},
-      {"multi-node-timeout", "", Kind::Int, "60", kTrain, "Seconds to wait for another rank before stopping the job"},
-      {"grad-dropping-rate", "", Kind::Float, "0", kTrain, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
-      {"grad-dropping-warmup", "", Kind::Int, "0", kTrain, "Exchanges over which the kept fraction falls from 1 to 1 - rate"},
+      {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
+      {"multi-node-overlap", "", kFlag, "false", kTrain, "Overlap communication with computation (double buffers)"},
+      {"multi-node-max-delay", "", Int(0, 1e9), "0", kTrain, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
+      {"multi-node-apply-summed", "", kFlag, "false", kTrain, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
+      {"multi-node-single-client", "", kFlag, "false", kTrain, "One client of a node communicates at a time"},
+      {"multi-node-local-optimizer", "", kFlag, "false", kTrain, "Clients also update their own parameters between synchronisations"},
+      {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain, "Seconds to wait for another rank before stopping the job"},
+      {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
+      {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain, "Exchanges over which the kept fraction falls from 1 to 1 - rate"},
       // schedule
-      {"after-epochs", "e", Kind::Int, "0", kTrain, "Stop after this many epochs; 0: no limit"},
-      {"after-batches", "", Kind::Int, "0", kTrain, "Stop after this many updates; 0: no limit"},
-      {"sigterm", "", Kind::String, "save-and-exit", kTrain, "On SIGTERM: save-and-exit (finish the update, save, stop) or exit-immediately"},
-      {"after", "a", Kind::String, "0e", kTrain, "Stop after this many epochs (e), updates (u) or labels (t)"},
-      {"disp-freq", "", Kind::String, "1000u", kTrain, "Display training statistics every N updates (u), labels (t) or epochs (e)"},
-      {"disp-first", "", Kind::Int, "0", kTrain, "Also display the first N updates"},
-      {"save-freq", "", Kind::String, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
-      {"valid-freq", "", Kind::String, "10000u", kTrain, "Validate every N updates (u/t/e)"},
-      {"valid-sets", "", Kind::Strings, "", kTrain, "Parallel validation corpus"},
-      {"valid-metrics", "", Kind::Strings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, translation"},
-      {"valid-translation-output", "", Kind::String, "\"\"", kTrain, "Write the validation translations to this file"},
-      {"valid-mini-batch", "", Kind::Int, "32", kTrain, "Sentences per validation batch"},
-      {"valid-max-length", "", Kind::Int, "1000", kTrain, "Longer validation sentences are cropped"},
-      {"early-stopping", "", Kind::Int, "10", kTrain, "Stop when the first metric stalled this many times"},
-      {"keep-best", "", Kind::Flag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
-      {"overwrite", "", Kind::Flag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
-      {"timeline", "", Kind::String, "\"\"", kTrain, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
+      {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
+      {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},
+      {"sigterm", "", kString, "save-and-exit", kTrain, "On SIGTERM: save-and-exit (finish the update, save, stop) or exit-immediately"},
+      {"after", "a", kString, "0e", kTrain, "Stop after this many epochs (e), updates (u) or labels (t)"},
+      {"disp-freq", "", kString, "1000u", kTrain, "Display training statistics every N updates (u), labels (t) or epochs (e)"},
+      {"disp-first", "", Int(0, 2e9), "0", kTrain, "Also display the first N updates"},
+      {"save-freq", "", kString, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
+      {"valid-freq", "", kString, "10000u", kTrain, "Validate every N updates (u/t/e)"},
+      {"valid-sets", "", kStrings, "", kTrain, "Parallel validation corpus"},
+      {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, translation"},
+      {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file"},
+      {"valid-mini-batch", "", Int(1, 1e7), "32", kTrain, "Sentences per validation batch"},
+      {"valid-max-length", "", Int(1, 1e6), "1000", kTrain, "Longer validation sentences are cropped"},
+      {"early-stopping", "", Int(0, 1e9), "10", kTrain, "Stop when the first metric stalled this many times; 0: never"},
+      {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
+      {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
+      {"timeline", "", kString, "\"\"", kTrain, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };
   return all;
 }
 
-const Spec* findSpec(const std::string& name) {
+// The option of that name in this program (marian, marian-decoder); an option of the other
+// program otherwise, so that the caller can say it does not belong here.
+const Spec* findSpec(const std::string& name, int modeBit) {
+  const Spec* other = nullptr;
   for(const Spec& s : specs())
-    if(name == s.name)
-      return &s;
-  return nullptr;
+    if(name == s.name) {
+      if(s.modes & modeBit)
+        return &s;
+      other = &s;
+    }
+  return other;
 }
 
 const char* kindName(Kind k) {
@@ -179,13 +204,26 @@ bool scalarConverts(const YAML::Node& v, Kind k) {
   return true;
 }
 
-// Checks a value against its option's kind; a scalar given for a list becomes a 1-element list.
+std::string rangeText(const Type& t) {
+  auto bound = [&](double v) { return t.kind == Kind::Int || t.kind == Kind::Ints ? std::to_string((long long)v) : format("{}", v); };
+  return "between " + bound(t.lo) + " and " + bound(t.hi);
+}
+
+// Checks a value against its option's kind and range; a scalar given for a list becomes a
+// 1-element list.
 YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& where) {
-  bool list = spec.kind == Kind::Strings || spec.kind == Kind::Ints || spec.kind == Kind::Floats;
+  const Type& type = spec.type;
   auto fail = [&](const std::string& shown) {
-    ABORT("Option '{}'{}: value '{}' is not {}", spec.name, where, shown, kindName(spec.kind));
+    ABORT("Option '{}'{}: value '{}' is not {}", spec.name, where, shown, kindName(type.kind));
   };
-  if(list) {
+  auto checkRange = [&](const YAML::Node& v) {
+    if(!type.numeric())
+      return;
+    double x = v.as<double>();
+    ABORT_IF(!(x >= type.lo && x <= type.hi), "--{} {}{} is out of range: it must be {}", spec.name, v.Scalar(),
+             where.empty() ? "" : " (" + where.substr(1) + ")", rangeText(type));
+  };
+  if(type.list()) {
     YAML::Node seq(YAML::NodeType::Sequence);
     if(value.IsNull())
       return seq;
@@ -196,18 +234,21 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
     } else {
       fail(YAML::Dump(value));
     }
-    for(const YAML::Node& item : seq)
-      if(!scalarConverts(item, spec.kind))
+    for(const YAML::Node& item : seq) {
+      if(!scalarConverts(item, type.kind))
         fail(YAML::Dump(value));
+      checkRange(item);
+    }
     return seq;
   }
-  if(!scalarConverts(value, spec.kind))
+  if(!scalarConverts(value, type.kind))
     fail(value.IsScalar() ? value.Scalar() : YAML::Dump(value));
+  checkRange(value);
   return YAML::Clone(value);
 }
 
 YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
-  if(spec.kind == Kind::Strings || spec.kind == Kind::Ints || spec.kind == Kind::Floats) {
+  if(spec.type.list()) {
     YAML::Node seq(YAML::NodeType::Sequence);
     for(const std::string& s : values)
       seq.push_back(YAML::Node(s));
@@ -216,6 +257,36 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
   // given without a value: a flag is true, an option with an implicit value takes it
   std::string value = !values.empty() ? values.back() : *spec.implicitValue ? spec.implicitValue : "true";
   return typed(spec, YAML::Node(value), " on the command line");
+}
+
+// One YAML configuration (a --config file, or the one embedded in a model) over what is already
+// merged. Keys given twice are an error (YAML leaves the winner to the parser), as are unknown
+// keys and wrong values; `file` names where it came from.
+void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config) {
+  YAML::Node loaded;
+  try {
+    loaded = YAML::Load(text);
+  } catch(const YAML::Exception& e) {
+    ABORT("Config file '{}' is not valid YAML: {}", file, e.what());
+  }
+  if(loaded.IsNull())
+    return;
+  ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
+  std::map<std::string, int> lineOf;
+  for(auto it = loaded.begin(); it != loaded.end(); ++it) {
+    int line = it->first.Mark().line + 1;
+    ABORT_IF(!it->first.IsScalar(), "Config file '{}', line {}: a key must be an option name, not '{}'", file, line,
+             YAML::Dump(it->first));
+    std::string key = it->first.Scalar();
+    ABORT_IF(lineOf.count(key), "Config file '{}': option '{}' is given twice (lines {} and {})", file, key,
+             lineOf[key], line);
+    lineOf[key] = line;
+    const Spec* spec = findSpec(key, modeBit);
+    ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}', line {}", key, file, line);
+    if(key == "config" || key == "dump-config")
+      continue;
+    config[key] = typed(*spec, it->second, " in config file '" + file + "', line " + std::to_string(line));
+  }
 }
 
 std::string helpText(const po::options_description& desc) {
@@ -282,9 +353,9 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       continue;
     std::string names = std::string(s.name) + (*s.shortName ? std::string(",") + s.shortName : "");
     std::string help = s.help + std::string(*s.defaultYaml ? " (default: " + std::string(s.defaultYaml) + ")" : "");
-    if(s.kind == Kind::Flag) {
+    if(s.type.kind == Kind::Flag) {
       desc.add_options()(names.c_str(), po::value<std::string>()->implicit_value("true")->zero_tokens(), help.c_str());
-    } else if(s.kind == Kind::Strings || s.kind == Kind::Ints || s.kind == Kind::Floats) {
+    } else if(s.type.list()) {
       desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken(), help.c_str());
     } else if(*s.implicitValue) {
       desc.add_options()(names.c_str(), po::value<std::string>()->implicit_value(s.implicitValue), help.c_str());
@@ -306,12 +377,20 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   // The last occurrence of an option on the command line wins, as with config files.
   std::map<std::string, std::vector<std::string>> given;
   try {
-    po::parsed_options parsed = po::command_line_parser(args).options(desc).run();
+    po::parsed_options parsed = po::command_line_parser(args)
+                                   .options(desc)
+                                   // full names only, as Marian: "--lr-decay" must not become --lr-decay-inv-sqrt
+                                   .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                                   .run();
     for(const po::option& opt : parsed.options) {
       if(opt.unregistered || opt.position_key >= 0)
         ABORT("Unexpected argument '{}' on the command line (see --help)",
               opt.original_tokens.empty() ? opt.string_key : opt.original_tokens[0]);
-      given[opt.string_key] = opt.value;
+      // "-c a.yml -c b.yml" means both files, in order, as "-c a.yml b.yml" does
+      if(opt.string_key == "config" && given.count("config"))
+        given["config"].insert(given["config"].end(), opt.value.begin(), opt.value.end());
+      else
+        given[opt.string_key] = opt.value;
     }
   } catch(const po::unknown_option& e) {
     ABORT("Unknown option '{}' (see --help)", e.get_option_name());
@@ -340,23 +419,11 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     configFiles = given["config"];
   for(const std::string& file : configFiles) {
     ABORT_IF(!fileExists(file), "Config file '{}' (--config) does not exist", file);
-    YAML::Node loaded;
-    try {
-      loaded = YAML::LoadFile(file);
-    } catch(const YAML::Exception& e) {
-      ABORT("Config file '{}' is not valid YAML: {}", file, e.what());
-    }
-    if(loaded.IsNull())
-      continue;
-    ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
-    for(auto it = loaded.begin(); it != loaded.end(); ++it) {
-      std::string key = it->first.as<std::string>();
-      const Spec* spec = findSpec(key);
-      ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}'", key, file);
-      if(key == "config" || key == "dump-config")
-        continue;
-      config[key] = typed(*spec, it->second, " in config file '" + file + "'");
-    }
+    ABORT_IF(isDirectory(file), "Config file '{}' (--config) is a directory, not a YAML file", file);
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ABORT_IF(in.bad(), "Config file '{}' could not be read", file);
+    mergeConfig(text, file, modeBit, config);
   }
 
   // 3. the command line
@@ -387,6 +454,17 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       ABORT_IF(!fileExists(f), "Validation file '{}' (--valid-sets) does not exist", f);
   }
   return result;
+}
+
+Options modelOptions(std::string yaml, const std::string& source) {
+  while(!yaml.empty() && yaml.back() == '\0')  // Marian's special:model.yml ends with a NUL byte
+    yaml.pop_back();
+  YAML::Node config(YAML::NodeType::Map);
+  for(const Spec& s : specs())
+    if((s.modes & kTrain) && *s.defaultYaml)
+      config[s.name] = typed(s, YAML::Load(s.defaultYaml), " (default)");
+  mergeConfig(yaml, source, kTrain, config);
+  return Options(config);
 }
 
 std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode) {

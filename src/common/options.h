@@ -49,6 +49,11 @@ struct ParsedOptions {
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
 
+// A trained model's options (its architecture) from the YAML it was saved with (MODEL.yml or the
+// model's special:model.yml, trailing NUL allowed), over the training defaults, read in memory;
+// `source` names it in errors.
+Options modelOptions(std::string yaml, const std::string& source);
+
 // The start of marian and marian-decoder: parses; prints what --help or --dump-config asked for
 // and returns nothing (the program exits with 0); otherwise configures logging (--log, --quiet)
 // and returns the options.

@@ -1,5 +1,6 @@
 #include "data/vocab.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "common/error.h"
@@ -22,6 +23,27 @@ bool isSentencePiece(const std::string& path) { return endsWith(path, ".spm"); }
 bool isYaml(const std::string& path) {
   return endsWith(path, ".yml") || endsWith(path, ".yaml") || endsWith(path, ".json");
 }
+
+// A word vocabulary cut to its first `size` ids, as Marian loads one with --dim-vocabs smaller
+// than the file: later words read as <unk>.
+class TruncatedVocab : public Vocab {
+public:
+  TruncatedVocab(std::shared_ptr<Vocab> full, size_t size) : full_(std::move(full)), size_(size) {}
+  std::vector<int> encode(const std::string& line, bool addEos) const override {
+    std::vector<int> ids = full_->encode(line, addEos);
+    for(int& id : ids)
+      if(size_t(id) >= size_)
+        id = kUnk;
+    return ids;
+  }
+  std::string decode(const std::vector<int>& ids) const override { return full_->decode(ids); }
+  size_t size() const override { return size_; }
+  std::string path() const override { return full_->path(); }
+
+private:
+  std::shared_ptr<Vocab> full_;
+  size_t size_;
+};
 }  // namespace
 
 std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
@@ -39,7 +61,14 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
           lines.push_back(std::move(l));
       // each process (MPI rank) writes its own temporary file; the renames are atomic and the
       // contents identical, so ranks creating the same vocabulary at once do not collide
-      writeFileAtomic(path, buildYamlVocab(lines, maxSize));
+      std::string built = buildYamlVocab(lines, maxSize);
+      // </s> and <unk> alone: an empty corpus would leave a vocabulary that makes every later
+      // run on real data train an all-<unk> model
+      bool anyWord = std::any_of(lines.begin(), lines.end(),
+                                 [](const std::string& l) { return l.find_first_not_of(" \t\r") != std::string::npos; });
+      ABORT_IF(!anyWord, "Cannot create vocabulary '{}': the training files ({}) contain no words", path,
+               trainFiles.front() + (trainFiles.size() > 1 ? ", " + trainFiles.back() : ""));
+      writeFileAtomic(path, built);
       LOG(info, "[data] Created vocabulary '{}' from {} lines", path, lines.size());
     }
   }
@@ -49,6 +78,14 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
   else
     vocab = loadYamlVocab(path);
   LOG(info, "[data] Loaded vocabulary '{}' ({} entries)", path, vocab->size());
+  if(maxSize != 0 && vocab->size() > maxSize) {
+    ABORT_IF(isSentencePiece(path),
+             "--dim-vocabs {} but the SentencePiece vocabulary '{}' has {} entries: give {} or 0, or remove the "
+             "file to train one of {}",
+             maxSize, path, vocab->size(), vocab->size(), maxSize);
+    LOG(info, "[data] Using the first {} entries of '{}' (--dim-vocabs); later words read as <unk>", maxSize, path);
+    vocab = std::make_shared<TruncatedVocab>(vocab, maxSize);
+  }
   return vocab;
 }
 

@@ -2,16 +2,26 @@
 
 #include "tensors/devices_from_options.h"
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "common/error.h"
 #include "tensors/backend.h"
 
 namespace marian {
 
+constexpr int kCpuDevicesPerCore = 8;
+
 std::vector<Device> devicesFromOptions(const Options& o) {
   int threads = o.get<int>("cpu-threads");
   ABORT_IF(threads < 0, "--cpu-threads {} is negative", threads);
+  // Each CPU device holds its own copy of the model and gradients: a mistyped count would
+  // allocate until the kernel kills the job. More devices than cores only splits the same compute.
+  int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  ABORT_IF(threads > kCpuDevicesPerCore * cores,
+           "--cpu-threads {}: this machine has {} cores; at most {} CPU devices ({} per core) are allowed", threads,
+           cores, kCpuDevicesPerCore * cores, kCpuDevicesPerCore);
   std::vector<Device> devices;
   if(threads > 0) {
     for(int d = 0; d < threads; ++d)

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <random>
 
+#include <yaml-cpp/yaml.h>
+
 #include "comm/mpi_transport.h"
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -67,6 +69,12 @@ public:
     ABORT_IF(!resume && fileExists(progressPath()),
              "Cannot resume: '{}' exists but the checkpoint '{}' does not (remove the model folder to start afresh)",
              progressPath(), checkpointPath());
+    // a trained model without its checkpoint (copied, or the checkpoint removed): starting afresh
+    // would overwrite it at the first save
+    ABORT_IF(!resume && fileExists(modelPath_),
+             "The model '{}' exists but its checkpoint '{}' does not, so training cannot resume it, and starting "
+             "afresh would overwrite it: move it away or give another --model",
+             modelPath_, checkpointPath());
     if(resume) {
       checkpoint_ = std::make_unique<Checkpoint>(readCheckpoint(checkpointPath()));
       state_ = checkpoint_->progress;
@@ -124,7 +132,8 @@ public:
 
     lastDisplay_ = std::chrono::steady_clock::now();
     bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
-    bool stop = stopByEpochs(state_.epochs - 1) || stopByUpdates();  // a resume may already be there
+    bool stop = stopByEpochs(state_.epochs - 1) || stopByUpdates() || earlyStopped();  // a resume may be there
+    uint64_t firstUpdate = state_.batches;
     while(!stop) {
       batches.startEpoch(state_.epochs);
       // resuming mid-epoch: past every batch any rank of the saved run took (on R ranks each
@@ -176,6 +185,11 @@ public:
         if(lockstep)
           stop = agreeOnStop(stop);
       }
+      // an epoch too small to give every rank a whole update would repeat without end
+      ABORT_IF(!stop && state_.batchesEpoch == 0,
+               "Epoch {} gave this rank no update: the corpus makes {} mini-batch(es), fewer than the {} one update "
+               "of every rank needs ({} rank(s) x --optimizer-delay {}); lower --mini-batch or --mini-batch-words",
+               state_.epochs, batches.batchesInEpoch(), delay_ * size_t(ranks_), ranks_, delay_);
       if(!stop) {
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
         size_t finished = state_.epochs;
@@ -193,6 +207,12 @@ public:
     }
     graphGroup_->finish();
     timeline::write();
+    if(resume && state_.batches == firstUpdate && !signalled()) {
+      // restarting a finished run changes nothing: no update, no validation, no save
+      LOG(info, "Training had already finished at update {} (epoch {}); nothing to do", state_.batches,
+          state_.epochs);
+      return;
+    }
     if(signalled()) {
       LOG(info, "Training stops on SIGTERM (--sigterm save-and-exit) at update {}", state_.batches);
     } else {
@@ -215,7 +235,7 @@ private:
   }
 
   uint64_t drawSeed() const {
-    uint64_t seed = uint64_t(options_.get<int>("seed"));
+    uint64_t seed = uint64_t(options_.get<size_t>("seed"));
     return seed ? seed : std::random_device()();
   }
 
@@ -225,20 +245,34 @@ private:
     ABORT_IF(vocabPaths.size() != 2, "--vocabs needs a source and a target vocabulary, got {}", vocabPaths.size());
     auto dims = options_.get<std::vector<int>>("dim-vocabs");
     dims.resize(2, 0);
+    for(int d : dims)
+      ABORT_IF(d != 0 && d < 3, "--dim-vocabs {}: a vocabulary needs </s>, <unk> and at least one word (0: all words)", d);
     bool joint = vocabPaths[0] == vocabPaths[1];
-    for(size_t i = 0; i < 2; ++i) {
-      if(joint && i == 1) {
-        vocabs_.push_back(vocabs_[0]);
-        continue;
+    // Vocabularies this run creates go again if the corpus turns out unusable: a later run on
+    // good data must not silently load them.
+    std::vector<std::string> created;
+    try {
+      for(size_t i = 0; i < 2; ++i) {
+        if(joint && i == 1) {
+          vocabs_.push_back(vocabs_[0]);
+          continue;
+        }
+        std::vector<std::string> from = joint ? trainSets : std::vector<std::string>{trainSets[i]};
+        if(!fileExists(vocabPaths[i]))
+          created.push_back(vocabPaths[i]);
+        vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i])));
       }
-      std::vector<std::string> from = joint ? trainSets : std::vector<std::string>{trainSets[i]};
-      vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(std::max(dims[i], 0))));
+      size_t maxLength = size_t(options_.get<int>("max-length"));
+      corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength);
+      LOG(info, "[data] Training corpus: {} sentence pairs ({} longer than --max-length {} skipped, {} empty skipped)",
+          grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
+      ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
+    } catch(const std::exception&) {
+      for(const std::string& path : created)
+        if(std::remove(path.c_str()) == 0)
+          LOG(info, "[data] Removed the vocabulary '{}' this failed run created", path);
+      throw;
     }
-    size_t maxLength = size_t(options_.get<int>("max-length"));
-    corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength);
-    LOG(info, "[data] Training corpus: {} sentence pairs ({} longer than --max-length {} skipped, {} empty skipped)",
-        grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
-    ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
       validator_ = std::make_unique<Validator>(options_, vocabs_);
   }
@@ -313,22 +347,32 @@ private:
       LOG(info, "[valid] Ep. {} : Up. {} : {} : {} : {}", state_.epochs, state_.batches, metrics[i],
           formatNumber("%g", scores[i]), verdict);
     }
-    size_t patience = size_t(options_.get<int>("early-stopping"));
-    if(patience && state_.stalled(metrics[0]) >= patience) {
+    if(earlyStopped()) {
       LOG(info, "Training stops: '{}' stalled {} times (--early-stopping {})", metrics[0],
-          state_.stalled(metrics[0]), patience);
+          state_.stalled(metrics[0]), options_.get<int>("early-stopping"));
       return true;
     }
     return false;
   }
 
+  // --early-stopping: the first validation metric stalled that many times in a row
+  bool earlyStopped() const {
+    auto metrics = options_.get<std::vector<std::string>>("valid-metrics");
+    size_t patience = size_t(options_.get<int>("early-stopping"));
+    return validator_ && patience && !metrics.empty() && state_.stalled(metrics[0]) >= patience;
+  }
+
   // What marian-decoder -c needs, as Marian writes it beside the model.
   std::string decoderConfig() const {
-    auto vocabs = options_.get<std::vector<std::string>>("vocabs");
-    std::string yml = "models:\n  - " + modelPath_ + "\nvocabs:\n";
-    for(const std::string& v : vocabs)
-      yml += "  - " + v + "\n";
-    return yml + "beam-size: 6\nnormalize: 0.6\nword-penalty: 0\nmini-batch: 16\nmaxi-batch: 100\n";
+    YAML::Emitter out;  // quotes paths such as "a: b #c.npz" or "[x].npz"
+    out.SetDoublePrecision(6);
+    out << YAML::BeginMap;
+    out << YAML::Key << "models" << YAML::Value << std::vector<std::string>{modelPath_};
+    out << YAML::Key << "vocabs" << YAML::Value << options_.get<std::vector<std::string>>("vocabs");
+    out << YAML::Key << "beam-size" << YAML::Value << 6 << YAML::Key << "normalize" << YAML::Value << 0.6;
+    out << YAML::Key << "word-penalty" << YAML::Value << 0 << YAML::Key << "mini-batch" << YAML::Value << 16;
+    out << YAML::Key << "maxi-batch" << YAML::Value << 100 << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
   }
 
   // model.npz with the model options embedded as special:model.yml (as Marian does)

@@ -23,7 +23,7 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
   b.shuffleData = b.shuffleBatches = false;
   batches_ = std::make_unique<BatchGenerator>(*corpus_, b);
-  graph_ = std::make_unique<ExpressionGraph>(devicesFromOptions(o)[0], 1, 0);
+  graph_ = std::make_unique<ExpressionGraph>(devicesFromOptions(o)[0], 1, size_t(o.get<int>("workspace")));
   model_ = createModel(o, vocabs[0]->size(), vocabs[1]->size());
 }
 
@@ -36,7 +36,9 @@ double Validator::translationBleu(const std::vector<float>& values) {
              sources_.size(), references_.size());
     translator_ = std::make_unique<Translator>(options_, vocabs_, beamOptions(options_),
                                                size_t(options_.get<int>("valid-mini-batch")),
-                                               devicesFromOptions(options_));
+                                               devicesFromOptions(options_),
+                                               DecodingLimits{size_t(options_.get<int>("valid-max-length")),
+                                                              size_t(options_.get<int>("workspace"))});
   }
   translator_->setValues(values);
   auto nbest = translator_->translate(sources_);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "common/npz.h"
 #include "common/parallel.h"
 #include "tensors/kernels.h"
@@ -30,9 +31,14 @@ BeamOptions beamOptions(const Options& o) {
   return b;
 }
 
+DecodingLimits decodingLimits(const Options& o) {
+  return {size_t(o.get<int>("max-length")), size_t(o.get<int>("workspace"))};
+}
+
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
-                       const BeamOptions& beam, size_t miniBatch, const std::vector<Device>& devices)
-    : vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)) {
+                       const BeamOptions& beam, size_t miniBatch, const std::vector<Device>& devices,
+                       const DecodingLimits& limits)
+    : vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
   ABORT_IF(vocabs_.size() != 2, "Translation needs a source and a target vocabulary, got {}", vocabs_.size());
   ABORT_IF(devices.empty(), "Translation needs at least one device");
   setBlasThreads(devices);  // parallelism comes from the threads, one graph each
@@ -45,7 +51,7 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
   declare.trgWords = 1;
   for(const Device& device : devices) {
     auto w = std::make_unique<Worker>();
-    w->graph = std::make_unique<ExpressionGraph>(device, 1, 0);
+    w->graph = std::make_unique<ExpressionGraph>(device, 1, limits_.workspaceMB);
     w->model = createModel(modelOptions, vocabs_[0]->size(), vocabs_[1]->size());
     w->model->loss(*w->graph, declare, false);
     w->graph->params().allocate();
@@ -97,8 +103,18 @@ void Translator::setValues(const std::vector<float>& values) {
 
 std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std::string>& lines) {
   std::vector<std::vector<int>> sources;
-  for(const std::string& line : lines)
+  size_t cropped = 0;
+  for(const std::string& line : lines) {
     sources.push_back(vocabs_[0]->encode(line, true));
+    std::vector<int>& ids = sources.back();
+    if(limits_.maxLength && ids.size() - 1 > limits_.maxLength) {  // words, then </s>
+      ids.resize(limits_.maxLength);
+      ids.push_back(Vocab::kEos);
+      ++cropped;
+    }
+  }
+  if(cropped)
+    LOG(warn, "[translate] {} input(s) longer than --max-length {} cropped to it", cropped, limits_.maxLength);
   // by length, so a batch pads little; the result goes back to input order
   std::vector<size_t> order(lines.size());
   std::iota(order.begin(), order.end(), 0);

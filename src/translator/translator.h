@@ -14,12 +14,19 @@
 
 namespace marian {
 
+// Bounds on the work per input: longer inputs are cropped to maxLength words (0: none), each
+// graph's activations are limited to workspaceMB (0: unlimited).
+struct DecodingLimits {
+  size_t maxLength = 0;
+  size_t workspaceMB = 0;
+};
+
 class Translator {
 public:
   // modelOptions: the architecture (the training configuration); vocabs: source and target;
   // one graph per device (CPU cores or GPUs), each translating its share of the mini-batches.
   Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
-             size_t miniBatch, const std::vector<Device>& devices);
+             size_t miniBatch, const std::vector<Device>& devices, const DecodingLimits& limits);
   ~Translator();
   // Parameter values from a model file, which must hold exactly this architecture's parameters;
   // anything else is an error naming the file and the parameter.
@@ -38,10 +45,13 @@ private:
   std::vector<std::shared_ptr<Vocab>> vocabs_;
   BeamOptions beam_;
   size_t miniBatch_;
+  DecodingLimits limits_;
 };
 
 // The beam options of decoding and validation (--beam-size, --normalize, --word-penalty,
 // --max-length-factor).
 BeamOptions beamOptions(const Options& options);
+// marian-decoder's limits: --max-length (inputs cropped) and --workspace.
+DecodingLimits decodingLimits(const Options& options);
 
 }  // namespace marian
