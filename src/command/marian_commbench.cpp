@@ -35,28 +35,28 @@ struct Args {
   double density = 0.01;
   int reps = 10;
   AllreduceSettings settings;
+  bool help = false;
 };
+
+const char* kUsage = "--algo NAME --size N --density D [--reps R] [--segment-bytes B]";
 
 Args parse(int argc, char** argv) {
   Args a;
   for(auto& [name, value] :
-      toolArguments(argc, argv, {"--algo", "--size", "--density", "--reps", "--segment-bytes"},
-                    "--algo NAME --size N --density D [--reps R] [--segment-bytes B]")) {
-    if(name == "--algo")
+      toolArguments(argc, argv, {"--algo", "--size", "--density", "--reps", "--segment-bytes"}, kUsage)) {
+    if(name == "--help")
+      a.help = true;
+    else if(name == "--algo")
       a.algo = value;
     else if(name == "--size")
-      a.size = size_t(std::atoll(value.c_str()));
+      a.size = size_t(toolNumber(name, value, 1, double(UINT32_MAX), true));
     else if(name == "--density")
-      a.density = std::atof(value.c_str());
+      a.density = toolNumber(name, value, 1e-9, 1, false);
     else if(name == "--segment-bytes")
-      a.settings.segmentBytes = size_t(std::atoll(value.c_str()));
+      a.settings.segmentBytes = size_t(toolNumber(name, value, 4, 1 << 30, true));
     else
-      a.reps = std::atoi(value.c_str());
+      a.reps = int(toolNumber(name, value, 1, 1e6, true));
   }
-  ABORT_IF(a.size == 0 || a.size > UINT32_MAX, "--size must be in [1, 2^32)");
-  ABORT_IF(!(a.density > 0 && a.density <= 1), "--density must be in (0, 1]");
-  ABORT_IF(a.reps < 1, "--reps must be >= 1");
-  ABORT_IF(a.settings.segmentBytes < 4, "--segment-bytes must be at least one float (4)");
   return a;
 }
 
@@ -90,6 +90,11 @@ int main(int argc, char** argv) {
   MpiTransport& mpi = MpiTransport::start(&argc, &argv);
   try {
     Args a = parse(argc, argv);
+    if(a.help) {
+      if(mpi.rank() == 0)
+        std::printf("Usage: mpirun -np N marian-commbench %s\n", kUsage);
+      return 0;
+    }
     auto algo = createAllreduce(a.algo, mpi, a.settings);
     std::vector<SparseVector> inputs;
     for(int r = 0; r < mpi.size(); ++r)

@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   try {
     auto args = toolArguments(argc, argv, {"--metric", "--reference", "-r"},
                               "--metric bleu --reference REF < HYP");
+    if(args.count("--help")) {
+      std::printf("Usage: marian-evaluate --metric bleu --reference REF < HYP\n");
+      return 0;
+    }
     std::string metric = args.count("--metric") ? args["--metric"] : "bleu";
     std::string reference = args.count("-r") ? args["-r"] : args["--reference"];
     ABORT_IF(metric != "bleu", "Unknown --metric '{}': bleu is the one there is", metric);

@@ -5,25 +5,28 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/tool_arguments.h"
 #include "data/vocab.h"
 
 int main(int argc, char** argv) {
-  size_t maxSize = 0;
-  for(int i = 1; i < argc; ++i) {
-    if((!std::strcmp(argv[i], "--max-size") || !std::strcmp(argv[i], "-m")) && i + 1 < argc) {
-      maxSize = size_t(std::atoll(argv[++i]));
-    } else if(!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::puts("Usage: marian-vocab [--max-size N] < corpus.txt > vocab.yml");
-      return 0;
-    } else {
-      std::fprintf(stderr, "Error: unknown option '%s' (see --help)\n", argv[i]);
-      return 1;
+  const char* usage = "marian-vocab [--max-size N] < corpus.txt > vocab.yml";
+  try {
+    size_t maxSize = 0;
+    for(auto& [name, value] : marian::toolArguments(argc, argv, {"--max-size", "-m"}, usage)) {
+      if(name == "--help") {
+        std::printf("Usage: %s\n", usage);
+        return 0;
+      }
+      maxSize = size_t(marian::toolNumber(name, value, 0, 1e9, true));  // 0: every word
     }
+    std::vector<std::string> lines;
+    std::string line;
+    while(std::getline(std::cin, line))
+      lines.push_back(line);
+    std::cout << marian::buildYamlVocab(lines, maxSize);
+  } catch(const std::exception& e) {
+    std::fprintf(stderr, "Error: %s\n", e.what());
+    return 1;
   }
-  std::vector<std::string> lines;
-  std::string line;
-  while(std::getline(std::cin, line))
-    lines.push_back(line);
-  std::cout << marian::buildYamlVocab(lines, maxSize);
   return 0;
 }

@@ -289,9 +289,9 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
   }
 }
 
-std::string helpText(const po::options_description& desc) {
+std::string helpText(const po::options_description& desc, ProgramMode mode) {
   std::ostringstream out;
-  out << "Usage: marian [options]\n" << desc;
+  out << (mode == ProgramMode::translation ? "Usage: marian-decoder [options]\n" : "Usage: marian [options]\n") << desc;
   return out.str();
 }
 
@@ -403,7 +403,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   ParsedOptions result;
   if(given.count("help")) {
     result.exitNow = true;
-    result.print = helpText(desc);
+    result.print = helpText(desc, mode);
     return result;
   }
 
