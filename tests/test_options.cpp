@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include "common/error.h"
 #include "common/options.h"
@@ -161,6 +162,78 @@ TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {
     EXPECT_EQ(gpus[0], gpuDevice(0));
   }
   EXPECT_NE(errorOfDevices({"--cpu-threads", "0", "--devices", "0", "0"}).find("twice"), std::string::npos);
+}
+
+// Values a user mistypes: every one is an error naming the option and its range (issue 19: each
+// was accepted silently, or crashed: heads 0 divided by zero, 100000 threads ran out of memory).
+TEST(Options, NumbersOutOfRangeAreNamed) {
+  std::vector<std::pair<std::string, std::string>> bad = {
+      {"transformer-heads", "0"}, {"mini-batch", "-1"},          {"mini-batch-words", "-1"},
+      {"learn-rate", "-1"},       {"max-length", "-1"},          {"workspace", "0"},
+      {"workspace", "-5"},        {"dim-vocabs", "-5"},          {"enc-depth", "0"},
+      {"dec-depth", "-1"},        {"dec-depth", "2147483647"},   {"exponential-smoothing", "-1"},
+      {"exponential-smoothing", "1e30"}, {"clip-norm", "-1"},    {"valid-mini-batch", "0"},
+      {"cpu-threads", "2147483647"}, {"dim-emb", "2000000000"},  {"compression-density", "0"},
+      {"transformer-dropout", "1"}, {"seed", "-1"}};
+  for(auto& [name, value] : bad) {
+    std::string error = errorOf({"--" + name, value});
+    EXPECT_NE(error.find("--" + name + " " + value), std::string::npos) << name << " " << value << ": " << error;
+    EXPECT_NE(error.find("out of range"), std::string::npos) << name << " " << value << ": " << error;
+  }
+  EXPECT_NE(errorOf({"--label-smoothing", "nan"}).find("label-smoothing"), std::string::npos);
+  // in a config file: the file and line are named
+  write(temp("range.yml"), "dim-emb: 64\nenc-depth: 0\n");
+  std::string error = errorOf({"-c", temp("range.yml")});
+  EXPECT_NE(error.find("--enc-depth 0"), std::string::npos) << error;
+  EXPECT_NE(error.find("range.yml', line 2"), std::string::npos) << error;
+  // the seed a run draws (32 bits) can be given back
+  EXPECT_EQ(parse({"--seed", "3054388494"}).get<size_t>("seed"), 3054388494u);
+}
+
+TEST(Options, RepeatedConfigFlagsMergeInOrder) {
+  write(temp("a.yml"), "dim-emb: 128\nenc-depth: 3\n");
+  write(temp("b.yml"), "dim-emb: 256\n");
+  Options o = parse({"-c", temp("a.yml"), "-c", temp("b.yml")});
+  EXPECT_EQ(o.get<int>("dim-emb"), 256);
+  EXPECT_EQ(o.get<int>("enc-depth"), 3);  // a.yml was silently ignored before
+}
+
+TEST(Options, BadConfigFilesAreNamedWithTheLine) {
+  write(temp("twice.yml"), "dim-emb: 128\nenc-depth: 2\ndim-emb: 256\n");
+  std::string error = errorOf({"-c", temp("twice.yml")});
+  EXPECT_NE(error.find("'dim-emb' is given twice (lines 1 and 3)"), std::string::npos) << error;
+  EXPECT_NE(error.find("twice.yml"), std::string::npos) << error;
+  write(temp("nonscalar.yml"), "[a, b]: 1\n");
+  error = errorOf({"-c", temp("nonscalar.yml")});
+  EXPECT_NE(error.find("nonscalar.yml', line 1: a key must be an option name"), std::string::npos) << error;
+  error = errorOf({"-c", ::testing::TempDir()});
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  EXPECT_NE(error.find(::testing::TempDir()), std::string::npos) << error;
+}
+
+TEST(Options, AbbreviatedOptionsAreUnknown) {
+  // Marian's --lr-decay must not be read as --lr-decay-inv-sqrt
+  EXPECT_NE(errorOf({"--lr-decay", "0.5"}).find("Unknown option"), std::string::npos);
+  EXPECT_NE(errorOf({"--learn", "0.5"}).find("Unknown option"), std::string::npos);
+}
+
+TEST(Options, CpuDevicesAreBoundedByTheCores) {
+  try {
+    devicesFromOptions(parse({"--cpu-threads", "1024"}));
+    if(std::thread::hardware_concurrency() < 128)
+      ADD_FAILURE() << "1024 CPU devices on " << std::thread::hardware_concurrency() << " cores were accepted";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--cpu-threads 1024"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Options, ModelOptionsReadMarianEmbeddedConfigWithItsNul) {
+  std::string yaml = "type: s2s\ndim-emb: 48\n";
+  yaml.push_back('\0');
+  Options o = modelOptions(yaml, "model.npz (special:model.yml)");
+  EXPECT_EQ(o.get<std::string>("type"), "s2s");
+  EXPECT_EQ(o.get<int>("dim-emb"), 48);
+  EXPECT_EQ(o.get<int>("enc-depth"), 1);  // defaults under it
 }
 
 }  // namespace

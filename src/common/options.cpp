@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -369,7 +370,10 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   std::vector<std::string> args;
   for(int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if(implicitOptions.count(a) && i + 1 < argc && argv[i + 1][0] != '-')
+    auto isValue = [](const char* next) {  // not an option: a word, or a number such as -1
+      return next[0] != '-' || std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.';
+    };
+    if(implicitOptions.count(a) && i + 1 < argc && isValue(argv[i + 1]))
       a += std::string("=") + argv[++i];
     args.push_back(a);
   }

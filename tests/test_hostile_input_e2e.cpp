@@ -1,0 +1,154 @@
+// Bad inputs a new user gives marian and marian-decoder end to end (issue 19): each is an error
+// that names the option or file, and nothing saved is changed or left half-made.
+#include <filesystem>
+
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::readFile;
+using e2e::RunResult;
+
+int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
+bool exists(const std::string& path) { return std::filesystem::exists(path); }
+std::string folder(const std::string& name) { return e2e::corpusDir() + "/" + name; }
+
+TEST(HostileInput, VocabularySizesTooSmallAreRefused) {
+  RunResult r = e2e::run("dim1", "--dim-vocabs 1 1 --after-batches 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.log.find("--dim-vocabs 1: a vocabulary needs </s>, <unk> and at least one word"), std::string::npos)
+      << r.log;
+}
+
+TEST(HostileInput, DimVocabsCutsAnExistingWordVocabulary) {
+  // full vocabularies (more than 50 entries) first; then Marian reads only their first 50
+  std::string m = folder("dim50-vocabs");
+  sh("rm -rf " + m + " && mkdir -p " + m);
+  RunResult full = e2e::run("dim50", "--vocabs " + m + "/s.yml " + m + "/t.yml --after-batches 1");
+  ASSERT_EQ(full.status, 0) << full.log;
+  RunResult r = e2e::run("dim50", "--vocabs " + m + "/s.yml " + m + "/t.yml --dim-vocabs 50 50 --after-batches 2");
+  ASSERT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Using the first 50 entries of"), std::string::npos) << r.log;
+  std::string shape = "/usr/bin/python3 -c \"import numpy as np, sys; print(np.load(sys.argv[1])['encoder_Wemb'].shape[0])\" " +
+                      folder("dim50") + "/model.npz > " + folder("dim50") + "/rows.txt";
+  ASSERT_EQ(sh(shape), 0);
+  EXPECT_EQ(readFile(folder("dim50") + "/rows.txt"), "50\n");
+}
+
+TEST(HostileInput, EmptyOrMismatchedCorporaLeaveNoVocabularyBehind) {
+  std::string m = folder("emptycorpus");
+  sh("rm -rf " + m + " && mkdir -p " + m + " && : > " + m + "/e.src && : > " + m + "/e.trg");
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + m + "/e.src " + m + "/e.trg -v " + m +
+                    "/v.yml " + m + "/v.yml -m " + m + "/model.npz > " + m + "/log.txt 2>&1";
+  EXPECT_NE(sh(cmd), 0);
+  std::string log = readFile(m + "/log.txt");
+  EXPECT_NE(log.find("Cannot create vocabulary '" + m + "/v.yml': the training files"), std::string::npos) << log;
+  EXPECT_FALSE(exists(m + "/v.yml"));
+
+  // mismatched line counts: the vocabularies made on the way are removed with the error
+  std::string d = e2e::corpusDir();
+  sh("head -n 5 " + d + "/train.trg > " + m + "/short.trg");
+  cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + m + "/short.trg -v " + m +
+        "/s.yml " + m + "/t.yml -m " + m + "/model.npz > " + m + "/log.txt 2>&1";
+  EXPECT_NE(sh(cmd), 0);
+  log = readFile(m + "/log.txt");
+  EXPECT_NE(log.find("short.trg"), std::string::npos) << log;
+  EXPECT_NE(log.find("Removed the vocabulary"), std::string::npos) << log;
+  EXPECT_FALSE(exists(m + "/s.yml"));
+  EXPECT_FALSE(exists(m + "/t.yml"));
+  EXPECT_FALSE(exists(m + "/model.npz"));
+}
+
+TEST(HostileInput, AModelWithoutItsCheckpointIsNotOverwritten) {
+  RunResult first = e2e::run("nockpt", "--after-batches 2");
+  ASSERT_EQ(first.status, 0) << first.log;
+  std::string m = folder("nockpt");
+  std::string before = readFile(m + "/model.npz");
+  sh("rm " + m + "/model.npz.optimizer.npz " + m + "/model.npz.progress.yml");
+  RunResult again = e2e::run("nockpt", "--after-batches 4", false);
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.log.find("The model '" + m + "/model.npz' exists but its checkpoint"), std::string::npos)
+      << again.log;
+  EXPECT_EQ(readFile(m + "/model.npz"), before);
+}
+
+TEST(HostileInput, RestartingAFinishedRunChangesNothing) {
+  for(std::string stop : {"--after-batches 3", "--after-epochs 1"}) {
+    SCOPED_TRACE(stop);
+    RunResult first = e2e::run("finished", stop);
+    ASSERT_EQ(first.status, 0) << first.log;
+    std::string m = folder("finished");
+    std::string model = readFile(m + "/model.npz"), progress = readFile(m + "/model.npz.progress.yml");
+    RunResult again = e2e::run("finished", stop, false);
+    ASSERT_EQ(again.status, 0) << again.log;
+    EXPECT_NE(again.log.find("Training had already finished"), std::string::npos) << again.log;
+    EXPECT_EQ(again.log.find("Ep. "), std::string::npos) << again.log;  // no update
+    EXPECT_EQ(readFile(m + "/model.npz"), model);
+    EXPECT_EQ(readFile(m + "/model.npz.progress.yml"), progress);
+  }
+}
+
+TEST(HostileInput, AnEpochTooSmallForEveryRankIsAnError) {
+  // 2,000 pairs in one mini-batch: one batch, two ranks (this looped printing "Seen 0 samples")
+  for(std::string mode : {"--sync-sgd", "--multi-node"}) {
+    SCOPED_TRACE(mode);
+    RunResult r = e2e::run("smallepoch", mode + " --mini-batch 2500 --maxi-batch 1 --after-epochs 3", true,
+                           e2e::mpirun(2));
+    EXPECT_NE(r.status, 0) << r.log;
+    EXPECT_NE(r.log.find("gave this rank no update"), std::string::npos) << r.log;
+  }
+}
+
+// A tiny trained model for the decoder cases, in a folder whose name YAML would misread.
+std::string trainedModel() {
+  static std::string path = [] {
+    std::string m = folder("odd: name #1 [x] {y} *z");
+    sh("rm -rf '" + m + "' && mkdir -p '" + m + "'");
+    std::string d = e2e::corpusDir();
+    std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d +
+                      "/train.trg --vocabs " + d + "/vocab.src.yml " + d + "/vocab.trg.yml --model '" + m +
+                      "/model.npz' --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --mini-batch 16 "
+                      "--after-batches 5 --seed 7 > '" + m + "/log.txt' 2>&1";
+    EXPECT_EQ(sh(cmd), 0) << readFile(m + "/log.txt");
+    return m + "/model.npz";
+  }();
+  return path;
+}
+
+TEST(HostileInput, DecoderConfigOfAnOddlyNamedModelParses) {
+  std::string model = trainedModel(), d = e2e::corpusDir();
+  std::string out = d + "/odd.out";
+  int status = sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -c '" + model + ".decoder.yml' -b 2 < " + d +
+                  "/valid.src > " + out + " 2> " + out + ".log");
+  EXPECT_EQ(status, 0) << readFile(out + ".log");
+}
+
+TEST(HostileInput, DecoderCropsLongInputsAndWritesNothingBesideTheModel) {
+  std::string model = trainedModel(), d = e2e::corpusDir();
+  std::string dir = std::filesystem::path(model).parent_path();
+  sh("mv '" + model + ".yml' '" + dir + "/hidden.yml'");  // the embedded configuration is used
+  auto listing = [&] {
+    std::string names;
+    for(auto& e : std::filesystem::directory_iterator(dir))
+      names += e.path().filename().string() + "\n";
+    return names;
+  };
+  std::string before = listing();
+  std::string base = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model + "' -v " + d + "/vocab.src.yml " +
+                     d + "/vocab.trg.yml -b 2 --max-length 3 < " + d + "/valid.src ";
+  // four decoders at once (they raced on one temporary file beside the model)
+  std::string cmd;
+  for(int i = 0; i < 4; ++i)
+    cmd += base + "> " + d + "/dec" + std::to_string(i) + ".out 2> " + d + "/dec" + std::to_string(i) + ".log & ";
+  sh(cmd + "wait");
+  for(int i = 0; i < 4; ++i) {
+    std::string log = readFile(d + "/dec" + std::to_string(i) + ".log");
+    EXPECT_NE(log.find("sentences in"), std::string::npos) << log;
+    EXPECT_NE(log.find("longer than --max-length 3 cropped"), std::string::npos) << log;
+    EXPECT_EQ(readFile(d + "/dec" + std::to_string(i) + ".out"), readFile(d + "/dec0.out"));
+  }
+  EXPECT_EQ(listing(), before);
+  sh("mv '" + dir + "/hidden.yml' '" + model + ".yml'");
+}
+
+}  // namespace
