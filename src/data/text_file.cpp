@@ -6,11 +6,14 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/file_util.h"
 
 namespace marian {
 
 std::vector<std::string> readLines(const std::string& path, const std::string& what) {
+  ABORT_IF(isDirectory(path), "{} '{}' is a directory, not a file", what, path);
   // gzopen reads uncompressed files transparently, so one path serves both.
+  errno = 0;
   gzFile f = gzopen(path.c_str(), "rb");
   ABORT_IF(!f, "{} '{}' cannot be opened: {}", what, path, std::strerror(errno ? errno : ENOENT));
   gzbuffer(f, 1 << 17);
@@ -30,10 +33,16 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
       }
     }
   }
-  int err = 0;
-  const char* msg = gzerror(f, &err);
-  gzclose(f);
-  ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "{} '{}' is corrupt: {}", what, path, msg);
+  int err = Z_OK;
+  // gzerror's text lives in the gzFile: copied before gzclose frees it
+  std::string msg = gzerror(f, &err);
+  int closed = gzclose(f);
+  if(err == Z_OK && closed != Z_OK && closed != Z_BUF_ERROR) {  // an error only gzclose saw
+    err = closed;
+    msg = closed == Z_ERRNO ? std::strerror(errno) : "read error " + std::to_string(closed);
+  }
+  ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "{} '{}' is corrupt or truncated: {}", what, path,
+           msg.empty() ? "read error" : msg);
   if(!line.empty())
     lines.push_back(std::move(line));
   return lines;
