@@ -2,7 +2,11 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -91,104 +95,251 @@ std::string dictValue(const std::string& dict, const std::string& key) {
   return dict.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-NpzItem parseNpy(const std::string& path, const std::string& name, const char* data, size_t size) {
-  auto fail = [&](const std::string& why) {
-    ABORT("Model file '{}': array '{}' is corrupt: {}", path, name, why);
-  };
-  if(size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0)
-    fail("no .npy magic");
-  int major = uint8_t(data[6]);
-  size_t headerLen, offset;
-  if(major == 1) {
-    headerLen = uint8_t(data[8]) | uint8_t(data[9]) << 8;
-    offset = 10;
-  } else if(major == 2 || major == 3) {
-    if(size < 12)
-      fail("truncated header");
-    headerLen = uint32_t(uint8_t(data[8])) | uint32_t(uint8_t(data[9])) << 8 |
-                uint32_t(uint8_t(data[10])) << 16 | uint32_t(uint8_t(data[11])) << 24;
-    offset = 12;
-  } else {
-    fail(format("unsupported .npy version {}", major));
-  }
-  if(offset + headerLen > size)
-    fail("truncated header");
-  std::string dict(data + offset, headerLen);
+[[noreturn]] void corrupt(const std::string& path, const std::string& name, const std::string& why) {
+  ABORT("Model file '{}': array '{}' is corrupt: {}", path, name, why);
+}
 
-  NpzItem item;
-  item.name = name;
-  std::string descr = dictValue(dict, "descr");
-  if(descr.size() < 3 || (descr.front() != '\'' && descr.front() != '"'))
-    fail("header has no dtype ('descr')");
-  item.descr = descr.substr(1, descr.size() - 2);
-  if(dictValue(dict, "fortran_order") != "False")
-    fail("Fortran-ordered arrays are not supported");
-  std::string shape = dictValue(dict, "shape");
-  if(shape.empty())
-    fail("header has no shape");
-  for(size_t i = 1; i < shape.size();) {
-    size_t j = shape.find_first_of(",)", i);
-    std::string tok = shape.substr(i, j - i);
-    size_t b = tok.find_first_not_of(' ');
-    if(b != std::string::npos) {
-      tok = tok.substr(b);
-      char* end = nullptr;
-      unsigned long long v = std::strtoull(tok.c_str(), &end, 10);
-      if(end == tok.c_str())
-        fail("bad shape " + shape);
-      item.shape.push_back(size_t(v));
+// a * b, or false when it does not fit in size_t
+bool multiply(size_t a, size_t b, size_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+// Bytes of an array of `shape` and items of `itemSize` bytes, or false on overflow.
+bool arrayBytes(const std::vector<size_t>& shape, size_t itemSize, size_t& bytes) {
+  bytes = itemSize;
+  for(size_t d : shape)
+    if(!multiply(bytes, d, bytes))
+      return false;
+  return true;
+}
+
+// Where the .npy header that starts `data` ends (magic, version, length and the dict), from its
+// first 10 (version 1) or 12 bytes (versions 2 and 3).
+size_t npyHeaderEnd(const std::string& path, const std::string& name, const char* data, size_t size) {
+  if(size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0)
+    corrupt(path, name, "no .npy magic");
+  int major = uint8_t(data[6]);
+  if(major == 1)
+    return 10 + (size_t(uint8_t(data[8])) | size_t(uint8_t(data[9])) << 8);
+  if(major == 2 || major == 3) {
+    if(size < 12)
+      corrupt(path, name, "truncated header");
+    return 12 + (size_t(uint8_t(data[8])) | size_t(uint8_t(data[9])) << 8 | size_t(uint8_t(data[10])) << 16 |
+                 size_t(uint8_t(data[11])) << 24);
+  }
+  corrupt(path, name, format("unsupported .npy version {}", major));
+}
+
+// The shape tuple "(3, 4)", "(3,)" or "()": non-negative decimal integers only.
+std::vector<size_t> parseShape(const std::string& path, const std::string& name, const std::string& shape) {
+  auto bad = [&](const std::string& why) { corrupt(path, name, "bad shape " + shape + ": " + why); };
+  std::vector<size_t> dims;
+  std::string inner = shape.substr(1, shape.size() - 2);  // dictValue returns "(...)"
+  size_t i = 0;
+  while(i < inner.size()) {
+    size_t j = inner.find(',', i);
+    std::string tok = inner.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    size_t b = tok.find_first_not_of(' '), e = tok.find_last_not_of(' ');
+    if(b == std::string::npos) {
+      // only "(3,)": an empty item after the last comma
+      if(j != std::string::npos || dims.empty())
+        bad("an empty dimension");
+      break;
     }
-    if(j == std::string::npos || shape[j] == ')')
+    tok = tok.substr(b, e - b + 1);
+    if(tok.find_first_not_of("0123456789") != std::string::npos)
+      bad("'" + tok + "' is not a non-negative integer");
+    errno = 0;
+    unsigned long long v = std::strtoull(tok.c_str(), nullptr, 10);
+    if(errno == ERANGE || v > std::numeric_limits<size_t>::max())
+      bad("dimension " + tok + " is too large");
+    dims.push_back(size_t(v));
+    if(dims.size() > 64)
+      bad("more than 64 dimensions");
+    if(j == std::string::npos)
       break;
     i = j + 1;
   }
-  if(item.itemSize() == 0)
-    fail("unsupported dtype '" + item.descr + "'");
-  size_t bytes = item.elements() * item.itemSize();
-  size_t dataOffset = offset + headerLen;
-  if(size - dataOffset != bytes)
-    fail(format("holds {} data bytes but shape {} of {} needs {}", size - dataOffset, shape,
-                item.descr, bytes));
-  item.bytes.assign(data + dataOffset, data + size);
-  return item;
+  return dims;
+}
+
+// The .npy header in data[0, headerEnd): the array's name, shape and dtype (no bytes yet), and
+// how many bytes header and data take together.
+struct NpyHeader {
+  NpzItem item;
+  size_t headerEnd = 0, total = 0;
+};
+
+NpyHeader parseNpyHeader(const std::string& path, const std::string& name, const char* data, size_t headerEnd) {
+  size_t offset = uint8_t(data[6]) == 1 ? 10 : 12;
+  std::string dict(data + offset, headerEnd - offset);
+  NpyHeader h;
+  h.headerEnd = headerEnd;
+  h.item.name = name;
+  std::string descr = dictValue(dict, "descr");
+  if(descr.size() < 3 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
+    corrupt(path, name, "header has no dtype ('descr')");
+  h.item.descr = descr.substr(1, descr.size() - 2);
+  if(dictValue(dict, "fortran_order") != "False")
+    corrupt(path, name, "Fortran-ordered arrays are not supported");
+  std::string shape = dictValue(dict, "shape");
+  if(shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    corrupt(path, name, "header has no shape");
+  h.item.shape = parseShape(path, name, shape);
+  size_t itemSize = h.item.itemSize();
+  if(itemSize == 0)
+    corrupt(path, name, "unsupported dtype '" + h.item.descr + "'");
+  size_t bytes;
+  if(!arrayBytes(h.item.shape, itemSize, bytes) || bytes > std::numeric_limits<size_t>::max() - headerEnd)
+    corrupt(path, name, format("shape {} of {} is too large", shape, h.item.descr));
+  h.total = headerEnd + bytes;
+  return h;
 }
 
 std::vector<char> readFile(const std::string& path) {
+  ABORT_IF(isDirectory(path), "Model file '{}' is a directory, not an .npz file", path);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   ABORT_IF(!in, "Cannot open model file '{}': {}", path, std::strerror(errno));
   std::streamsize size = in.tellg();
+  ABORT_IF(size < 0, "Cannot read model file '{}': it is not a regular file", path);
   in.seekg(0);
   std::vector<char> buf(static_cast<size_t>(size));
   ABORT_IF(size > 0 && !in.read(buf.data(), size), "Cannot read model file '{}'", path);
   return buf;
 }
 
-std::vector<char> inflateRaw(const std::string& path, const std::string& name, const char* src,
-                             size_t srcLen, size_t outLen) {
-  std::vector<char> out(outLen);
-  z_stream zs{};
-  ABORT_IF(inflateInit2(&zs, -MAX_WBITS) != Z_OK, "zlib init failed");
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
-  zs.avail_in = uInt(srcLen);
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = uInt(outLen);
-  int rc = inflate(&zs, Z_FINISH);
-  inflateEnd(&zs);
-  ABORT_IF(rc != Z_STREAM_END || zs.total_out != outLen,
-           "Model file '{}': array '{}' is corrupt: its compressed data does not inflate", path,
-           name);
+// deflate's largest ratio of output to input is 1032:1 (zlib's documentation); a directory that
+// claims more than that, with some room for a short stream's fixed overhead, is corrupt.
+constexpr uint64_t kMaxDeflateRatio = 1032, kDeflateSlack = 1024;
+
+// Raw deflate data, inflated on demand into a buffer that grows only as far as data arrives.
+class Inflater {
+public:
+  Inflater(const std::string& path, const std::string& name, const char* src, size_t srcLen)
+      : path_(path), name_(name), src_(src), left_(srcLen) {
+    ABORT_IF(inflateInit2(&zs_, -MAX_WBITS) != Z_OK, "Model file '{}': zlib cannot be initialised", path);
+  }
+  ~Inflater() { inflateEnd(&zs_); }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  // Inflates into out[produced, want) (out.size() >= want); the stream must not end before.
+  void fill(std::vector<char>& out, size_t want, size_t claimed) {
+    while(produced_ < want) {
+      feed();
+      char* at = out.data() + produced_;
+      zs_.next_out = reinterpret_cast<Bytef*>(at);
+      zs_.avail_out = uInt(std::min<size_t>(want - produced_, 1u << 30));
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      produced_ += size_t(reinterpret_cast<char*>(zs_.next_out) - at);
+      if(rc == Z_STREAM_END) {
+        if(produced_ < want)
+          corrupt(path_, name_, format("its compressed data inflates to {} bytes, not the {} its zip directory claims",
+                                       produced_, claimed));
+        ended_ = true;
+      } else if(rc != Z_OK) {
+        corrupt(path_, name_, format("its compressed data does not inflate ({})",
+                                     zs_.msg ? zs_.msg : rc == Z_BUF_ERROR ? "truncated" : "zlib error"));
+      }
+    }
+  }
+
+  // The stream must end here.
+  void finish(size_t claimed) {
+    while(!ended_) {
+      feed();
+      char extra;
+      zs_.next_out = reinterpret_cast<Bytef*>(&extra);
+      zs_.avail_out = 1;
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if(zs_.avail_out == 0)
+        corrupt(path_, name_, format("its compressed data inflates to more than the {} bytes its zip directory claims",
+                                     claimed));
+      if(rc == Z_STREAM_END)
+        ended_ = true;
+      else if(rc != Z_OK)
+        corrupt(path_, name_, format("its compressed data does not inflate ({})",
+                                     zs_.msg ? zs_.msg : rc == Z_BUF_ERROR ? "truncated" : "zlib error"));
+    }
+  }
+
+private:
+  void feed() {
+    if(zs_.avail_in == 0 && left_ > 0) {
+      size_t n = std::min<size_t>(left_, 1u << 30);
+      zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src_));
+      zs_.avail_in = uInt(n);
+      src_ += n;
+      left_ -= n;
+    }
+  }
+  const std::string& path_;
+  const std::string& name_;
+  const char* src_;
+  size_t left_;
+  size_t produced_ = 0;
+  bool ended_ = false;
+  z_stream zs_{};
+};
+
+// An entry's bytes (the whole .npy), inflated: the directory's claim `usize` is checked against
+// deflate's largest ratio and against the .npy header's shape before the buffer grows to it.
+std::vector<char> inflateEntry(const std::string& path, const std::string& name, const char* src, size_t csize,
+                               size_t usize) {
+  if(usize > csize * kMaxDeflateRatio + kDeflateSlack)
+    corrupt(path, name, format("its zip directory claims {} bytes inflated from {} compressed bytes, more than deflate "
+                               "can produce",
+                               usize, csize));
+  Inflater inflater(path, name, src, csize);
+  std::vector<char> out(std::min<size_t>(usize, 12));
+  inflater.fill(out, out.size(), usize);
+  size_t headerEnd = npyHeaderEnd(path, name, out.data(), out.size());
+  if(headerEnd > usize)
+    corrupt(path, name, "truncated header");
+  out.resize(headerEnd);
+  inflater.fill(out, headerEnd, usize);
+  NpyHeader h = parseNpyHeader(path, name, out.data(), headerEnd);
+  if(h.total != usize)
+    corrupt(path, name, format("its zip directory claims {} bytes but its .npy header (shape {}, dtype '{}') needs {}",
+                               usize, dictValue(std::string(out.data(), headerEnd), "shape"), h.item.descr, h.total));
+  // grows with the data that actually arrives, never past the claim
+  while(out.size() < usize) {
+    size_t next = std::min(usize, std::max<size_t>(out.size() * 2, 1 << 20));
+    out.resize(next);
+    inflater.fill(out, next, usize);
+  }
+  inflater.finish(usize);
   return out;
+}
+
+// An array from an entry's bytes: the header parsed, the data moved out of `raw`.
+NpzItem npyItem(const std::string& path, const std::string& name, std::vector<char>&& raw) {
+  size_t headerEnd = npyHeaderEnd(path, name, raw.data(), raw.size());
+  if(headerEnd > raw.size())
+    corrupt(path, name, "truncated header");
+  NpyHeader h = parseNpyHeader(path, name, raw.data(), headerEnd);
+  if(h.total != raw.size())
+    corrupt(path, name, format("holds {} data bytes but shape {} of {} needs {}", raw.size() - headerEnd,
+                               dictValue(std::string(raw.data(), headerEnd), "shape"), h.item.descr,
+                               h.total - headerEnd));
+  raw.erase(raw.begin(), raw.begin() + long(headerEnd));
+  h.item.bytes = std::move(raw);
+  return std::move(h.item);
 }
 
 }  // namespace
 
 size_t NpzItem::itemSize() const {
-  if(descr.size() < 3)
+  // byte order (little-endian or not applicable), kind, size: "<f4", "|u1", "<i8" ...
+  if(descr.size() != 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '='))
     return 0;
   char kind = descr[1];
   if(kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b')
     return 0;
-  return size_t(std::atoi(descr.c_str() + 2));
+  size_t n = size_t(descr[2] - '0');
+  if(n != 1 && n != 2 && n != 4 && n != 8)
+    return 0;
+  if((kind == 'b' && n != 1) || (kind == 'f' && n == 1))
+    return 0;
+  return n;
 }
 
 size_t NpzItem::elements() const {
@@ -219,13 +370,18 @@ std::vector<NpzItem> readNpz(const std::string& path) {
   uint64_t cdOffset = r.u32(eocd + 16);
   if(eocd >= 20 && r.u32(eocd - 20) == kZip64Locator) {
     uint64_t z64 = r.u64(eocd - 20 + 8);
-    ABORT_IF(r.u32(size_t(z64)) != kZip64EndOfCentral, "Model file '{}' has a corrupt zip64 record",
-             path);
+    ABORT_IF(z64 >= buf.size() || r.u32(size_t(z64)) != kZip64EndOfCentral,
+             "Model file '{}' has a corrupt zip64 record", path);
     entries = r.u64(size_t(z64) + 32);
     cdOffset = r.u64(size_t(z64) + 48);
   }
+  // every directory entry takes at least 46 bytes
+  ABORT_IF(entries > buf.size() / 46 || (cdOffset >= buf.size() && entries > 0),
+           "Model file '{}' has a corrupt zip directory: {} entries at offset {} in a file of {} bytes", path,
+           entries, cdOffset, buf.size());
 
   std::vector<NpzItem> items;
+  uint64_t dataTotal = 0;  // entries hold disjoint parts of the file
   size_t p = size_t(cdOffset);
   for(uint64_t e = 0; e < entries; ++e) {
     ABORT_IF(r.u32(p) != kCentralHeader, "Model file '{}' has a corrupt zip directory", path);
@@ -234,45 +390,61 @@ std::vector<NpzItem> readNpz(const std::string& path) {
     uint64_t csize = r.u32(p + 20), usize = r.u32(p + 24);
     uint32_t nameLen = r.u16(p + 28), extraLen = r.u16(p + 30), commentLen = r.u16(p + 32);
     uint64_t local = r.u32(p + 42);
-    r.need(p + 46, nameLen + extraLen, "a zip directory entry");
-    std::string name(&buf[p + 46], nameLen);
-    // zip64 extra field: 64-bit values for those 32-bit fields that are 0xFFFFFFFF, in order.
-    for(size_t x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen;) {
-      uint32_t id = r.u16(x), len = r.u16(x + 2);
-      if(id == 0x0001) {
-        size_t v = x + 4;
-        if(usize == 0xFFFFFFFF) { usize = r.u64(v); v += 8; }
-        if(csize == 0xFFFFFFFF) { csize = r.u64(v); v += 8; }
-        if(local == 0xFFFFFFFF) { local = r.u64(v); v += 8; }
-      }
-      x += 4 + len;
-    }
-    p += 46 + nameLen + extraLen + commentLen;
-
+    r.need(p + 46, size_t(nameLen) + extraLen, "a zip directory entry");
+    std::string name(buf.data() + p + 46, nameLen);
     std::string arrayName = name;
     if(arrayName.size() > 4 && arrayName.compare(arrayName.size() - 4, 4, ".npy") == 0)
       arrayName.resize(arrayName.size() - 4);
-    ABORT_IF(r.u32(size_t(local)) != kLocalHeader,
+    // zip64 extra field: 64-bit values for those 32-bit fields that are 0xFFFFFFFF, in order.
+    size_t extraEnd = p + 46 + nameLen + extraLen;
+    for(size_t x = p + 46 + nameLen; x + 4 <= extraEnd;) {
+      uint32_t id = r.u16(x), len = r.u16(x + 2);
+      ABORT_IF(x + 4 + len > extraEnd, "Model file '{}': array '{}' has a corrupt zip extra field", path, arrayName);
+      if(id == 0x0001) {
+        size_t v = x + 4;
+        auto next64 = [&](uint64_t& field) {
+          ABORT_IF(v + 8 > x + 4 + len, "Model file '{}': array '{}' has a corrupt zip64 extra field", path,
+                   arrayName);
+          field = r.u64(v);
+          v += 8;
+        };
+        if(usize == 0xFFFFFFFF)
+          next64(usize);
+        if(csize == 0xFFFFFFFF)
+          next64(csize);
+        if(local == 0xFFFFFFFF)
+          next64(local);
+      }
+      x += 4 + len;
+    }
+    p += 46 + size_t(nameLen) + extraLen + commentLen;
+
+    ABORT_IF(local >= buf.size() || r.u32(size_t(local)) != kLocalHeader,
              "Model file '{}': array '{}' is corrupt: bad local zip header", path, arrayName);
     size_t dataPos = size_t(local) + 30 + r.u16(size_t(local) + 26) + r.u16(size_t(local) + 28);
     ABORT_IF(dataPos > buf.size() || csize > buf.size() - dataPos,
              "Model file '{}' is truncated: array '{}' needs {} bytes past the end of the file",
-             path, arrayName, dataPos + csize - buf.size());
+             path, arrayName, dataPos > buf.size() ? dataPos - buf.size() : dataPos + csize - buf.size());
+    dataTotal += csize;
+    ABORT_IF(dataTotal > buf.size(),
+             "Model file '{}' is corrupt: its zip entries (up to array '{}') claim {} bytes of a file of {}", path,
+             arrayName, dataTotal, buf.size());
 
+    const char* data = buf.data() + dataPos;
     std::vector<char> raw;
     if(method == 0) {
-      ABORT_IF(csize != usize, "Model file '{}': array '{}' is corrupt: stored sizes differ", path,
-               arrayName);
-      raw.assign(&buf[dataPos], &buf[dataPos] + csize);
+      ABORT_IF(csize != usize, "Model file '{}': array '{}' is corrupt: its zip directory claims {} bytes stored in {}",
+               path, arrayName, usize, csize);
+      raw.assign(data, data + csize);
     } else if(method == 8) {
-      raw = inflateRaw(path, arrayName, &buf[dataPos], size_t(csize), size_t(usize));
+      raw = inflateEntry(path, arrayName, data, size_t(csize), size_t(usize));
     } else {
       ABORT("Model file '{}': array '{}' uses zip compression method {}, which is not supported",
             path, arrayName, method);
     }
-    uint32_t actual = uint32_t(crc32(0L, reinterpret_cast<const Bytef*>(raw.data()), uInt(raw.size())));
+    uint32_t actual = uint32_t(crc32_z(0L, reinterpret_cast<const Bytef*>(raw.data()), raw.size()));
     ABORT_IF(actual != crc, "Model file '{}': array '{}' is corrupt: CRC mismatch", path, arrayName);
-    items.push_back(parseNpy(path, arrayName, raw.data(), raw.size()));
+    items.push_back(npyItem(path, arrayName, std::move(raw)));
   }
   return items;
 }
@@ -281,7 +453,10 @@ void writeNpz(const std::string& path, const std::vector<NpzItem>& items) {
   std::string central, out;  // the archive is built in memory, then written atomically
   uint64_t offset = 0;
   for(const NpzItem& item : items) {
-    ABORT_IF(item.bytes.size() != item.elements() * item.itemSize(),
+    size_t bytes = 0;
+    ABORT_IF(item.itemSize() == 0, "Cannot save array '{}' to '{}': unsupported dtype '{}'", item.name, path,
+             item.descr);
+    ABORT_IF(!arrayBytes(item.shape, item.itemSize(), bytes) || item.bytes.size() != bytes,
              "Cannot save array '{}' to '{}': {} bytes do not match its shape", item.name, path,
              item.bytes.size());
     std::string header = npyHeader(item);
