@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/file_util.h"
 #include "data/vocab.h"
 
 namespace marian {
@@ -26,6 +27,7 @@ std::vector<std::string> tokens(const std::string& line) {
 class YamlVocab : public Vocab {
 public:
   explicit YamlVocab(const std::string& path) : path_(path) {
+    ABORT_IF(isDirectory(path), "Vocabulary '{}' is a directory, not a file", path);
     YAML::Node map;
     try {
       map = YAML::LoadFile(path);
@@ -33,20 +35,50 @@ public:
       ABORT("Vocabulary '{}' is not valid YAML: {}", path, e.what());
     }
     ABORT_IF(!map.IsMap(), "Vocabulary '{}' must be a YAML map of word: id", path);
-    for(auto it = map.begin(); it != map.end(); ++it) {
-      std::string word = it->first.as<std::string>();
-      int id;
-      try {
-        id = it->second.as<int>();
-      } catch(const YAML::Exception&) {
-        ABORT("Vocabulary '{}': word '{}' has a non-integer id", path, word);
+    // Ids are 0 .. N-1 for N words, each word and each id once: a gap would make ids that no
+    // word has (and a huge id a huge table), a duplicate would make two words one.
+    size_t n = map.size();
+    std::unordered_map<std::string, int> lineOf;  // of each word, for errors
+    std::vector<int> idLine;                      // the line of each id's word
+    std::vector<bool> used;                       // ids taken
+    try {
+      for(auto it = map.begin(); it != map.end(); ++it) {
+        int line = it->first.Mark().line + 1;
+        ABORT_IF(!it->first.IsScalar(), "Vocabulary '{}', line {}: a key is not a word (a {})", path, line,
+                 it->first.IsMap() ? "map" : it->first.IsSequence() ? "sequence" : "null");
+        std::string word = it->first.Scalar();
+        auto [seen, fresh] = lineOf.emplace(word, line);
+        ABORT_IF(!fresh, "Vocabulary '{}', line {}: word '{}' appears twice (first at line {})", path, line, word,
+                 seen->second);
+        long long id = -1;
+        bool integer = it->second.IsScalar();
+        if(integer) {
+          try {
+            id = it->second.as<long long>();
+          } catch(const YAML::Exception&) {
+            integer = false;
+          }
+        }
+        ABORT_IF(!integer, "Vocabulary '{}', line {}: word '{}' has a non-integer id '{}'", path, line, word,
+                 it->second.IsScalar() ? it->second.Scalar() : std::string("(not a scalar)"));
+        ABORT_IF(id < 0, "Vocabulary '{}', line {}: word '{}' has negative id {}", path, line, word, id);
+        ABORT_IF(size_t(id) >= n,
+                 "Vocabulary '{}', line {}: word '{}' has id {}, but the {} words must have ids 0 to {} (no gaps)",
+                 path, line, word, id, n, n - 1);
+        if(words_.size() < n) {
+          words_.resize(n);
+          idLine.resize(n, 0);
+          used.resize(n, false);
+        }
+        ABORT_IF(used[size_t(id)], "Vocabulary '{}', line {}: word '{}' has id {}, which word '{}' (line {}) has too",
+                 path, line, word, id, words_[size_t(id)], idLine[size_t(id)]);
+        used[size_t(id)] = true;
+        idLine[size_t(id)] = line;
+        words_[size_t(id)] = word;
+        ids_[word] = int(id);
       }
-      ABORT_IF(id < 0, "Vocabulary '{}': word '{}' has negative id {}", path, word, id);
-      if(size_t(id) >= words_.size())
-        words_.resize(size_t(id) + 1);
-      ABORT_IF(!words_[id].empty(), "Vocabulary '{}': id {} is used twice", path, id);
-      words_[id] = word;
-      ids_[word] = id;
+    } catch(const YAML::Exception& e) {  // yaml-cpp's own, e.g. a node it cannot iterate
+      ABORT("Vocabulary '{}' is malformed: {}", path, e.what());
     }
     ABORT_IF(words_.size() < 2 || words_[kEos] != "</s>" || words_[kUnk] != "<unk>",
              "Vocabulary '{}' must map </s> to 0 and <unk> to 1", path);
