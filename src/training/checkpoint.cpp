@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/npz.h"
+#include "training/yaml_fields.h"
 
 namespace marian {
 
@@ -50,6 +51,50 @@ void writeCheckpoint(const std::string& path, const ModelState& m, const Trainin
   writeNpz(path, items);
 }
 
+void readCheckpointState(const std::string& text, const std::string& path, Checkpoint& c) {
+  using yamlfield::get;
+  std::string origin = "Checkpoint '" + path + "', its " + kState;
+  YAML::Node y;
+  try {
+    y = YAML::Load(text);
+  } catch(const YAML::Exception& e) {
+    ABORT("{} is corrupt: {}", origin, e.what());
+  }
+  try {
+    yamlfield::requireMap(y, origin, "");
+    const YAML::Node& cy = y;
+    yamlfield::requireMap(cy["progress"], origin, "progress");
+    c.progress = TrainingState::fromNode(cy["progress"], origin + ", key 'progress'");
+    c.model.n = get<size_t>(y, "parameters", origin);
+    c.model.ranks = get<int>(y, "ranks", origin);
+    ABORT_IF(c.model.ranks < 1, "{}: key 'ranks' must be at least 1, not {}", origin, c.model.ranks);
+    c.model.devices = get<size_t>(y, "devices", origin);
+    ABORT_IF(c.model.devices < 1, "{}: key 'devices' must be at least 1, not 0", origin);
+    YAML::Node steps = cy["optimizer-steps"];
+    ABORT_IF(!steps.IsDefined() || !steps.IsSequence(), "{}: key 'optimizer-steps'{} must be a list of "
+             "[offset, size, steps], not {}", origin, yamlfield::lineOf(steps), yamlfield::describe(steps));
+    c.model.optimizerSteps.clear();
+    for(size_t i = 0; i < steps.size(); ++i) {
+      const YAML::Node& r = steps[i];
+      std::string name = "optimizer-steps[" + std::to_string(i) + "]";
+      ABORT_IF(!r.IsSequence() || r.size() != 3, "{}: key '{}'{} must be [offset, size, steps], not {}", origin, name,
+               yamlfield::lineOf(r), r.IsSequence() ? format("a list of {}", r.size()) : yamlfield::describe(r));
+      Range range{yamlfield::value<size_t>(r[0], origin, name + "[0]"),
+                  yamlfield::value<size_t>(r[1], origin, name + "[1]")};
+      ABORT_IF(range.offset > c.model.n || range.size > c.model.n - range.offset,
+               "{}: key '{}'{}: the range [{}, {} + {}) lies outside the model's {} parameters", origin, name,
+               yamlfield::lineOf(r), range.offset, range.offset, range.size, c.model.n);
+      c.model.optimizerSteps.push_back({range, yamlfield::value<uint64_t>(r[2], origin, name + "[2]")});
+    }
+    YAML::Node counters = cy["counters"];
+    yamlfield::requireMap(counters, origin, "counters");
+    for(auto it = counters.begin(); it != counters.end(); ++it)
+      c.model.counters[it->first.Scalar()] = yamlfield::value<uint64_t>(it->second, origin, "counters." + it->first.Scalar());
+  } catch(const YAML::Exception& e) {  // yaml-cpp's own, should a node defy the checks above
+    ABORT("{} is corrupt: {}", origin, e.what());
+  }
+}
+
 Checkpoint readCheckpoint(const std::string& path) {
   Checkpoint c;
   std::string stateText;
@@ -72,27 +117,21 @@ Checkpoint readCheckpoint(const std::string& path) {
            "Checkpoint '{}' has no {}: it was written by an older version or another program and cannot be resumed "
            "exactly; start with a new --model (or pass it as a pretrained model)",
            path, stateText.empty() ? kState : "master_parameters");
-  try {
-    YAML::Node y = YAML::Load(stateText);
-    c.progress = TrainingState::parse(YAML::Dump(y["progress"]), path);
-    c.model.n = y["parameters"].as<size_t>();
-    c.model.ranks = y["ranks"].as<int>();
-    c.model.devices = y["devices"].as<size_t>();
-    for(const YAML::Node& r : y["optimizer-steps"])
-      c.model.optimizerSteps.push_back({Range{r[0].as<size_t>(), r[1].as<size_t>()}, r[2].as<uint64_t>()});
-    for(auto it = y["counters"].begin(); it != y["counters"].end(); ++it)
-      c.model.counters[it->first.as<std::string>()] = it->second.as<uint64_t>();
-  } catch(const YAML::Exception& e) {
-    ABORT("Checkpoint '{}': its {} is corrupt: {}", path, kState, e.what());
-  }
+  readCheckpointState(stateText, path, c);
   auto check = [&](const std::vector<float>& v, const std::string& name) {
     ABORT_IF(!v.empty() && v.size() != c.model.n, "Checkpoint '{}': '{}' holds {} values for a model of {}", path,
              name, v.size(), c.model.n);
   };
-  check(c.model.values, "master_parameters");
+  ABORT_IF(c.model.values.size() != c.model.n, "Checkpoint '{}': 'master_parameters' holds {} values for a model of {}",
+           path, c.model.values.size(), c.model.n);
   check(c.model.smoothed, "smoothed_parameters");
   for(const auto& [name, values] : c.model.optimizer)
     check(values, name);
+  // communication state in the global layout (the allreduce thresholds are one per piece)
+  for(const auto& [name, values] : c.model.extras)
+    for(const char* prefix : {"allreduce-residual.", "dropping-residual.", "server-view."})
+      if(name.rfind(prefix, 0) == 0)
+        check(values, kExtra + name);
   return c;
 }
 

@@ -22,5 +22,8 @@ struct Checkpoint {
 void writeCheckpoint(const std::string& path, const ModelState& model, const TrainingState& progress);
 // Errors name the file and what is missing or malformed.
 Checkpoint readCheckpoint(const std::string& path);
+// Its special:state.yml text into c: the progress, the layout it was saved from, the step counts
+// ([offset, size, steps] within the model) and counters; errors name `path`, the key and its line.
+void readCheckpointState(const std::string& text, const std::string& path, Checkpoint& c);
 
 }  // namespace marian

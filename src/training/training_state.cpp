@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "common/file_util.h"
+#include "training/yaml_fields.h"
 
 namespace marian {
 
@@ -30,35 +32,63 @@ std::string TrainingState::toYaml() const {
 }
 
 TrainingState TrainingState::fromYaml(const std::string& path) {
+  std::string origin = "Training progress file '" + path + "'";
+  ABORT_IF(isDirectory(path), "{} is a directory, not a file", origin);
+  ABORT_IF(!fileExists(path), "{} does not exist", origin);
+  YAML::Node y;
   try {
-    return parse(YAML::Dump(YAML::LoadFile(path)), path);
+    y = YAML::LoadFile(path);
   } catch(const YAML::Exception& e) {
-    ABORT("Training progress file '{}' is corrupt: {}", path, e.what());
+    ABORT("{} is corrupt: {}", origin, e.what());
   }
+  return fromNode(y, origin);
 }
 
 TrainingState TrainingState::parse(const std::string& yaml, const std::string& path) {
+  std::string origin = "Training progress file '" + path + "'";
+  YAML::Node y;
   try {
-    YAML::Node y = YAML::Load(yaml);
+    y = YAML::Load(yaml);
+  } catch(const YAML::Exception& e) {
+    ABORT("{} is corrupt: {}", origin, e.what());
+  }
+  return fromNode(y, origin);
+}
+
+TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& origin) {
+  using yamlfield::get;
+  try {
+    yamlfield::requireMap(y, origin, "");
     TrainingState s;
-    s.epochs = y["epochs"].as<size_t>();
-    s.batches = y["batches"].as<uint64_t>();
-    s.batchesEpoch = y["batches-epoch"].as<size_t>();
-    s.corpusBatchesEpoch = y["corpus-batches-epoch"] ? y["corpus-batches-epoch"].as<uint64_t>() : s.batchesEpoch;
-    s.samplesEpoch = y["samples-epoch"].as<uint64_t>();
-    s.labelsTotal = y["labels-total"].as<uint64_t>();
-    s.seed = y["seed"].as<uint64_t>();
-    s.lastValidated = y["last-validated"].as<uint64_t>();
-    for(auto it = y["validators"].begin(); it != y["validators"].end(); ++it) {
-      ValidatorState v;
-      v.lastBest = it->second["last-best"].as<double>();
-      v.hasBest = it->second["has-best"].as<bool>();
-      v.stalled = it->second["stalled"].as<size_t>();
-      s.validators[it->first.as<std::string>()] = v;
+    s.epochs = get<size_t>(y, "epochs", origin);
+    ABORT_IF(s.epochs == 0, "{}: key 'epochs' must be at least 1 (epochs count from 1), not 0", origin);
+    s.batches = get<uint64_t>(y, "batches", origin);
+    s.batchesEpoch = get<size_t>(y, "batches-epoch", origin);
+    ABORT_IF(s.batchesEpoch > s.batches, "{}: 'batches-epoch' ({}) is more than 'batches' ({})", origin,
+             s.batchesEpoch, s.batches);
+    s.corpusBatchesEpoch = YAML::Node(y)["corpus-batches-epoch"] ? get<uint64_t>(y, "corpus-batches-epoch", origin)
+                                                                 : s.batchesEpoch;
+    s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
+    s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
+    s.seed = get<uint64_t>(y, "seed", origin);
+    s.lastValidated = get<uint64_t>(y, "last-validated", origin);
+    const YAML::Node& cy = y;
+    YAML::Node validators = cy["validators"];
+    if(validators.IsDefined() && !validators.IsNull()) {  // none before the first validation
+      yamlfield::requireMap(validators, origin, "validators");
+      for(auto it = validators.begin(); it != validators.end(); ++it) {
+        std::string name = it->first.Scalar(), key = "validators." + name;
+        yamlfield::requireMap(it->second, origin, key);
+        ValidatorState v;
+        v.lastBest = get<double>(it->second, "last-best", origin, key);
+        v.hasBest = get<bool>(it->second, "has-best", origin, key);
+        v.stalled = get<size_t>(it->second, "stalled", origin, key);
+        s.validators[name] = v;
+      }
     }
     return s;
-  } catch(const YAML::Exception& e) {
-    ABORT("Training progress file '{}' is corrupt: {}", path, e.what());
+  } catch(const YAML::Exception& e) {  // yaml-cpp's own, should a node defy the checks above
+    ABORT("{} is corrupt: {}", origin, e.what());
   }
 }
 

@@ -6,6 +6,10 @@
 #include <map>
 #include <string>
 
+namespace YAML {
+class Node;
+}
+
 namespace marian {
 
 struct ValidatorState {
@@ -41,8 +45,11 @@ struct TrainingState {
 
   std::string toYaml() const;
   static TrainingState fromYaml(const std::string& path);  // errors name the file
-  // The same from YAML text; `where` names its origin in errors.
-  static TrainingState parse(const std::string& yaml, const std::string& where);
+  // The same from YAML text; errors name `path` as the progress file.
+  static TrainingState parse(const std::string& yaml, const std::string& path);
+  // The same from a YAML map; `origin` ("Checkpoint 'model.npz.optimizer.npz', ...") starts
+  // every error, which names the key, its line and what it must be.
+  static TrainingState fromNode(const YAML::Node& node, const std::string& origin);
 };
 
 }  // namespace marian
