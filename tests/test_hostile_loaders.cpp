@@ -1,0 +1,541 @@
+// Hostile files given to the loaders (issue 19): corrupt and truncated .gz corpora, .npz files
+// whose zip directory or .npy header claims more than the file holds, YAML vocabularies with
+// duplicate words, gaps or huge ids, and malformed progress files and checkpoint states. Each is
+// an Error whose message names the file (and the array, word or key, with its line), never a
+// crash, a huge allocation or garbage in the message. fuzz/regressions/ holds the inputs the
+// fuzzers found; RegressionInputs below feeds every one of them to its loader.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common/error.h"
+#include "common/npz.h"
+#include "data/text_file.h"
+#include "data/vocab.h"
+#include "training/checkpoint.h"
+#include "training/training_state.h"
+
+namespace marian {
+namespace {
+
+std::string temp(const std::string& name) {  // per process: ctest runs the cases in parallel
+  return ::testing::TempDir() + "marian_hostile_" + std::to_string(getpid()) + "_" + name;
+}
+
+void writeAll(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs f, expects an Error whose message contains every one of `parts` and only printable text
+// (a message built from freed memory shows up as bytes outside it).
+template <class F>
+std::string expectError(F f, std::vector<std::string> parts) {
+  try {
+    f();
+  } catch(const Error& e) {
+    std::string m = e.what();
+    for(const std::string& p : parts)
+      EXPECT_NE(m.find(p), std::string::npos) << "message '" << m << "' lacks '" << p << "'";
+    for(char c : m)
+      EXPECT_TRUE((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || (c & 0x80))
+          << "message '" << m << "' holds byte " << int(uint8_t(c));
+    return m;
+  } catch(const std::exception& e) {
+    ADD_FAILURE() << "expected marian::Error, got " << typeid(e).name() << ": " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected an error naming " << (parts.empty() ? "" : parts[0]);
+  return "";
+}
+
+// --- .gz corpora --------------------------------------------------------------------------
+
+std::string gzipped(const std::string& text) {
+  std::string path = temp("gzipped.tmp.gz");
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+  std::string bytes = readAll(path);
+  std::remove(path.c_str());
+  return bytes;
+}
+
+std::string manyLines() {  // varied enough that the compressed stream is long
+  std::mt19937 rng(7);
+  std::string text;
+  for(int i = 0; i < 20000; ++i)
+    text += "line " + std::to_string(rng()) + " of " + std::to_string(rng() % 1000) + "\n";
+  return text;
+}
+
+TEST(HostileGzip, TruncatedFileIsNamedWithoutGarbage) {
+  std::string gz = gzipped(manyLines());
+  std::string path = temp("truncated.txt.gz");
+  for(size_t keep : {gz.size() / 2, gz.size() - 4, size_t(12)}) {
+    writeAll(path, gz.substr(0, keep));
+    expectError([&] { readLines(path, "Corpus file"); }, {"Corpus file", path, "corrupt or truncated"});
+  }
+}
+
+TEST(HostileGzip, CorruptDataAndChecksumAreNamedWithoutGarbage) {
+  std::string gz = gzipped(manyLines());
+  std::string path = temp("corrupt.txt.gz");
+  std::string bad = gz;
+  for(size_t i = gz.size() / 3; i < gz.size() / 3 + 64; ++i)
+    bad[i] = char(~bad[i]);
+  writeAll(path, bad);
+  expectError([&] { readLines(path, "Corpus file"); }, {path, "corrupt"});
+  bad = gz;
+  bad[bad.size() - 6] = char(bad[bad.size() - 6] ^ 0x55);  // the CRC-32 in the trailer
+  writeAll(path, bad);
+  expectError([&] { readLines(path, "Corpus file"); }, {path, "corrupt"});
+}
+
+TEST(HostileGzip, ADirectoryIsNamed) {
+  std::string dir = temp("corpus-dir");
+  std::filesystem::create_directories(dir);
+  expectError([&] { readLines(dir, "Corpus file"); }, {dir, "directory"});
+}
+
+// --- .npz model files -----------------------------------------------------------------------
+
+void put16(std::string& out, uint32_t v) {
+  out.push_back(char(v & 0xff));
+  out.push_back(char((v >> 8) & 0xff));
+}
+void put32(std::string& out, uint32_t v) {
+  put16(out, v & 0xffff);
+  put16(out, v >> 16);
+}
+void put64(std::string& out, uint64_t v) {
+  put32(out, uint32_t(v));
+  put32(out, uint32_t(v >> 32));
+}
+
+// An .npy as numpy writes it, with the header's fields given as text.
+std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict.push_back('\n');
+  std::string out("\x93NUMPY\x01\x00", 8);
+  put16(out, uint32_t(dict.size()));
+  return out + dict + data;
+}
+
+std::string floats(size_t n) {
+  std::string out(n * 4, '\0');
+  for(size_t i = 0; i < n; ++i) {
+    float v = float(i) * 0.5f;
+    std::memcpy(&out[i * 4], &v, 4);
+  }
+  return out;
+}
+
+std::string deflateRaw(const std::string& in) {
+  z_stream zs{};
+  deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, uLong(in.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = uInt(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(&out[0]);
+  zs.avail_out = uInt(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// One zip entry; its directory record claims `usize` (default: the real size) and, with
+// zip64, puts the sizes in a zip64 extra field.
+struct Entry {
+  std::string name;     // with ".npy"
+  std::string content;  // the .npy
+  bool deflated = false;
+  int64_t usize = -1;
+  bool zip64 = false;
+  int64_t localOffset = -1;  // default: where it is written
+};
+
+std::string zipOf(const std::vector<Entry>& entries, int64_t claimedEntries = -1) {
+  std::string out, central;
+  for(const Entry& e : entries) {
+    std::string data = e.deflated ? deflateRaw(e.content) : e.content;
+    uint32_t crc = uint32_t(crc32(0, reinterpret_cast<const Bytef*>(e.content.data()), uInt(e.content.size())));
+    uint64_t usize = e.usize >= 0 ? uint64_t(e.usize) : e.content.size();
+    uint64_t offset = e.localOffset >= 0 ? uint64_t(e.localOffset) : out.size();
+    std::string extra;
+    if(e.zip64) {
+      put16(extra, 1);
+      put16(extra, 16);
+      put64(extra, usize);
+      put64(extra, data.size());
+    }
+    std::string fields;  // from "version needed" to the extra field's length, as both headers have them
+    put16(fields, 20);
+    put16(fields, 0);
+    put16(fields, e.deflated ? 8 : 0);
+    put16(fields, 0);
+    put16(fields, 0x21);
+    put32(fields, crc);
+    put32(fields, e.zip64 ? 0xFFFFFFFF : uint32_t(data.size()));
+    put32(fields, e.zip64 ? 0xFFFFFFFF : uint32_t(usize));
+    put16(fields, uint32_t(e.name.size()));
+    put16(fields, uint32_t(extra.size()));
+    if(e.localOffset < 0) {
+      put32(out, 0x04034b50);
+      out += fields + e.name + extra + data;
+    }
+    put32(central, 0x02014b50);
+    put16(central, 20);
+    central += fields;
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put32(central, 0);
+    put32(central, uint32_t(offset));
+    central += e.name + extra;
+  }
+  uint64_t count = claimedEntries >= 0 ? uint64_t(claimedEntries) : entries.size();
+  std::string end;
+  put32(end, 0x06054b50);
+  put16(end, 0);
+  put16(end, 0);
+  put16(end, uint32_t(count));
+  put16(end, uint32_t(count));
+  put32(end, uint32_t(central.size()));
+  put32(end, uint32_t(out.size()));
+  put16(end, 0);
+  return out + central + end;
+}
+
+std::string npzFile(const std::string& name, const std::vector<Entry>& entries, int64_t claimedEntries = -1) {
+  std::string path = temp(name);
+  writeAll(path, zipOf(entries, claimedEntries));
+  return path;
+}
+
+TEST(HostileNpz, DeflatedArraysAsNumpySavezCompressedWritesThemAreRead) {
+  std::string path = npzFile("deflated.npz", {{"bias.npy", npy("<f4", "(1000,)", floats(1000)), true},
+                                              {"empty.npy", npy("<f4", "(0, 5)", ""), true},
+                                              {"scalar.npy", npy("<i4", "()", std::string(4, '\1')), true}});
+  std::vector<NpzItem> items = readNpz(path);
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].name, "bias");
+  EXPECT_EQ(items[0].shape, std::vector<size_t>{1000});
+  EXPECT_EQ(std::string(items[0].bytes.begin(), items[0].bytes.end()), floats(1000));
+  EXPECT_EQ(items[1].shape, (std::vector<size_t>{0, 5}));
+  EXPECT_TRUE(items[1].bytes.empty());
+  EXPECT_TRUE(items[2].shape.empty());
+  EXPECT_EQ(items[2].bytes.size(), 4u);
+}
+
+TEST(HostileNpz, ADeflatedSizeClaimBeyondDeflatesRatioIsRefusedBeforeAllocating) {
+  // the 171 KB file of issue 19 claimed 0xFFFFFFF0 bytes and took 4.36 GB
+  std::string content = npy("<f4", "(40000,)", floats(40000));
+  Entry e{"decoder_W.npy", content, true, 0xFFFFFFF0};
+  std::string path = npzFile("ratio.npz", {e});
+  expectError([&] { readNpz(path); }, {path, "'decoder_W'", "4294967280", "more than deflate can produce"});
+}
+
+TEST(HostileNpz, AZip64ClaimOf2To40BytesIsAnErrorNotBadAlloc) {
+  std::string content = npy("<f4", "(1000,)", floats(1000));
+  std::string path = npzFile("zip64.npz", {{"bias.npy", content, true, int64_t(1) << 40, true}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "1099511627776"});
+  // stored, zip64: the claim must equal the stored size and lie within the file
+  path = npzFile("zip64-stored.npz", {{"bias.npy", content, false, int64_t(1) << 40, true}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "1099511627776"});
+}
+
+TEST(HostileNpz, ADeflatedClaimMustMatchTheNpyHeader) {
+  std::string content = npy("<f4", "(1000,)", floats(1000));
+  // within deflate's ratio, but not what the header's shape needs
+  std::string path = npzFile("claim.npz", {{"bias.npy", content, true, int64_t(content.size()) + 4000}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "(1000,)", "needs " + std::to_string(content.size())});
+  // the header's shape agrees with the claim, the data inflates to more
+  path = npzFile("longer.npz", {{"bias.npy", content + floats(10), true, int64_t(content.size())}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "more than"});
+  // ... or to less
+  std::string shortData = npy("<f4", "(1010,)", floats(1000));
+  path = npzFile("shorter.npz", {{"bias.npy", shortData, true, int64_t(shortData.size()) + 40}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "inflates to " + std::to_string(shortData.size())});
+}
+
+TEST(HostileNpz, AStoredClaimPastTheEndOfTheFileIsNamed) {
+  std::string content = npy("<f4", "(10,)", floats(10));
+  std::string path = npzFile("stored.npz", {{"bias.npy", content, false, 0xFFFFFFF0}});
+  expectError([&] { readNpz(path); }, {path, "'bias'", "4294967280"});
+}
+
+TEST(HostileNpz, ShapesThatOverflowOrAreNotNumbersAreNamed) {
+  // 2^62 x 4 floats: the product wraps to 0 bytes, which an unchecked reader accepts
+  std::string path = npzFile("overflow.npz", {{"W.npy", npy("<f4", "(4611686018427387904, 4)", "")}});
+  expectError([&] { readNpz(path); }, {path, "'W'", "too large"});
+  path = npzFile("overflow2.npz", {{"W.npy", npy("<f4", "(99999999999999999999999,)", "")}});
+  expectError([&] { readNpz(path); }, {path, "'W'", "too large"});
+  for(std::string shape : {"(-1,)", "(3 4)", "(1e3,)", "(3,,4)", "(,)", "(0x10,)"}) {
+    path = npzFile("shape.npz", {{"W.npy", npy("<f4", shape, "")}});
+    expectError([&] { readNpz(path); }, {path, "'W'", "bad shape"});
+  }
+}
+
+TEST(HostileNpz, UnsupportedDtypesAreNamed) {
+  for(std::string descr : {"<f99999999999", ">f4", "<f3", "<c8", "<f4x", "|b2", "O"}) {
+    std::string path = npzFile("dtype.npz", {{"W.npy", npy(descr, "(1,)", "abcd")}});
+    expectError([&] { readNpz(path); }, {path, "'W'", "dtype"});
+  }
+}
+
+TEST(HostileNpz, ADirectoryOrADeviceGivenAsTheModelIsNamed) {
+  std::string dir = temp("model-dir");
+  std::filesystem::create_directories(dir);
+  expectError([&] { readNpz(dir); }, {dir, "directory"});
+  expectError([&] { readCheckpoint(dir); }, {dir, "directory"});
+  expectError([&] { readNpz("/dev/null"); }, {"/dev/null"});
+}
+
+TEST(HostileNpz, EntriesThatShareTheirDataOrOutnumberTheFileAreRefused) {
+  // 200 directory entries, all pointing at the first entry's data: 200 copies of it in memory
+  std::string content = npy("<f4", "(1000,)", floats(1000));
+  std::vector<Entry> entries{{"a.npy", content}};
+  for(int i = 0; i < 200; ++i)
+    entries.push_back({"b" + std::to_string(i) + ".npy", content, false, -1, false, 0});
+  std::string path = npzFile("shared.npz", entries);
+  expectError([&] { readNpz(path); }, {path, "'b2'", "claim"});
+  path = npzFile("count.npz", {{"a.npy", content}}, 65535);
+  expectError([&] { readNpz(path); }, {path, "65535 entries"});
+}
+
+TEST(HostileNpz, AFileOfTheWriterReadsBackAndAnArrayWithABadDtypeIsNotWritten) {
+  std::string path = temp("writer.npz");
+  float v[3] = {1, 2, 3};
+  writeNpz(path, {npzFloat32("a", {3}, v)});
+  EXPECT_EQ(readNpz(path).at(0).shape, std::vector<size_t>{3});
+  NpzItem bad{"b", {0}, "<q9", {}};
+  expectError([&] { writeNpz(path, {bad}); }, {path, "'b'", "<q9"});
+  NpzItem wraps{"c", {size_t(1) << 62, 4}, "<f4", {}};
+  expectError([&] { writeNpz(path, {wraps}); }, {path, "'c'"});
+}
+
+// --- YAML vocabularies ---------------------------------------------------------------------
+
+std::string vocabFile(const std::string& name, const std::string& text) {
+  std::string path = temp(name);
+  writeAll(path, text);
+  return path;
+}
+
+const char* kTenWords = "</s>: 0\n<unk>: 1\na: 2\nb: 3\nc: 4\nd: 5\ne: 6\nf: 7\ng: 8\n";
+
+TEST(HostileVocab, ADuplicatedWordIsNamedWithBothLines) {
+  std::string path = vocabFile("dup.yml", "</s>: 0\n<unk>: 1\nthe: 2\ncat: 3\nthe: 4\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 5", "'the'", "twice", "line 3"});
+}
+
+TEST(HostileVocab, GapsAndHugeIdsAreNamedNotAllocated) {
+  std::string path = vocabFile("gap.yml", std::string(kTenWords) + "the: 999\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 10", "'the'", "999", "0 to 9"});
+  path = vocabFile("huge.yml", std::string(kTenWords) + "the: 2000000000\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 10", "'the'", "2000000000"});
+  path = vocabFile("huger.yml", std::string(kTenWords) + "the: 99999999999999999999\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 10", "'the'", "non-integer"});
+}
+
+TEST(HostileVocab, NegativeNonIntegerAndDuplicateIdsAreNamed) {
+  std::string path = vocabFile("neg.yml", std::string(kTenWords) + "the: -3\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 10", "'the'", "negative id -3"});
+  for(std::string id : {"1.5", "abc", "[1]", "{a: 1}", "", "true"}) {
+    path = vocabFile("nonint.yml", std::string(kTenWords) + "the: " + id + "\n");
+    expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 10", "'the'", "non-integer"});
+  }
+  path = vocabFile("twice.yml", "</s>: 0\n<unk>: 1\na: 2\nb: 2\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 4", "'b'", "id 2", "'a'", "line 3"});
+  path = vocabFile("key.yml", "</s>: 0\n<unk>: 1\n[x, y]: 2\n");
+  expectError([&] { loadOrCreateVocab(path, {}, 0); }, {path, "line 3", "not a word"});
+}
+
+TEST(HostileVocab, ADirectoryIsNamedAndAGoodVocabularyStillLoads) {
+  std::string dir = temp("vocab-dir.yml");
+  std::filesystem::create_directories(dir);
+  expectError([&] { loadOrCreateVocab(dir, {}, 0); }, {dir, "directory"});
+  std::string path = vocabFile("good.yml", buildYamlVocab({"null ~ yes true 1 0x10 - : [a] {b} 'q' # &x *y !z"}, 0));
+  auto v = loadOrCreateVocab(path, {}, 0);
+  EXPECT_EQ(v->size(), 17u);
+  EXPECT_EQ(v->decode(v->encode("null ~ yes [a] #")), "null ~ yes [a] #");
+}
+
+// --- progress files and checkpoint states -----------------------------------------------------
+
+const std::string kProgress =
+    "epochs: 2\nbatches: 30\nbatches-epoch: 10\ncorpus-batches-epoch: 10\nsamples-epoch: 640\n"
+    "labels-total: 9000\nseed: 1234\nlast-validated: 20\n"
+    "validators:\n  cross-entropy:\n    last-best: 1.5\n    has-best: true\n    stalled: 0\n";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(HostileProgress, AGoodFileReadsBack) {
+  TrainingState s = TrainingState::parse(kProgress, "p.yml");
+  EXPECT_EQ(s.epochs, 2u);
+  EXPECT_EQ(s.batches, 30u);
+  EXPECT_EQ(s.validators.at("cross-entropy").lastBest, 1.5);
+  TrainingState t = TrainingState::parse(s.toYaml(), "p.yml");
+  EXPECT_EQ(t.toYaml(), s.toYaml());
+  TrainingState fresh;
+  EXPECT_EQ(TrainingState::parse(fresh.toYaml(), "p.yml").toYaml(), fresh.toYaml());
+}
+
+TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) {
+  std::string path = "model.npz.progress.yml";
+  expectError([&] { TrainingState::parse(replaced(kProgress, "batches: 30", "batches: abc"), path); },
+              {path, "'batches'", "line 2", "non-negative integer", "'abc'"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "samples-epoch: 640", "samples-epoch: -640"), path); },
+              {path, "'samples-epoch'", "line 5", "'-640'"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", ""), path); }, {path, "'seed'", "missing"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234", "seed: [1, 2]"), path); },
+              {path, "'seed'", "a sequence"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "has-best: true", "has-best: 7"), path); },
+              {path, "'validators.cross-entropy.has-best'", "line 12", "true or false"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "last-best: 1.5", "last-best: x"), path); },
+              {path, "'validators.cross-entropy.last-best'", "a number"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "stalled: 0", "stalled: -1"), path); },
+              {path, "'validators.cross-entropy.stalled'"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "  cross-entropy:\n", "  - cross-entropy:\n"), path); },
+              {path, "'validators'", "must be a map"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "epochs: 2", "epochs: 0"), path); }, {path, "'epochs'"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
+              {path, "'batches-epoch'"});
+  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 14", "twice"});
+  for(std::string text : {"", "[1, 2]", "just text", "epochs: [", "{a: 1}: 2\n"})
+    expectError([&] { TrainingState::parse(text, path); }, {path});
+}
+
+TEST(HostileProgress, AMissingFileOrADirectoryIsNamed) {
+  expectError([&] { TrainingState::fromYaml("/no/such/progress.yml"); }, {"/no/such/progress.yml", "does not exist"});
+  std::string dir = temp("progress-dir.yml");
+  std::filesystem::create_directories(dir);
+  expectError([&] { TrainingState::fromYaml(dir); }, {dir, "directory"});
+  std::string path = temp("progress.yml");
+  writeAll(path, replaced(kProgress, "labels-total: 9000", "labels-total: 9.5"));
+  expectError([&] { TrainingState::fromYaml(path); }, {path, "'labels-total'", "line 6"});
+}
+
+std::string checkpointState(const std::string& steps = "[[0, 6, 3]]", const std::string& more = "") {
+  std::string progress;
+  for(size_t b = 0, e; b < kProgress.size(); b = e + 1) {
+    e = kProgress.find('\n', b);
+    progress += "  " + kProgress.substr(b, e - b) + "\n";
+  }
+  return "progress:\n" + progress + "parameters: 6\nranks: 1\ndevices: 1\noptimizer-steps: " + steps +
+         "\ncounters:\n  calls: 4\n" + more;
+}
+
+TEST(HostileProgress, CheckpointStatesWithBadStepListsAndLayoutsAreNamed) {
+  Checkpoint c;
+  readCheckpointState(checkpointState(), "ck.npz", c);
+  EXPECT_EQ(c.model.optimizerSteps.size(), 1u);
+  EXPECT_EQ(c.model.counters.at("calls"), 4u);
+  EXPECT_EQ(c.progress.batches, 30u);
+  // an [offset, size, steps] entry of 0, 2 or 4 elements, not a list, or past the model
+  for(std::string steps : {"[[]]", "[[0, 6]]", "[[0, 6, 3, 1]]", "[5]", "[[0, 7, 3]]", "[[18446744073709551615, 2, 1]]",
+                           "[[0, -6, 3]]", "[[0, 6, x]]", "7", "{a: 1}"}) {
+    Checkpoint d;
+    expectError([&] { readCheckpointState(checkpointState(steps), "ck.npz", d); },
+                {"ck.npz", "special:state.yml", "optimizer-steps"});
+  }
+  Checkpoint d;
+  readCheckpointState(checkpointState("[]"), "ck.npz", d);  // none saved: steps count from 0
+  EXPECT_TRUE(d.model.optimizerSteps.empty());
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "ranks: 1", "ranks: 0"), "ck.npz", d); },
+              {"ck.npz", "'ranks'"});
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "devices: 1", "devices: -1"), "ck.npz", d); },
+              {"ck.npz", "'devices'"});
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "calls: 4", "calls: -4"), "ck.npz", d); },
+              {"ck.npz", "'counters.calls'"});
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "  batches: 30", "  batches: x"), "ck.npz", d); },
+              {"ck.npz", "progress", "'batches'", "line 3"});
+  expectError([&] { readCheckpointState("parameters: 6\n", "ck.npz", d); }, {"ck.npz", "'progress'"});
+  expectError([&] { readCheckpointState(checkpointState() + "ranks: 2\n", "ck.npz", d); }, {"ck.npz", "'ranks'", "twice"});
+}
+
+TEST(HostileProgress, CheckpointArraysMustHoldTheModelsParameters) {
+  ModelState m;
+  m.n = 6;
+  m.values.assign(6, 1.f);
+  m.optimizerSteps.push_back({Range{0, 6}, 3});
+  m.extras["server-view.client0"].assign(6, 0.f);
+  TrainingState progress;
+  std::string path = temp("ck.npz");
+  writeCheckpoint(path, m, progress);
+  EXPECT_EQ(readCheckpoint(path).model.values.size(), 6u);
+  m.extras["server-view.client0"].assign(3, 0.f);  // a shard read past its end
+  writeCheckpoint(path, m, progress);
+  expectError([&] { readCheckpoint(path); }, {path, "extra:server-view.client0", "3 values"});
+  m.extras.clear();
+  m.n = 7;  // master_parameters of 6 for a model of 7
+  writeCheckpoint(path, m, progress);
+  expectError([&] { readCheckpoint(path); }, {path, "master_parameters", "6 values"});
+}
+
+// --- what the fuzzers found ------------------------------------------------------------------
+
+// Every input kept under fuzz/regressions/<target>/ is given to its loader: it must load or be
+// an Error, never crash (the fuzz build runs the same files through the fuzz targets).
+TEST(HostileInput, RegressionInputs) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::path(MARIAN_SOURCE_DIR) / "fuzz" / "regressions";
+  if(!fs::exists(root))
+    GTEST_SKIP() << root << " does not exist";
+  size_t count = 0;
+  for(const auto& target : fs::directory_iterator(root)) {
+    if(!target.is_directory())
+      continue;
+    std::string name = target.path().filename().string();
+    for(const auto& input : fs::directory_iterator(target.path())) {
+      if(!input.is_regular_file() || input.path().filename().string()[0] == '.')
+        continue;
+      std::string bytes = readAll(input.path().string());
+      SCOPED_TRACE(input.path().string());
+      std::string ext = name == "npz" ? ".npz" : name == "vocab" ? ".yml" : name == "corpus" ? ".txt" : ".yml";
+      std::string copy = temp("regression" + ext);
+      writeAll(copy, bytes);
+      try {
+        if(name == "npz") {
+          readNpz(copy);
+        } else if(name == "vocab") {
+          loadOrCreateVocab(copy, {}, 0);
+        } else if(name == "corpus") {
+          readLines(copy, "Corpus file");
+          writeAll(copy + ".gz", bytes);
+          readLines(copy + ".gz", "Corpus file");
+        } else if(name == "progress") {
+          TrainingState::parse(bytes, copy);
+          Checkpoint c;
+          readCheckpointState(bytes, copy, c);
+        } else {
+          continue;  // the options target: test_options and the fuzz build run those
+        }
+      } catch(const Error&) {
+      }
+      ++count;
+    }
+  }
+  std::cout << count << " regression inputs loaded or refused\n";
+}
+
+}  // namespace
+}  // namespace marian
