@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -30,50 +32,98 @@ void check(int rc, const char* what) {
   }
 }
 
+double steadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // Polls `ready` until it returns true: a few quick retries, then sleeps growing to maxSleepUs.
-// Returns false when the deadline passes first.
-template <class Ready>
-bool waitUntil(Ready ready, double timeoutSeconds, int maxSleepUs = 1000) {
+// About once a second it asks judge(elapsed seconds) whether to go on; a reason it returns stops
+// the job.
+template <class Ready, class Judge>
+void waitUntil(Ready ready, Judge judge, MpiTransport& t, int maxSleepUs = 1000) {
   auto start = std::chrono::steady_clock::now();
+  double nextJudgement = 1;
   int polls = 0;
   while(!ready()) {
     ++polls;
     if(polls > 64)
       std::this_thread::sleep_for(std::chrono::microseconds(std::min(maxSleepUs, 10 * (polls - 64))));
-    if(timeoutSeconds > 0 &&
-       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeoutSeconds)
-      return false;
+    if(polls % 64 != 0)
+      continue;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if(elapsed < nextJudgement)
+      continue;
+    nextJudgement = elapsed + 1;
+    std::string reason = judge(elapsed);
+    if(!reason.empty())
+      t.abort(reason);
   }
-  return true;
 }
 
 // A transfer under way moves only while MPI is called (OpenMPI's TCP transport fills the socket
 // in its progress calls): waits for sends poll often enough to keep a 1 Gbit/s link busy.
 constexpr int kTransferPollUs = 20;
 
-// Waits for a non-blocking operation (its status into `status` when given); past the deadline
-// the job stops with late() as the reason (a function: the message is worded only when needed,
-// not for every message sent).
-template <class Reason>
-void waitFor(MPI_Request& request, double timeoutSeconds, MpiTransport& t, Reason late, int maxSleepUs = 1000,
+// A rank heard from within the timeout but silent on what is awaited this many timeouts (and at
+// least kAliveButSilentSeconds) is given up on too: no wait is unbounded.
+constexpr double kAliveButSilentFactor = 10, kAliveButSilentSeconds = 3600;
+
+// The judge of one wait on `peer` (-1: every rank): reports the wait at half the timeout and
+// after every further timeout; past the timeout stops the job when the peer went silent (or
+// stayed silent on this wait too long), or, without heartbeats, with late() as the reason
+// (worded only when needed, not for every message).
+template <class Late>
+auto judgeOf(MpiTransport& t, double timeoutSeconds, int peer, const std::string& what, Late late) {
+  return [&t, timeoutSeconds, peer, &what, late, nextReport = timeoutSeconds / 2](double elapsed) mutable {
+    if(timeoutSeconds <= 0)
+      return std::string();
+    if(elapsed >= nextReport) {
+      nextReport += timeoutSeconds;
+      LOG(warn, "rank {}: waiting {} s so far for {} from {}{}", t.rank(), formatNumber("%.0f", elapsed), what,
+          peer < 0 ? std::string("every rank") : "rank " + std::to_string(peer), t.waitDetail(peer));
+    }
+    if(elapsed <= timeoutSeconds)
+      return std::string();
+    return t.heartbeating() ? t.giveUp(elapsed, timeoutSeconds, peer, what) : late();
+  };
+}
+
+// Waits for a non-blocking operation (its status into `status` when given), judged by `judge`.
+template <class Judge>
+void waitFor(MPI_Request& request, MpiTransport& t, Judge judge, int maxSleepUs = 1000,
              MPI_Status* status = MPI_STATUS_IGNORE) {
   int done = 0;
-  bool ok = waitUntil([&] {
+  waitUntil([&] {
     check(MPI_Test(&request, &done, status), "MPI_Test");  // a longer message: MPI_ERR_TRUNCATE
     return done != 0;
-  }, timeoutSeconds, maxSleepUs);
-  if(!ok)
-    t.abort(late());
+  }, judge, t, maxSleepUs);
 }
 
 }  // namespace
 
-MpiTransport& MpiTransport::start(int* argc, char*** argv) {
+MpiTransport& MpiTransport::start(int* argc, char*** argv, double startTimeoutSeconds) {
   auto& instance = theInstance();
   if(instance)
     return *instance;
   int provided = 0;
-  check(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+  std::atomic<bool> started{false};
+  std::thread watchdog([&] {
+    double deadline = steadySeconds() + startTimeoutSeconds;
+    while(!started && steadySeconds() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if(!started) {  // MPI cannot be aborted before it started: end this process, mpirun the rest
+      std::fprintf(stderr,
+                   "Error: MPI start-up did not finish within %.0f s (--multi-node-timeout): a rank of the job did "
+                   "not start (stopped, or its host unreachable); stopping\n",
+                   startTimeoutSeconds);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  });
+  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  started = true;
+  watchdog.join();
+  check(rc, "MPI_Init_thread");
   if(provided < MPI_THREAD_MULTIPLE) {
     const char* names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED"};
     std::fprintf(stderr,
@@ -92,12 +142,114 @@ MpiTransport& MpiTransport::start(int* argc, char*** argv) {
   }
   t.control_ = new MPI_Comm;
   check(MPI_Comm_dup(MPI_COMM_WORLD, &comm(t.control_)), "MPI_Comm_dup");
+  t.liveness_ = new MPI_Comm;
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &comm(t.liveness_)), "MPI_Comm_dup");
+  t.lastHeard_.reset(new std::atomic<double>[size_t(t.size_)]);
   return t;
+}
+
+void MpiTransport::setPeerTimeout(double seconds) {
+  Transport::setPeerTimeout(seconds);
+  if(heartbeatThread_.joinable() || size_ < 2 || seconds <= 0)
+    return;
+  for(int r = 0; r < size_; ++r)
+    lastHeard_[size_t(r)] = steadySeconds();
+  heartbeatThread_ = std::thread([this] { heartbeats(); });
+}
+
+// A few heartbeats per timeout to every peer, and every heartbeat that came in noted. A send
+// still pending (the peer is not reading) is not repeated.
+void MpiTransport::heartbeats() {
+  MPI_Comm c = comm(liveness_);
+  std::vector<MPI_Request> sends(size_t(size_), MPI_REQUEST_NULL);
+  static const char beat = 1;
+  double interval = std::clamp(peerTimeout() / 4, 0.05, 5.0), next = 0;
+  while(!stopHeartbeats_) {
+    if(steadySeconds() >= next) {
+      next = steadySeconds() + interval;
+      for(int r = 0; r < size_; ++r) {
+        int done = 1;
+        if(r != rank_ && sends[size_t(r)] != MPI_REQUEST_NULL)
+          MPI_Test(&sends[size_t(r)], &done, MPI_STATUS_IGNORE);
+        if(r != rank_ && done)
+          MPI_Isend(&beat, 1, MPI_CHAR, r, 0, c, &sends[size_t(r)]);
+      }
+    }
+    for(;;) {
+      int found = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, 0, c, &found, &status);
+      if(!found)
+        break;
+      char in = 0;
+      MPI_Recv(&in, 1, MPI_CHAR, status.MPI_SOURCE, 0, c, MPI_STATUS_IGNORE);
+      lastHeard_[size_t(status.MPI_SOURCE)] = steadySeconds();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for(MPI_Request& r : sends)
+    if(r != MPI_REQUEST_NULL)
+      MPI_Request_free(&r);  // completes in the background; the peer may be gone
+}
+
+std::pair<double, int> MpiTransport::silence(int peer) const {
+  double now = steadySeconds();
+  if(peer >= 0)
+    return {now - lastHeard_[size_t(peer)], peer};
+  std::pair<double, int> most{0, -1};
+  for(int r = 0; r < size_; ++r)
+    if(r != rank_ && now - lastHeard_[size_t(r)] >= most.first)
+      most = {now - lastHeard_[size_t(r)], r};
+  return most;
+}
+
+std::string MpiTransport::waitDetail(int peer) const {
+  if(!heartbeating())
+    return "";
+  auto [seconds, who] = silence(peer);
+  return format(" (rank {} last heard from {} s ago)", who, formatNumber("%.1f", seconds));
+}
+
+std::string MpiTransport::giveUp(double elapsed, double timeoutSeconds, int peer, const std::string& what) const {
+  auto [seconds, who] = silence(peer);
+  if(seconds > timeoutSeconds)
+    return format("rank {}: rank {} has been silent for {} s (stopped, dead or unreachable) while this rank waited "
+                  "{} s for {} (--multi-node-timeout {}); stopping the job",
+                  rank_, who, formatNumber("%.0f", seconds), formatNumber("%.0f", elapsed), what, timeoutSeconds);
+  if(elapsed > std::max(kAliveButSilentFactor * timeoutSeconds, kAliveButSilentSeconds))
+    return format("rank {}: {} is alive but has not taken part in {} for {} s; stopping the job", rank_,
+                  peer < 0 ? std::string("a rank") : "rank " + std::to_string(peer), what,
+                  formatNumber("%.0f", elapsed));
+  return "";
 }
 
 MpiTransport* MpiTransport::instance() { return theInstance().get(); }
 
 MpiTransport::~MpiTransport() {
+  // Every rank meets here first, heartbeats still running: a rank stopped at the end of the job
+  // is named within the timeout instead of holding the others in MPI_Finalize, which has none.
+  if(heartbeating())
+    barrier(peerTimeout(), "the end of the job");
+  stopHeartbeats_ = true;
+  if(heartbeatThread_.joinable())
+    heartbeatThread_.join();
+  std::atomic<bool> finalized{false};
+  double timeout = peerTimeout();
+  std::thread watchdog([&] {
+    double deadline = steadySeconds() + timeout;
+    while(!finalized && steadySeconds() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if(!finalized) {  // everything is saved: leave without MPI's shutdown
+      std::fprintf(stderr, "Warning: rank %d: MPI_Finalize did not finish within %.0f s; exiting without it\n",
+                   rank_, timeout);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  });
+  if(liveness_) {
+    MPI_Comm_free(&comm(liveness_));
+    delete static_cast<MPI_Comm*>(liveness_);
+  }
   for(void* c : comms_) {
     MPI_Comm_free(&comm(c));
     delete static_cast<MPI_Comm*>(c);
@@ -105,6 +257,8 @@ MpiTransport::~MpiTransport() {
   MPI_Comm_free(&comm(control_));
   delete static_cast<MPI_Comm*>(control_);
   MPI_Finalize();
+  finalized = true;
+  watchdog.join();
 }
 
 void MpiTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
@@ -119,12 +273,10 @@ Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, 
   MPI_Comm c = comm(comms_[int(channel)]);
   MPI_Status status;
   int found = 0;
-  bool ok = waitUntil([&] {
+  waitUntil([&] {
     MPI_Iprobe(source < 0 ? MPI_ANY_SOURCE : source, tag < 0 ? MPI_ANY_TAG : tag, c, &found, &status);
     return found != 0;
-  }, timeoutSeconds);
-  if(!ok)
-    abort(noAnswer(what, source, timeoutSeconds));
+  }, judgeOf(*this, timeoutSeconds, source, what, [&] { return noAnswer(what, source, timeoutSeconds); }), *this);
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   Message m;
@@ -156,8 +308,9 @@ Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, in
 }
 
 void MpiTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, const std::string& what) {
-  waitFor(*std::static_pointer_cast<MPI_Request>(p.state), timeoutSeconds, *this,
-          [&] { return noDelivery(what, p.dest, timeoutSeconds); }, kTransferPollUs);
+  waitFor(*std::static_pointer_cast<MPI_Request>(p.state), *this,
+          judgeOf(*this, timeoutSeconds, p.dest, what, [&] { return noDelivery(what, p.dest, timeoutSeconds); }),
+          kTransferPollUs);
 }
 
 void MpiTransport::startRecvImpl(PendingRecv& r) {
@@ -170,8 +323,9 @@ void MpiTransport::startRecvImpl(PendingRecv& r) {
 
 void MpiTransport::finishRecvImpl(PendingRecv& r, double timeoutSeconds, const std::string& what) {
   MPI_Status status;
-  waitFor(*std::static_pointer_cast<MPI_Request>(r.state), timeoutSeconds, *this,
-          [&] { return noAnswer(what, r.source, timeoutSeconds); }, kTransferPollUs, &status);
+  waitFor(*std::static_pointer_cast<MPI_Request>(r.state), *this,
+          judgeOf(*this, timeoutSeconds, r.source, what, [&] { return noAnswer(what, r.source, timeoutSeconds); }),
+          kTransferPollUs, &status);
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   if(size_t(count) != r.size)
@@ -184,20 +338,21 @@ void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, 
   check(MPI_Iallreduce(MPI_IN_PLACE, values, int(n), MPI_FLOAT, MPI_SUM, comm(comms_[int(Channel::collective)]),
                        &request),
         "MPI_Iallreduce");
-  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); }, kTransferPollUs);
+  waitFor(request, *this, judgeOf(*this, timeoutSeconds, -1, what, [&] { return notEveryRank(what, timeoutSeconds); }),
+          kTransferPollUs);
 }
 
 uint64_t MpiTransport::broadcastFromRoot(uint64_t value, double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, comm(control_), &request), "MPI_Ibcast");
-  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); });
+  waitFor(request, *this, judgeOf(*this, timeoutSeconds, -1, what, [&] { return notEveryRank(what, timeoutSeconds); }));
   return value;
 }
 
 void MpiTransport::barrier(double timeoutSeconds, const std::string& what) {
   MPI_Request request;
   check(MPI_Ibarrier(comm(control_), &request), "MPI_Ibarrier");
-  waitFor(request, timeoutSeconds, *this, [&] { return notEveryRank(what, timeoutSeconds); });
+  waitFor(request, *this, judgeOf(*this, timeoutSeconds, -1, what, [&] { return notEveryRank(what, timeoutSeconds); }));
 }
 
 void MpiTransport::abort(const std::string& why) {

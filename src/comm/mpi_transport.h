@@ -4,6 +4,15 @@
 // rank call MPI at once), one communicator per channel, bounded waits and abort. Waiting polls
 // with MPI_Iprobe/MPI_Test and sleeps between polls, so an idle rank does not burn a core
 // (OpenMPI's blocking calls busy-poll, which on small machines starves compute).
+// Once the job's timeout is set, a liveness thread sends every peer a heartbeat a few times per
+// timeout: a wait past the timeout ends the job only when the awaited rank has gone silent
+// (stopped, dead, unreachable), so a rank busy validating or saving is waited for (up to
+// kAliveButSilentFactor timeouts, at least an hour); a wait reports itself while it lasts.
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
 #include "comm/transport.h"
 
 namespace marian {
@@ -12,7 +21,9 @@ class MpiTransport : public Transport {
 public:
   // Starts MPI once per process (the programs' entry points); a library without
   // MPI_THREAD_MULTIPLE is an error that says so. Library code takes a Transport& instead.
-  static MpiTransport& start(int* argc, char*** argv);
+  // A rank that never starts (stopped, or its host gone) would hold the others in MPI_Init:
+  // start-up longer than startTimeoutSeconds ends this process, naming the cause.
+  static MpiTransport& start(int* argc, char*** argv, double startTimeoutSeconds = kCollectiveTimeoutSeconds);
   // The started transport, or null when the process runs without MPI.
   static MpiTransport* instance();
   ~MpiTransport() override;
@@ -25,6 +36,14 @@ public:
   void barrier(double timeoutSeconds, const std::string& what) override;
   // Prints `why` and ends every process of the job (MPI_Abort).
   [[noreturn]] void abort(const std::string& why) override;
+  // Sets the job's timeout and starts the heartbeats that tell a silent rank from a busy one.
+  void setPeerTimeout(double seconds) override;
+
+  // For the waits: whether heartbeats run; ", last heard from N s ago" of `peer` (-1: the most
+  // silent rank); why a wait of `elapsed` s past the timeout must stop the job ("": wait on).
+  bool heartbeating() const { return heartbeatThread_.joinable(); }
+  std::string waitDetail(int peer) const;
+  std::string giveUp(double elapsed, double timeoutSeconds, int peer, const std::string& what) const;
 
 protected:
   void sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds) override;
@@ -38,9 +57,16 @@ protected:
 
 private:
   MpiTransport() = default;
+  void heartbeats();
+  // seconds since the last heartbeat of `peer`, and the rank; -1: the most silent rank
+  std::pair<double, int> silence(int peer) const;
   int rank_ = 0, size_ = 1;
   void* comms_[kChannels] = {nullptr, nullptr, nullptr};  // MPI_Comm per channel (opaque here)
   void* control_ = nullptr;                               // broadcast and barrier
+  void* liveness_ = nullptr;                              // heartbeats
+  std::unique_ptr<std::atomic<double>[]> lastHeard_;      // per rank, seconds on a steady clock
+  std::atomic<bool> stopHeartbeats_{false};
+  std::thread heartbeatThread_;
 };
 
 }  // namespace marian

@@ -15,9 +15,9 @@ namespace marian {
 
 // Messages of different channels never match each other, so the parameter server's pushes and
 // replies and the steps of a collective can share ranks without mixing.
-// How long a collective step (an allreduce round, a broadcast of the seed or of the decision to
-// stop, a checkpoint's gather) waits for a peer before it ends the job: long enough for a
-// validation or a save on rank 0, short enough that a dead rank does not hold a cluster for hours.
+// How long a wait on another rank lasts before it ends the job, until the program sets the job's
+// own (--multi-node-timeout) with setPeerTimeout: every collective step (an allreduce round, a
+// broadcast of the seed or of the decision to stop, a checkpoint's gather) waits this long.
 constexpr double kCollectiveTimeoutSeconds = 600;
 
 enum class Channel { toServer = 0, toClient = 1, collective = 2 };
@@ -53,6 +53,9 @@ public:
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The one timeout of every wait on another rank in this job, in every mode.
+  double peerTimeout() const { return peerTimeout_; }
+  virtual void setPeerTimeout(double seconds) { peerTimeout_ = seconds; }
 
   // Completes when the transport is done with the buffer; a peer that takes no delivery within
   // timeoutSeconds (0: forever) stops the job (large messages need the receiver's help).
@@ -114,6 +117,7 @@ protected:
 
 private:
   std::atomic<uint64_t> sent_[kChannels] = {}, received_[kChannels] = {};
+  double peerTimeout_ = kCollectiveTimeoutSeconds;
 };
 
 }  // namespace marian

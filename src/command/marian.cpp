@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "comm/mpi_transport.h"
+#include "common/fault_point.h"
 #include "common/logging.h"
 #include "common/options.h"
 #include "training/trainer.h"
@@ -25,7 +26,11 @@ int main(int argc, char** argv) {
       return 0;
     const Options& options = *started;
     if(options.get<bool>("multi-node") || launchedByMpirun()) {
-      MpiTransport& mpi = MpiTransport::start(&argc, &argv);
+      double timeout = double(options.get<int>("multi-node-timeout"));  // every wait on another rank
+      const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+      faultPoint("start", rank ? std::atoi(rank) : 0);
+      MpiTransport& mpi = MpiTransport::start(&argc, &argv, timeout);
+      mpi.setPeerTimeout(timeout);
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
         logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");
     }

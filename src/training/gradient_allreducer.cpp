@@ -176,8 +176,8 @@ void GradientAllreducer::saveTo(ModelState& state) {
   }
   int self = transport_.rank();
   if(self != 0) {
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), kCollectiveTimeoutSeconds);
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), kCollectiveTimeoutSeconds);
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), transport_.peerTimeout());
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), transport_.peerTimeout());
     return;
   }
   state.counters["allreduce-selector-calls"] = calls;
@@ -186,8 +186,8 @@ void GradientAllreducer::saveTo(ModelState& state) {
   for(int r = 0; r < transport_.size(); ++r) {
     if(r != 0) {
       std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
-      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCollectiveTimeoutSeconds, what).bytes);
-      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, kCollectiveTimeoutSeconds, what).bytes);
+      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
+      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
       ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
     }
     state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;

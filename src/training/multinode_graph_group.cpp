@@ -111,7 +111,7 @@ public:
         exchangeNow(c, c.sum->all(), c.bufferParams->all(), c.lastLr);
       }
     if(!finished_barrier_) {
-      transport_.barrier(0, "the end of training");
+      transport_.barrier(transport_.peerTimeout(), "the end of training");
       finished_barrier_ = true;
     }
   }
@@ -410,7 +410,7 @@ private:
         c->commThread.join();
     }
     if(server_) {
-      transport_.barrier(timeout_ > 0 ? 10 * timeout_ : 0, "the shutdown of the servers");
+      transport_.barrier(transport_.peerTimeout(), "the shutdown of the servers");
       server_->stop();
     }
   }

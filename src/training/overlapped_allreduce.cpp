@@ -134,7 +134,7 @@ void OverlappedAllreduce::run() {
           ABORT_IF(order.size() != buckets_.size(), "Gradient buckets: backward finished {} of {}", order.size(),
                    buckets_.size());
           for(size_t& b : order)
-            b = size_t(transport_.broadcastFromRoot(b, kCollectiveTimeoutSeconds, "the order of the gradient buckets"));
+            b = size_t(transport_.broadcastFromRoot(b, transport_.peerTimeout(), "the order of the gradient buckets"));
           lock.lock();
           order_ = order;
         }

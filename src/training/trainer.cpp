@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "comm/mpi_transport.h"
+#include "common/fault_point.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -86,8 +87,8 @@ public:
       state_.seed = drawSeed();
     }
     if(MpiTransport* mpi = MpiTransport::instance()) {  // ranks must shuffle and initialise alike
-      state_.seed = mpi->broadcastFromRoot(state_.seed, kCollectiveTimeoutSeconds, "the random seed");
-      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, kCollectiveTimeoutSeconds, "whether to resume") != 0;
+      state_.seed = mpi->broadcastFromRoot(state_.seed, mpi->peerTimeout(), "the random seed");
+      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, mpi->peerTimeout(), "whether to resume") != 0;
       ABORT_IF(rootResumes != resume,
                "Rank {} {} {} but rank 0 {}: every rank must see the same model folder (a shared file system)",
                mpi->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
@@ -161,6 +162,7 @@ public:
         StepStats s = graphGroup_->update(batch, state_.batches, lr);
         uint64_t labelsBefore = state_.labelsTotal;
         state_.batches += 1;
+        faultPoint("update-" + std::to_string(state_.batches), rank_);
         state_.batchesEpoch += 1;
         state_.corpusBatchesEpoch += uint64_t(group.size()) * uint64_t(ranks_);
         state_.samplesEpoch += uint64_t(batch.sentences);
@@ -205,6 +207,7 @@ public:
           state_.newEpoch();
       }
     }
+    faultPoint("end", rank_);
     graphGroup_->finish();
     timeline::write();
     if(resume && state_.batches == firstUpdate && !signalled()) {
@@ -231,7 +234,8 @@ private:
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
   static bool agreeOnStop(bool stop) {
-    return MpiTransport::instance()->broadcastFromRoot(stop ? 1 : 0, kCollectiveTimeoutSeconds, "the decision to stop") != 0;
+    MpiTransport* mpi = MpiTransport::instance();
+    return mpi->broadcastFromRoot(stop ? 1 : 0, mpi->peerTimeout(), "the decision to stop") != 0;
   }
 
   uint64_t drawSeed() const {
@@ -397,6 +401,7 @@ private:
       return;
     const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
     writeModel(modelPath_, exported);
+    faultPoint("save-" + std::to_string(state_.batches), rank_);  // the model written, the checkpoint not yet
     if(!options_.get<bool>("overwrite")) {
       std::string iter = modelPath_;
       size_t dot = iter.rfind(".npz");
@@ -447,7 +452,17 @@ private:
 void train(const Options& options) {
   flushDenormalsToZero();
   installStopSignal(options.get<std::string>("sigterm"));
-  Trainer(options).run();
+  Trainer trainer(options);
+  try {
+    trainer.run();
+  } catch(const std::exception& e) {
+    // Print the error and end every rank now: unwinding would first wait in the graph group's
+    // destructor for ranks that train on, and they would never hear of it.
+    MpiTransport* mpi = MpiTransport::instance();
+    if(mpi && mpi->size() > 1)
+      mpi->abort(e.what());
+    throw;
+  }
 }
 
 }  // namespace marian

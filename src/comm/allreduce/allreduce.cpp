@@ -44,17 +44,17 @@ AllreduceBytes Allreduce::takeBytes() {
 }
 
 void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
-  transport_.send(Channel::collective, dest, round, bytes, kCollectiveTimeoutSeconds);
+  transport_.send(Channel::collective, dest, round, bytes, transport_.peerTimeout());
 }
 
 std::vector<char> Allreduce::recv(int source, int round) {
-  return transport_.recv(Channel::collective, source, round, kCollectiveTimeoutSeconds, name() + " step " + std::to_string(round))
+  return transport_.recv(Channel::collective, source, round, transport_.peerTimeout(), name() + " step " + std::to_string(round))
       .bytes;
 }
 
 std::vector<char> Allreduce::exchange(int dest, int source, int round, const std::vector<char>& bytes) {
   return transport_
-      .exchange(Channel::collective, dest, source, round, bytes, kCollectiveTimeoutSeconds, name() + " step " + std::to_string(round))
+      .exchange(Channel::collective, dest, source, round, bytes, transport_.peerTimeout(), name() + " step " + std::to_string(round))
       .bytes;
 }
 
@@ -62,7 +62,7 @@ Transport::PendingSend Allreduce::startSend(int dest, int round, const std::vect
   return transport_.startSend(Channel::collective, dest, round, bytes);
 }
 
-void Allreduce::finishSend(Transport::PendingSend& s) { transport_.finishSend(s, kCollectiveTimeoutSeconds, name()); }
+void Allreduce::finishSend(Transport::PendingSend& s) { transport_.finishSend(s, transport_.peerTimeout(), name()); }
 
 std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, int firstRound) {
   int P = transport_.size(), r = transport_.rank();

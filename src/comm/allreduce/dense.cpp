@@ -16,7 +16,7 @@ public:
 
   void sumDense(std::vector<float>& values) override {
     if(transport_.size() > 1)
-      transport_.allreduceSum(values.data(), values.size(), kCollectiveTimeoutSeconds, "dense allreduce");
+      transport_.allreduceSum(values.data(), values.size(), transport_.peerTimeout(), "dense allreduce");
   }
 
 protected:

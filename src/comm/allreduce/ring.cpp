@@ -54,7 +54,7 @@ public:
       for(auto& step : pass.sends)
         for(Transport::PendingSend& send : step)
           if(send.state)
-            transport_.finishSend(send, kCollectiveTimeoutSeconds, name());
+            transport_.finishSend(send, transport_.peerTimeout(), name());
   }
 
 private:
@@ -118,12 +118,12 @@ private:
   void takeSegment(Pass& pass, int t, size_t j, std::vector<float>& v) {
     int P = transport_.size(), steps = 2 * (P - 1);
     Range chunk = chunkAt(pass, t, true), s = segmentOf(chunk, j);
-    transport_.finishRecv(pass.receives[size_t(t)][j], kCollectiveTimeoutSeconds, name() + " segment");
+    transport_.finishRecv(pass.receives[size_t(t)][j], transport_.peerTimeout(), name() + " segment");
     // this segment of v was last sent P-1 steps ago (the same chunk, one phase earlier): that
     // send must be done before v changes under it
     if(int before = t - (P - 1); before >= 0 && j < pass.sends[size_t(before)].size() &&
                                  pass.sends[size_t(before)][j].state)
-      transport_.finishSend(pass.sends[size_t(before)][j], kCollectiveTimeoutSeconds, name());
+      transport_.finishSend(pass.sends[size_t(before)][j], transport_.peerTimeout(), name());
     const float* values = pass.scratch[size_t(t % 2)].data() + (s.offset - chunk.offset);
     if(t < P - 1)
       for(size_t i = 0; i < s.size; ++i)

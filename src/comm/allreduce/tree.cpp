@@ -54,7 +54,7 @@ public:
       for(auto* sends : {&t.up, &t.down})
         for(Transport::PendingSend& p : *sends)
           if(p.state)
-            transport_.finishSend(p, kCollectiveTimeoutSeconds, name());
+            transport_.finishSend(p, transport_.peerTimeout(), name());
   }
 
 private:
@@ -121,7 +121,7 @@ private:
   void reduceSegment(Tree& t, size_t c, std::vector<float>& v) {
     Range s = segmentOf(t, c);
     for(size_t k = 0; k < t.children.size(); ++k) {
-      transport_.finishRecv(t.fromChildren[k][c], kCollectiveTimeoutSeconds, name() + " reduce segment");
+      transport_.finishRecv(t.fromChildren[k][c], transport_.peerTimeout(), name() + " reduce segment");
       const float* in = slot(t, k, c);
       for(size_t i = 0; i < s.size; ++i)
         v[s.offset + i] += in[i];
@@ -137,9 +137,9 @@ private:
 
   void broadcastSegment(Tree& t, size_t c, std::vector<float>& v) {
     Range s = segmentOf(t, c);
-    transport_.finishRecv(t.fromParent[c], kCollectiveTimeoutSeconds, name() + " broadcast segment");
+    transport_.finishRecv(t.fromParent[c], transport_.peerTimeout(), name() + " broadcast segment");
     if(t.up[c].state)  // the partial sum must have left before the sum overwrites it
-      transport_.finishSend(t.up[c], kCollectiveTimeoutSeconds, name());
+      transport_.finishSend(t.up[c], transport_.peerTimeout(), name());
     std::copy(slot(t, t.children.size(), c), slot(t, t.children.size(), c) + s.size, v.begin() + long(s.offset));
     sendDown(t, c, v);
     if(c + kAhead < t.segments)  // the slots of segment c are free again

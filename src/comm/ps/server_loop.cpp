@@ -24,6 +24,14 @@ void ServerLoop::stop() {
 void ServerLoop::run() {
   flushDenormalsToZero();
   timeline::nameThisThread("server");
+  try {
+    serve();
+  } catch(const std::exception& e) {  // the job cannot go on without this shard
+    transport_.abort(format("rank {}: the parameter server thread failed: {}", transport_.rank(), e.what()));
+  }
+}
+
+void ServerLoop::serve() {
   for(;;) {
     Transport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
     Message m = Message::unpack(in.bytes);

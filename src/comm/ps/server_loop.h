@@ -20,7 +20,8 @@ public:
   void stop();
 
 private:
-  void run();
+  void run();    // the thread: serve(), and an error in it ends the job naming it
+  void serve();  // answers pulls and pushes until the stop message
   Transport& transport_;
   ServerShard& shard_;
   NodeState nodeState_;

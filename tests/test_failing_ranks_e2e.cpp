@@ -1,0 +1,107 @@
+// Failing ranks under real mpirun -np 2 (issue 19): a rank stopped (SIGSTOP) or killed (kill -9)
+// at an update, while rank 0 saves, at the end of training or during start-up ends the whole job
+// within --multi-node-timeout plus a margin, in the parameter server, sync dense and sync
+// compressed modes; the failing rank and the cause are printed, no process is left, and the
+// last checkpoint resumes. A rank that is only busy (alive) is waited for. The faults come from MARIAN_FAULT (common/fault_point.h), so each
+// hits its moment exactly.
+#include <chrono>
+
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::RunResult;
+
+constexpr int kTimeout = 5;
+constexpr double kMargin = 25;  // mpirun's start, training up to the fault, the abort
+
+struct Mode {
+  std::string name, options;
+};
+const std::vector<Mode> kModes = {{"ps", "--multi-node"},
+                                  {"sync-dense", "--sync-sgd"},
+                                  {"sync-topka", "--sync-sgd --sparse-allreduce topka --compression-density 0.1"}};
+
+const std::string kRun = " --after-batches 30 --save-freq 10 --multi-node-timeout " + std::to_string(kTimeout) + " ";
+
+// "[m]arian": the pattern must not match the shell that runs pgrep
+bool processesLeft(const std::string& folder) {
+  return std::system(("pgrep -f '[m]arian --train-sets.*" + folder + "/model.npz' > /dev/null").c_str()) == 0;
+}
+
+// Runs the mode with the fault; checks the job ended in time, naming the rank and the cause.
+void expectJobEnds(const Mode& m, const std::string& fault, const std::string& expected) {
+  SCOPED_TRACE(m.name + " " + fault);
+  std::string folder = m.name + "-" + fault.substr(0, fault.find('@')) + "-" + fault.substr(fault.find('@') + 1);
+  for(char& c : folder)
+    if(c == ':')
+      c = '-';
+  auto start = std::chrono::steady_clock::now();
+  RunResult r = e2e::run(folder, m.options + kRun, true, "MARIAN_FAULT=" + fault + " " + e2e::mpirun(2));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.status, 0) << r.log;
+  EXPECT_LT(seconds, kTimeout + kMargin) << r.log;
+  EXPECT_NE(r.log.find(expected), std::string::npos) << r.log;
+  std::string path = e2e::corpusDir() + "/" + folder;
+  EXPECT_FALSE(processesLeft(path));
+  std::system(("pkill -9 -f '[m]arian --train-sets.*" + path + "/model.npz' 2>/dev/null").c_str());
+}
+
+// The checkpoint the failed job left resumes to the end.
+void expectResumes(const Mode& m, const std::string& fault, const std::string& resumedFrom) {
+  std::string folder = m.name + "-" + fault.substr(0, fault.find('@')) + "-" + fault.substr(fault.find('@') + 1);
+  for(char& c : folder)
+    if(c == ':')
+      c = '-';
+  RunResult r = e2e::run(folder, m.options + kRun, false, e2e::mpirun(2));
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Resuming from"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find(resumedFrom), std::string::npos) << r.log;
+}
+
+const std::string kSilent1 = "rank 1 has been silent for";
+const std::string kSilent0 = "rank 0 has been silent for";
+const std::string kKilled1 = "process rank 1 with PID";
+const std::string kKilled0 = "process rank 0 with PID";
+
+TEST(FailingRanks, StoppedOrKilledDuringTraining) {
+  for(const Mode& m : kModes) {
+    expectJobEnds(m, "STOP@update-15:1", kSilent1);
+    expectJobEnds(m, "KILL@update-15:1", kKilled1);
+  }
+  expectResumes(kModes[1], "STOP@update-15:1", "update 10");
+}
+
+TEST(FailingRanks, StoppedOrKilledWhileRankZeroSaves) {
+  for(const Mode& m : kModes) {
+    expectJobEnds(m, "STOP@save-20:0", kSilent0);
+    expectJobEnds(m, "KILL@save-20:0", kKilled0);
+    // model.npz of update 20 was written, its checkpoint not: the one of update 10 resumes
+    expectResumes(m, "KILL@save-20:0", "update 10");
+  }
+}
+
+TEST(FailingRanks, StoppedAtTheEndOfTraining) {
+  for(const Mode& m : kModes) {
+    expectJobEnds(m, "STOP@end:1", kSilent1);
+    expectJobEnds(m, "STOP@end:0", kSilent0);
+  }
+}
+
+TEST(FailingRanks, ABusyRankIsWaitedFor) {
+  // rank 0 busy for 4 timeouts at the end (a slow final validation): alive, so the job finishes
+  for(const Mode& m : {kModes[0], kModes[1]}) {
+    SCOPED_TRACE(m.name);
+    RunResult r = e2e::run("busy-" + m.name, m.options + " --after-batches 30 --multi-node-timeout 1", true,
+                           "MARIAN_FAULT=BUSY4@end:0 " + e2e::mpirun(2));
+    EXPECT_EQ(r.status, 0) << r.log;
+    EXPECT_NE(r.log.find("rank 1: waiting"), std::string::npos) << r.log;  // the wait is reported
+    EXPECT_NE(r.log.find("Training finished"), std::string::npos) << r.log;
+  }
+}
+
+TEST(FailingRanks, StoppedDuringStartUp) {
+  expectJobEnds(kModes[0], "STOP@start:1", "MPI start-up did not finish within 5 s");
+}
+
+}  // namespace
