@@ -88,6 +88,14 @@ TEST(FailingRanks, StoppedAtTheEndOfTraining) {
   }
 }
 
+TEST(FailingRanks, AnErrorOnOneRankIsPrintedAndEndsTheJob) {
+  // a failing save on rank 0, an error in rank 1's server thread: printed, the job ends at once
+  // (the other rank trained on, and the parameter server's shutdown waited 10 timeouts)
+  for(const Mode& m : kModes)
+    expectJobEnds(m, "THROW@save-20:0", "Error: injected fault at save-20");
+  expectJobEnds(kModes[0], "THROW@server:1", "rank 1: the parameter server thread failed: injected fault at server");
+}
+
 TEST(FailingRanks, ABusyRankIsWaitedFor) {
   // rank 0 busy for 4 timeouts at the end (a slow final validation): alive, so the job finishes
   for(const Mode& m : {kModes[0], kModes[1]}) {

@@ -1,12 +1,14 @@
 #pragma once
 // defines: marian::faultPoint — named points where a test makes one rank fail as a cluster does:
 // MARIAN_FAULT=WHAT@POINT[:RANK] (RANK: all when left out), on reaching POINT (start, update-N
-// and save-N at update N, end) the first time: WHAT = STOP or KILL sends this process SIGSTOP or
-// SIGKILL; BUSY<seconds> keeps it busy that long (a slow validation or save). Tests of failing
+// and save-N at update N, end, server: a parameter server's message) the first time: WHAT = STOP
+// or KILL sends this process SIGSTOP or SIGKILL; BUSY<seconds> keeps it busy that long (a slow
+// validation or save); THROW throws an error there (a failed save, a bug). Tests of failing
 // ranks need the fault at an exact moment, which a kill from outside cannot hit.
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -24,6 +26,8 @@ inline void faultPoint(const std::string& point, int rank) {
   if(colon != std::string::npos && std::atoi(s.c_str() + colon + 1) != rank)
     return;
   fired = true;
+  if(s.compare(0, at, "THROW") == 0)
+    throw std::runtime_error("injected fault at " + point + " (MARIAN_FAULT)");
   if(s.compare(0, 4, "BUSY") == 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(s.c_str() + 4)));
   else

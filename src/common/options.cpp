@@ -138,7 +138,7 @@ const std::vector<Spec>& specs() {
       {"multi-node-apply-summed", "", kFlag, "false", kTrain, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
       {"multi-node-single-client", "", kFlag, "false", kTrain, "One client of a node communicates at a time"},
       {"multi-node-local-optimizer", "", kFlag, "false", kTrain, "Clients also update their own parameters between synchronisations"},
-      {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain, "Seconds to wait for another rank before stopping the job"},
+      {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain, "Seconds a wait on a silent rank (stopped, dead, unreachable) lasts before the job stops, in every mode"},
       {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
       {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain, "Exchanges over which the kept fraction falls from 1 to 1 - rate"},
       // schedule

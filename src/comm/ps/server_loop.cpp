@@ -1,5 +1,6 @@
 #include "comm/ps/server_loop.h"
 
+#include "common/fault_point.h"
 #include "common/float_mode.h"
 #include "common/timeline.h"
 
@@ -37,6 +38,7 @@ void ServerLoop::serve() {
     Message m = Message::unpack(in.bytes);
     if(m.header.kind == MessageKind::stop)
       return;
+    faultPoint("server", transport_.rank());
     Message reply;
     if(m.header.kind == MessageKind::pull) {
       reply.header = m.header;
