@@ -20,6 +20,14 @@ TEST(HostileInput, VocabularySizesTooSmallAreRefused) {
       << r.log;
 }
 
+TEST(HostileInput, AModelLargerThanMemoryIsNamedBeforeAllocating) {
+  RunResult r = e2e::run("huge", "--dim-emb 65536 --transformer-dim-ffn 1048576 --enc-depth 6 --dec-depth 6 "
+                                 "--transformer-heads 1 --after-batches 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.log.find("GB for their values and gradients on one device, more than this machine's"),
+            std::string::npos) << r.log;
+}
+
 TEST(HostileInput, DimVocabsCutsAnExistingWordVocabulary) {
   // full vocabularies (more than 50 entries) first; then Marian reads only their first 50
   std::string m = folder("dim50-vocabs");

@@ -1,5 +1,7 @@
 #include "graph/parameters.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -50,6 +52,14 @@ void Parameters::allocate() {
     entries_[i].offset = offset;
     offset += entries_[i].shape.elements();
   }
+  // A mistyped dimension (--dim-emb 2000000000 is refused by its range, 65536 x a large
+  // vocabulary is not) must be an error naming the size, not an allocation the kernel kills.
+  double bytes = 2.0 * double(offset) * sizeof(float);  // values and gradients
+  double memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  ABORT_IF(device_.type == DeviceType::cpu && memory > 0 && bytes > memory,
+           "The model has {} parameters, {} GB for their values and gradients on one device, more than this "
+           "machine's {} GB of memory: check --dim-emb, --dim-vocabs, --transformer-dim-ffn, --dim-rnn and the depths",
+           offset, formatNumber("%.1f", bytes / 1e9), formatNumber("%.1f", memory / 1e9));
   values_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
   grads_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
   layoutSize_ = entries_.size();
