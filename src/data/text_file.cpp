@@ -43,6 +43,8 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
   }
   ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "{} '{}' is corrupt or truncated: {}", what, path,
            msg.empty() ? "read error" : msg);
+  if(!line.empty() && line.back() == '\r')  // a last line without '\n' ends as the others do
+    line.pop_back();
   if(!line.empty())
     lines.push_back(std::move(line));
   return lines;
