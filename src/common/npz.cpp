@@ -443,7 +443,12 @@ std::vector<NpzItem> readNpz(const std::string& path) {
             path, arrayName, method);
     }
     uint32_t actual = uint32_t(crc32_z(0L, reinterpret_cast<const Bytef*>(raw.data()), raw.size()));
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  // a fuzzer cannot forge CRCs: what lies past them goes unfuzzed
     ABORT_IF(actual != crc, "Model file '{}': array '{}' is corrupt: CRC mismatch", path, arrayName);
+#else
+    (void)actual;
+    (void)crc;
+#endif
     items.push_back(npyItem(path, arrayName, std::move(raw)));
   }
   return items;
