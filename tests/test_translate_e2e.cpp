@@ -101,6 +101,40 @@ TEST(Translate, NBestListFormat) {
   EXPECT_NE(readFile(out + ".log").find("sentences/s"), std::string::npos);
 }
 
+// A model saved by an earlier version of this project (its own names: *_ffn_W1_W, *_ffn_ln_*,
+// *_Wo_pre_ln_*, an untied decoder_ff_logit_out_W of [dim, vocab]) decodes as before: its
+// parameters are renamed to Marian's on load, which the log says. The earlier file is made from
+// today's by numpy with the old names.
+TEST(Translate, AModelWithEarlierNamesStillDecodes) {
+  train("legacy", kTransformer + " --after-batches 300 --transformer-preprocess n --transformer-postprocess da "
+                                 "--transformer-postprocess-emb n");
+  std::string m = dir() + "/legacy";
+  std::string rename =
+      "/usr/bin/python3 -c \"import numpy as np, re, sys\n"
+      "a = np.load(sys.argv[1]); out = {}\n"
+      "for k in a.files:\n"
+      "  v = a[k]; n = k\n"
+      "  n = re.sub(r'_ffn_W([12])$', r'_ffn_W\\1_W', n); n = re.sub(r'_ffn_b([12])$', r'_ffn_W\\1_b', n)\n"
+      "  n = re.sub(r'_ffn_ffn_ln_(scale|bias)_pre$', r'_ffn_pre_ln_\\1', n)\n"
+      "  n = re.sub(r'_ffn_ffn_ln_(scale|bias)$', r'_ffn_ln_\\1', n)\n"
+      "  n = re.sub(r'_Wo_ln_(scale|bias)_pre$', r'_Wo_pre_ln_\\1', n)\n"
+      "  n = re.sub(r'^(encoder|decoder)_emb_ln_(scale|bias)_pre$', r'\\1_emb_ln_\\2', n)\n"
+      "  if n == 'decoder_ff_logit_out_Wt': n, v = 'decoder_ff_logit_out_W', v.T.copy()\n"
+      "  out[n] = v\n"
+      "assert 'encoder_l1_ffn_W1_W' in out and 'decoder_ff_logit_out_W' in out and 'encoder_emb_ln_scale' in out\n"
+      "np.savez(sys.argv[2], **out)\" " + m + "/model.npz " + m + "/old.npz";
+  ASSERT_EQ(sh(rename), 0);
+  sh("cp " + m + "/model.npz.yml " + m + "/old.npz.yml");
+  std::string today = m + "/today.out", earlier = m + "/earlier.out";
+  ASSERT_EQ(sh(decoder("legacy", "-b 3 --n-best", today)), 0) << readFile(today + ".log");
+  std::string cmd = decoder("legacy", "-b 3 --n-best", earlier);
+  cmd.replace(cmd.find("/model.npz"), 10, "/old.npz");
+  ASSERT_EQ(sh(cmd), 0) << readFile(earlier + ".log");
+  EXPECT_EQ(readFile(earlier), readFile(today));
+  EXPECT_NE(readFile(earlier + ".log").find("parameters of an earlier version renamed to Marian's names"),
+            std::string::npos) << readFile(earlier + ".log");
+}
+
 // marian-decoder on GPU 0 gives the CPU's n-best lists: the same translations, the same scores
 // to float rounding. Skipped without a GPU.
 TEST(Translate, GpuDecodesLikeTheCpu) {

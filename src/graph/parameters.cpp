@@ -128,6 +128,23 @@ void Parameters::load(const std::string& path) {
   kernels::fromHost(values(), readValues(path));
 }
 
+std::string Parameters::layoutFingerprint() const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&](const std::string& s) {
+    for(unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
+  };
+  std::vector<const Entry*> byOffset;
+  for(const Entry& e : entries_)
+    byOffset.push_back(&e);
+  std::sort(byOffset.begin(), byOffset.end(), [](const Entry* a, const Entry* b) { return a->offset < b->offset; });
+  for(const Entry* e : byOffset)
+    mix(e->name + e->shape.toString() + "@" + std::to_string(e->offset) + ";");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+  return hex;
+}
+
 std::vector<float> Parameters::readValues(const std::string& path) const { return readValues(readNpz(path), path); }
 
 std::vector<float> Parameters::readValues(const std::vector<NpzItem>& items, const std::string& path) const {

@@ -55,6 +55,9 @@ public:
   std::vector<float> readValues(const std::string& path) const;
   // The same from items already read from `path` (named in the errors).
   std::vector<float> readValues(const std::vector<NpzItem>& items, const std::string& path) const;
+  // The names, shapes and offsets of this (allocated) layout as 16 hex digits: flat arrays saved
+  // in one layout are meaningless in another with the same size.
+  std::string layoutFingerprint() const;
   // npz items of flat values in this layout, one per parameter, sorted by name.
   std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
 

@@ -5,18 +5,18 @@
 namespace marian {
 namespace layers {
 
-Expr dense(ExpressionGraph& g, const std::string& prefix, Expr x, int out, bool bias) {
-  Expr W = g.param(prefix + "_W", {x->shape().back(), out}, inits::glorotUniform());
+Expr dense(ExpressionGraph& g, const std::string& prefix, Expr x, int out, bool bias, const std::string& suffix) {
+  Expr W = g.param(prefix + "_W" + suffix, {x->shape().back(), out}, inits::glorotUniform());
   if(!bias)
     return dot(x, W);
-  Expr b = g.param(prefix + "_b", {1, out}, inits::zeros());
+  Expr b = g.param(prefix + "_b" + suffix, {1, out}, inits::zeros());
   return affine(x, W, b);
 }
 
-Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x) {
+Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x, const std::string& suffix) {
   int d = x->shape().back();
-  Expr scale = g.param(prefix + "_ln_scale", {1, d}, inits::ones());
-  Expr bias = g.param(prefix + "_ln_bias", {1, d}, inits::zeros());
+  Expr scale = g.param(prefix + "_ln_scale" + suffix, {1, d}, inits::ones());
+  Expr bias = g.param(prefix + "_ln_bias" + suffix, {1, d}, inits::zeros());
   return marian::layerNorm(x, scale, bias, 1e-6f);
 }
 
@@ -53,7 +53,8 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab) {
   Expr b = g.param("decoder_ff_logit_out_b", {1, vocab}, inits::zeros());
   if(tied)
     return affine(h, tied, b, /*transW=*/true);
-  return affine(h, g.param("decoder_ff_logit_out_W", {h->shape().back(), vocab}, inits::glorotUniform()), b);
+  Expr Wt = g.param("decoder_ff_logit_out_Wt", {vocab, h->shape().back()}, inits::glorotUniform());
+  return affine(h, Wt, b, /*transW=*/true);
 }
 
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,

@@ -10,10 +10,13 @@
 namespace marian {
 namespace layers {
 
-// x W + b with parameters prefix_W [in, out] and prefix_b [1, out]
-Expr dense(ExpressionGraph& g, const std::string& prefix, Expr x, int out, bool bias = true);
-// layer normalisation with prefix_ln_scale and prefix_ln_bias
-Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x);
+// x W + b with parameters prefix_W<suffix> [in, out] and prefix_b<suffix> [1, out] (Marian's
+// denseInline names: encoder_l1_ffn_W1, encoder_l1_ffn_b1)
+Expr dense(ExpressionGraph& g, const std::string& prefix, Expr x, int out, bool bias = true,
+           const std::string& suffix = "");
+// layer normalisation with prefix_ln_scale<suffix> and prefix_ln_bias<suffix> (Marian's
+// pre-norms end in _pre: encoder_l1_self_Wo_ln_scale_pre)
+Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x, const std::string& suffix = "");
 // an embedding table [vocab, dim]
 Expr embeddingTable(ExpressionGraph& g, const std::string& name, int vocab, int dim);
 // rows of table for ids [batch, len]: [batch, len, dim]
@@ -22,7 +25,8 @@ Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batc
 Expr positions(ExpressionGraph& g, int len, int dim, int start = 0);
 // ids shifted right by one with a zero vector first: the decoder's inputs in training
 Expr shiftRight(ExpressionGraph& g, Expr embeddings);
-// logits [.., vocab] from h [.., dim]: tied to the target embeddings (h E^T + b) or own W
+// logits [.., vocab] from h [.., dim]: tied to the target embeddings (h E^T + b) or its own
+// decoder_ff_logit_out_Wt [vocab, dim], transposed as Marian v1.12 keeps it (h Wt^T + b)
 Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab);
 // The summed label-smoothed cross-entropy of the batch's target labels, [1, 1], from the
 // decoder states h [batch, len, dim]. Only real (non-padding) positions go through the output

@@ -76,18 +76,19 @@ private:
   Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix) {
     int len = emb->shape()[1];
     Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, len, dim_);
-    return process(g, prefix + "_emb", postEmb_, x, nullptr);
+    return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");  // Marian pre-processes the embeddings
   }
 
-  // Applies the ops of `ops` in order; 'a' adds `residual`.
-  Expr process(ExpressionGraph& g, const std::string& prefix, const std::string& ops, Expr x, Expr residual) {
+  // Applies the ops of `ops` in order; 'a' adds `residual`; a norm is prefix_ln_scale<lnSuffix>.
+  Expr process(ExpressionGraph& g, const std::string& prefix, const std::string& ops, Expr x, Expr residual,
+               const std::string& lnSuffix = "") {
     for(char op : ops) {
       if(op == 'd')
         x = drop(x, dropout_);
       else if(op == 'a' && residual)
         x = x + residual;
       else if(op == 'n')
-        x = layers::layerNorm(g, prefix, x);
+        x = layers::layerNorm(g, prefix, x, lnSuffix);
     }
     return x;
   }
@@ -120,17 +121,19 @@ private:
   }
 
   Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, Expr memory, Expr mask) {
-    Expr in = process(g, prefix + "_Wo_pre", pre_, x, nullptr);
+    Expr in = process(g, prefix + "_Wo", pre_, x, nullptr, "_pre");
     Expr out = attention(g, prefix, in, memory ? memory : in, mask);
     return process(g, prefix + "_Wo", post_, out, x);
   }
 
+  // Marian's LayerFFN names: encoder_l1_ffn_W1/_b1/_W2/_b2, norms encoder_l1_ffn_ffn_ln_*
   Expr ffnBlock(ExpressionGraph& g, const std::string& prefix, Expr x) {
-    Expr in = process(g, prefix + "_ffn_pre", pre_, x, nullptr);
-    Expr h = layers::dense(g, prefix + "_ffn_W1", in, ffn_);
+    std::string ffn = prefix + "_ffn";
+    Expr in = process(g, ffn + "_ffn", pre_, x, nullptr, "_pre");
+    Expr h = layers::dense(g, ffn, in, ffn_, true, "1");
     h = activation_ == "relu" ? relu(h) : swish(h);
-    Expr out = layers::dense(g, prefix + "_ffn_W2", drop(h, dropoutFfn_), dim_);
-    return process(g, prefix + "_ffn", post_, out, x);
+    Expr out = layers::dense(g, ffn, drop(h, dropoutFfn_), dim_, true, "2");
+    return process(g, ffn + "_ffn", post_, out, x);
   }
 
   // Pre-norm stacks end with a layer norm (Marian's transformer-postprocess-top).

@@ -16,6 +16,9 @@ struct ModelState {
   size_t n = 0;                  // parameters in the model
   int ranks = 1;                 // the layout it was saved from: MPI ranks, devices per rank
   size_t devices = 1;
+  // Parameters::layoutFingerprint() of the model it belongs to ("" in memory): the flat arrays
+  // below are in that order, so a checkpoint resumes only into the same layout.
+  std::string parameterLayout;
   std::vector<float> values;     // the parameters
   std::vector<float> smoothed;   // their moving average (--exponential-smoothing), or empty
   std::map<std::string, std::vector<float>> optimizer;  // per-parameter optimizer arrays (n each)

@@ -396,6 +396,7 @@ private:
     if(rank_ != 0 && !collective)
       return;
     ModelState model = graphGroup_->saveState();
+    model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
     if(rank_ != 0)
       return;
@@ -422,6 +423,15 @@ private:
     ABORT_IF(model.n != graphGroup_->layout().totalSize(),
              "Checkpoint '{}' holds {} parameters but the model configured has {}: were the model options changed?",
              checkpointPath(), model.n, graphGroup_->layout().totalSize());
+    ABORT_IF(model.parameterLayout.empty(),
+             "Checkpoint '{}' was saved by an earlier version of this program, before its parameters took Marian's "
+             "names: its arrays are in another order and cannot be resumed; resume it with that version, or start "
+             "afresh (its model.npz still decodes)",
+             checkpointPath());
+    ABORT_IF(model.parameterLayout != graphGroup_->layout().layoutFingerprint(),
+             "Checkpoint '{}' was saved with another parameter layout (names and shapes) than the model configured: "
+             "were the model options changed?",
+             checkpointPath());
     graphGroup_->restoreState(model);
     LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch (saved on {} rank(s) x {} "
               "device(s))",

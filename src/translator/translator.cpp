@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/logging.h"
 #include "common/npz.h"
+#include "models/legacy_names.h"
 #include "common/parallel.h"
 #include "tensors/kernels.h"
 
@@ -71,6 +72,8 @@ void Translator::load(const std::string& modelPath) {
   for(const auto& e : params.entries())
     declared.insert(e.name);
   std::vector<NpzItem> items = readNpz(modelPath);
+  if(size_t renamed = renameLegacyParameters(items))
+    LOG(info, "[translate] {}: {} parameters of an earlier version renamed to Marian's names", modelPath, renamed);
   for(const NpzItem& item : items) {
     // the embeddings and the output layer say which vocabulary sizes the model was trained with
     auto vocabCheck = [&](const std::string& name, const Vocab& vocab, const char* side) {
