@@ -135,6 +135,29 @@ TEST(Translate, AModelWithEarlierNamesStillDecodes) {
             std::string::npos) << readFile(earlier + ".log");
 }
 
+// model.npz embeds special:model.yml as Marian does (models/encoder_decoder.cpp,
+// EncoderDecoder::saveModelParameters and Config::AddYamlToNpz): int8 bytes ending in a NUL, the
+// model keys only (Marian applies each over its decoder's options), dim-vocabs the sizes used;
+// the decoder reads it in memory when no MODEL.yml lies beside the model.
+TEST(Translate, TheEmbeddedConfigIsMarians) {
+  train("embedded", kTransformer + " --after-batches 5 --beam-size 3 --max-length 60");
+  std::string m = dir() + "/embedded";
+  std::string check =
+      "/usr/bin/python3 -c \"import numpy as np, sys\n"
+      "y = np.load(sys.argv[1])['special:model.yml']\n"
+      "assert y.dtype == np.int8, y.dtype\n"
+      "b = y.tobytes(); assert b.endswith(b'\\\\0'), b[-5:]\n"
+      "keys = [l.split(':')[0] for l in b[:-1].decode().splitlines()]\n"
+      "assert 'beam-size' not in keys and 'max-length' not in keys and 'learn-rate' not in keys, keys\n"
+      "assert 'type' in keys and 'transformer-heads' in keys and 'version' in keys, keys\n"
+      "assert 'dim-vocabs: [18, 18]' in b.decode(), b\" " + m + "/model.npz";
+  EXPECT_EQ(sh(check), 0);
+  sh("mv " + m + "/model.npz.yml " + m + "/aside.yml");
+  std::string out = m + "/out";
+  EXPECT_EQ(sh(decoder("embedded", "-b 1", out)), 0) << readFile(out + ".log");
+  sh("mv " + m + "/aside.yml " + m + "/model.npz.yml");
+}
+
 // marian-decoder on GPU 0 gives the CPU's n-best lists: the same translations, the same scores
 // to float rounding. Skipped without a GPU.
 TEST(Translate, GpuDecodesLikeTheCpu) {

@@ -261,9 +261,12 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
 }
 
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
-// merged. Keys given twice are an error (YAML leaves the winner to the parser), as are unknown
-// keys and wrong values; `file` names where it came from.
-void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config) {
+// merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
+// values and unknown keys, except in a model's own configuration (modelFile), where Marian writes
+// keys this program has no use for (version, authors, relative-paths, ...); `file` names where
+// it came from.
+void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
+                 bool modelFile = false) {
   YAML::Node loaded;
   try {
     loaded = YAML::Load(text);
@@ -283,6 +286,8 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
              lineOf[key], line);
     lineOf[key] = line;
     const Spec* spec = findSpec(key, modeBit);
+    if(modelFile && (!spec || !(spec->modes & modeBit)))
+      continue;
     ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}', line {}", key, file, line);
     if(key == "config" || key == "dump-config")
       continue;
@@ -460,6 +465,22 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   return result;
 }
 
+std::string modelConfigYaml(const Options& options, const std::vector<size_t>& vocabSizes) {
+  static const char* const kModelKeys[] = {
+      "type", "dim-emb", "dim-rnn", "enc-cell", "enc-depth", "dec-depth", "dec-cell", "layer-normalization",
+      "tied-embeddings", "tied-embeddings-src", "tied-embeddings-all", "transformer-heads", "transformer-dim-ffn",
+      "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb"};
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  for(const char* key : kModelKeys) {
+    ABORT_IF(!options.yaml()[key].IsDefined(), "Model option '{}' is not set", key);
+    out << YAML::Key << key << YAML::Value << options.yaml()[key];
+  }
+  out << YAML::Key << "dim-vocabs" << YAML::Value << YAML::Flow << vocabSizes;
+  out << YAML::Key << "version" << YAML::Value << "marian-mn" << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
 Options modelOptions(std::string yaml, const std::string& source) {
   while(!yaml.empty() && yaml.back() == '\0')  // Marian's special:model.yml ends with a NUL byte
     yaml.pop_back();
@@ -467,7 +488,7 @@ Options modelOptions(std::string yaml, const std::string& source) {
   for(const Spec& s : specs())
     if((s.modes & kTrain) && *s.defaultYaml)
       config[s.name] = typed(s, YAML::Load(s.defaultYaml), " (default)");
-  mergeConfig(yaml, source, kTrain, config);
+  mergeConfig(yaml, source, kTrain, config, /*modelFile=*/true);
   return Options(config);
 }
 

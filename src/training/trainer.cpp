@@ -379,12 +379,14 @@ private:
     return std::string(out.c_str()) + "\n";
   }
 
-  // model.npz with the model options embedded as special:model.yml (as Marian does)
+  // model.npz with the model options embedded as special:model.yml, as Marian writes it: the
+  // model keys only, bytes of type <i1 ending in a NUL
   void writeModel(const std::string& path, const std::vector<float>& values) {
     std::vector<NpzItem> items = graphGroup_->layout().toNpzItems(values);
-    std::string yml = options_.asYaml();
-    NpzItem config{"special:model.yml", {yml.size()}, "|u1", std::vector<char>(yml.begin(), yml.end())};
-    items.push_back(config);
+    std::string yml = modelConfigYaml(options_, {vocabs_[0]->size(), vocabs_[1]->size()});
+    std::vector<char> bytes(yml.begin(), yml.end());
+    bytes.push_back('\0');
+    items.push_back(NpzItem{"special:model.yml", {bytes.size()}, "<i1", std::move(bytes)});
     writeNpz(path, items);
   }
 
