@@ -135,6 +135,18 @@ TEST(Translate, AModelWithEarlierNamesStillDecodes) {
             std::string::npos) << readFile(earlier + ".log");
 }
 
+// Marian's decoder defaults (one sentence per batch, no sorting) and sorted batches of several
+// sentences give the same translations, in input order.
+TEST(Translate, BatchingAndSortingKeepTranslationsAndOrder) {
+  train("batching", kTransformer + " --after-batches 300");
+  std::string one = dir() + "/batching/one", sorted = dir() + "/batching/sorted";
+  ASSERT_EQ(sh(decoder("batching", "-b 3", one)), 0) << readFile(one + ".log");
+  ASSERT_EQ(sh(decoder("batching", "-b 3 --mini-batch 8 --maxi-batch 3 --maxi-batch-sort src", sorted)), 0)
+      << readFile(sorted + ".log");
+  EXPECT_EQ(readFile(one), readFile(sorted));
+  EXPECT_NE(sh(decoder("batching", "--maxi-batch-sort trg", sorted)), 0);  // no target to sort by
+}
+
 // model.npz embeds special:model.yml as Marian does (models/encoder_decoder.cpp,
 // EncoderDecoder::saveModelParameters and Config::AddYamlToNpz): int8 bytes ending in a NUL, the
 // model keys only (Marian applies each over its decoder's options), dim-vocabs the sizes used;

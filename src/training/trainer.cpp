@@ -375,7 +375,8 @@ private:
     out << YAML::Key << "vocabs" << YAML::Value << options_.get<std::vector<std::string>>("vocabs");
     out << YAML::Key << "beam-size" << YAML::Value << 6 << YAML::Key << "normalize" << YAML::Value << 0.6;
     out << YAML::Key << "word-penalty" << YAML::Value << 0 << YAML::Key << "mini-batch" << YAML::Value << 16;
-    out << YAML::Key << "maxi-batch" << YAML::Value << 100 << YAML::EndMap;
+    out << YAML::Key << "maxi-batch" << YAML::Value << 100 << YAML::Key << "maxi-batch-sort" << YAML::Value << "src";
+    out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
   }
 

@@ -38,7 +38,7 @@ double Validator::translationBleu(const std::vector<float>& values) {
                                                size_t(options_.get<int>("valid-mini-batch")),
                                                devicesFromOptions(options_),
                                                DecodingLimits{size_t(options_.get<int>("valid-max-length")),
-                                                              size_t(options_.get<int>("workspace"))});
+                                                              size_t(options_.get<int>("workspace")), 0, true});
   }
   translator_->setValues(values);
   auto nbest = translator_->translate(sources_);

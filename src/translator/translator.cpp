@@ -33,7 +33,10 @@ BeamOptions beamOptions(const Options& o) {
 }
 
 DecodingLimits decodingLimits(const Options& o) {
-  return {size_t(o.get<int>("max-length")), size_t(o.get<int>("workspace"))};
+  std::string sort = o.get<std::string>("maxi-batch-sort");
+  ABORT_IF(sort != "none" && sort != "src", "--maxi-batch-sort must be none or src in decoding, not '{}'", sort);
+  return {size_t(o.get<int>("max-length")), size_t(o.get<int>("workspace")), size_t(o.get<int>("maxi-batch")),
+          sort == "src"};
 }
 
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
@@ -118,11 +121,14 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   }
   if(cropped)
     LOG(warn, "[translate] {} input(s) longer than --max-length {} cropped to it", cropped, limits_.maxLength);
-  // by length, so a batch pads little; the result goes back to input order
+  // by length within each maxi-batch window, so a batch pads little; the result goes back to
+  // input order
   std::vector<size_t> order(lines.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
+  size_t window = limits_.maxiBatch ? limits_.maxiBatch * miniBatch_ : order.size();
+  for(size_t begin = 0; limits_.sortByLength && begin < order.size(); begin += window)
+    std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
+                     [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
   size_t batches = (order.size() + miniBatch_ - 1) / miniBatch_;
   std::vector<std::vector<Hypothesis>> out(lines.size());
   std::atomic<size_t> nextBatch{0};

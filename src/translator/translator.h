@@ -15,10 +15,14 @@
 namespace marian {
 
 // Bounds on the work per input: longer inputs are cropped to maxLength words (0: none), each
-// graph's activations are limited to workspaceMB (0: unlimited).
+// graph's activations are limited to workspaceMB (0: unlimited). Batching: inputs are sorted by
+// length within windows of maxiBatch mini-batches when sortByLength (Marian's maxi-batch and
+// maxi-batch-sort src), so a mini-batch pads little; the output keeps the input order.
 struct DecodingLimits {
   size_t maxLength = 0;
   size_t workspaceMB = 0;
+  size_t maxiBatch = 0;  // 0: the whole input is one window
+  bool sortByLength = true;
 };
 
 class Translator {
@@ -51,7 +55,8 @@ private:
 // The beam options of decoding and validation (--beam-size, --normalize, --word-penalty,
 // --max-length-factor).
 BeamOptions beamOptions(const Options& options);
-// marian-decoder's limits: --max-length (inputs cropped) and --workspace.
+// marian-decoder's limits and batching: --max-length (inputs cropped), --workspace, --maxi-batch
+// and --maxi-batch-sort (none or src).
 DecodingLimits decodingLimits(const Options& options);
 
 }  // namespace marian
