@@ -118,6 +118,20 @@ TEST(Corpus, EmptyAndLongLinesAreSkippedAndCounted) {
   EXPECT_EQ(c[0].trg.back(), Vocab::kEos);
 }
 
+// Marian's --max-length counts </s>: 3 words + </s> is 4 tokens, kept at 4 and skipped at 3
+// (cropped to 3 tokens, the last </s>, where cropping).
+TEST(Corpus, MaxLengthCountsTheEndOfSentenceAsMarian) {
+  auto v = wordVocab("cv3", "a b c\n");
+  write(temp("c3.src"), "a b c\n");
+  write(temp("c3.trg"), "c b a\n");
+  EXPECT_EQ(Corpus({temp("c3.src"), temp("c3.trg")}, {v, v}, 4).size(), 1u);
+  EXPECT_EQ(Corpus({temp("c3.src"), temp("c3.trg")}, {v, v}, 3).size(), 0u);
+  Corpus cropped({temp("c3.src"), temp("c3.trg")}, {v, v}, 3, /*crop=*/true);
+  ASSERT_EQ(cropped.size(), 1u);
+  EXPECT_EQ(cropped[0].src.size(), 3u);
+  EXPECT_EQ(cropped[0].src.back(), Vocab::kEos);
+}
+
 Corpus makeCorpus(size_t n) {
   std::string src, trg, words;
   for(size_t i = 0; i < n; ++i) {

@@ -19,16 +19,16 @@ Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::sha
       ++skippedEmpty_;
       continue;
     }
-    // lengths without </s>
-    if(p.src.size() - 1 > maxLength || p.trg.size() - 1 > maxLength) {
+    // lengths with </s>, as Marian counts them (corpus_base.cpp: words.size() > maxLength_)
+    if(p.src.size() > maxLength || p.trg.size() > maxLength) {
       if(!crop) {
         ++skippedLong_;
         continue;
       }
       for(auto* side : {&p.src, &p.trg})
-        if(side->size() - 1 > maxLength) {
+        if(side->size() > maxLength) {
           side->resize(maxLength);
-          side->push_back(Vocab::kEos);
+          side->back() = Vocab::kEos;
         }
     }
     pairs_.push_back(std::move(p));

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::Corpus — a line-aligned parallel corpus encoded to word ids and held in
-// memory. Pairs with an empty side or a side longer than maxLength tokens are skipped (counted).
+// memory. Pairs with an empty side or a side longer than maxLength tokens (</s> included, as
+// Marian counts) are skipped (counted).
 #include <memory>
 #include <string>
 #include <vector>

@@ -113,9 +113,9 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   for(const std::string& line : lines) {
     sources.push_back(vocabs_[0]->encode(line, true));
     std::vector<int>& ids = sources.back();
-    if(limits_.maxLength && ids.size() - 1 > limits_.maxLength) {  // words, then </s>
+    if(limits_.maxLength && ids.size() > limits_.maxLength) {  // tokens with </s>, as Marian
       ids.resize(limits_.maxLength);
-      ids.push_back(Vocab::kEos);
+      ids.back() = Vocab::kEos;
       ++cropped;
     }
   }
