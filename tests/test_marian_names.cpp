@@ -86,11 +86,11 @@ TEST(MarianNames, PostNormTransformerWithUntiedOutput) {
 TEST(MarianNames, PreNormTransformerWithEmbeddingNormAndTiedEmbeddings) {
   auto got = namesAndShapes({"--enc-depth", "2", "--dec-depth", "1", "--transformer-preprocess", "n",
                              "--transformer-postprocess", "da", "--transformer-postprocess-emb", "n",
-                             "--tied-embeddings-all"},
+                             "--tied-embeddings-all", "--transformer-postprocess-top", "n"},
                             11);
   std::set<std::string> expected = {"Wemb", "decoder_ff_logit_out_b", "encoder_emb_ln_scale_pre",
                                     "encoder_emb_ln_bias_pre", "decoder_emb_ln_scale_pre", "decoder_emb_ln_bias_pre",
-                                    // transformer-postprocess-top: Marian's encoder_top_ln_* (see the note)
+                                    // --transformer-postprocess-top n: postProcess(prefix_ + "_top")
                                     "encoder_top_ln_scale", "encoder_top_ln_bias", "decoder_top_ln_scale",
                                     "decoder_top_ln_bias"};
   for(const auto& set : {attention("encoder_l1_self", true, false), ffn("encoder_l1", true, false),

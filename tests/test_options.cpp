@@ -227,6 +227,16 @@ TEST(Options, CpuDevicesAreBoundedByTheCores) {
   }
 }
 
+// Pre-norm models of earlier versions (no version key) ended each stack with a norm, which
+// Marian's --transformer-postprocess-top n asks for; Marian's own models say what they have.
+TEST(Options, EarlierPreNormModelsKeepTheirTopNorm) {
+  EXPECT_EQ(modelOptions("transformer-preprocess: n\n", "old").get<std::string>("transformer-postprocess-top"), "n");
+  EXPECT_EQ(modelOptions("transformer-preprocess: n\nversion: v1.12.43\n", "marian")
+                .get<std::string>("transformer-postprocess-top"),
+            "");
+  EXPECT_EQ(modelOptions("transformer-preprocess: \"\"\n", "old").get<std::string>("transformer-postprocess-top"), "");
+}
+
 TEST(Options, ModelOptionsReadMarianEmbeddedConfigWithItsNul) {
   // keys of Marian's own model files this program has no use for are ignored there (only there)
   std::string yaml = "type: s2s\ndim-emb: 48\nversion: v1.12.43 a0b1c2d 2024-01-01\nauthors: false\n";

@@ -99,6 +99,7 @@ const std::vector<Spec>& specs() {
       {"transformer-preprocess", "", kString, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
       {"transformer-postprocess", "", kString, "dan", kTrain, "Ops after each block"},
       {"transformer-postprocess-emb", "", kString, "d", kTrain, "Ops after the embeddings"},
+      {"transformer-postprocess-top", "", kString, "\"\"", kTrain, "Ops after the last layer of each stack (n: the final norm of pre-norm transformers)"},
       {"transformer-dropout", "", Float(0, kBelowOne), "0", kTrain, "Dropout between transformer blocks"},
       {"transformer-dropout-attention", "", Float(0, kBelowOne), "0", kTrain, "Dropout on attention weights"},
       {"transformer-dropout-ffn", "", Float(0, kBelowOne), "0", kTrain, "Dropout inside the feed-forward block"},
@@ -472,7 +473,8 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
   static const char* const kModelKeys[] = {
       "type", "dim-emb", "dim-rnn", "enc-cell", "enc-depth", "dec-depth", "dec-cell", "layer-normalization",
       "tied-embeddings", "tied-embeddings-src", "tied-embeddings-all", "transformer-heads", "transformer-dim-ffn",
-      "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb"};
+      "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb",
+      "transformer-postprocess-top"};
   YAML::Emitter out;
   out << YAML::BeginMap;
   for(const char* key : kModelKeys) {
@@ -492,6 +494,12 @@ Options modelOptions(std::string yaml, const std::string& source) {
     if((s.modes & kTrain) && *s.defaultYaml)
       config[s.name] = typed(s, YAML::Load(s.defaultYaml), " (default)");
   mergeConfig(yaml, source, kTrain, config, /*modelFile=*/true);
+  // Earlier versions of this program (no "version" key, no postprocess-top) ended every pre-norm
+  // stack with a norm; Marian does so only with --transformer-postprocess-top n.
+  YAML::Node given = YAML::Load(yaml);
+  if(given.IsMap() && !given["version"] && !given["transformer-postprocess-top"] &&
+     config["transformer-preprocess"].as<std::string>().find('n') != std::string::npos)
+    config["transformer-postprocess-top"] = "n";
   return Options(config);
 }
 

@@ -21,6 +21,7 @@ public:
         pre_(o.get<std::string>("transformer-preprocess")),
         post_(o.get<std::string>("transformer-postprocess")),
         postEmb_(o.get<std::string>("transformer-postprocess-emb")),
+        postTop_(o.get<std::string>("transformer-postprocess-top", "")),
         dropout_(o.get<float>("transformer-dropout")),
         dropoutAtt_(o.get<float>("transformer-dropout-attention")),
         dropoutFfn_(o.get<float>("transformer-dropout-ffn")),
@@ -33,7 +34,7 @@ public:
     ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
              "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
              srcVocab, trgVocab);
-    for(const std::string* ops : {&pre_, &post_, &postEmb_})
+    for(const std::string* ops : {&pre_, &post_, &postEmb_, &postTop_})
       ABORT_IF(ops->find_first_not_of("dan") != std::string::npos,
                "Transformer processing '{}' may only use d (dropout), a (add), n (norm)", *ops);
   }
@@ -136,10 +137,9 @@ private:
     return process(g, ffn + "_ffn", post_, out, x);
   }
 
-  // Pre-norm stacks end with a layer norm (Marian's transformer-postprocess-top).
-  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x) {
-    return pre_.find('n') != std::string::npos ? layers::layerNorm(g, prefix + "_top", x) : x;
-  }
+  // --transformer-postprocess-top after the last layer (Marian: postProcess of prefix_top; 'n'
+  // is the final norm pre-norm transformers need, encoder_top_ln_scale)
+  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x) { return process(g, prefix + "_top", postTop_, x, nullptr); }
 
   Expr encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
     Expr x = embedWithPositions(g, layers::embed(g, table, batch.srcIds, batch.sentences, batch.srcLen), "encoder");
@@ -170,7 +170,7 @@ private:
   }
 
   int srcVocab_, trgVocab_, dim_, heads_, ffn_, encDepth_, decDepth_;
-  std::string activation_, pre_, post_, postEmb_;
+  std::string activation_, pre_, post_, postEmb_, postTop_;
   float dropout_, dropoutAtt_, dropoutFfn_, smoothing_;
   bool tiedOutput_, tiedSrc_;
   bool training_ = false;
