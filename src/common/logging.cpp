@@ -1,9 +1,13 @@
 #include "common/logging.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
+
+#include "common/error.h"
 
 namespace marian {
 namespace logging {
@@ -11,8 +15,25 @@ namespace logging {
 namespace {
 std::mutex mutex;
 FILE* logFile = nullptr;
+FILE* validLogFile = nullptr;
 bool quietStderr = false;
+int minLevel = 2;  // info
 std::string linePrefix;
+
+const char* const kLevels[] = {"trace", "debug", "info", "warn", "err", "critical", "off"};
+
+int levelOf(const std::string& name) {
+  for(int i = 0; i < 7; ++i)
+    if(name == kLevels[i])
+      return i;
+  return -1;
+}
+
+FILE* openLog(const std::string& path, const char* option) {
+  FILE* f = std::fopen(path.c_str(), "a");
+  ABORT_IF(!f, "Cannot open the log file '{}' ({}): {}", path, option, std::strerror(errno));
+  return f;
+}
 }  // namespace
 
 void setPrefix(const std::string& prefix) {
@@ -20,17 +41,22 @@ void setPrefix(const std::string& prefix) {
   linePrefix = prefix;
 }
 
-void configure(const std::string& path, bool quiet) {
+void configure(const std::string& path, bool quiet, const std::string& level, const std::string& validPath) {
+  int l = levelOf(level);
+  ABORT_IF(l < 0, "--log-level must be trace, debug, info, warn, err, critical or off, not '{}'", level);
   std::lock_guard<std::mutex> lock(mutex);
   quietStderr = quiet;
-  if(!path.empty()) {
-    logFile = std::fopen(path.c_str(), "a");
-    if(!logFile)
-      std::fprintf(stderr, "Warning: cannot open log file '%s'\n", path.c_str());
-  }
+  minLevel = l;
+  if(!path.empty())
+    logFile = openLog(path, "--log");
+  if(!validPath.empty())
+    validLogFile = openLog(validPath, "--valid-log");
 }
 
-void line(const std::string& msg) {
+void line(const std::string& msg, const char* level) {
+  int l = levelOf(level);
+  if(l >= 0 && l < minLevel)
+    return;
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   localtime_r(&now, &tm);
@@ -41,10 +67,11 @@ void line(const std::string& msg) {
     std::fprintf(stderr, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
     std::fflush(stderr);
   }
-  if(logFile) {
-    std::fprintf(logFile, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
-    std::fflush(logFile);
-  }
+  for(FILE* f : {logFile, msg.rfind("[valid]", 0) == 0 ? validLogFile : nullptr})
+    if(f) {
+      std::fprintf(f, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
+      std::fflush(f);
+    }
 }
 
 }  // namespace logging

@@ -7,9 +7,14 @@
 
 namespace marian {
 namespace logging {
-void line(const std::string& msg);  // thread-safe, one line per call
-// Also append every line to this file (--log); quiet: nothing on stderr (--quiet).
-void configure(const std::string& logFile, bool quiet);
+// thread-safe, one line per call, dropped when `level` is below --log-level
+void line(const std::string& msg, const char* level = "info");
+// Also append every line to logFile (--log) and the "[valid]" lines to validLogFile
+// (--valid-log); quiet: nothing on stderr (--quiet); level: the least that is written
+// (Marian's trace, debug, info, warn, err, critical, off). A file that cannot be opened or an
+// unknown level is an error naming it.
+void configure(const std::string& logFile, bool quiet, const std::string& level = "info",
+               const std::string& validLogFile = "");
 // Put in front of every message (multi-node: "[rank 2] ").
 void setPrefix(const std::string& prefix);
 inline std::string prefix(const char* level) {
@@ -18,4 +23,5 @@ inline std::string prefix(const char* level) {
 }  // namespace logging
 }  // namespace marian
 
-#define LOG(level, ...) ::marian::logging::line(::marian::logging::prefix(#level) + ::marian::format(__VA_ARGS__))
+#define LOG(level, ...) \
+  ::marian::logging::line(::marian::logging::prefix(#level) + ::marian::format(__VA_ARGS__), #level)

@@ -63,6 +63,8 @@ const std::vector<Spec>& specs() {
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
       {"log", "", kString, "\"\"", kBoth, "Also write the log to this file"},
       {"quiet", "", kFlag, "false", kBoth, "Suppress logging to stderr"},
+      {"log-level", "", kString, "info", kBoth, "Least level logged: trace, debug, info, warn, err, critical, off"},
+      {"version", "", kFlag, "false", kBoth, "Print the version and exit"},
       {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
       {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
       {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
@@ -117,6 +119,9 @@ const std::vector<Spec>& specs() {
       {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
       {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
       {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
+      {"shuffle-in-ram", "", kFlag, "false", kTrain, "Shuffle in memory (always: the corpus is held in memory)"},
+      {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
+      {"max-length-crop", "", kFlag, "false", kBoth, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer
       {"optimizer", "o", kString, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
       {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
@@ -157,9 +162,12 @@ const std::vector<Spec>& specs() {
       {"valid-sets", "", kStrings, "", kTrain, "Parallel validation corpus"},
       {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, translation"},
       {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file"},
+      {"valid-log", "", kString, "\"\"", kTrain, "Also write the validation lines to this file"},
+      {"quiet-translation", "", kFlag, "false", kBoth, "Do not log translations (none are logged: validation logs only scores)"},
       {"valid-mini-batch", "", Int(1, 1e7), "32", kTrain, "Sentences per validation batch"},
       {"valid-max-length", "", Int(2, 1e6), "1000", kTrain, "Longer validation sentences are cropped (tokens, </s> included)"},
       {"early-stopping", "", Int(0, 1e9), "10", kTrain, "Stop when the first metric stalled this many times; 0: never"},
+      {"early-stopping-on", "", kString, "first", kTrain, "Which metrics must have stalled: first, all, any"},
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
       {"timeline", "", kString, "\"\"", kTrain, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
@@ -419,6 +427,11 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     result.print = helpText(desc, mode);
     return result;
   }
+  if(given.count("version")) {
+    result.exitNow = true;
+    result.print = std::string(MARIAN_VERSION) + "\n";
+    return result;
+  }
 
   // 1. defaults
   YAML::Node config(YAML::NodeType::Map);
@@ -509,7 +522,9 @@ std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMo
     std::fputs(parsed.print.c_str(), stdout);
     return std::nullopt;
   }
-  logging::configure(parsed.options.get<std::string>("log", ""), parsed.options.get<bool>("quiet"));
+  const Options& o = parsed.options;
+  logging::configure(o.get<std::string>("log", ""), o.get<bool>("quiet"), o.get<std::string>("log-level", "info"),
+                     o.get<std::string>("valid-log", ""));
   return parsed.options;
 }
 

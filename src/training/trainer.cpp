@@ -115,6 +115,10 @@ public:
       removeStaleTemporaryFiles(modelPath_);
     if(resume)
       restore();
+    if(resume && options_.get<bool>("no-restore-corpus")) {  // the epoch's corpus from its start
+      state_.corpusBatchesEpoch = state_.batchesEpoch = state_.samplesEpoch = 0;
+      LOG(info, "[training] --no-restore-corpus: epoch {} starts again from the first sentence", state_.epochs);
+    }
     else if(rank_ == 0)
       writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
 
@@ -267,7 +271,7 @@ private:
         vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i])));
       }
       size_t maxLength = size_t(options_.get<int>("max-length"));
-      corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength);
+      corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength, options_.get<bool>("max-length-crop"));
       LOG(info, "[data] Training corpus: {} sentence pairs ({} longer than --max-length {} skipped, {} empty skipped)",
           grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
       ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
@@ -352,18 +356,35 @@ private:
           formatNumber("%g", scores[i]), verdict);
     }
     if(earlyStopped()) {
-      LOG(info, "Training stops: '{}' stalled {} times (--early-stopping {})", metrics[0],
-          state_.stalled(metrics[0]), options_.get<int>("early-stopping"));
+      std::string stalled;
+      for(const std::string& m : metrics)
+        if(state_.stalled(m) >= size_t(options_.get<int>("early-stopping")))
+          stalled += (stalled.empty() ? "" : ", ") + m;
+      LOG(info, "Training stops: {} stalled {} times (--early-stopping-on {})", stalled,
+          options_.get<int>("early-stopping"), options_.get<std::string>("early-stopping-on"));
       return true;
     }
     return false;
   }
 
-  // --early-stopping: the first validation metric stalled that many times in a row
+  // --early-stopping N --early-stopping-on first|all|any: the first, every or some validation
+  // metric stalled N times in a row
   bool earlyStopped() const {
     auto metrics = options_.get<std::vector<std::string>>("valid-metrics");
     size_t patience = size_t(options_.get<int>("early-stopping"));
-    return validator_ && patience && !metrics.empty() && state_.stalled(metrics[0]) >= patience;
+    std::string on = options_.get<std::string>("early-stopping-on");
+    ABORT_IF(on != "first" && on != "all" && on != "any", "--early-stopping-on must be first, all or any, not '{}'", on);
+    if(!validator_ || !patience || metrics.empty())
+      return false;
+    if(on == "first")
+      return state_.stalled(metrics[0]) >= patience;
+    bool all = true, any = false;
+    for(const std::string& m : metrics) {
+      bool stalled = state_.stalled(m) >= patience;
+      all = all && stalled;
+      any = any || stalled;
+    }
+    return on == "all" ? all : any;
   }
 
   // What marian-decoder -c needs, as Marian writes it beside the model.

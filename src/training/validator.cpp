@@ -15,7 +15,8 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs) {
   for(const std::string& m : metrics_)
     ABORT_IF(m != "cross-entropy" && m != "ce-mean-words" && m != "perplexity" && !higherIsBetter(m),
-             "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words, perplexity, bleu or translation", m);
+             "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok or translation",
+             m);
   corpus_ = std::make_unique<Corpus>(o.get<std::vector<std::string>>("valid-sets"), vocabs,
                                      size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");

@@ -22,7 +22,10 @@ public:
   // One value per metric for the model with these flat parameter values; their count must
   // match this validator's own graph, which is checked.
   std::vector<double> validate(const std::vector<float>& values, size_t expectedSize);
-  static bool higherIsBetter(const std::string& metric) { return metric == "bleu" || metric == "translation"; }
+  // bleu is sacreBLEU's on detokenized text, which is what Marian calls bleu-detok
+  static bool higherIsBetter(const std::string& metric) {
+    return metric == "bleu" || metric == "bleu-detok" || metric == "translation";
+  }
 
 private:
   double translationBleu(const std::vector<float>& values);
