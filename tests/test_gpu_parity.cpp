@@ -148,7 +148,7 @@ TEST_F(GpuParity, GemmAllTransposesAndBatches) {
 
 TEST_F(GpuParity, UnaryForwardAndBackward) {
   for(UnaryOp op : {UnaryOp::Neg, UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sqrt, UnaryOp::Square,
-                    UnaryOp::Sigmoid, UnaryOp::Tanh, UnaryOp::Relu, UnaryOp::Swish, UnaryOp::ScaleShift}) {
+                    UnaryOp::Sigmoid, UnaryOp::Tanh, UnaryOp::Relu, UnaryOp::Swish, UnaryOp::Gelu, UnaryOp::ScaleShift}) {
     bool domain = op == UnaryOp::Log || op == UnaryOp::Sqrt;
     Twin x = domain ? positive({7, 33}, 13) : random({7, 33}, 13), y = twin({7, 33});
     Twin dy = random({7, 33}, 14), dx = random({7, 33}, 15);

@@ -54,6 +54,7 @@ TEST(Gradients, Unary) {
       {"tanh", [](Expr x) { return tanh(x); }, normalInputs},
       {"relu", [](Expr x) { return relu(x); }, spacedInputs},
       {"swish", [](Expr x) { return swish(x); }, normalInputs},
+      {"gelu", [](Expr x) { return gelu(x); }, normalInputs},
       {"scale_shift", [](Expr x) { return scaleShift(x, -1.5f, 0.25f); }, normalInputs},
       {"scalar ops", [](Expr x) { return 2.f * (x + 1.f) - 3.f; }, normalInputs},
   };

@@ -1,6 +1,6 @@
 // Marian's options that users' configs carry (issue 20), each doing what Marian's does, end to
 // end on the synthetic corpus: --version, --log-level, --valid-log, --quiet-translation,
-// bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram.
+// bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram, gelu.
 #include "e2e_helpers.h"
 
 namespace {
@@ -57,6 +57,14 @@ TEST(MarianOptions, MaxLengthCropKeepsLongPairs) {
   EXPECT_EQ(skip.log.find("(0 longer than --max-length 8 skipped"), std::string::npos) << skip.log;
   EXPECT_NE(crop.log.find("Training corpus: 2,000 sentence pairs (0 longer than --max-length 8 skipped"),
             std::string::npos) << crop.log;
+}
+
+TEST(MarianOptions, GeluTrains) {
+  RunResult r = e2e::run("gelu", "--after-batches 20 --disp-freq 10 --transformer-ffn-activation gelu");
+  ASSERT_EQ(r.status, 0) << r.log;
+  auto c = e2e::costs(r.log);
+  ASSERT_EQ(c.size(), 2u) << r.log;
+  EXPECT_LT(std::stod(c[1].second), std::stod(c[0].second)) << r.log;
 }
 
 TEST(MarianOptions, NoRestoreCorpusStartsTheEpochAgain) {

@@ -97,7 +97,7 @@ const std::vector<Spec>& specs() {
       {"dec-cell", "", kString, "gru", kTrain, "Decoder RNN cell (s2s): gru"},
       {"transformer-heads", "", Int(1, 4096), "8", kTrain, "Attention heads"},
       {"transformer-dim-ffn", "", Int(1, 1 << 20), "2048", kTrain, "Feed-forward inner size"},
-      {"transformer-ffn-activation", "", kString, "swish", kTrain, "Feed-forward activation: swish, relu"},
+      {"transformer-ffn-activation", "", kString, "swish", kTrain, "Feed-forward activation: swish, gelu, relu"},
       {"transformer-preprocess", "", kString, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
       {"transformer-postprocess", "", kString, "dan", kTrain, "Ops after each block"},
       {"transformer-postprocess-emb", "", kString, "d", kTrain, "Ops after the embeddings"},

@@ -73,5 +73,6 @@ Expr sigmoid(Expr x) { return unaryOp(x, UnaryOp::Sigmoid, "sigmoid"); }
 Expr tanh(Expr x) { return unaryOp(x, UnaryOp::Tanh, "tanh"); }
 Expr relu(Expr x) { return unaryOp(x, UnaryOp::Relu, "relu"); }
 Expr swish(Expr x) { return unaryOp(x, UnaryOp::Swish, "swish"); }
+Expr gelu(Expr x) { return unaryOp(x, UnaryOp::Gelu, "gelu"); }
 
 }  // namespace marian

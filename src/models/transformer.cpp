@@ -29,8 +29,8 @@ public:
         tiedOutput_(o.get<bool>("tied-embeddings") || o.get<bool>("tied-embeddings-all")),
         tiedSrc_(o.get<bool>("tied-embeddings-src") || o.get<bool>("tied-embeddings-all")) {
     ABORT_IF(dim_ % heads_ != 0, "--dim-emb {} is not divisible by --transformer-heads {}", dim_, heads_);
-    ABORT_IF(activation_ != "swish" && activation_ != "relu",
-             "--transformer-ffn-activation must be swish or relu, not '{}'", activation_);
+    ABORT_IF(activation_ != "swish" && activation_ != "relu" && activation_ != "gelu",
+             "--transformer-ffn-activation must be swish, gelu or relu, not '{}'", activation_);
     ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
              "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
              srcVocab, trgVocab);
@@ -132,7 +132,7 @@ private:
     std::string ffn = prefix + "_ffn";
     Expr in = process(g, ffn + "_ffn", pre_, x, nullptr, "_pre");
     Expr h = layers::dense(g, ffn, in, ffn_, true, "1");
-    h = activation_ == "relu" ? relu(h) : swish(h);
+    h = activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h);
     Expr out = layers::dense(g, ffn, drop(h, dropoutFfn_), dim_, true, "2");
     return process(g, ffn + "_ffn", post_, out, x);
   }

@@ -14,7 +14,7 @@
 
 namespace marian {
 
-enum class UnaryOp { Neg, Exp, Log, Sqrt, Square, Sigmoid, Tanh, Relu, Swish, ScaleShift };
+enum class UnaryOp { Neg, Exp, Log, Sqrt, Square, Sigmoid, Tanh, Relu, Swish, Gelu, ScaleShift };
 enum class BinaryOp { Add, Sub, Mul, Div, Maximum, Minimum, MaskFill };
 enum class ReduceOp { Sum, Mean, Max };
 
@@ -76,6 +76,10 @@ struct Relu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x 
 struct Swish    { float p0, p1; HOST_DEVICE float fwd(float x) const { return x * sigmoid(x); }
                                 HOST_DEVICE float grad(float x, float) const {
                                   float s = sigmoid(x); return s + x * s * (1.f - s); } };
+// gelu(x) ~ x * sigmoid(1.702 x), Marian's gelu (swish with beta 1.702); d/dx = s + 1.702 x s (1 - s)
+struct Gelu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x * sigmoid(1.702f * x); }
+                                HOST_DEVICE float grad(float x, float) const {
+                                  float s = sigmoid(1.702f * x); return s + 1.702f * x * s * (1.f - s); } };
 // y = p0 * x + p1
 struct ScaleShift { float p0, p1; HOST_DEVICE float fwd(float x) const { return p0 * x + p1; }
                                   HOST_DEVICE float grad(float, float) const { return p0; } };
@@ -121,6 +125,7 @@ void visitUnary(UnaryOp op, float p0, float p1, Visit&& visit) {
     case UnaryOp::Tanh:       visit(Tanh{p0, p1}); break;
     case UnaryOp::Relu:       visit(Relu{p0, p1}); break;
     case UnaryOp::Swish:      visit(Swish{p0, p1}); break;
+    case UnaryOp::Gelu:       visit(Gelu{p0, p1}); break;
     case UnaryOp::ScaleShift: visit(ScaleShift{p0, p1}); break;
   }
 }
