@@ -1,6 +1,7 @@
 // Marian's options that users' configs carry (issue 20), each doing what Marian's does, end to
 // end on the synthetic corpus: --version, --log-level, --valid-log, --quiet-translation,
-// bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram, gelu.
+// bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram, gelu,
+// --sentencepiece-options, --sentencepiece-max-lines, --tempdir.
 #include "e2e_helpers.h"
 
 namespace {
@@ -57,6 +58,18 @@ TEST(MarianOptions, MaxLengthCropKeepsLongPairs) {
   EXPECT_EQ(skip.log.find("(0 longer than --max-length 8 skipped"), std::string::npos) << skip.log;
   EXPECT_NE(crop.log.find("Training corpus: 2,000 sentence pairs (0 longer than --max-length 8 skipped"),
             std::string::npos) << crop.log;
+}
+
+TEST(MarianOptions, SentencePieceTrainingOptions) {
+  std::string m = e2e::corpusDir() + "/spm";
+  std::string spm = " --vocabs " + m + "/v.spm " + m + "/v.spm --dim-vocabs 150 150 --sentencepiece-max-lines 300 ";
+  RunResult bad = e2e::run("spm", spm + "--after-batches 1 --tempdir /nonexistent/tmp");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.log.find("/nonexistent/tmp/marian-spm-sample."), std::string::npos) << bad.log;
+  RunResult r = e2e::run("spm", spm + "--after-batches 1 --sentencepiece-options '--model_type=bpe'");
+  ASSERT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("of 150 pieces on 300 lines"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("--model_type=bpe"), std::string::npos) << r.log;  // spm_train's own log
 }
 
 TEST(MarianOptions, GeluTrains) {

@@ -77,6 +77,9 @@ const std::vector<Spec>& specs() {
       {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
       {"vocabs", "v", kStrings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
       {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
+      {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
+      {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
+      {"tempdir", "", kString, "/tmp", kTrain, "Folder for temporary files (the lines sampled for SentencePiece)"},
       // translation (marian-decoder) and validation by translation
       {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
       {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},

@@ -66,10 +66,10 @@ std::unique_ptr<Vocab> loadSentencePieceVocab(const std::string& path) {
 }
 
 void trainSentencePieceVocab(const std::string& path, const std::vector<std::string>& trainFiles,
-                             size_t maxSize) {
-  // Reservoir-sample up to 2M lines (Marian's --sentencepiece-max-lines) into a plain text file:
+                             size_t maxSize, const VocabTraining& training) {
+  // Reservoir-sample up to --sentencepiece-max-lines lines into a plain text file in --tempdir:
   // the trainer reads neither .gz nor several files with a joint sample.
-  const size_t maxLines = 2000000;
+  const size_t maxLines = training.maxLines;
   std::vector<std::string> sample;
   std::mt19937_64 rng(1234);
   size_t seen = 0;
@@ -86,26 +86,30 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
     }
   }
   std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::string sampleFile = (std::filesystem::path(training.tempDir) /
+                            ("marian-spm-sample." + std::to_string(getpid()) + ".txt")).string();
   {
     // the vocabulary's folder is created, as the model's is (they need not be the same)
     std::filesystem::path folder = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if(!folder.empty())
       std::filesystem::create_directories(folder, ec);
-    std::ofstream out(tmp + ".txt");
-    ABORT_IF(!out, "Cannot write '{}' to train the SentencePiece vocabulary", tmp + ".txt");
+    std::ofstream out(sampleFile);
+    ABORT_IF(!out, "Cannot write '{}' (--tempdir) to train the SentencePiece vocabulary", sampleFile);
     for(const std::string& line : sample)
       out << line << '\n';
   }
   size_t vocabSize = maxSize ? maxSize : 32000;
   LOG(info, "[data] Training SentencePiece vocabulary '{}' of {} pieces on {} lines", path, vocabSize,
       sample.size());
-  std::string args = "--input=" + tmp + ".txt --model_prefix=" + tmp +
+  // --sentencepiece-options come last: spm_train takes the last value of a flag given twice,
+  // but the special ids stay Marian's (checked when the vocabulary loads)
+  std::string args = "--input=" + sampleFile + " --model_prefix=" + tmp +
                      " --vocab_size=" + std::to_string(vocabSize) +
                      " --bos_id=-1 --eos_id=0 --unk_id=1 --character_coverage=1.0"
-                     " --minloglevel=2 --num_threads=2";
+                     " --minloglevel=2 --num_threads=2 " + training.sentencepieceOptions;
   auto status = sentencepiece::SentencePieceTrainer::Train(args);
-  std::remove((tmp + ".txt").c_str());
+  std::remove(sampleFile.c_str());
   std::remove((tmp + ".vocab").c_str());
   if(!status.ok()) {
     std::remove((tmp + ".model").c_str());

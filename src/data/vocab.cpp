@@ -13,7 +13,7 @@ namespace marian {
 std::unique_ptr<Vocab> loadYamlVocab(const std::string& path);
 std::unique_ptr<Vocab> loadSentencePieceVocab(const std::string& path);
 void trainSentencePieceVocab(const std::string& path, const std::vector<std::string>& trainFiles,
-                             size_t maxSize);
+                             size_t maxSize, const VocabTraining& training);
 
 namespace {
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -46,14 +46,14 @@ private:
 };
 }  // namespace
 
-std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
-                                         const std::vector<std::string>& trainFiles, size_t maxSize) {
+std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vector<std::string>& trainFiles,
+                                         size_t maxSize, const VocabTraining& training) {
   ABORT_IF(!isSentencePiece(path) && !isYaml(path),
            "Vocabulary '{}': unknown kind; use .spm (SentencePiece) or .yml (word list)", path);
   if(!std::ifstream(path).good()) {
     ABORT_IF(trainFiles.empty(), "Vocabulary '{}' does not exist", path);
     if(isSentencePiece(path)) {
-      trainSentencePieceVocab(path, trainFiles, maxSize);
+      trainSentencePieceVocab(path, trainFiles, maxSize, training);
     } else {
       std::vector<std::string> lines;
       for(const std::string& f : trainFiles)

@@ -21,11 +21,19 @@ public:
   virtual std::string path() const = 0;
 };
 
+// How a missing SentencePiece vocabulary is trained (Marian's --sentencepiece-max-lines, its
+// extra --sentencepiece-options for spm_train, and --tempdir for the sampled lines).
+struct VocabTraining {
+  size_t maxLines = 2000000;
+  std::string sentencepieceOptions;
+  std::string tempDir = "/tmp";
+};
+
 // Loads the vocabulary at `path` (kind from its extension); if the file does not exist yet,
 // creates it from `trainFiles` (all of them: a joint vocabulary) with at most maxSize entries
 // (0: no limit for word vocabularies, 32000 for SentencePiece), as Marian does.
-std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path,
-                                         const std::vector<std::string>& trainFiles, size_t maxSize);
+std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vector<std::string>& trainFiles,
+                                         size_t maxSize, const VocabTraining& training = {});
 
 // Builds a YAML word vocabulary (frequency order, ties alphabetical) from lines of text.
 std::string buildYamlVocab(const std::vector<std::string>& lines, size_t maxSize);

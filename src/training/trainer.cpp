@@ -268,7 +268,9 @@ private:
         std::vector<std::string> from = joint ? trainSets : std::vector<std::string>{trainSets[i]};
         if(!fileExists(vocabPaths[i]))
           created.push_back(vocabPaths[i]);
-        vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i])));
+        VocabTraining training{size_t(options_.get<int>("sentencepiece-max-lines")),
+                               options_.get<std::string>("sentencepiece-options"), options_.get<std::string>("tempdir")};
+        vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
       }
       size_t maxLength = size_t(options_.get<int>("max-length"));
       corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength, options_.get<bool>("max-length-crop"));
