@@ -301,7 +301,8 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
              lineOf[key], line);
     lineOf[key] = line;
     const Spec* spec = findSpec(key, modeBit);
-    if(modelFile && (!spec || !(spec->modes & modeBit)))
+    // a model's "version" is the program that wrote it, not the --version flag
+    if(modelFile && (!spec || !(spec->modes & modeBit) || key == "version"))
       continue;
     ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}', line {}", key, file, line);
     if(key == "config" || key == "dump-config")
@@ -498,7 +499,7 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
     out << YAML::Key << key << YAML::Value << options.yaml()[key];
   }
   out << YAML::Key << "dim-vocabs" << YAML::Value << YAML::Flow << vocabSizes;
-  out << YAML::Key << "version" << YAML::Value << "marian-mn" << YAML::EndMap;
+  out << YAML::Key << "version" << YAML::Value << MARIAN_VERSION << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
 
