@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -209,6 +210,29 @@ TEST(Options, BadConfigFilesAreNamedWithTheLine) {
   error = errorOf({"-c", ::testing::TempDir()});
   EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
   EXPECT_NE(error.find(::testing::TempDir()), std::string::npos) << error;
+}
+
+// Marian's decoder.yml carries relative-paths: false; with true, paths written in a config file
+// are relative to that file's folder (the command line's stay as given).
+TEST(Options, RelativePathsAreResolvedAgainstTheConfigFile) {
+  std::string dir = temp("relcfg");
+  std::filesystem::create_directories(dir);
+  write(dir + "/x.src", "a\n");
+  write(dir + "/x.trg", "b\n");
+  write(dir + "/train.yml", "relative-paths: true\ntrain-sets: [x.src, x.trg]\nmodel: m/model.npz\nlog: /abs/train.log\n");
+  std::vector<const char*> argv = {"marian", "-c", nullptr, "--valid-sets", "v.src", "v.trg"};
+  std::string cfg = dir + "/train.yml";
+  argv[2] = cfg.c_str();
+  try {
+    parseOptions(int(argv.size()), argv.data(), ProgramMode::training);
+    ADD_FAILURE() << "v.src (given on the command line) must stay relative to the working folder";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'v.src'"), std::string::npos) << e.what();
+  }
+  Options o = parseOptions(3, argv.data(), ProgramMode::training).options;
+  EXPECT_EQ(o.get<std::vector<std::string>>("train-sets"), (std::vector<std::string>{dir + "/x.src", dir + "/x.trg"}));
+  EXPECT_EQ(o.get<std::string>("model"), dir + "/m/model.npz");
+  EXPECT_EQ(o.get<std::string>("log"), "/abs/train.log");
 }
 
 TEST(Options, AbbreviatedOptionsAreUnknown) {

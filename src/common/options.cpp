@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -63,6 +64,7 @@ const std::vector<Spec>& specs() {
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
       {"log", "", kString, "\"\"", kBoth, "Also write the log to this file"},
       {"quiet", "", kFlag, "false", kBoth, "Suppress logging to stderr"},
+      {"relative-paths", "", kFlag, "false", kBoth, "Paths in a config file are relative to the file's folder"},
       {"log-level", "", kString, "info", kBoth, "Least level logged: trace, debug, info, warn, err, critical, off"},
       {"version", "", kFlag, "false", kBoth, "Print the version and exit"},
       {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
@@ -180,6 +182,10 @@ const std::vector<Spec>& specs() {
 
 // The option of that name in this program (marian, marian-decoder); an option of the other
 // program otherwise, so that the caller can say it does not belong here.
+// The options that name files or folders (--relative-paths resolves them).
+const char* const kPathOptions[] = {"models", "vocabs", "input", "output", "model", "train-sets", "valid-sets",
+                                    "valid-translation-output", "valid-log", "log", "timeline", "tempdir"};
+
 const Spec* findSpec(const std::string& name, int modeBit) {
   const Spec* other = nullptr;
   for(const Spec& s : specs())
@@ -281,7 +287,7 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
 // keys this program has no use for (version, authors, relative-paths, ...); `file` names where
 // it came from.
 void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
-                 bool modelFile = false) {
+                 bool modelFile = false, std::map<std::string, std::string>* origin = nullptr) {
   YAML::Node loaded;
   try {
     loaded = YAML::Load(text);
@@ -308,6 +314,8 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     if(key == "config" || key == "dump-config")
       continue;
     config[key] = typed(*spec, it->second, " in config file '" + file + "', line " + std::to_string(line));
+    if(origin)
+      (*origin)[key] = file;
   }
 }
 
@@ -447,13 +455,14 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   std::vector<std::string> configFiles;
   if(given.count("config"))
     configFiles = given["config"];
+  std::map<std::string, std::string> origin;  // option -> the config file that set it last
   for(const std::string& file : configFiles) {
     ABORT_IF(!fileExists(file), "Config file '{}' (--config) does not exist", file);
     ABORT_IF(isDirectory(file), "Config file '{}' (--config) is a directory, not a YAML file", file);
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ABORT_IF(in.bad(), "Config file '{}' could not be read", file);
-    mergeConfig(text, file, modeBit, config);
+    mergeConfig(text, file, modeBit, config, false, &origin);
   }
 
   // 3. the command line
@@ -462,6 +471,28 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       continue;
     config[s.name] = fromCommandLine(s, given[s.name]);
   }
+  // --relative-paths (Marian's): paths set in a config file are relative to that file's folder
+  if(config["relative-paths"].IsDefined() && config["relative-paths"].as<bool>()) {
+    for(const char* key : kPathOptions) {
+      if(!origin.count(key) || given.count(key) || !config[key].IsDefined())
+        continue;
+      std::filesystem::path base = std::filesystem::path(origin[key]).parent_path();
+      auto resolve = [&](const YAML::Node& v) {
+        std::string p = v.as<std::string>();
+        return p.empty() || p == "stdin" || p == "stdout" || std::filesystem::path(p).is_absolute()
+                   ? p : (base / p).lexically_normal().string();
+      };
+      if(config[key].IsSequence()) {
+        YAML::Node seq(YAML::NodeType::Sequence);
+        for(const YAML::Node& v : config[key])
+          seq.push_back(resolve(v));
+        config[key] = seq;
+      } else {
+        config[key] = resolve(config[key]);
+      }
+    }
+  }
+
   bool dump = config["dump-config"].IsDefined() && config["dump-config"].as<bool>();
   config.remove("dump-config");
   config.remove("config");
