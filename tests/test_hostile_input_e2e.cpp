@@ -21,9 +21,11 @@ TEST(HostileInput, VocabularySizesTooSmallAreRefused) {
 }
 
 TEST(HostileInput, AModelLargerThanMemoryIsNamedBeforeAllocating) {
+  std::string fresh = folder("huge") + "/new/sub";  // folders this failed run made go again
   RunResult r = e2e::run("huge", "--dim-emb 65536 --transformer-dim-ffn 1048576 --enc-depth 6 --dec-depth 6 "
-                                 "--transformer-heads 1 --after-batches 1");
+                                 "--transformer-heads 1 --after-batches 1 --model " + fresh + "/model.npz");
   EXPECT_NE(r.status, 0);
+  EXPECT_FALSE(exists(folder("huge") + "/new"));
   EXPECT_NE(r.log.find("GB for their values and gradients on one device, more than this machine's"),
             std::string::npos) << r.log;
 }
@@ -78,6 +80,14 @@ TEST(HostileInput, AModelWithoutItsCheckpointIsNotOverwritten) {
   EXPECT_NE(again.log.find("The model '" + m + "/model.npz' exists but its checkpoint"), std::string::npos)
       << again.log;
   EXPECT_EQ(readFile(m + "/model.npz"), before);
+}
+
+TEST(HostileInput, AModelPathThatIsAFolderIsNamed) {
+  std::string m = folder("modeldir");
+  sh("rm -rf " + m + " && mkdir -p " + m + "/model.npz");
+  RunResult r = e2e::run("modeldir", "--after-batches 1 --model " + m + "/model.npz", false);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.log.find("--model '" + m + "/model.npz' is a directory"), std::string::npos) << r.log;
 }
 
 TEST(HostileInput, RestartingAFinishedRunChangesNothing) {

@@ -60,11 +60,15 @@ public:
   void run() {
     // the model's folder is created, as a user who names a new one expects
     std::filesystem::path folder = std::filesystem::path(modelPath_).parent_path();
+    for(auto f = folder; !f.empty() && !std::filesystem::exists(f); f = f.parent_path())
+      createdFolders_.push_back(f.string());  // the innermost first
     if(!folder.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(folder, ec);
       ABORT_IF(ec, "Cannot create the model folder '{}': {}", folder.string(), ec.message());
     }
+    ABORT_IF(isDirectory(modelPath_), "--model '{}' is a directory: give the model's file, e.g. {}/model.npz", modelPath_,
+             modelPath_);
     loadData();
     bool resume = fileExists(checkpointPath());
     ABORT_IF(!resume && fileExists(progressPath()),
@@ -465,8 +469,20 @@ private:
     checkpoint_.reset();
   }
 
+public:
+  // A failed run leaves no empty model folder of its own making behind.
+  void removeFolderIfEmpty() const {
+    for(const std::string& f : createdFolders_) {
+      std::error_code ec;
+      if(!std::filesystem::is_empty(f, ec) || ec || !std::filesystem::remove(f, ec))
+        return;
+    }
+  }
+
+private:
   Options options_;
   std::string modelPath_;
+  std::vector<std::string> createdFolders_;  // by this run, the innermost first
   SchedulingParameter dispFreq_, validFreq_, saveFreq_, after_;
   size_t delay_;  // mini-batches per update
   LearningRateSchedule schedule_;
@@ -497,6 +513,7 @@ void train(const Options& options) {
     MpiTransport* mpi = MpiTransport::instance();
     if(mpi && mpi->size() > 1)
       mpi->abort(e.what());
+    trainer.removeFolderIfEmpty();
     throw;
   }
 }
