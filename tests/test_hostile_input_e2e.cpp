@@ -169,4 +169,30 @@ TEST(HostileInput, DecoderCropsLongInputsAndWritesNothingBesideTheModel) {
   sh("mv '" + dir + "/hidden.yml' '" + model + ".yml'");
 }
 
+TEST(HostileInput, DecoderHonoursWorkspace) {
+  std::string model = trainedModel(), d = e2e::corpusDir(), out = d + "/workspace.out";
+  int status = sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model + "' -v " + d + "/vocab.src.yml " + d +
+                  "/vocab.trg.yml -b 4 --workspace 1 --mini-batch 500 < " + d + "/train.src > " + out + " 2> " +
+                  out + ".log");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(readFile(out + ".log").find("1 MB of --workspace"), std::string::npos) << readFile(out + ".log");
+}
+
+// The small tools: numbers parsed strictly, a missing value named, --help answered (marian-commbench
+// without MPI's abort banner).
+TEST(HostileInput, ToolArgumentsAreCheckedAndHelpIsAnswered) {
+  std::string bin = MARIAN_BIN_DIR, out = e2e::corpusDir() + "/tool.log";
+  for(std::string args : {"--max-size abc", "--max-size -5", "--max-size"}) {
+    SCOPED_TRACE(args);
+    EXPECT_NE(sh("echo a b | " + bin + "/marian-vocab " + args + " > " + out + " 2>&1"), 0);
+    EXPECT_NE(readFile(out).find("'--max-size'"), std::string::npos) << readFile(out);
+  }
+  for(std::string tool : {"marian-vocab", "marian-evaluate", "marian-commbench", "marian", "marian-decoder"}) {
+    SCOPED_TRACE(tool);
+    EXPECT_EQ(sh(bin + "/" + tool + " --help > " + out + " 2>&1"), 0);
+    EXPECT_NE(readFile(out).find("Usage:"), std::string::npos) << readFile(out);
+    EXPECT_EQ(readFile(out).find("MPI_ABORT"), std::string::npos) << readFile(out);
+  }
+}
+
 }  // namespace
