@@ -53,7 +53,7 @@ struct Message {
     if(h.kind == MessageKind::replyState) {
       if(!blob.empty())
         std::memcpy(p, blob.data(), blob.size());
-    } else if(isSparse(h.kind)) {
+    } else if(isSparse(h.kind) && sparse.size() != 0) {  // memcpy of an empty vector's null data is undefined
       std::memcpy(p, sparse.indices.data(), sparse.size() * sizeof(uint32_t));
       std::memcpy(p + sparse.size() * sizeof(uint32_t), sparse.values.data(), sparse.size() * sizeof(float));
     } else if(!dense.empty()) {
@@ -72,7 +72,9 @@ struct Message {
     size_t expected = sizeof(MessageHeader) + n * entryBytes(m.header.kind);
     ABORT_IF(bytes.size() != expected, "Parameter-server message of kind {} has {} bytes, its header says {}",
              uint32_t(m.header.kind), bytes.size(), expected);
-    if(m.header.kind == MessageKind::replyState) {
+    if(n == 0) {
+      return m;  // nothing to copy (memcpy into an empty vector's null data is undefined)
+    } else if(m.header.kind == MessageKind::replyState) {
       m.blob.assign(p, p + n);
     } else if(isSparse(m.header.kind)) {
       m.sparse.indices.resize(n);

@@ -24,7 +24,8 @@ inline float fastExp(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.f;
   p = p * r + 1.f;
-  int32_t bits = (int32_t(n) + 127) << 23;  // 2^n
+  // 2^n; unsigned, so a NaN input (whose n converts to INT_MIN) does not shift a negative value
+  uint32_t bits = (uint32_t(int32_t(n)) + 127u) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   return p * scale;
