@@ -81,6 +81,67 @@ std::string deflatedZip(const std::string& name, const std::string& npy) {
   return out + central + end;
 }
 
+// One stored entry in zip64 form: its sizes and offset in a zip64 extra field, the directory
+// found through a zip64 end record and its locator (as zip tools write files over 4 GiB).
+std::string zip64Zip(const std::string& name, const std::string& npy) {
+  auto put64 = [](std::string& out, uint64_t v) {
+    put32(out, uint32_t(v));
+    put32(out, uint32_t(v >> 32));
+  };
+  std::string extra;
+  put16(extra, 1);
+  put16(extra, 24);
+  put64(extra, npy.size());
+  put64(extra, npy.size());
+  put64(extra, 0);
+  std::string fields;
+  put16(fields, 45);
+  put16(fields, 0);
+  put16(fields, 0);
+  put16(fields, 0);
+  put16(fields, 0x21);
+  put32(fields, uint32_t(crc32(0, reinterpret_cast<const Bytef*>(npy.data()), uInt(npy.size()))));
+  put32(fields, 0xFFFFFFFF);
+  put32(fields, 0xFFFFFFFF);
+  put16(fields, uint32_t(name.size()));
+  put16(fields, uint32_t(extra.size()));
+  std::string out, central, end;
+  put32(out, 0x04034b50);
+  out += fields + name + extra + npy;
+  put32(central, 0x02014b50);
+  put16(central, 45);
+  central += fields;
+  for(int i = 0; i < 3; ++i)
+    put16(central, 0);
+  put32(central, 0);
+  put32(central, 0xFFFFFFFF);
+  central += name + extra;
+  uint64_t cdOffset = out.size(), z64 = out.size() + central.size();
+  put32(end, 0x06064b50);
+  put64(end, 44);
+  put16(end, 45);
+  put16(end, 45);
+  put32(end, 0);
+  put32(end, 0);
+  put64(end, 1);
+  put64(end, 1);
+  put64(end, central.size());
+  put64(end, cdOffset);
+  put32(end, 0x07064b50);
+  put32(end, 0);
+  put64(end, z64);
+  put32(end, 1);
+  put32(end, 0x06054b50);
+  put16(end, 0);
+  put16(end, 0);
+  put16(end, 0xFFFF);
+  put16(end, 0xFFFF);
+  put32(end, 0xFFFFFFFF);
+  put32(end, 0xFFFFFFFF);
+  put16(end, 0);
+  return out + central + end;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +183,7 @@ int main(int argc, char** argv) {
   std::string one = readAll(tmp), name = "decoder_W.npy";
   std::string npy = one.substr(30 + name.size(), one.size() - 2 * name.size() - 30 - 46 - 22);
   write("npz", "deflated.npz", deflatedZip(name, npy));
+  write("npz", "zip64.npz", zip64Zip(name, npy));
   std::filesystem::remove(tmp);
 
   // vocab: as marian-vocab writes one, and as JSON
