@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "translator/bleu.h"
+#include "translator/chrf.h"
+#include "common/error.h"
 
 namespace marian {
 namespace {
@@ -70,4 +72,21 @@ TEST(Bleu, MismatchedLineCountsAreAnError) {
 }
 
 }  // namespace
+// Marian's chrF (validator.cpp calcChrF): precision and recall averaged over the character
+// orders present in both, F-beta with beta 2, whitespace ignored
+TEST(ChrF, HandComputedValues) {
+  EXPECT_DOUBLE_EQ(corpusChrF({"a b c"}, {"abc"}), 100.0);
+  // "ab" against "abc": order 1 P=1 R=2/3, order 2 P=1 R=1/2, orders 3-6 absent from the hypothesis
+  // P=1, R=7/12: F2 = 5 * 7/12 / (4 + 7/12) = 35/55
+  EXPECT_NEAR(corpusChrF({"ab"}, {"abc"}), 100.0 * 35.0 / 55.0, 1e-9);
+  EXPECT_DOUBLE_EQ(corpusChrF({"xyz"}, {"abc"}), 0.0);
+  EXPECT_DOUBLE_EQ(corpusChrF({""}, {"abc"}), 0.0);
+  // counts summed over the corpus before averaging: the pair above plus a perfect "d"
+  // order 1: P = 3/3, R = 3/4; order 2: P = 1/1, R = 1/2
+  EXPECT_NEAR(corpusChrF({"ab", "d"}, {"abc", "d"}), 100.0 * 5 * (5.0 / 8) / (4 + 5.0 / 8), 1e-9);
+  // UTF-8 characters count once: "äb" against "äbc" as "ab" against "abc"
+  EXPECT_NEAR(corpusChrF({"\xc3\xa4" "b"}, {"\xc3\xa4" "bc"}), 100.0 * 35.0 / 55.0, 1e-9);
+  EXPECT_THROW(corpusChrF({"a"}, {}), Error);
+}
+
 }  // namespace marian

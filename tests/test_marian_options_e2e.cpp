@@ -2,6 +2,9 @@
 // end on the synthetic corpus: --version, --log-level, --valid-log, --quiet-translation,
 // bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram, gelu,
 // --sentencepiece-options, --sentencepiece-max-lines, --tempdir.
+#include <algorithm>
+#include <fstream>
+
 #include "e2e_helpers.h"
 
 namespace {
@@ -88,6 +91,115 @@ TEST(MarianOptions, NoRestoreCorpusStartsTheEpochAgain) {
   // 5 resumed updates plus 5 more of 16 sentences: the epoch counted from its start again
   EXPECT_NE(again.log.find("starts again from the first sentence"), std::string::npos) << again.log;
   EXPECT_NE(again.log.find("Up. 10 : Sen. 80 :"), std::string::npos) << again.log;
+}
+
+// --valid-script-path with Marian's two metrics: translation (the script gets the
+// --valid-script-args, then the translation file, and prints the score) and valid-script (the
+// script scores MODEL.dev.npz, saved before it runs); --valid-translation-output's {U}; chrf.
+TEST(MarianOptions, ValidationScriptScoresTranslationsAndModels) {
+  std::string m = e2e::corpusDir() + "/validscript";
+  std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
+  // prints the number of lines of its last argument, after recording its arguments
+  std::ofstream(m + "/lines.sh") << "echo \"$@\" >> " << m << "/args.txt\necho 'a warning first'\n"
+                                 << "wc -l < \"${@: -1}\"\n";
+  std::ofstream(m + "/model.sh") << "test -f " << e2e::corpusDir() << "/validscript-model/model.npz.dev.npz && echo 7.5\n";
+  std::string script = " --valid-script-path 'bash " + m + "/lines.sh' --valid-script-args --flag x ";
+  RunResult r = e2e::run("validscript", "--after-batches 20 --valid-freq 10 --valid-metrics translation chrf "
+                                        "--keep-best --valid-translation-output " + m + "/out.{U}.txt" + script +
+                                            e2e::validation(), false);
+  ASSERT_EQ(r.status, 0) << r.log;
+  std::string validLines = readFile(e2e::corpusDir() + "/valid.src");
+  std::string lines = std::to_string(count(validLines, "\n"));
+  EXPECT_NE(r.log.find("[valid] Ep. 1 : Up. 10 : translation : " + lines + " : new best"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("Up. 20 : translation : " + lines + " : stalled 1 times"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find(": chrf : "), std::string::npos) << r.log;
+  EXPECT_EQ(readFile(m + "/args.txt"), "--flag x " + m + "/out.10.txt\n--flag x " + m + "/out.20.txt\n");
+  EXPECT_EQ(count(readFile(m + "/out.20.txt"), "\n"), count(validLines, "\n"));
+  EXPECT_FALSE(readFile(m + "/model.npz.best-translation.npz").empty());
+  EXPECT_FALSE(readFile(m + "/model.npz.best-chrf.npz").empty());
+
+  RunResult model = e2e::run("validscript-model", "--after-batches 10 --valid-freq 10 --valid-metrics valid-script "
+                                                  "cross-entropy --valid-script-path 'bash " + m + "/model.sh'" +
+                                                      e2e::validation());
+  ASSERT_EQ(model.status, 0) << model.log;
+  EXPECT_NE(model.log.find("Up. 10 : valid-script : 7.5 : new best"), std::string::npos) << model.log;
+
+  // without a script, translation is BLEU (said once); a script no metric uses is refused
+  RunResult bleu = e2e::run("validscript-none", "--after-batches 10 --valid-freq 10 --valid-metrics translation" +
+                                                    e2e::validation());
+  ASSERT_EQ(bleu.status, 0) << bleu.log;
+  EXPECT_NE(bleu.log.find("No --valid-script-path for the translation metric"), std::string::npos) << bleu.log;
+  EXPECT_NE(bleu.log.find("[valid] BLEU = "), std::string::npos) << bleu.log;
+  RunResult unused = e2e::run("validscript-unused", "--after-batches 1 --valid-script-path true" + e2e::validation());
+  EXPECT_NE(unused.status, 0);
+  EXPECT_NE(unused.log.find("no --valid-metrics uses it"), std::string::npos) << unused.log;
+  RunResult noScript = e2e::run("validscript-missing", "--after-batches 1 --valid-metrics valid-script" + e2e::validation());
+  EXPECT_NE(noScript.status, 0);
+  EXPECT_NE(noScript.log.find("valid-script needs --valid-script-path"), std::string::npos) << noScript.log;
+}
+
+TEST(MarianOptions, AFailingValidationScriptIsAnErrorNamingIt) {
+  std::string m = e2e::corpusDir();
+  RunResult fails = e2e::run("script-fails", "--after-batches 10 --valid-freq 10 --valid-metrics translation "
+                                             "--valid-script-path 'sh -c \"echo broken; exit 3\"'" + e2e::validation());
+  EXPECT_NE(fails.status, 0);
+  EXPECT_NE(fails.log.find("failed (exit status 3); its output: broken"), std::string::npos) << fails.log;
+  RunResult words = e2e::run("script-words", "--after-batches 10 --valid-freq 10 --valid-metrics translation "
+                                             "--valid-script-path 'echo BLEU'" + e2e::validation());
+  EXPECT_NE(words.status, 0);
+  EXPECT_NE(words.log.find("must print its score as a number on its last line"), std::string::npos) << words.log;
+}
+
+// The Cost as Marian shows it: ce-sum "per label * labels @ last update's after all labels",
+// without label counts per update; ce-mean per sentence; ce-mean-words per label.
+TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
+  std::regex counts("Up\\. 5 : Sen\\. 80 : Cost ([0-9.]+) \\* ([0-9,]+) @ ([0-9,]+) after ([0-9,]+) : Time");
+  RunResult sum = e2e::run("disp-sum", "--after-batches 10");
+  ASSERT_EQ(sum.status, 0) << sum.log;
+  std::smatch c;
+  ASSERT_TRUE(std::regex_search(sum.log, c, counts)) << sum.log;
+  auto number = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+    return std::stod(s);
+  };
+  EXPECT_EQ(c[2], c[4]);  // the first display: every label so far
+  EXPECT_GT(number(c[2]), number(c[3]));  // 5 updates' labels, more than the last update's
+  double perLabel = std::stod(c[1]), labels = number(c[2]);
+  RunResult plain = e2e::run("disp-plain", "--after-batches 10 --disp-label-counts=false");
+  RunResult mean = e2e::run("disp-mean", "--after-batches 10 --cost-type ce-mean");
+  ASSERT_EQ(plain.status, 0) << plain.log;
+  ASSERT_EQ(mean.status, 0) << mean.log;
+  EXPECT_EQ(plain.log.find(" @ "), std::string::npos) << plain.log;
+  double perUpdate = std::stod(e2e::costs(plain.log)[0].second);
+  EXPECT_NEAR(perUpdate, perLabel * labels / 5, 1e-3 * perUpdate);  // the same run, shown per update
+  double perSentence = std::stod(e2e::costs(mean.log)[0].second);
+  EXPECT_GT(perSentence, 2 * perLabel);  // sentences of several labels
+}
+
+// --lr-warmup in epochs as Marian counts it (the epoch's number over N), Marian's multipliers,
+// and --overwrite-checkpoint false keeping a full checkpoint with every iteration's model.
+TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
+  RunResult r = e2e::run("warmup-epochs", "--after-epochs 2 --mini-batch 500 --disp-freq 1 --learn-rate 0.002 "
+                                          "--lr-warmup 2e");
+  ASSERT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Ep. 1 : Up. 4 : Sen. 2,000 : "), std::string::npos) << r.log;
+  std::regex lr("Ep\\. (\\d) : Up\\. \\d+ : .* L\\.r\\. ([0-9.e+-]+)");
+  int seen = 0;
+  for(std::sregex_iterator it(r.log.begin(), r.log.end(), lr), end; it != end; ++it, ++seen)
+    EXPECT_FLOAT_EQ(std::stof((*it)[2]), (*it)[1] == "1" ? 0.001f : 0.002f) << (*it)[0];
+  EXPECT_EQ(seen, 8) << r.log;
+  std::string m = e2e::corpusDir() + "/iter-checkpoints";
+  RunResult keep = e2e::run("iter-checkpoints", "--after-batches 8 --save-freq 4 --overwrite=false "
+                                                "--overwrite-checkpoint=false");
+  ASSERT_EQ(keep.status, 0) << keep.log;
+  for(std::string it : {"4", "8"}) {
+    EXPECT_FALSE(readFile(m + "/model.iter" + it + ".npz").empty()) << it;
+    EXPECT_FALSE(readFile(m + "/model.iter" + it + ".npz.optimizer.npz").empty()) << it;
+    EXPECT_NE(readFile(m + "/model.iter" + it + ".npz.progress.yml").find("batches: " + it), std::string::npos) << it;
+  }
+  RunResult bad = e2e::run("warmup-bad", "--after-batches 1 --lr-warmup 1.5Ku5");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.log.find("'1.5Ku5' is not a whole count"), std::string::npos) << bad.log;
 }
 
 }  // namespace

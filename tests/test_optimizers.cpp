@@ -70,7 +70,18 @@ TEST(LearningRate, WarmupAndInverseSquareRootDecay) {
   EXPECT_NEAR(s.at(799, 0), 0.001f * std::sqrt(200.f / 800.f), 1e-9);
   LearningRateSchedule labels(0.5f, "1000t", {"0"});
   EXPECT_NEAR(labels.at(3, 250), 0.125f, 1e-7);
-  EXPECT_THROW(LearningRateSchedule(0.1f, "2e", {"0"}), Error);
+  // epochs as Marian counts them: the current epoch's number, so 2e halves epoch 1's rate
+  LearningRateSchedule epochs(0.4f, "2e", {"0"});
+  EXPECT_NEAR(epochs.at(500, 9000, 1), 0.2f, 1e-7);
+  EXPECT_NEAR(epochs.at(900, 19000, 2), 0.4f, 1e-7);
+  EXPECT_NEAR(LearningRateSchedule(0.4f, "1e", {"0"}).at(0, 0, 1), 0.4f, 1e-7);
+  // Marian's second value: the decay starts there, sqrt(N / (progress - START + N))
+  LearningRateSchedule late(1.f, "0", {"100", "1000"});
+  EXPECT_NEAR(late.at(999, 0), 1.f, 1e-7);
+  EXPECT_NEAR(late.at(1299, 0), std::sqrt(100.f / 400.f), 1e-7);
+  EXPECT_NEAR(LearningRateSchedule(1.f, "0", {"2e"}).at(0, 0, 8), 0.5f, 1e-7);
+  EXPECT_THROW(LearningRateSchedule(0.1f, "0", {"100u", "2e"}), Error);
+  EXPECT_THROW(LearningRateSchedule(0.1f, "0", {"1", "2", "3"}), Error);
 }
 
 }  // namespace

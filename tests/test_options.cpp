@@ -135,6 +135,15 @@ TEST(SchedulingParameter, UnitsAndErrors) {
   EXPECT_EQ(SchedulingParameter::parse("2e", "x").unit, SchedulingUnit::epochs);
   EXPECT_EQ(SchedulingParameter::parse("20000t", "x").unit, SchedulingUnit::labels);
   EXPECT_THROW(SchedulingParameter::parse("10x", "valid-freq"), Error);
+  // Marian's multipliers and commas
+  EXPECT_EQ(SchedulingParameter::parse("100Ku", "x").n, 100000u);
+  EXPECT_EQ(SchedulingParameter::parse("10Gt", "x").n, 10000000000u);
+  EXPECT_EQ(SchedulingParameter::parse("10Gt", "x").unit, SchedulingUnit::labels);
+  EXPECT_EQ(SchedulingParameter::parse("2.5k", "x").n, 2500u);
+  EXPECT_EQ(SchedulingParameter::parse("1,000,000t", "x").n, 1000000u);
+  EXPECT_THROW(SchedulingParameter::parse("1.5u", "x"), Error);  // whole numbers
+  EXPECT_THROW(SchedulingParameter::parse("ku", "x"), Error);
+  EXPECT_THROW(SchedulingParameter::parse("-5u", "x"), Error);
 }
 
 TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {

@@ -132,8 +132,8 @@ const std::vector<Spec>& specs() {
       {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
       {"optimizer-delay", "", Float(1, 1e6), "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
       {"learn-rate", "l", Float(0, 1e6), "0.0001", kTrain, "Learning rate"},
-      {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u) or labels (t)"},
-      {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by 1/sqrt(update) after this many updates"},
+      {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},
+      {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
       {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
       {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
       {"exponential-smoothing", "", Float(0, 1), "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
@@ -162,11 +162,14 @@ const std::vector<Spec>& specs() {
       {"after", "a", kString, "0e", kTrain, "Stop after this many epochs (e), updates (u) or labels (t)"},
       {"disp-freq", "", kString, "1000u", kTrain, "Display training statistics every N updates (u), labels (t) or epochs (e)"},
       {"disp-first", "", Int(0, 2e9), "0", kTrain, "Also display the first N updates"},
+      {"disp-label-counts", "", kFlag, "true", kTrain, "Show the ce-sum Cost per label with the label counts (Cost X * labels @ last update's after all)"},
       {"save-freq", "", kString, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
       {"valid-freq", "", kString, "10000u", kTrain, "Validate every N updates (u/t/e)"},
       {"valid-sets", "", kStrings, "", kTrain, "Parallel validation corpus"},
-      {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, translation"},
-      {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file"},
+      {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, translation (scored by --valid-script-path), valid-script"},
+      {"valid-script-path", "", kString, "\"\"", kTrain, "Command that prints a score: of the translation file (metric translation, file as its last argument) or of MODEL.dev.npz (metric valid-script)"},
+      {"valid-script-args", "", kStrings, "[]", kTrain, "Arguments put between --valid-script-path and the translation file"},
+      {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file; {E} {B} {U} {T}: epoch, batch in epoch, update, labels"},
       {"valid-log", "", kString, "\"\"", kTrain, "Also write the validation lines to this file"},
       {"quiet-translation", "", kFlag, "false", kBoth, "Do not log translations (none are logged: validation logs only scores)"},
       {"valid-mini-batch", "", Int(1, 1e7), "32", kTrain, "Sentences per validation batch"},
@@ -175,6 +178,7 @@ const std::vector<Spec>& specs() {
       {"early-stopping-on", "", kString, "first", kTrain, "Which metrics must have stalled: first, all, any"},
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
+      {"overwrite-checkpoint", "", kFlag, "true", kTrain, "false: each model.iter{N}.npz also keeps its full checkpoint (.optimizer.npz, .progress.yml) to resume from"},
       {"timeline", "", kString, "\"\"", kTrain, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };
   return all;
@@ -396,9 +400,24 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   }
 
   // "--exponential-smoothing 0.001" as Marian accepts it: join an optional value to its option.
+  // "--overwrite-checkpoint=false" as Marian's flags take it: boost's zero-token flags take no
+  // value, so the value is kept aside and the flag passed bare.
+  std::set<std::string> flagOptions;
+  for(const Spec& s : specs())
+    if((s.modes & modeBit) && s.type.kind == Kind::Flag)
+      flagOptions.insert(std::string("--") + s.name);
+  std::map<std::string, std::string> flagValues;
   std::vector<std::string> args;
   for(int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    size_t eq = a.find('=');
+    if(eq != std::string::npos && flagOptions.count(a.substr(0, eq))) {
+      flagValues[a.substr(2, eq - 2)] = a.substr(eq + 1);
+      args.push_back(a.substr(0, eq));
+      continue;
+    }
+    if(flagOptions.count(a))  // a bare flag after "--flag=false": the last one wins
+      flagValues.erase(a.substr(2));
     auto isValue = [](const char* next) {  // not an option: a word, or a number such as -1
       return next[0] != '-' || std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.';
     };
@@ -422,6 +441,8 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       // "-c a.yml -c b.yml" means both files, in order, as "-c a.yml b.yml" does
       if(opt.string_key == "config" && given.count("config"))
         given["config"].insert(given["config"].end(), opt.value.begin(), opt.value.end());
+      else if(flagValues.count(opt.string_key))
+        given[opt.string_key] = {flagValues[opt.string_key]};
       else
         given[opt.string_key] = opt.value;
     }

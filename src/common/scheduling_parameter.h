@@ -1,6 +1,8 @@
 #pragma once
 // defines: marian::SchedulingParameter — "1000u" (updates), "5e" (epochs), "20000t" (target
-// labels), or a bare number (updates), as in Marian's --disp-freq, --valid-freq, --lr-warmup.
+// labels), or a bare number (updates), as in Marian's --disp-freq, --valid-freq, --lr-warmup;
+// the count may carry Marian's multipliers k/K (1e3), M, G, T and commas ("100Ku", "1,000,000t").
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -15,18 +17,33 @@ struct SchedulingParameter {
   SchedulingUnit unit = SchedulingUnit::updates;
 
   static SchedulingParameter parse(const std::string& text, const std::string& option) {
+    auto fail = [&]() {
+      ABORT("Option '{}': '{}' is not a whole count with an optional multiplier k, M, G, T and unit u (updates), "
+            "e (epochs) or t (labels), such as 16000, 100Ku, 1e or 10Mt",
+            option, text);
+    };
     SchedulingParameter p;
-    std::string digits = text;
+    std::string digits;
+    for(char c : text)
+      if(c != ',')
+        digits += c;
     if(!digits.empty() && std::string("uet").find(digits.back()) != std::string::npos) {
       char u = digits.back();
       p.unit = u == 'u' ? SchedulingUnit::updates : u == 'e' ? SchedulingUnit::epochs : SchedulingUnit::labels;
       digits.pop_back();
     }
+    double factor = 1;
+    if(!digits.empty() && std::string("kKMGT").find(digits.back()) != std::string::npos) {
+      char m = digits.back();
+      factor = m == 'k' || m == 'K' ? 1e3 : m == 'M' ? 1e6 : m == 'G' ? 1e9 : 1e12;
+      digits.pop_back();
+    }
+    if(digits.empty() || !(std::isdigit(static_cast<unsigned char>(digits[0])) || digits[0] == '.'))
+      fail();
     char* end = nullptr;
-    double v = std::strtod(digits.c_str(), &end);
-    ABORT_IF(digits.empty() || *end != '\0' || v < 0,
-             "Option '{}': '{}' is not a count with an optional unit u (updates), e (epochs) or t (labels)",
-             option, text);
+    double v = std::strtod(digits.c_str(), &end) * factor;
+    if(*end != '\0' || !(v >= 0) || v > 1e18 || v != std::floor(v))
+      fail();
     p.n = uint64_t(v);
     return p;
   }

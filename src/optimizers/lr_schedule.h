@@ -1,7 +1,10 @@
 #pragma once
 // defines: marian::LearningRateSchedule — --learn-rate with --lr-warmup (linear ramp) and
-// --lr-decay-inv-sqrt (lr * sqrt(n / progress) once progress passes n), progress measured in
-// updates or target labels as the option's unit says.
+// --lr-decay-inv-sqrt N [START] (lr * sqrt(N / (progress - START + N)) once progress passes START,
+// START = N when not given), progress measured in updates, target labels or epochs as each
+// option's unit says. Epochs count as Marian counts them: the current epoch's number (1-based),
+// so "--lr-warmup 2e" trains epoch 1 at half the rate and "1e" warms up not at all.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,28 +17,45 @@ class LearningRateSchedule {
 public:
   LearningRateSchedule(float base, const std::string& warmup, const std::vector<std::string>& decayInvSqrt)
       : base_(base), warmup_(SchedulingParameter::parse(warmup, "lr-warmup")),
-        decay_(SchedulingParameter::parse(decayInvSqrt.empty() ? "0" : decayInvSqrt[0], "lr-decay-inv-sqrt")) {
-    ABORT_IF(warmup_.unit == SchedulingUnit::epochs || decay_.unit == SchedulingUnit::epochs,
-             "--lr-warmup and --lr-decay-inv-sqrt take updates (u) or labels (t), not epochs");
+        decay_(SchedulingParameter::parse(decayInvSqrt.empty() ? "0" : decayInvSqrt[0], "lr-decay-inv-sqrt")),
+        decayStart_(decay_.n) {
+    ABORT_IF(decayInvSqrt.size() > 2, "--lr-decay-inv-sqrt takes one or two values (N and where the decay starts), not {}",
+             decayInvSqrt.size());
+    if(decayInvSqrt.size() == 2) {
+      SchedulingParameter start = SchedulingParameter::parse(decayInvSqrt[1], "lr-decay-inv-sqrt");
+      ABORT_IF(start && start.unit != decay_.unit, "Both values of --lr-decay-inv-sqrt must have the same unit, not {} and {}",
+               decayInvSqrt[0], decayInvSqrt[1]);
+      decayStart_ = start.n;
+    }
   }
 
-  // The rate for the update after `updates` updates that saw `labels` target labels.
-  float at(uint64_t updates, uint64_t labels) const {
+  // The rate for the update after `updates` updates that saw `labels` target labels, in epoch
+  // `epoch` (1-based).
+  float at(uint64_t updates, uint64_t labels, uint64_t epoch = 1) const {
     float lr = base_;
-    if(warmup_) {
-      double progress = double(warmup_.unit == SchedulingUnit::labels ? labels : updates + 1);
-      lr *= float(std::min(1.0, progress / double(warmup_.n)));
-    }
+    if(warmup_)
+      lr *= float(std::min(1.0, progress(warmup_, updates, labels, epoch) / double(warmup_.n)));
     if(decay_) {
-      double progress = double(decay_.unit == SchedulingUnit::labels ? labels : updates + 1);
-      lr *= float(std::sqrt(double(decay_.n) / std::max(progress, double(decay_.n))));
+      double p = progress(decay_, updates, labels, epoch);
+      if(p > double(decayStart_))
+        lr *= float(std::sqrt(double(decay_.n) / (p - double(decayStart_) + double(decay_.n))));
     }
     return lr;
   }
 
 private:
+  static double progress(const SchedulingParameter& s, uint64_t updates, uint64_t labels, uint64_t epoch) {
+    switch(s.unit) {
+      case SchedulingUnit::labels: return double(labels);
+      case SchedulingUnit::epochs: return double(epoch);
+      case SchedulingUnit::updates: break;
+    }
+    return double(updates + 1);
+  }
+
   float base_;
   SchedulingParameter warmup_, decay_;
+  uint64_t decayStart_;
 };
 
 }  // namespace marian

@@ -166,7 +166,7 @@ public:
         if(group.empty())
           break;
         Batch batch = Batch::merge(group);
-        float lr = schedule_.at(state_.batches, state_.labelsTotal);
+        float lr = schedule_.at(state_.batches, state_.labelsTotal, state_.epochs);
         StepStats s = graphGroup_->update(batch, state_.batches, lr);
         uint64_t labelsBefore = state_.labelsTotal;
         state_.batches += 1;
@@ -177,13 +177,15 @@ public:
         state_.labelsTotal += batch.trgWords;
         costSum_ += s.ceSum;
         costLabels_ += s.labels;
+        costSentences_ += uint64_t(batch.sentences);
+        costUpdates_ += 1;
         wordsSinceDisplay_ += batch.trgWords;
         ABORT_IF(!std::isfinite(s.ceSum),
                  "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
                  "lower --learn-rate or --clip-norm)",
                  s.ceSum, state_.batches);
         if(due(dispFreq_, labelsBefore) || state_.batches <= uint64_t(options_.get<int>("disp-first")))
-          display(lr);
+          display(lr, batch.trgWords);
         if(due(validFreq_, labelsBefore))
           stop = validate() || stop;
         bool saveNow = due(saveFreq_, labelsBefore);
@@ -288,7 +290,8 @@ private:
       throw;
     }
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
-      validator_ = std::make_unique<Validator>(options_, vocabs_);
+      validator_ = std::make_unique<Validator>(
+          options_, vocabs_, [this](const std::string& path, const std::vector<float>& values) { writeModel(path, values); });
   }
 
   // Whether a frequency in updates or labels fell due with the update just done.
@@ -320,17 +323,33 @@ private:
     return after_ && after_.unit == SchedulingUnit::epochs && finished >= after_.n;
   }
 
-  void display(float lr) {
+  // The Cost as Marian's scheduler shows it for each --cost-type: per label (ce-mean-words; ce-sum
+  // with --disp-label-counts adds "* labels since the last display @ labels of the last update
+  // after labels in all"), per update (ce-sum without label counts) or per sentence (ce-mean).
+  std::string costText(size_t lastUpdateLabels) const {
+    std::string type = options_.get<std::string>("cost-type");
+    auto fixed8 = [](double v) { return formatNumber("%.8f", v); };
+    if(type == "ce-mean")
+      return fixed8(costSentences_ ? costSum_ / double(costSentences_) : 0.0);
+    if(type == "ce-sum" && !options_.get<bool>("disp-label-counts"))
+      return fixed8(costUpdates_ ? costSum_ / double(costUpdates_) : 0.0);
+    std::string perLabel = fixed8(costLabels_ ? costSum_ / double(costLabels_) : 0.0);
+    if(type != "ce-sum")
+      return perLabel;
+    return perLabel + " * " + grouped(costLabels_) + " @ " + grouped(lastUpdateLabels) + " after " +
+           grouped(state_.labelsTotal);
+  }
+
+  void display(float lr, size_t lastUpdateLabels) {
     auto now = std::chrono::steady_clock::now();
     double seconds = std::chrono::duration<double>(now - lastDisplay_).count();
     LOG(info, "Ep. {} : Up. {} : Sen. {} : Cost {} : Time {}s : {} words/s : L.r. {}", state_.epochs,
-        state_.batches, grouped(state_.samplesEpoch),
-        formatNumber("%.8f", costLabels_ ? costSum_ / double(costLabels_) : 0.0), formatNumber("%.2f", seconds),
+        state_.batches, grouped(state_.samplesEpoch), costText(lastUpdateLabels), formatNumber("%.2f", seconds),
         formatNumber("%.2f", double(wordsSinceDisplay_) / std::max(seconds, 1e-9)),
         formatNumber("%.4e", lr) + graphGroup_->statusLine());
     lastDisplay_ = now;
     costSum_ = 0;
-    costLabels_ = 0;
+    costLabels_ = costSentences_ = costUpdates_ = 0;
     wordsSinceDisplay_ = 0;
   }
 
@@ -340,7 +359,7 @@ private:
     if(!validator_ || rank_ != 0)
       return false;
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
-    std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize());
+    std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
     const auto& metrics = validator_->metrics();
     for(size_t i = 0; i < metrics.size(); ++i) {
@@ -438,6 +457,12 @@ private:
       size_t dot = iter.rfind(".npz");
       iter = (dot == std::string::npos ? iter : iter.substr(0, dot)) + ".iter" + std::to_string(state_.batches) + ".npz";
       writeModel(iter, exported);
+      // --overwrite-checkpoint false (Marian's): each iteration keeps a full checkpoint too, so
+      // training can go on from it (--model model.iterN.npz)
+      if(!options_.get<bool>("overwrite-checkpoint")) {
+        writeCheckpoint(iter + ".optimizer.npz", model, state_);
+        writeFileAtomic(iter + ".progress.yml", state_.toYaml());
+      }
     }
     writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
     writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
@@ -494,7 +519,7 @@ private:
   std::unique_ptr<Checkpoint> checkpoint_;  // read at the start, installed after the graph group
   std::chrono::steady_clock::time_point lastDisplay_;
   double costSum_ = 0;
-  uint64_t costLabels_ = 0, wordsSinceDisplay_ = 0;
+  uint64_t costLabels_ = 0, costSentences_ = 0, costUpdates_ = 0, wordsSinceDisplay_ = 0;
   uint64_t lastSaved_ = uint64_t(-1);
   int rank_ = 0, ranks_ = 1;
 };
