@@ -101,6 +101,29 @@ TEST(MarianNames, PreNormTransformerWithEmbeddingNormAndTiedEmbeddings) {
   EXPECT_EQ(keys(got), expected);
 }
 
+// LayerFFN's stack (transformer.h: denseInline suffixes 1..depth, the decoder's own
+// --transformer-decoder-dim-ffn and --transformer-decoder-ffn-depth) and DecoderTransformer::step's
+// --transformer-tied-layers (decoder layer i named after layer tied[i])
+TEST(MarianNames, FeedForwardDepthsAndTiedDecoderLayers) {
+  auto got = namesAndShapes({"--enc-depth", "1", "--dec-depth", "3", "--transformer-ffn-depth", "3",
+                             "--transformer-decoder-dim-ffn", "6", "--transformer-decoder-ffn-depth", "2",
+                             "--transformer-tied-layers", "1", "1", "2", "--tied-embeddings-all"},
+                            11);
+  std::set<std::string> expected = {"Wemb", "decoder_ff_logit_out_b", "encoder_l1_ffn_W3", "encoder_l1_ffn_b3"};
+  for(const auto& set : {attention("encoder_l1_self", false, true), ffn("encoder_l1", false, true),
+                         attention("decoder_l1_self", false, true), attention("decoder_l1_context", false, true),
+                         attention("decoder_l2_self", false, true), attention("decoder_l2_context", false, true),
+                         ffn("decoder_l1", false, true), ffn("decoder_l2", false, true)})
+    expected.insert(set.begin(), set.end());
+  EXPECT_EQ(keys(got), expected);
+  EXPECT_EQ(got["encoder_l1_ffn_W1"], "[8x12]");
+  EXPECT_EQ(got["encoder_l1_ffn_W2"], "[12x12]");
+  EXPECT_EQ(got["encoder_l1_ffn_W3"], "[12x8]");
+  EXPECT_EQ(got["decoder_l1_ffn_W1"], "[8x6]");
+  EXPECT_EQ(got["decoder_l2_ffn_W2"], "[6x8]");
+  EXPECT_THROW(namesAndShapes({"--dec-depth", "2", "--transformer-tied-layers", "1"}), Error);
+}
+
 TEST(MarianNames, EarlierNamesAreRenamedAndTheUntiedOutputTransposed) {
   std::vector<NpzItem> items;
   auto add = [&](const std::string& name, std::vector<size_t> shape, std::vector<float> v) {

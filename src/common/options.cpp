@@ -103,6 +103,10 @@ const std::vector<Spec>& specs() {
       {"transformer-heads", "", Int(1, 4096), "8", kTrain, "Attention heads"},
       {"transformer-dim-ffn", "", Int(1, 1 << 20), "2048", kTrain, "Feed-forward inner size"},
       {"transformer-ffn-activation", "", kString, "swish", kTrain, "Feed-forward activation: swish, gelu, relu"},
+      {"transformer-ffn-depth", "", Int(1, 1000), "2", kTrain, "Dense layers in each feed-forward block"},
+      {"transformer-decoder-dim-ffn", "", Int(0, 1 << 20), "0", kTrain, "Decoder's feed-forward inner size; 0: --transformer-dim-ffn"},
+      {"transformer-decoder-ffn-depth", "", Int(0, 1000), "0", kTrain, "Decoder's feed-forward depth; 0: --transformer-ffn-depth"},
+      {"transformer-tied-layers", "", Ints(1, 1000), "[]", kTrain, "Decoder layer i takes the parameters of layer N_i (one number per decoder layer)"},
       {"transformer-preprocess", "", kString, "\"\"", kTrain, "Ops before each block: d(ropout) a(dd) n(orm)"},
       {"transformer-postprocess", "", kString, "dan", kTrain, "Ops after each block"},
       {"transformer-postprocess-emb", "", kString, "d", kTrain, "Ops after the embeddings"},
@@ -542,6 +546,7 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
   static const char* const kModelKeys[] = {
       "type", "dim-emb", "dim-rnn", "enc-cell", "enc-depth", "dec-depth", "dec-cell", "layer-normalization",
       "tied-embeddings", "tied-embeddings-src", "tied-embeddings-all", "transformer-heads", "transformer-dim-ffn",
+      "transformer-decoder-dim-ffn", "transformer-ffn-depth", "transformer-decoder-ffn-depth", "transformer-tied-layers",
       "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb",
       "transformer-postprocess-top"};
   YAML::Emitter out;

@@ -16,6 +16,12 @@ public:
       : srcVocab_(int(srcVocab)), trgVocab_(int(trgVocab)),
         dim_(o.get<int>("dim-emb")), heads_(o.get<int>("transformer-heads")),
         ffn_(o.get<int>("transformer-dim-ffn")),
+        ffnDepth_(o.get<int>("transformer-ffn-depth", 2)),
+        // Marian's decoder values: 0 takes the encoder's
+        decFfn_(o.get<int>("transformer-decoder-dim-ffn", 0) ? o.get<int>("transformer-decoder-dim-ffn") : ffn_),
+        decFfnDepth_(o.get<int>("transformer-decoder-ffn-depth", 0) ? o.get<int>("transformer-decoder-ffn-depth")
+                                                                    : ffnDepth_),
+        tiedLayers_(o.get<std::vector<int>>("transformer-tied-layers", {})),
         encDepth_(o.get<int>("enc-depth")), decDepth_(o.get<int>("dec-depth")),
         activation_(o.get<std::string>("transformer-ffn-activation")),
         pre_(o.get<std::string>("transformer-preprocess")),
@@ -34,6 +40,10 @@ public:
     ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
              "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
              srcVocab, trgVocab);
+    ABORT_IF(!tiedLayers_.empty() && int(tiedLayers_.size()) != decDepth_,
+             "--transformer-tied-layers names {} layers but the decoder has {} (--dec-depth): give one layer number "
+             "per decoder layer",
+             tiedLayers_.size(), decDepth_);
     for(const std::string* ops : {&pre_, &post_, &postEmb_, &postTop_})
       ABORT_IF(ops->find_first_not_of("dan") != std::string::npos,
                "Transformer processing '{}' may only use d (dropout), a (add), n (norm)", *ops);
@@ -127,13 +137,16 @@ private:
     return process(g, prefix + "_Wo", post_, out, x);
   }
 
-  // Marian's LayerFFN names: encoder_l1_ffn_W1/_b1/_W2/_b2, norms encoder_l1_ffn_ffn_ln_*
-  Expr ffnBlock(ExpressionGraph& g, const std::string& prefix, Expr x) {
+  // Marian's LayerFFN: depth dense layers (activation and dropout between them), named
+  // encoder_l1_ffn_W1/_b1 ... _W<depth>/_b<depth>, norms encoder_l1_ffn_ffn_ln_*
+  Expr ffnBlock(ExpressionGraph& g, const std::string& prefix, Expr x, int inner, int depth) {
     std::string ffn = prefix + "_ffn";
-    Expr in = process(g, ffn + "_ffn", pre_, x, nullptr, "_pre");
-    Expr h = layers::dense(g, ffn, in, ffn_, true, "1");
-    h = activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h);
-    Expr out = layers::dense(g, ffn, drop(h, dropoutFfn_), dim_, true, "2");
+    Expr h = process(g, ffn + "_ffn", pre_, x, nullptr, "_pre");
+    for(int i = 1; i < depth; ++i) {
+      h = layers::dense(g, ffn, h, inner, true, std::to_string(i));
+      h = drop(activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h), dropoutFfn_);
+    }
+    Expr out = layers::dense(g, ffn, h, dim_, true, std::to_string(depth));
     return process(g, ffn + "_ffn", post_, out, x);
   }
 
@@ -146,7 +159,7 @@ private:
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
       x = attentionBlock(g, prefix + "_self", x, nullptr, srcMask);
-      x = ffnBlock(g, prefix, x);
+      x = ffnBlock(g, prefix, x, ffn_, ffnDepth_);
     }
     return top(g, "encoder", x);
   }
@@ -161,15 +174,18 @@ private:
         causal[size_t(i) * T + j] = 1.f;
     Expr selfMask = g.constant({1, 1, T, T}, std::move(causal));
     for(int l = 1; l <= decDepth_; ++l) {
-      std::string prefix = "decoder_l" + std::to_string(l);
+      // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
+      std::string prefix = "decoder_l" + std::to_string(tiedLayers_.empty() ? l : tiedLayers_[size_t(l - 1)]);
       x = attentionBlock(g, prefix + "_self", x, nullptr, selfMask);
       x = attentionBlock(g, prefix + "_context", x, enc, srcMask);
-      x = ffnBlock(g, prefix, x);
+      x = ffnBlock(g, prefix, x, decFfn_, decFfnDepth_);
     }
     return top(g, "decoder", x);
   }
 
-  int srcVocab_, trgVocab_, dim_, heads_, ffn_, encDepth_, decDepth_;
+  int srcVocab_, trgVocab_, dim_, heads_, ffn_, ffnDepth_, decFfn_, decFfnDepth_;
+  std::vector<int> tiedLayers_;
+  int encDepth_, decDepth_;
   std::string activation_, pre_, post_, postEmb_, postTop_;
   float dropout_, dropoutAtt_, dropoutFfn_, smoothing_;
   bool tiedOutput_, tiedSrc_;
