@@ -100,6 +100,11 @@ const std::vector<Spec>& specs() {
       {"dec-depth", "", Int(1, 1000), "1", kTrain, "Decoder layers"},
       {"enc-cell", "", kString, "gru", kTrain, "Encoder RNN cell (s2s): gru"},
       {"dec-cell", "", kString, "gru", kTrain, "Decoder RNN cell (s2s): gru"},
+      {"enc-type", "", kString, "bidirectional", kTrain, "Encoder type (s2s): bidirectional"},
+      {"enc-cell-depth", "", Int(1, 1000), "1", kTrain, "Transitions per encoder RNN layer (s2s): 1"},
+      {"dec-cell-base-depth", "", Int(1, 1000), "2", kTrain, "Cells in the decoder's conditional base RNN (s2s): 2"},
+      {"dec-cell-high-depth", "", Int(1, 1000), "1", kTrain, "Transitions per higher decoder RNN layer (s2s): 1"},
+      {"skip", "", kFlag, "false", kTrain, "Skip connections between RNN layers (s2s): not supported"},
       {"transformer-heads", "", Int(1, 4096), "8", kTrain, "Attention heads"},
       {"transformer-dim-ffn", "", Int(1, 1 << 20), "2048", kTrain, "Feed-forward inner size"},
       {"transformer-ffn-activation", "", kString, "swish", kTrain, "Feed-forward activation: swish, gelu, relu"},
@@ -544,7 +549,8 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
 std::string modelConfigYaml(const Options& options, const std::vector<size_t>& vocabSizes) {
   static const char* const kModelKeys[] = {
-      "type", "dim-emb", "dim-rnn", "enc-cell", "enc-depth", "dec-depth", "dec-cell", "layer-normalization",
+      "type", "dim-emb", "dim-rnn", "enc-cell", "enc-type", "enc-cell-depth", "enc-depth", "dec-depth", "dec-cell",
+      "dec-cell-base-depth", "dec-cell-high-depth", "skip", "layer-normalization",
       "tied-embeddings", "tied-embeddings-src", "tied-embeddings-all", "transformer-heads", "transformer-dim-ffn",
       "transformer-decoder-dim-ffn", "transformer-ffn-depth", "transformer-decoder-ffn-depth", "transformer-tied-layers",
       "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb",
