@@ -1,7 +1,8 @@
 // Beam search on small randomly initialised models (transformer and s2s): beam size 1 is exactly
 // greedy decoding; every hypothesis' score is the sum of its words' log-probabilities; n-best
 // lists are sorted and no longer than the beam; length normalisation and word penalty follow
-// their definitions.
+// their definitions; as Marian's: <unk> only with allowUnk, hypotheses at the length limit end
+// with the word they chose (no </s>), word scores add up to the score.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,11 +83,11 @@ struct Fixture {
     return kernels::toHost(lp->val());
   }
 
-  // the summed log-probability of words + </s>
-  double score(size_t s, const std::vector<int>& words) {
+  // the summed log-probability of words + </s> (without it when cut at the length limit)
+  double score(size_t s, const std::vector<int>& words, bool withEos = true) {
     double total = 0;
     std::vector<int> prefix;
-    for(size_t t = 0; t <= words.size(); ++t) {
+    for(size_t t = 0; t < words.size() + (withEos ? 1 : 0); ++t) {
       int w = t < words.size() ? words[t] : Vocab::kEos;
       total += nextWord(s, prefix)[size_t(w)];
       prefix.push_back(w);
@@ -105,20 +106,27 @@ void checkGreedy(const std::string& type) {
   ASSERT_EQ(results.size(), f.sources.size());
   for(size_t s = 0; s < f.sources.size(); ++s) {
     SCOPED_TRACE("sentence " + std::to_string(s));
-    // greedy: the most probable word at every step until </s> or the length limit
+    // greedy: the most probable word but <unk> at every step until </s>, or until the length
+    // limit, where the last word chosen ends the translation (Marian's)
     std::vector<int> greedy;
     size_t limit = size_t(std::ceil(2.0 * double(f.sources[s].size())));
+    bool cut = false;
     while(true) {
       std::vector<float> lp = f.nextWord(s, greedy);
-      bool last = greedy.size() + 1 >= limit;
-      int best = last ? Vocab::kEos : int(std::max_element(lp.begin(), lp.end()) - lp.begin());
+      lp[Vocab::kUnk] = -INFINITY;
+      int best = int(std::max_element(lp.begin(), lp.end()) - lp.begin());
       if(best == Vocab::kEos)
         break;
       greedy.push_back(best);
+      if(greedy.size() >= limit) {
+        cut = true;
+        break;
+      }
     }
     ASSERT_EQ(results[s].size(), 1u);
     EXPECT_EQ(results[s][0].words, greedy);
-    EXPECT_NEAR(results[s][0].score, f.score(s, greedy), 1e-3);
+    EXPECT_NEAR(results[s][0].score, f.score(s, greedy, !cut), 1e-3);
+    EXPECT_EQ(results[s][0].wordScores.size(), greedy.size() + (cut ? 0 : 1));
   }
 }
 
@@ -140,14 +148,54 @@ TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
       ASSERT_LE(results[s].size(), 4u);
       for(size_t i = 0; i < results[s].size(); ++i) {
         const Hypothesis& h = results[s][i];
-        double length = double(h.words.size() + 1);
-        EXPECT_NEAR(h.score, f.score(s, h.words) - 0.1 * length, 1e-3);
+        bool cut = h.wordScores.size() == h.words.size();  // at the length limit, no </s>
+        ASSERT_EQ(h.wordScores.size(), h.words.size() + (cut ? 0 : 1));
+        double length = double(h.wordScores.size());
+        EXPECT_NEAR(h.score, f.score(s, h.words, !cut) - 0.1 * length, 1e-3);
         EXPECT_NEAR(h.normalized, h.score / std::pow(length, 0.6), 1e-4);
+        double summed = 0;
+        for(float w : h.wordScores)
+          summed += w;
+        EXPECT_NEAR(summed, h.score, 1e-3);
         if(i > 0) {
           EXPECT_GE(results[s][i - 1].normalized, h.normalized);
         }
-        for(int w : h.words)
+        for(int w : h.words) {
           EXPECT_NE(w, Vocab::kEos);
+          EXPECT_NE(w, Vocab::kUnk);
+        }
+      }
+    }
+  }
+}
+
+// <unk> made the most probable word by its output bias: chosen everywhere with allowUnk, never
+// without it (Marian's --allow-unk).
+TEST(BeamSearch, UnknownWordsOnlyWhenAllowed) {
+  Fixture f("transformer");
+  std::vector<float> values = kernels::toHost(f.graph.params().values());
+  bool found = false;
+  for(const auto& e : f.graph.params().entries())
+    if(e.name == "decoder_ff_logit_out_b") {
+      values[e.offset + Vocab::kUnk] = 100.f;
+      found = true;
+    }
+  ASSERT_TRUE(found);
+  kernels::fromHost(f.graph.params().values(), values);
+  for(bool allow : {false, true}) {
+    BeamOptions options;
+    options.beamSize = 2;
+    options.allowUnk = allow;
+    BeamSearch search(*f.model, f.graph, options);
+    auto results = search.search(f.batch());
+    for(const auto& list : results) {
+      ASSERT_FALSE(list.empty());
+      for(const Hypothesis& h : list) {
+        size_t unks = size_t(std::count(h.words.begin(), h.words.end(), Vocab::kUnk));
+        if(!allow)
+          EXPECT_EQ(unks, 0u);
+        else if(&h == &list[0])  // the best: <unk> throughout, up to the length limit
+          EXPECT_TRUE(unks == h.words.size() && unks > 0) << unks << " of " << h.words.size();
       }
     }
   }

@@ -1,6 +1,8 @@
 // Corpus reading, vocabularies and batching.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <unistd.h>
 #include <zlib.h>
@@ -86,6 +88,26 @@ TEST(Vocab, SentencePieceIsTrainedWhenMissingAndRoundTrips) {
   EXPECT_EQ(v->decode(ids), "katzen hund baum");
   // a second load reads the file that the first one trained
   EXPECT_EQ(loadOrCreateVocab(folder + "/v.spm", {}, 40)->encode("hund"), v->encode("hund"));
+}
+
+// spm_train's own special ids (<unk> 0, <s> 1, </s> 2) are used as Marian uses them: the model's
+// </s> ends every sentence and decoding, its <unk> stands for unknown pieces.
+TEST(Vocab, SentencePieceWithItsOwnSpecialIds) {
+  write(temp("spm-ids.txt"), "das ist ein haus\nein hund und eine katze\ndas haus ist klein\n");
+  std::string path = temp("spm-ids/v.spm");
+  std::system(("rm -rf " + temp("spm-ids")).c_str());
+  VocabTraining training;
+  training.sentencepieceOptions = "--unk_id=0 --bos_id=1 --eos_id=2 --model_type=char";
+  auto v = loadOrCreateVocab(path, {temp("spm-ids.txt")}, 24, training);
+  EXPECT_EQ(v->eosId(), 2);
+  EXPECT_EQ(v->unkId(), 0);
+  std::vector<int> ids = v->encode("das haus");
+  EXPECT_EQ(ids.back(), 2);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 2), 1);
+  EXPECT_EQ(v->decode(ids), "das haus");
+  ids.insert(ids.end(), {v->encode("ein", false)[0]});
+  EXPECT_EQ(v->decode(ids), "das haus");  // stops at </s>
+  EXPECT_EQ(v->encode("Q", false), std::vector<int>({3, 0}));  // "▁" then <unk> for a character never seen
 }
 
 TEST(Vocab, UnknownKindAndCorruptFilesAreNamed) {

@@ -202,4 +202,63 @@ TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
   EXPECT_NE(bad.log.find("'1.5Ku5' is not a whole count"), std::string::npos) << bad.log;
 }
 
+// marian-decoder with Marian's --word-scores (one score per token, </s> included, adding up to
+// F0), --mini-batch-words (same translations), --ignore-model-config (the architecture from the
+// command line), --allow-unk, and --alignment refused as unsupported.
+TEST(MarianOptions, DecoderOptionsOfMarian) {
+  RunResult trained = e2e::run("decopts", "--after-batches 30");
+  ASSERT_EQ(trained.status, 0) << trained.log;
+  std::string d = e2e::corpusDir(), m = d + "/decopts";
+  auto decode = [&](const std::string& extra, const std::string& out) {
+    return std::system((std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + d +
+                        "/vocab.src.yml " + d + "/vocab.trg.yml -i " + d + "/valid.src " + extra + " > " + out +
+                        " 2> " + out + ".log").c_str());
+  };
+  ASSERT_EQ(decode("-b 3 --n-best --word-scores", m + "/nbest"), 0) << readFile(m + "/nbest.log");
+  std::regex entry("^\\d+ \\|\\|\\| [^|]* \\|\\|\\| WordScores=((?: -?[0-9]+\\.[0-9]{5})+) \\|\\|\\| F0= (\\S+) \\|\\|\\| \\S+$");
+  std::istringstream lines(readFile(m + "/nbest"));
+  int entries = 0;
+  for(std::string l; std::getline(lines, l); ++entries) {
+    std::smatch e;
+    ASSERT_TRUE(std::regex_match(l, e, entry)) << l;
+    std::istringstream scores(e[1].str());
+    double sum = 0;
+    for(double v; scores >> v;)
+      sum += v;
+    EXPECT_NEAR(sum, std::stod(e[2]), 1e-3 * std::max(1.0, std::abs(sum))) << l;
+  }
+  EXPECT_GT(entries, 0);
+
+  ASSERT_EQ(decode("-b 2", m + "/one"), 0) << readFile(m + "/one.log");
+  ASSERT_EQ(decode("-b 2 --mini-batch-words 60 --maxi-batch 4 --maxi-batch-sort src --allow-unk", m + "/words"), 0)
+      << readFile(m + "/words.log");
+  EXPECT_EQ(readFile(m + "/words"), readFile(m + "/one"));
+  ASSERT_EQ(decode("-b 2 --ignore-model-config --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2", m + "/ignore"), 0)
+      << readFile(m + "/ignore.log");
+  EXPECT_EQ(readFile(m + "/ignore"), readFile(m + "/one"));
+  EXPECT_NE(decode("-b 2 --ignore-model-config", m + "/ignore-bad"), 0);  // dim-emb 512 is not the model's
+  EXPECT_NE(readFile(m + "/ignore-bad.log").find("encoder_Wemb"), std::string::npos) << readFile(m + "/ignore-bad.log");
+  EXPECT_NE(decode("--alignment hard", m + "/align"), 0);
+  EXPECT_NE(readFile(m + "/align.log").find("--alignment hard is not supported"), std::string::npos)
+      << readFile(m + "/align.log");
+}
+
+// A SentencePiece vocabulary with spm_train's special ids (</s> = 2, <unk> = 0) trains, validates
+// by translation and decodes: sentences end with its </s>.
+TEST(MarianOptions, SentencePieceWithItsOwnSpecialIdsTrainsAndDecodes) {
+  std::string d = e2e::corpusDir(), m = d + "/spm-ids";
+  std::string spm = " --vocabs " + m + "/v.spm " + m + "/v.spm --dim-vocabs 120 120 "
+                    "--sentencepiece-options '--unk_id=0 --bos_id=1 --eos_id=2' ";
+  RunResult r = e2e::run("spm-ids", spm + "--after-batches 20 --valid-freq 20 --beam-size 2 --valid-metrics cross-entropy bleu "
+                                          "--valid-translation-output " + m + "/valid.out" + e2e::validation());
+  ASSERT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Up. 20 : bleu : "), std::string::npos) << r.log;
+  std::string out = m + "/decoded";
+  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/v.spm " + m +
+                    "/v.spm -i " + d + "/valid.src -b 2 > " + out + " 2> " + out + ".log";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << readFile(out + ".log");
+  EXPECT_EQ(count(readFile(out), "\n"), count(readFile(d + "/valid.src"), "\n"));
+  EXPECT_EQ(readFile(out), readFile(m + "/valid.out"));  // validation translated alike (beam 2 both)
+}
+
 }  // namespace

@@ -58,7 +58,13 @@ int main(int argc, char** argv) {
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
     ABORT_IF(vocabPaths.size() != 2, "Give a source and a target vocabulary with -v/--vocabs, got {}", vocabPaths.size());
-    Options architecture = architectureOf(models[0]);
+    ABORT_IF(!o.get<std::string>("alignment").empty(),
+             "--alignment {} is not supported by this program: its beam search does not return attention weights",
+             o.get<std::string>("alignment"));
+    // Marian's --ignore-model-config: the architecture from this command line and -c files
+    Options architecture = o.get<bool>("ignore-model-config")
+                               ? modelOptions(modelConfigYaml(o, {0, 0}), "the decoder's options (--ignore-model-config)")
+                               : architectureOf(models[0]);
     auto dims = architecture.get<std::vector<int>>("dim-vocabs");  // the model's, as training cut them
     dims.resize(2, 0);
     std::vector<std::shared_ptr<Vocab>> vocabs;
@@ -88,18 +94,25 @@ int main(int argc, char** argv) {
       ABORT_IF(!file, "Cannot write {}", outPath);
     }
     std::ostream& out = file.is_open() ? file : std::cout;
-    bool nBest = o.get<bool>("n-best");
+    bool nBest = o.get<bool>("n-best"), wordScores = o.get<bool>("word-scores");
+    auto scoresOf = [&](const Hypothesis& h) {  // Marian's " ||| WordScores= -0.12345 ..."
+      std::string text = " ||| WordScores=";
+      for(float score : h.wordScores)
+        text += " " + formatNumber("%.5f", double(score));
+      return wordScores ? text : std::string();
+    };
     for(size_t i = 0; i < nbest.size(); ++i) {
       if(nbest[i].empty()) {  // cannot happen: max length forces </s>; keep the line count anyway
         out << "\n";
         continue;
       }
       if(!nBest) {
-        out << translator.text(nbest[i][0]) << "\n";
+        out << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
         continue;
       }
       for(const Hypothesis& h : nbest[i])
-        out << i << " ||| " << translator.text(h) << " ||| F0= " << h.score << " ||| " << h.normalized << "\n";
+        out << i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| " << h.normalized
+            << "\n";
     }
     out.flush();
     LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", lines.size(),

@@ -25,11 +25,13 @@ Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::sha
         ++skippedLong_;
         continue;
       }
-      for(auto* side : {&p.src, &p.trg})
-        if(side->size() > maxLength) {
-          side->resize(maxLength);
-          side->back() = Vocab::kEos;
+      for(int k = 0; k < 2; ++k) {
+        std::vector<int>& side = k == 0 ? p.src : p.trg;
+        if(side.size() > maxLength) {
+          side.resize(maxLength);
+          side.back() = vocabs[size_t(k)]->eosId();
         }
+      }
     }
     pairs_.push_back(std::move(p));
   }

@@ -1,5 +1,6 @@
-// SentencePiece vocabularies through libsentencepiece; trained in-process when missing, with
-// Marian's special ids (</s> = 0, <unk> = 1, no <s>).
+// SentencePiece vocabularies through libsentencepiece, with the ids of </s> and <unk> the model
+// gives them (as Marian); trained in-process when missing, with Marian's (</s> = 0, <unk> = 1,
+// no <s>).
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 #include <unistd.h>
@@ -23,25 +24,29 @@ public:
   explicit SentencePieceVocab(const std::string& path) : path_(path) {
     auto status = spm_.Load(path);
     ABORT_IF(!status.ok(), "SentencePiece vocabulary '{}' cannot be loaded: {}", path, status.ToString());
-    ABORT_IF(spm_.PieceToId("</s>") != kEos || spm_.unk_id() != kUnk,
-             "SentencePiece vocabulary '{}' must have </s> = 0 and <unk> = 1 (train it with "
-             "--eos_id=0 --unk_id=1 --bos_id=-1)",
+    eos_ = spm_.PieceToId("</s>");
+    unk_ = spm_.unk_id();
+    ABORT_IF(spm_.IdToPiece(eos_) != "</s>",
+             "SentencePiece vocabulary '{}' has no </s> piece (trained with --eos_id=-1?): sentences need an end",
              path);
   }
+
+  int eosId() const override { return eos_; }
+  int unkId() const override { return unk_; }
 
   std::vector<int> encode(const std::string& line, bool addEos) const override {
     std::vector<int> ids;
     auto status = spm_.Encode(line, &ids);
     ABORT_IF(!status.ok(), "SentencePiece '{}' cannot encode a line: {}", path_, status.ToString());
     if(addEos)
-      ids.push_back(kEos);
+      ids.push_back(eos_);
     return ids;
   }
 
   std::string decode(const std::vector<int>& ids) const override {
     std::vector<int> upToEos;
     for(int id : ids) {
-      if(id == kEos)
+      if(id == eos_)
         break;
       upToEos.push_back(id);
     }
@@ -57,6 +62,7 @@ public:
 private:
   std::string path_;
   sentencepiece::SentencePieceProcessor spm_;
+  int eos_ = kEos, unk_ = kUnk;
 };
 
 }  // namespace
@@ -102,12 +108,17 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
   size_t vocabSize = maxSize ? maxSize : 32000;
   LOG(info, "[data] Training SentencePiece vocabulary '{}' of {} pieces on {} lines", path, vocabSize,
       sample.size());
-  // --sentencepiece-options come last: spm_train takes the last value of a flag given twice,
-  // but the special ids stay Marian's (checked when the vocabulary loads)
-  std::string args = "--input=" + sampleFile + " --model_prefix=" + tmp +
-                     " --vocab_size=" + std::to_string(vocabSize) +
-                     " --bos_id=-1 --eos_id=0 --unk_id=1 --character_coverage=1.0"
-                     " --minloglevel=2 --num_threads=2 " + training.sentencepieceOptions;
+  // Marian's special ids and settings, each unless --sentencepiece-options sets it (the trainer
+  // keeps the first value of a flag given twice): --unk_id=0 --bos_id=1 --eos_id=2 gives spm_train's
+  std::string args = "--input=" + sampleFile + " --model_prefix=" + tmp + " " + training.sentencepieceOptions;
+  for(std::string flag : {"--vocab_size=" + std::to_string(vocabSize), std::string("--bos_id=-1"), std::string("--eos_id=0"),
+                          std::string("--unk_id=1"), std::string("--character_coverage=1.0"), std::string("--minloglevel=2"),
+                          std::string("--num_threads=2")}) {
+    std::string name = flag.substr(0, flag.find('='));
+    if(training.sentencepieceOptions.find(name + "=") == std::string::npos &&
+       training.sentencepieceOptions.find(name + " ") == std::string::npos)
+      args += " " + flag;
+  }
   auto status = sentencepiece::SentencePieceTrainer::Train(args);
   std::remove(sampleFile.c_str());
   std::remove((tmp + ".vocab").c_str());

@@ -1,6 +1,8 @@
 #pragma once
-// defines: marian::Vocab — text <-> word ids. Id 0 is </s> and id 1 is <unk>, as in Marian, for
-// both kinds: SentencePiece (.spm) and Marian's YAML word maps (.yml/.yaml/.json).
+// defines: marian::Vocab — text <-> word ids, for both kinds: SentencePiece (.spm) and Marian's
+// YAML word maps (.yml/.yaml/.json). As in Marian, a YAML vocabulary has </s> = 0 and <unk> = 1,
+// and a SentencePiece vocabulary the ids its model gives </s> and <unk> (0 and 1 when Marian or
+// this program trained it; spm_train's defaults are <unk> = 0, </s> = 2).
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,7 +11,7 @@ namespace marian {
 
 class Vocab {
 public:
-  static constexpr int kEos = 0;
+  static constexpr int kEos = 0;  // a YAML vocabulary's
   static constexpr int kUnk = 1;
 
   virtual ~Vocab() = default;
@@ -18,6 +20,8 @@ public:
   // Text of ids; stops at the first </s>.
   virtual std::string decode(const std::vector<int>& ids) const = 0;
   virtual size_t size() const = 0;
+  virtual int eosId() const { return kEos; }
+  virtual int unkId() const { return kUnk; }
   virtual std::string path() const = 0;
 };
 

@@ -28,6 +28,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     int sentence;
     std::vector<int> words;
     float score;
+    std::vector<float> wordScores;
   };
   std::vector<Live> live;
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
@@ -37,7 +38,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     for(int t = 0; t < S; ++t)
       length += batch.srcMask[size_t(s) * S + t];
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
-    live.push_back({s, {}, 0.f});
+    live.push_back({s, {}, 0.f, {}});
   }
 
   for(int t = 0; !live.empty(); ++t) {
@@ -48,7 +49,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     step.srcLen = S;
     step.trgLen = t + 1;
     step.srcMask.resize(size_t(H) * S);
-    step.trgIds.assign(size_t(H) * (t + 1), Vocab::kEos);
+    step.trgIds.assign(size_t(H) * (t + 1), options_.eosId);
     step.trgMask.assign(size_t(H) * (t + 1), 1.f);
     std::vector<float> rows(size_t(H) * S * D);
     for(int h = 0; h < H; ++h) {
@@ -70,12 +71,13 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
         ++h1;
       auto& done = finished[size_t(s)];
       size_t keep = size_t(K) - done.size();
-      bool last = t + 1 >= maxLength[size_t(s)];  // only </s> may follow
+      // Marian's limit: the hypotheses of the last step end there, </s> or not
+      bool last = t + 1 >= maxLength[size_t(s)];
       std::vector<std::pair<float, size_t>> candidates;  // (score, h * V + word)
-      size_t words = last ? 1 : V;  // </s> is id 0
       for(int h = h0; h < h1; ++h)
-        for(size_t w = 0; w < words; ++w)
-          candidates.push_back({live[size_t(h)].score + lp[size_t(h) * V + w] - options_.wordPenalty, size_t(h) * V + w});
+        for(size_t w = 0; w < V; ++w)
+          if(options_.allowUnk || int(w) != options_.unkId)
+            candidates.push_back({live[size_t(h)].score + lp[size_t(h) * V + w] - options_.wordPenalty, size_t(h) * V + w});
       keep = std::min(keep, candidates.size());
       auto better = [](const std::pair<float, size_t>& a, const std::pair<float, size_t>& b) {
         return a.first > b.first || (a.first == b.first && a.second < b.second);
@@ -85,13 +87,18 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
         size_t h = candidates[c].second / V;
         int w = int(candidates[c].second % V);
         const Live& from = live[h];
-        if(w == Vocab::kEos) {
-          float length = float(from.words.size() + 1);
-          float norm = options_.normalize > 0 ? candidates[c].first / std::pow(length, options_.normalize)
-                                              : candidates[c].first;
-          done.push_back({from.words, candidates[c].first, norm});
+        std::vector<float> wordScores = from.wordScores;
+        wordScores.push_back(candidates[c].first - from.score);
+        if(w == options_.eosId || last) {
+          Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores)};
+          if(w != options_.eosId)
+            done1.words.push_back(w);
+          float length = float(t + 1);  // tokens emitted, </s> included
+          if(options_.normalize > 0)
+            done1.normalized = candidates[c].first / std::pow(length, options_.normalize);
+          done.push_back(std::move(done1));
         } else {
-          Live n{s, from.words, candidates[c].first};
+          Live n{s, from.words, candidates[c].first, std::move(wordScores)};
           n.words.push_back(w);
           next.push_back(std::move(n));
         }

@@ -2,7 +2,8 @@
 // defines: marian::BeamSearch — batched beam search over any EncoderDecoder: the sources of a
 // batch are encoded once; then at every step the live hypotheses of all sentences are scored
 // together, each sentence keeps its best (beam size - finished) continuations, and a hypothesis
-// that emits </s> is finished. Beam size 1 is greedy decoding.
+// that emits </s> is finished. Beam size 1 is greedy decoding. As Marian's: <unk> is never chosen
+// unless allowUnk, and at the length limit the hypotheses end with whatever word they chose.
 #include <vector>
 
 #include "data/batch.h"
@@ -16,12 +17,15 @@ struct BeamOptions {
   float normalize = 0.f;        // final score = score / length^normalize (length with </s>)
   float wordPenalty = 0.f;      // subtracted from the score for every word, </s> included
   float maxLengthFactor = 3.f;  // at most this many times the source length (</s> included)
+  bool allowUnk = false;        // Marian's --allow-unk
+  int eosId = 0, unkId = 1;     // the target vocabulary's
 };
 
 struct Hypothesis {
   std::vector<int> words;  // without </s>
   float score = 0;         // summed log-probabilities minus word penalties
   float normalized = 0;    // what the n-best list is sorted by
+  std::vector<float> wordScores;  // each token's share of score, </s> included (Marian's --word-scores)
 };
 
 class BeamSearch {

@@ -29,6 +29,7 @@ BeamOptions beamOptions(const Options& o) {
   b.normalize = o.get<float>("normalize");
   b.wordPenalty = o.get<float>("word-penalty");
   b.maxLengthFactor = o.get<float>("max-length-factor");
+  b.allowUnk = o.get<bool>("allow-unk", false);
   return b;
 }
 
@@ -36,7 +37,7 @@ DecodingLimits decodingLimits(const Options& o) {
   std::string sort = o.get<std::string>("maxi-batch-sort");
   ABORT_IF(sort != "none" && sort != "src", "--maxi-batch-sort must be none or src in decoding, not '{}'", sort);
   return {size_t(o.get<int>("max-length")), size_t(o.get<int>("workspace")), size_t(o.get<int>("maxi-batch")),
-          sort == "src"};
+          sort == "src", size_t(o.get<int>("mini-batch-words", 0))};
 }
 
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
@@ -47,10 +48,12 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
   ABORT_IF(devices.empty(), "Translation needs at least one device");
   setBlasThreads(devices);  // parallelism comes from the threads, one graph each
   // One sentence of </s> declares every parameter of the architecture.
-  std::vector<int> eos{Vocab::kEos};
+  beam_.eosId = vocabs_[1]->eosId();
+  beam_.unkId = vocabs_[1]->unkId();
+  std::vector<int> eos{vocabs_[0]->eosId()};
   Batch declare = Batch::fromSources({&eos});
   declare.trgLen = 1;
-  declare.trgIds = {Vocab::kEos};
+  declare.trgIds = {vocabs_[1]->eosId()};
   declare.trgMask = {1.f};
   declare.trgWords = 1;
   for(const Device& device : devices) {
@@ -115,7 +118,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
     std::vector<int>& ids = sources.back();
     if(limits_.maxLength && ids.size() > limits_.maxLength) {  // tokens with </s>, as Marian
       ids.resize(limits_.maxLength);
-      ids.back() = Vocab::kEos;
+      ids.back() = vocabs_[0]->eosId();
       ++cropped;
     }
   }
@@ -129,13 +132,29 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   for(size_t begin = 0; limits_.sortByLength && begin < order.size(); begin += window)
     std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
                      [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-  size_t batches = (order.size() + miniBatch_ - 1) / miniBatch_;
+  // mini-batches of --mini-batch sentences, or with --mini-batch-words as many as keep
+  // sentences x longest source within it (at least one sentence)
+  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) in `order`
+  for(size_t begin = 0; begin < order.size();) {
+    size_t end = begin + 1, longest = sources[order[begin]].size();
+    while(end < order.size()) {
+      size_t longer = std::max(longest, sources[order[end]].size());
+      bool fits = limits_.miniBatchWords ? (end - begin + 1) * longer <= limits_.miniBatchWords : end - begin < miniBatch_;
+      if(!fits)
+        break;
+      longest = longer;
+      ++end;
+    }
+    ranges.push_back({begin, end});
+    begin = end;
+  }
+  size_t batches = ranges.size();
   std::vector<std::vector<Hypothesis>> out(lines.size());
   std::atomic<size_t> nextBatch{0};
   parallelFor(workers_.size(), [&](size_t t) {
     for(size_t b = nextBatch++; b < batches; b = nextBatch++) {
       std::vector<const std::vector<int>*> rows;
-      size_t begin = b * miniBatch_, end = std::min(order.size(), begin + miniBatch_);
+      auto [begin, end] = ranges[b];
       for(size_t i = begin; i < end; ++i)
         rows.push_back(&sources[order[i]]);
       auto nbest = workers_[t]->search->search(Batch::fromSources(rows));

@@ -23,6 +23,7 @@ struct DecodingLimits {
   size_t workspaceMB = 0;
   size_t maxiBatch = 0;  // 0: the whole input is one window
   bool sortByLength = true;
+  size_t miniBatchWords = 0;  // Marian's --mini-batch-words: source tokens per batch, padding included (0: off)
 };
 
 class Translator {
