@@ -299,6 +299,16 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
   return typed(spec, YAML::Node(value), " on the command line");
 }
 
+// Options of Marian's that change a model or its training, which this program does not have: a
+// Marian-written configuration may carry them only with these (Marian's default) values.
+const std::pair<const char*, const char*> kUnsupportedMarianFeatures[] = {
+    {"right-left", "false"}, {"transformer-decoder-autoreg", "self-attention"}, {"transformer-no-projection", "false"},
+    {"transformer-rnn-projection", "false"}, {"transformer-train-position-embeddings", "false"},
+    {"transformer-disable-position-embeddings", "false"}, {"transformer-pool", "false"}, {"output-omit-bias", "false"},
+    {"ulr", "false"}, {"lemma-dim-emb", "0"}, {"guided-alignment", "none"}, {"data-weighting", ""},
+    {"embedding-vectors", ""}, {"pretrained-model", ""}, {"lr-decay", "0"}, {"lr-warmup-start-rate", "0"},
+    {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factors-dim-emb", "0"}};
+
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
 // merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
 // values and unknown keys, except in a model's own configuration (modelFile), where Marian writes
@@ -316,6 +326,7 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     return;
   ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
   std::map<std::string, int> lineOf;
+  std::string ignored;
   for(auto it = loaded.begin(); it != loaded.end(); ++it) {
     int line = it->first.Mark().line + 1;
     ABORT_IF(!it->first.IsScalar(), "Config file '{}', line {}: a key must be an option name, not '{}'", file, line,
@@ -326,14 +337,43 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     lineOf[key] = line;
     const Spec* spec = findSpec(key, modeBit);
     // a model's "version" is the program that wrote it, not the --version flag
-    if(modelFile && (!spec || !(spec->modes & modeBit) || key == "version"))
+    if(modelFile && (!spec || !(spec->modes & modeBit) || key == "version")) {
+      if(key == "version")
+        continue;
+      const YAML::Node& v = it->second;
+      bool empty = v.IsNull() || (v.IsScalar() && v.Scalar().empty()) || (v.IsSequence() && v.size() == 0);
+      for(const auto& [feature, value] : kUnsupportedMarianFeatures)
+        ABORT_IF(key == feature && !(*value ? v.IsScalar() && v.Scalar() == value : empty),
+                 "Config file '{}', line {}: '{}: {}' is a feature of Marian's this program does not implement "
+                 "(only '{}')",
+                 file, line, key, YAML::Dump(it->second), value);
+      ignored += (ignored.empty() ? "" : ", ") + key;
       continue;
+    }
     ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}', line {}", key, file, line);
     if(key == "config" || key == "dump-config")
       continue;
     config[key] = typed(*spec, it->second, " in config file '" + file + "', line " + std::to_string(line));
     if(origin)
       (*origin)[key] = file;
+  }
+  if(!ignored.empty())
+    LOG(debug, "[config] {}: options of Marian's this program has no use for, ignored: {}", file, ignored);
+}
+
+// Marian's own model.npz.yml carries "version: v1.12.0 65bf82ff 2023-02-21" (its program's
+// version, where a user's config could only hold the --version flag) and all of its 220 options:
+// such a file is read like a model's configuration, its options this program has no use for
+// ignored (said in the log).
+bool writtenByMarian(const std::string& text) {
+  try {
+    YAML::Node n = YAML::Load(text);
+    if(!n.IsMap() || !n["version"] || !n["version"].IsScalar())
+      return false;
+    std::string v = n["version"].Scalar();
+    return v.size() > 1 && v[0] == 'v' && std::isdigit(static_cast<unsigned char>(v[1]));
+  } catch(const YAML::Exception&) {
+    return false;  // mergeConfig names the error
   }
 }
 
@@ -497,7 +537,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ABORT_IF(in.bad(), "Config file '{}' could not be read", file);
-    mergeConfig(text, file, modeBit, config, false, &origin);
+    mergeConfig(text, file, modeBit, config, writtenByMarian(text), &origin);
   }
 
   // 3. the command line
