@@ -2,7 +2,9 @@
 // greedy decoding; every hypothesis' score is the sum of its words' log-probabilities; n-best
 // lists are sorted and no longer than the beam; length normalisation and word penalty follow
 // their definitions; as Marian's: <unk> only with allowUnk, hypotheses at the length limit end
-// with the word they chose (no </s>), word scores add up to the score.
+// with the word they chose (no </s>), word scores add up to the score; the decoder's kept states
+// give what recomputing from the prefix gives. The reference log-probabilities come from the
+// training graph's loss, not from the decoder.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <random>
 
 #include "common/options.h"
+#include "graph/operators.h"
 #include "data/vocab.h"
 #include "tensors/kernels.h"
 #include "translator/beam_search.h"
@@ -61,40 +64,122 @@ struct Fixture {
     return Batch::fromSources(rows);
   }
 
-  // log-probabilities of the next word after `prefix` for source s, computed alone
+  // log-probabilities of the next word after `prefix` for source s, computed alone and without
+  // the decoder's state: from the training graph's loss (no smoothing), log p(w | prefix) =
+  // loss(prefix) - loss(prefix w), the whole target teacher-forced
+  double prefixLoss(size_t s, const std::vector<int>& target) {
+    if(target.empty())
+      return 0;
+    Batch b = Batch::fromSources({&sources[s]});
+    b.trgLen = int(target.size());
+    b.trgIds = target;
+    b.trgMask.assign(target.size(), 1.f);
+    b.trgWords = target.size();
+    graph.clear();
+    Expr loss = model->loss(graph, b, false);
+    graph.forward();
+    return kernels::toHost(loss->val())[0];
+  }
   std::vector<float> nextWord(size_t s, const std::vector<int>& prefix) {
-    Batch one = Batch::fromSources({&sources[s]});
-    graph.clear();
-    Expr enc = model->encodeSources(graph, one);
-    graph.forward();
-    std::vector<float> context = kernels::toHost(enc->val());
-    Batch step;
-    step.sentences = 1;
-    step.srcLen = one.srcLen;
-    step.srcMask = one.srcMask;
-    step.trgLen = int(prefix.size()) + 1;
-    step.trgIds = prefix;
-    step.trgIds.push_back(Vocab::kEos);
-    step.trgMask.assign(step.trgIds.size(), 1.f);
-    graph.clear();
-    int D = int(context.size()) / one.srcLen;
-    Expr lp = model->nextWordLogProbs(graph, step, graph.constant({1, one.srcLen, D}, context));
-    graph.forward();
-    return kernels::toHost(lp->val());
+    double before = prefixLoss(s, prefix);
+    std::vector<float> lp(kVocab);
+    for(int w = 0; w < kVocab; ++w) {
+      std::vector<int> target = prefix;
+      target.push_back(w);
+      lp[size_t(w)] = float(before - prefixLoss(s, target));
+    }
+    return lp;
   }
 
   // the summed log-probability of words + </s> (without it when cut at the length limit)
-  double score(size_t s, const std::vector<int>& words, bool withEos = true) {
-    double total = 0;
-    std::vector<int> prefix;
-    for(size_t t = 0; t < words.size() + (withEos ? 1 : 0); ++t) {
-      int w = t < words.size() ? words[t] : Vocab::kEos;
-      total += nextWord(s, prefix)[size_t(w)];
-      prefix.push_back(w);
-    }
-    return total;
+  double score(size_t s, std::vector<int> words, bool withEos = true) {
+    if(withEos)
+      words.push_back(Vocab::kEos);
+    return -prefixLoss(s, words);
   }
 };
+
+// The decoder as it was before it kept states: every step recomputes each row's log-probabilities
+// from its source and its whole prefix, here through the training graph (Fixture::nextWord). Its
+// own graph and DecoderState stay empty but for one value, so that the state has rows.
+class Recomputing : public EncoderDecoder {
+public:
+  explicit Recomputing(Fixture& f) : f_(f) {}
+  Expr loss(ExpressionGraph&, const Batch&, bool) override { return nullptr; }
+  std::string type() const override { return "recomputing"; }
+  void startDecoding(ExpressionGraph& g, const Batch& sources, DecoderState& state) override {
+    state.set("row", g.constant({sources.sentences, 1}, std::vector<float>(size_t(sources.sentences), 0.f)));
+  }
+  Expr decodeStep(ExpressionGraph& g, const DecodingStep& step, DecoderState& state) override {
+    std::vector<float> lp;
+    for(int r = 0; r < state.rows(); ++r) {
+      std::vector<float> row = f_.nextWord(size_t((*step.sentences)[size_t(r)]), (*step.prefixes)[size_t(r)]);
+      EXPECT_EQ(step.position, int((*step.prefixes)[size_t(r)].size()));
+      if(step.position > 0) {
+        EXPECT_EQ(step.lastWords[size_t(r)], (*step.prefixes)[size_t(r)].back());
+      }
+      lp.insert(lp.end(), row.begin(), row.end());
+    }
+    return g.constant({state.rows(), kVocab}, std::move(lp));
+  }
+
+private:
+  Fixture& f_;
+};
+
+// The n-best lists of the decoder with its kept states (cached keys and values, recurrent states,
+// rows reordered by beam) equal those of a decoder that recomputes everything from the prefix:
+// the same hypotheses in the same order, scores within 1e-4.
+TEST(BeamSearch, KeptStatesGiveTheNBestListsOfRecomputation) {
+  for(const std::string type : {"transformer", "s2s"}) {
+    SCOPED_TRACE(type);
+    Fixture f(type);
+    BeamOptions options;
+    options.beamSize = 3;
+    options.maxLengthFactor = 1.5f;
+    auto kept = BeamSearch(*f.model, f.graph, options).search(f.batch());
+    Recomputing reference(f);
+    ExpressionGraph referenceGraph(cpuDevice(0), 1, 0);
+    auto recomputed = BeamSearch(reference, referenceGraph, options).search(f.batch());
+    ASSERT_EQ(kept.size(), recomputed.size());
+    for(size_t s = 0; s < kept.size(); ++s) {
+      ASSERT_EQ(kept[s].size(), recomputed[s].size()) << "sentence " << s;
+      for(size_t i = 0; i < kept[s].size(); ++i) {
+        EXPECT_EQ(kept[s][i].words, recomputed[s][i].words) << "sentence " << s << " hypothesis " << i;
+        EXPECT_NEAR(kept[s][i].score, recomputed[s][i].score, 1e-4 * (1 + std::fabs(recomputed[s][i].score)));
+      }
+    }
+  }
+}
+
+// The state keeps the rows it is told to, in that order and repeated, for values set in the step
+// (out of the graph's workspace) and values kept from before; a graph reads them as leaves.
+TEST(DecoderState, KeepsRowsInOrderAcrossSteps) {
+  ExpressionGraph g(cpuDevice(0), 1, 0);
+  DecoderState state(g.device());
+  g.clear();
+  state.set("a", g.constant({3, 2}, {0, 1, 10, 11, 20, 21}));
+  state.set("b", g.constant({3, 1, 2}, {0, 0, 1, 1, 2, 2}));
+  g.forward();
+  state.keepRows({0, 1, 2});
+  EXPECT_EQ(state.rows(), 3);
+  g.clear();
+  Expr a = state.get(g, "a");
+  state.set("a", a * 2.f);  // set again in this step; "b" only kept
+  g.forward();
+  state.keepRows({2, 2, 0, 1});
+  g.clear();
+  Expr a2 = state.get(g, "a"), b2 = state.get(g, "b");
+  g.forward();
+  EXPECT_EQ(a2->shape(), Shape({4, 2}));
+  EXPECT_EQ(b2->shape(), Shape({4, 1, 2}));
+  EXPECT_EQ(kernels::toHost(a2->val()), (std::vector<float>{40, 42, 40, 42, 0, 2, 20, 22}));
+  EXPECT_EQ(kernels::toHost(b2->val()), (std::vector<float>{2, 2, 2, 2, 0, 0, 1, 1}));
+  EXPECT_FALSE(a2->needsGrad());
+  EXPECT_THROW(state.get(g, "c"), Error);
+  EXPECT_THROW(state.keepRows({}), Error);
+  EXPECT_THROW(state.keepRows({4}), Error);  // beyond its 4 rows
+}
 
 void checkGreedy(const std::string& type) {
   Fixture f(type);

@@ -7,7 +7,9 @@
 // EncoderTransformer::apply and DecoderTransformer::step (preProcess of prefix_emb:
 // encoder_emb_ln_scale_pre) and lazyCreateOutputLayer (decoder_ff_logit_out, its untied weight
 // decoder_ff_logit_out_Wt [vocab, dim] in layers/output.cpp). Models saved with this project's
-// earlier names still load, renamed (models/legacy_names.cpp).
+// earlier names still load, renamed (models/legacy_names.cpp). The s2s model's names come from
+// models/s2s.h and the RNN layers (see the s2s tests below); its earlier layout is recognised
+// and decodes with the earlier implementation (models/s2s_legacy.cpp).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -122,6 +124,156 @@ TEST(MarianNames, FeedForwardDepthsAndTiedDecoderLayers) {
   EXPECT_EQ(got["decoder_l1_ffn_W1"], "[8x6]");
   EXPECT_EQ(got["decoder_l2_ffn_W2"], "[6x8]");
   EXPECT_THROW(namesAndShapes({"--dec-depth", "2", "--transformer-tied-layers", "1"}), Error);
+}
+
+// The s2s's parameters, names and shapes, as Marian v1.12 gives them (marian-dev src/models/s2s.h:
+// EncoderS2S::applyEncoderRNN names the bidirectional stacks prefix_ + "_bi" and "_bi_r", layer
+// l > 1 adding "_l<l>_cell1"; DecoderS2S::startState's mlp::Dense "decoder_ff_state";
+// constructDecoderRNN's cells "decoder_cell1" and "decoder_cell2" around the attention
+// "decoder"; DecoderS2S::step's mlp::Dense "decoder_ff_logit_l1" of three inputs (suffixes 0, 1,
+// 2) and mlp::Output "decoder_ff_logit_l2", tieTransposed to the embeddings). src/rnn/cells.h
+// GRU: prefix_U [H, 2H], _Ux [H, H], _W [in, 2H], _Wx [in, H], _b [1, 2H], _bx [1, H], with
+// layer normalisation _gamma1 and _gamma2 [1, 3H]. src/rnn/attention.h GlobalAttention:
+// _W_comb_att [H, 2H], _Wc_att [2H, 2H], _U_att [2H, 1], _b_att [1, 2H], with layer
+// normalisation _att_gamma1 and _att_gamma2 [1, 2H]. src/layers/generic.h mlp::Dense:
+// prefix_W<i>, _b<i>, with layer normalisation _gamma<i> (no other beta). src/layers/output.cpp
+// mlp::Output: prefix_Wt [vocab, dim] unless tied, prefix_b [1, vocab]. src/layers/embedding.cpp
+// createEmbeddingLayer: encoder_Wemb/decoder_Wemb, or Wemb with --tied-embeddings-src/-all.
+// E = dim-emb 8, H = dim-rnn 6, the context 2H = 12, vocabularies 11 and 13 (11 when tied).
+void addGru(std::map<std::string, std::string>& m, const std::string& p, int in, bool layerNorm) {
+  m[p + "_U"] = "[6x12]";
+  m[p + "_Ux"] = "[6x6]";
+  m[p + "_W"] = "[" + std::to_string(in) + "x12]";
+  m[p + "_Wx"] = "[" + std::to_string(in) + "x6]";
+  m[p + "_b"] = "[1x12]";
+  m[p + "_bx"] = "[1x6]";
+  if(layerNorm) {
+    m[p + "_gamma1"] = "[1x18]";
+    m[p + "_gamma2"] = "[1x18]";
+  }
+}
+
+std::map<std::string, std::string> s2sDecoder(bool layerNorm) {
+  std::map<std::string, std::string> m = {
+      {"decoder_ff_state_W", "[12x6]"},     {"decoder_ff_state_b", "[1x6]"},     {"decoder_W_comb_att", "[6x12]"},
+      {"decoder_Wc_att", "[12x12]"},        {"decoder_U_att", "[12x1]"},         {"decoder_b_att", "[1x12]"},
+      {"decoder_ff_logit_l1_W0", "[8x8]"},  {"decoder_ff_logit_l1_b0", "[1x8]"}, {"decoder_ff_logit_l1_W1", "[6x8]"},
+      {"decoder_ff_logit_l1_b1", "[1x8]"},  {"decoder_ff_logit_l1_W2", "[12x8]"}, {"decoder_ff_logit_l1_b2", "[1x8]"}};
+  addGru(m, "decoder_cell1", 8, layerNorm);
+  addGru(m, "decoder_cell2", 12, layerNorm);
+  if(layerNorm)
+    m.insert({{"decoder_ff_state_gamma", "[1x6]"},
+              {"decoder_att_gamma1", "[1x12]"},
+              {"decoder_att_gamma2", "[1x12]"},
+              {"decoder_ff_logit_l1_gamma0", "[1x8]"},
+              {"decoder_ff_logit_l1_gamma1", "[1x8]"},
+              {"decoder_ff_logit_l1_gamma2", "[1x8]"}});
+  return m;
+}
+
+TEST(MarianNames, S2SOneLayerUntied) {
+  auto got = namesAndShapes({"--type", "s2s", "--dim-rnn", "6", "--enc-depth", "1"});
+  auto expected = s2sDecoder(false);
+  expected.insert({{"encoder_Wemb", "[11x8]"},
+                   {"decoder_Wemb", "[13x8]"},
+                   {"decoder_ff_logit_l2_Wt", "[13x8]"},  // [vocab, dim-emb], transposed as Marian keeps it
+                   {"decoder_ff_logit_l2_b", "[1x13]"}});
+  addGru(expected, "encoder_bi", 8, false);
+  addGru(expected, "encoder_bi_r", 8, false);
+  EXPECT_EQ(got, expected);
+}
+
+TEST(MarianNames, S2STwoLayersLayerNormAndAllTied) {
+  auto got = namesAndShapes({"--type", "s2s", "--dim-rnn", "6", "--enc-depth", "2", "--layer-normalization",
+                             "--tied-embeddings-all"},
+                            11);
+  auto expected = s2sDecoder(true);
+  expected.insert({{"Wemb", "[11x8]"}, {"decoder_ff_logit_l2_b", "[1x11]"}});  // the output tied to Wemb
+  // two separate stacks: forward encoder_bi -> encoder_bi_l2_cell1, backward encoder_bi_r ->
+  // encoder_bi_r_l2_cell1, the second layers over the first's H states
+  addGru(expected, "encoder_bi", 8, true);
+  addGru(expected, "encoder_bi_l2_cell1", 6, true);
+  addGru(expected, "encoder_bi_r", 8, true);
+  addGru(expected, "encoder_bi_r_l2_cell1", 6, true);
+  EXPECT_EQ(got, expected);
+}
+
+// DecoderS2S::step ties the output to decoder_Wemb with --tied-embeddings, to Wemb with
+// --tied-embeddings-all (or -src as well); --tied-embeddings-src alone shares Wemb between the
+// encoder and the decoder but keeps decoder_ff_logit_l2_Wt.
+TEST(MarianNames, S2STiedEmbeddingsOptions) {
+  auto names = [](const std::vector<std::string>& tied) {
+    std::vector<std::string> args = {"--type", "s2s", "--dim-rnn", "6"};
+    args.insert(args.end(), tied.begin(), tied.end());
+    std::set<std::string> embeddings;
+    for(const auto& [name, shape] : namesAndShapes(args, 11))
+      if(name.find("Wemb") != std::string::npos || name.find("logit_l2") != std::string::npos)
+        embeddings.insert(name);
+    return embeddings;
+  };
+  using S = std::set<std::string>;
+  EXPECT_EQ(names({}), (S{"encoder_Wemb", "decoder_Wemb", "decoder_ff_logit_l2_Wt", "decoder_ff_logit_l2_b"}));
+  EXPECT_EQ(names({"--tied-embeddings"}), (S{"encoder_Wemb", "decoder_Wemb", "decoder_ff_logit_l2_b"}));
+  EXPECT_EQ(names({"--tied-embeddings-src"}), (S{"Wemb", "decoder_ff_logit_l2_Wt", "decoder_ff_logit_l2_b"}));
+  EXPECT_EQ(names({"--tied-embeddings", "--tied-embeddings-src"}), (S{"Wemb", "decoder_ff_logit_l2_b"}));
+  EXPECT_EQ(names({"--tied-embeddings-all"}), (S{"Wemb", "decoder_ff_logit_l2_b"}));
+  EXPECT_THROW(namesAndShapes({"--type", "s2s", "--tied-embeddings-all"}, 13), Error);  // two vocabulary sizes
+}
+
+// Marian's other s2s variants (alternating or bi-unidirectional encoders, deep transitions,
+// stacked decoders, skip connections, LSTMs) are errors that name the option.
+TEST(MarianNames, S2SVariantsNotImplementedAreErrorsNamingTheOption) {
+  for(std::vector<std::string> option : std::vector<std::vector<std::string>>{{"--enc-type", "alternating"},
+                                                                              {"--enc-cell", "lstm"},
+                                                                              {"--dec-cell", "lstm"},
+                                                                              {"--enc-cell-depth", "2"},
+                                                                              {"--dec-cell-base-depth", "3"},
+                                                                              {"--dec-cell-high-depth", "2"},
+                                                                              {"--dec-depth", "2"},
+                                                                              {"--skip"}}) {
+    std::vector<std::string> args = {"--type", "s2s", "--dim-rnn", "6"};
+    args.insert(args.end(), option.begin(), option.end());
+    try {
+      namesAndShapes(args);
+      ADD_FAILURE() << option[0] << " was accepted";
+    } catch(const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(option[0]), std::string::npos) << e.what();
+    }
+  }
+}
+
+// An s2s model of this program's earlier layout (models/s2s_legacy.cpp) is recognised by its
+// names; Marian's s2s and the transformer are not.
+TEST(MarianNames, EarlierS2SModelsAreRecognised) {
+  auto items = [](const std::map<std::string, std::string>& names) {
+    std::vector<NpzItem> out;
+    float zero = 0.f;
+    for(const auto& [name, shape] : names)
+      out.push_back(npzFloat32(name, {1}, &zero));
+    return out;
+  };
+  EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({"--type", "s2s", "--dim-rnn", "6"}))));
+  EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({}))));
+  std::vector<std::string> args = {"marian", "--type", "s2s", "--dim-emb", "8", "--dim-rnn", "6"};
+  std::vector<const char*> argv;
+  for(const auto& a : args)
+    argv.push_back(a.c_str());
+  Options o = parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
+  auto earlier = createEarlierS2S(o, 11, 13);
+  ExpressionGraph graph(cpuDevice(0), 1, 0);
+  std::vector<int> eos{Vocab::kEos};
+  Batch declare = Batch::fromSources({&eos});
+  declare.trgLen = 1;
+  declare.trgIds = {Vocab::kEos};
+  declare.trgMask = {1.f};
+  declare.trgWords = 1;
+  earlier->loss(graph, declare, false);
+  std::map<std::string, std::string> names;
+  for(const auto& e : graph.params().entries())
+    names[e.name] = e.shape.toString();
+  EXPECT_TRUE(names.count("decoder_att_keys_W") && names.count("decoder_cell1_W_W") &&
+              names.count("decoder_ff_logit_l1_rnn_W"));
+  EXPECT_TRUE(isEarlierS2SModel(items(names)));
 }
 
 TEST(MarianNames, EarlierNamesAreRenamedAndTheUntiedOutputTransposed) {

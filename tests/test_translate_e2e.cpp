@@ -1,7 +1,8 @@
 // marian and marian-decoder end to end on toy tasks a small model learns exactly: reversing
 // sequences of distinct symbols (transformer and s2s) decodes exactly with beam 1 and beam 4;
 // the n-best format; BLEU validation during training writes its translations; a model used with
-// another vocabulary or another architecture is refused with a message naming the problem.
+// another vocabulary or another architecture is refused with a message naming the problem; models
+// of earlier versions (transformer names, the earlier s2s) still decode as they did.
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -133,6 +134,191 @@ TEST(Translate, AModelWithEarlierNamesStillDecodes) {
   EXPECT_EQ(readFile(earlier), readFile(today));
   EXPECT_NE(readFile(earlier + ".log").find("parameters of an earlier version renamed to Marian's names"),
             std::string::npos) << readFile(earlier + ".log");
+}
+
+// The s2s computes Marian v1.12's function: the F0 scores of marian-decoder's n-best lists equal
+// the log-probabilities that an independent numpy implementation of Marian's s2s (written from
+// marian-dev's rnn/cells.h GRU and gruOps with the "final" flag of decoder_cell2, rnn/attention.h
+// GlobalAttention, models/s2s.h EncoderS2S/DecoderS2S, layers/generic.h mlp::Dense, layers/output.cpp
+// mlp::Output and layerNorm's eps 1e-9; time-major, one sentence at a time) gives the same
+// hypotheses, for a one-layer untied model and a two-layer one with layer normalisation and all
+// embeddings tied. The decoder batches sentences of different lengths, so padding is covered.
+TEST(Translate, S2SComputesMariansFunction) {
+  std::string d = dir();
+  std::ofstream(d + "/marian_s2s.py") << R"py(import sys, re, numpy as np
+model, vocab, src, nbest = sys.argv[1:5]
+a = np.load(model)
+P = {k: a[k].astype(np.float64) for k in a.files if not k.startswith('special:')}
+yml = bytes(a['special:model.yml'].tobytes()).decode(errors='ignore')
+def opt(k):
+    m = re.search(r'^%s: (.*)$' % k, yml, re.M)
+    return m.group(1).strip() if m else None
+LN = opt('layer-normalization') == 'true'
+depth = int(opt('enc-depth'))
+tied = opt('tied-embeddings') == 'true' or opt('tied-embeddings-all') == 'true'
+tsrc = opt('tied-embeddings-src') == 'true' or opt('tied-embeddings-all') == 'true'
+voc = {}
+for l in open(vocab):
+    w, i = l.rsplit(':', 1)
+    voc[w.strip().strip('"')] = int(i)
+def ln(x, g, b=None):
+    m = x.mean(-1, keepdims=True)
+    y = g * (x - m) / np.sqrt(((x - m) ** 2).mean(-1, keepdims=True) + 1e-9)
+    return y if b is None else y + b
+sig = lambda x: 1 / (1 + np.exp(-x))
+def gru(p, x, h, final):
+    W = np.concatenate([P[p + '_W'], P[p + '_Wx']], -1)
+    U = np.concatenate([P[p + '_U'], P[p + '_Ux']], -1)
+    b = np.concatenate([P[p + '_b'], P[p + '_bx']], -1)[0]
+    xW, sU, H = x @ W, h @ U, h.shape[-1]
+    if LN:
+        xW, sU = ln(xW, P[p + '_gamma1'][0]), ln(sU, P[p + '_gamma2'][0])
+    r = sig(xW[:H] + sU[:H] + b[:H])
+    z = sig(xW[H:2*H] + sU[H:2*H] + b[H:2*H])
+    hh = np.tanh(xW[2*H:] + (sU[2*H:] + b[2*H:]) * r) if final else np.tanh(xW[2*H:] + sU[2*H:] * r + b[2*H:])
+    return (1 - z) * hh + z * h
+def rnn(p, X, reverse):
+    h, out = np.zeros(P[p + '_U'].shape[0]), [None] * len(X)
+    for t in (range(len(X) - 1, -1, -1) if reverse else range(len(X))):
+        h = gru(p, X[t], h, False)
+        out[t] = h
+    return np.array(out)
+def dense(p, x, num=''):
+    if LN:
+        return ln(x @ P[p + '_W' + num], P[p + '_gamma' + num][0], P[p + '_b' + num][0])
+    return x @ P[p + '_W' + num] + P[p + '_b' + num][0]
+Esrc, Etrg = P['Wemb' if tsrc else 'encoder_Wemb'], P['Wemb' if tsrc else 'decoder_Wemb']
+Wout = Etrg if tied else P['decoder_ff_logit_l2_Wt']
+def score(srcIds, trgIds):
+    X = Esrc[srcIds]
+    F, R = rnn('encoder_bi', X, False), rnn('encoder_bi_r', X, True)
+    for l in range(2, depth + 1):
+        F, R = rnn('encoder_bi_l%d_cell1' % l, F, False), rnn('encoder_bi_r_l%d_cell1' % l, R, True)
+    C = np.concatenate([F, R], -1)
+    s = np.tanh(dense('decoder_ff_state', C.mean(0)))
+    MC = C @ P['decoder_Wc_att']
+    MC = ln(MC, P['decoder_att_gamma1'][0], P['decoder_b_att'][0]) if LN else MC + P['decoder_b_att'][0]
+    total, y = 0.0, np.zeros(Etrg.shape[1])
+    for w in trgIds:
+        h1 = gru('decoder_cell1', y, s, False)
+        q = h1 @ P['decoder_W_comb_att']
+        if LN:
+            q = ln(q, P['decoder_att_gamma2'][0])
+        e = np.tanh(MC + q) @ P['decoder_U_att'][:, 0]
+        al = np.exp(e - e.max())
+        c = (al / al.sum()) @ C
+        s = gru('decoder_cell2', c, h1, True)
+        o = np.tanh(dense('decoder_ff_logit_l1', y, '0') + dense('decoder_ff_logit_l1', s, '1') +
+                    dense('decoder_ff_logit_l1', c, '2'))
+        logits = o @ Wout.T + P['decoder_ff_logit_l2_b'][0]
+        m = logits.max()
+        total += logits[w] - m - np.log(np.exp(logits - m).sum())
+        y = Etrg[w]
+    return total
+srcs = [l.split() for l in open(src)]
+worst, n = 0.0, 0
+for l in open(nbest):
+    i, hyp, f0, _ = [x.strip() for x in l.split('|||')]
+    ref = score([voc[w] for w in srcs[int(i)]] + [0], [voc[w] for w in hyp.split()] + [0])
+    worst = max(worst, abs(ref - float(f0.split('=')[1])) / (1 + abs(ref)))
+    n += 1
+print(n, worst)
+sys.exit(0 if n >= 40 and worst < 1e-4 else 1)
+)py";
+  for(std::string options : {"--enc-depth 1", "--enc-depth 2 --layer-normalization --tied-embeddings-all"}) {
+    SCOPED_TRACE(options);
+    train("function", "--type s2s --dim-emb 16 --dim-rnn 24 --after-batches 200 " + options);
+    std::string out = d + "/function/nbest";
+    ASSERT_EQ(sh(decoder("function", "-b 3 --n-best --mini-batch 8", out)), 0) << readFile(out + ".log");
+    std::string cmd = "/usr/bin/python3 " + d + "/marian_s2s.py " + d + "/function/model.npz " + d + "/vocab.yml " +
+                      d + "/test.src " + out + " > " + out + ".check 2>&1";
+    EXPECT_EQ(sh(cmd), 0) << readFile(out + ".check");
+  }
+}
+
+// An s2s model saved by an earlier version of this program, before s2s took Marian's names and
+// function (decoder_att_keys_W, decoder_cell1_W_W, ...: models/s2s_legacy.cpp), still decodes to
+// the n-best lists it gave then, and the log says that the earlier layout was recognised. The file
+// is written here by numpy in that layout (dim-emb 16, dim-rnn 24, 18 words) with deterministic,
+// untrained values (a bias towards </s>, so that every hypothesis ends before the length limit);
+// the expected n-best lists are what marian-decoder built from commit d74fc42, before the change,
+// printed for this very file.
+TEST(Translate, AnEarlierS2SModelStillDecodes) {
+  std::string m = dir() + "/earlier-s2s";
+  sh("rm -rf " + m + " && mkdir -p " + m);
+  std::ofstream(m + "/make.py") << R"(import numpy as np, sys
+E, H, V = 16, 24, 18
+shapes = {'encoder_Wemb': (V, E), 'decoder_Wemb': (V, E),
+          'decoder_ff_state_W': (2*H, H), 'decoder_ff_state_b': (1, H),
+          'decoder_att_keys_W': (2*H, H), 'decoder_att_keys_b': (1, H), 'decoder_att_U': (H, H), 'decoder_att_v': (H, 1),
+          'decoder_ff_logit_l1_rnn_W': (H, E), 'decoder_ff_logit_l1_rnn_b': (1, E),
+          'decoder_ff_logit_l1_prev_W': (E, E), 'decoder_ff_logit_l1_ctx_W': (2*H, E),
+          'decoder_ff_logit_out_Wt': (V, E), 'decoder_ff_logit_out_b': (1, V)}
+for p, d in [('encoder_bi', E), ('encoder_bi_r', E), ('decoder_cell1', E), ('decoder_cell2', 2*H)]:
+    shapes.update({p + '_W_W': (d, 3*H), p + '_W_b': (1, 3*H), p + '_U': (H, 3*H)})
+out = {}
+for k, name in enumerate(sorted(shapes)):
+    n = int(np.prod(shapes[name]))
+    out[name] = (0.6 * np.sin(0.7 * np.arange(n) + 1.9 * k + 0.3)).astype(np.float32).reshape(shapes[name])
+out['decoder_ff_logit_out_b'][0, 0] = 1.0
+np.savez(sys.argv[1], **out)
+)";
+  ASSERT_EQ(sh("/usr/bin/python3 " + m + "/make.py " + m + "/model.npz"), 0);
+  std::ofstream(m + "/model.npz.yml") << "type: s2s\ndim-emb: 16\ndim-rnn: 24\ndim-vocabs: [18, 18]\n";
+  {
+    std::ofstream vocab(m + "/vocab.yml");
+    vocab << "</s>: 0\n<unk>: 1\n";
+    for(int i = 0; i < 16; ++i)
+      vocab << char('a' + i) << ": " << i + 2 << "\n";
+  }
+  std::ofstream(m + "/in.txt") << "a b c\nd e f g\np o n m l\nh i j k\nk l e\na p b o c n\n";
+  const std::string expected = R"(0 |||  ||| F0= -0.980846 ||| -0.980846
+0 ||| m j ||| F0= -4.0602 ||| -4.0602
+0 ||| d j ||| F0= -4.2198 ||| -4.2198
+0 ||| m j m j ||| F0= -7.33606 ||| -7.33606
+1 |||  ||| F0= -1.07229 ||| -1.07229
+1 ||| c ||| F0= -2.93555 ||| -2.93555
+1 ||| l ||| F0= -3.17784 ||| -3.17784
+1 ||| c d j ||| F0= -5.66943 ||| -5.66943
+2 ||| k ||| F0= -3.36777 ||| -3.36777
+2 ||| a l ||| F0= -4.48812 ||| -4.48812
+2 ||| j l ||| F0= -4.6613 ||| -4.6613
+2 ||| a l d a ||| F0= -7.21637 ||| -7.21637
+3 |||  ||| F0= -1.22336 ||| -1.22336
+3 ||| c ||| F0= -2.24832 ||| -2.24832
+3 ||| l ||| F0= -2.52515 ||| -2.52515
+3 ||| c m b ||| F0= -5.82948 ||| -5.82948
+4 |||  ||| F0= -1.12648 ||| -1.12648
+4 ||| m a ||| F0= -4.01529 ||| -4.01529
+4 ||| m j ||| F0= -4.03244 ||| -4.03244
+4 ||| d j ||| F0= -4.14682 ||| -4.14682
+5 |||  ||| F0= -1.04536 ||| -1.04536
+5 ||| c ||| F0= -3.07784 ||| -3.07784
+5 ||| c d a ||| F0= -6.13457 ||| -6.13457
+5 ||| c d j ||| F0= -6.16915 ||| -6.16915
+)";
+  std::string out = m + "/out";
+  ASSERT_EQ(sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/vocab.yml " + m +
+               "/vocab.yml -b 4 --n-best < " + m + "/in.txt > " + out + " 2> " + out + ".log"),
+            0)
+      << readFile(out + ".log");
+  EXPECT_NE(readFile(out + ".log").find("an s2s model of an earlier version of this program"), std::string::npos)
+      << readFile(out + ".log");
+  // the same hypotheses in the same order; the scores to print rounding (another CPU's BLAS)
+  std::istringstream got(readFile(out)), want(expected);
+  std::regex entry("^(\\d+ \\|\\|\\| [a-p ]*) \\|\\|\\| F0= (-?[0-9.e-]+) \\|\\|\\| (-?[0-9.e-]+)$");
+  size_t lines = 0;
+  for(std::string g, w; std::getline(want, w); ++lines) {
+    ASSERT_TRUE(std::getline(got, g)) << "missing: " << w;
+    std::smatch mg, mw;
+    ASSERT_TRUE(std::regex_match(g, mg, entry)) << g;
+    ASSERT_TRUE(std::regex_match(w, mw, entry)) << w;
+    EXPECT_EQ(mg[1], mw[1]);
+    EXPECT_NEAR(std::stod(mg[2]), std::stod(mw[2]), 1e-4 * (1 + std::fabs(std::stod(mw[2]))));
+  }
+  EXPECT_EQ(lines, 24u);
+  std::string rest;
+  EXPECT_FALSE(std::getline(got, rest)) << rest;
 }
 
 // Marian's decoder defaults (one sentence per batch, no sorting) and sorted batches of several

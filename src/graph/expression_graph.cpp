@@ -101,6 +101,21 @@ private:
   std::vector<T> values_;
 };
 
+class ViewNode : public Node {
+public:
+  ViewNode(ExpressionGraph& g, Tensor t) : Node(g, t.shape, {}, t.type), tensor_(t) {
+    ABORT_IF(t.device != g.device(), "A view of a tensor on {} in a graph on {}", t.device.toString(),
+             g.device().toString());
+  }
+  const char* opName() const override { return "view"; }
+  bool allocatesValue() const override { return false; }
+  void forward() override { val_ = tensor_; }
+  void backward() override {}
+
+private:
+  Tensor tensor_;
+};
+
 }  // namespace
 
 ExpressionGraph::ExpressionGraph(Device device, uint64_t seed, size_t workspaceLimitMB)
@@ -129,6 +144,8 @@ Expr ExpressionGraph::indices(std::vector<int> values) {
   Shape shape({int(values.size())});
   return indices(shape, std::move(values));
 }
+
+Expr ExpressionGraph::view(Tensor t) { return record<ViewNode>(*this, t); }
 
 void ExpressionGraph::forward() {
   params_.allocate();

@@ -29,6 +29,10 @@ public:
   Expr constant(const Shape& shape, std::vector<float> values);
   Expr indices(const Shape& shape, std::vector<int> values);  // int32, e.g. word ids
   Expr indices(std::vector<int> values);                      // shape [n]
+  // A leaf over memory the graph does not own (no copy, no gradient): state that outlives the
+  // graph, such as a decoder's cached keys and values. The memory must stay valid until the
+  // graph's next forward() has run.
+  Expr view(Tensor t);
 
   // Records an operator node; used by the functions in graph/operators.h.
   template <class NodeType, class... Args>

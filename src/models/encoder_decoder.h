@@ -7,8 +7,20 @@
 #include "common/options.h"
 #include "data/batch.h"
 #include "graph/expression_graph.h"
+#include "models/decoder_state.h"
 
 namespace marian {
+
+// What one decoding step knows of each row (hypothesis) of the decoder state.
+struct DecodingStep {
+  int position = 0;                          // of the word to predict; it has `position` words before it
+  std::vector<int> lastWords;                // per row: its word at position - 1 (none at 0)
+  // per row: its whole prefix and its sentence in the sources startDecoding was given; only a
+  // model that recomputes from the prefix (the earlier s2s) reads them
+  const std::vector<std::vector<int>>* prefixes = nullptr;
+  const std::vector<int>* sentences = nullptr;
+  const Batch* sources = nullptr;
+};
 
 class EncoderDecoder {
 public:
@@ -18,18 +30,23 @@ public:
   virtual Expr loss(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
   virtual std::string type() const = 0;
 
-  // Decoding, one target position at a time on a fixed source (beam search):
-  // the encoder's states [sentences, srcLen, dim] of the batch's sources;
-  virtual Expr encodeSources(ExpressionGraph& graph, const Batch& batch) = 0;
-  // the log-probabilities [hyps, trgVocab] of each hypothesis' next word. `step` holds one row
-  // per hypothesis: its source's mask (srcMask [hyps, srcLen]) and its words so far followed by
-  // one ignored id (trgIds [hyps, t+1]); `context` the encoder states of each hypothesis' source
-  // [hyps, srcLen, dim], a constant computed once by encodeSources.
-  virtual Expr nextWordLogProbs(ExpressionGraph& graph, const Batch& step, Expr context) = 0;
+  // Incremental decoding (beam search). The model keeps what later steps need in `state`, one
+  // row per hypothesis: the encoder's states and what is computed from them once, the keys and
+  // values of earlier positions, recurrent states. Each call builds the graph of one step; the
+  // caller runs forward and then state.keepRows.
+  // Encodes the batch's sources: the state's rows are the batch's sentences.
+  virtual void startDecoding(ExpressionGraph& graph, const Batch& sources, DecoderState& state) = 0;
+  // The log-probabilities [rows, trgVocab] of each row's next word at position `step.position`
+  // (0: the first word).
+  virtual Expr decodeStep(ExpressionGraph& graph, const DecodingStep& step, DecoderState& state) = 0;
 };
 
 // Model options come from the effective configuration (--type, --dim-emb, ...); vocabulary
 // sizes from the loaded vocabularies.
 std::unique_ptr<EncoderDecoder> createModel(const Options& options, size_t srcVocab, size_t trgVocab);
+// The s2s of earlier versions of this program (its own parameter names and function), kept to
+// decode their model files (models/s2s_legacy.cpp): Translator::load chooses it for a file that
+// isEarlierS2SModel (models/legacy_names.h). Decoding only.
+std::unique_ptr<EncoderDecoder> createEarlierS2S(const Options& options, size_t srcVocab, size_t trgVocab);
 
 }  // namespace marian

@@ -49,16 +49,16 @@ Expr shiftRight(ExpressionGraph& g, Expr emb) {
   return concat({zeros, slice(emb, 1, 0, len - 1)}, 1);
 }
 
-Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab) {
-  Expr b = g.param("decoder_ff_logit_out_b", {1, vocab}, inits::zeros());
+Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab, const std::string& prefix) {
+  Expr b = g.param(prefix + "_b", {1, vocab}, inits::zeros());
   if(tied)
     return affine(h, tied, b, /*transW=*/true);
-  Expr Wt = g.param("decoder_ff_logit_out_Wt", {vocab, h->shape().back()}, inits::glorotUniform());
+  Expr Wt = g.param(prefix + "_Wt", {vocab, h->shape().back()}, inits::glorotUniform());
   return affine(h, Wt, b, /*transW=*/true);
 }
 
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
-                        float smoothing) {
+                        float smoothing, const std::string& prefix) {
   std::vector<int> positions, labels;
   for(size_t i = 0; i < batch.trgMask.size(); ++i)
     if(batch.trgMask[i] != 0.f) {
@@ -67,7 +67,7 @@ Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const 
     }
   int n = int(positions.size());
   Expr states = reshape(h, {batch.sentences * batch.trgLen, h->shape().back()});
-  Expr logits = outputLayer(g, rows(states, g.indices(std::move(positions))), tied, vocab);
+  Expr logits = outputLayer(g, rows(states, g.indices(std::move(positions))), tied, vocab, prefix);
   Expr ce = crossEntropy(logits, g.indices(std::move(labels)), nullptr, smoothing);
   return sum(reshape(ce, {1, n}), -1);
 }

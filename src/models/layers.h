@@ -26,14 +26,19 @@ Expr positions(ExpressionGraph& g, int len, int dim, int start = 0);
 // ids shifted right by one with a zero vector first: the decoder's inputs in training
 Expr shiftRight(ExpressionGraph& g, Expr embeddings);
 // logits [.., vocab] from h [.., dim]: tied to the target embeddings (h E^T + b) or its own
-// decoder_ff_logit_out_Wt [vocab, dim], transposed as Marian v1.12 keeps it (h Wt^T + b)
-Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab);
+// decoder_ff_logit_out_Wt [vocab, dim], transposed as Marian v1.12 keeps it (h Wt^T + b), and
+// the bias decoder_ff_logit_out_b [1, vocab]. `prefix` names them: the transformer's
+// decoder_ff_logit_out, the s2s's decoder_ff_logit_l2 (Marian's mlp::Output prefixes).
+Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
+                 const std::string& prefix = "decoder_ff_logit_out");
 // The summed label-smoothed cross-entropy of the batch's target labels, [1, 1], from the
 // decoder states h [batch, len, dim]. Only real (non-padding) positions go through the output
 // layer: with batches of mixed lengths a third of the positions can be padding, and the output
 // layer and its softmax over the vocabulary are the largest single cost of a step.
+// `prefix` names the output layer's parameters, as in outputLayer.
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
-                        const Batch& batch, float smoothing);
+                        const Batch& batch, float smoothing,
+                        const std::string& prefix = "decoder_ff_logit_out");
 
 }  // namespace layers
 }  // namespace marian

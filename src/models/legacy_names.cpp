@@ -1,6 +1,7 @@
 #include "models/legacy_names.h"
 
 #include <regex>
+#include <set>
 
 #include "common/error.h"
 
@@ -55,6 +56,17 @@ size_t renameLegacyParameters(std::vector<NpzItem>& items) {
       }
   }
   return renamed;
+}
+
+bool isEarlierS2SModel(const std::vector<NpzItem>& items) {
+  // names only the earlier s2s had (models/s2s_legacy.cpp); Marian's s2s has decoder_W_comb_att,
+  // decoder_Wc_att, decoder_U_att, decoder_cell1_W and decoder_ff_logit_l1_W0 instead
+  static const std::set<std::string> earlier = {"decoder_att_keys_W", "decoder_att_U", "decoder_att_v",
+                                                "decoder_cell1_W_W", "decoder_ff_logit_l1_rnn_W"};
+  for(const NpzItem& item : items)
+    if(earlier.count(item.name))
+      return true;
+  return false;
 }
 
 }  // namespace marian

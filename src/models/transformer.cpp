@@ -2,6 +2,7 @@
 // ("dan" = dropout, add residual, layer-norm), tied embeddings, sinusoidal positions, label
 // smoothing and three kinds of dropout.
 #include <cmath>
+#include <functional>
 
 #include "models/encoder_decoder.h"
 #include "models/layers.h"
@@ -63,30 +64,59 @@ public:
                                       training ? smoothing_ : 0.f);
   }
 
-  Expr encodeSources(ExpressionGraph& g, const Batch& batch) override {
+  // The state: the source mask, and per decoder layer l the context attention's keys and values
+  // of the encoder's states ("l<l>_context_k/_v", computed once) and the self-attention's keys and
+  // values of the positions decoded so far ("l<l>_self_k/_v", one position longer each step).
+  void startDecoding(ExpressionGraph& g, const Batch& sources, DecoderState& state) override {
     training_ = false;
     Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
-    return encode(g, srcTable, batch, g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask));
+    Expr srcMask = g.constant({sources.sentences, 1, 1, sources.srcLen}, sources.srcMask);
+    Expr enc = encode(g, srcTable, sources, srcMask);
+    state.set("srcMask", srcMask);
+    for(int l = 1; l <= decDepth_; ++l) {
+      KeysValues kv = keysValues(g, decoderPrefix(l) + "_context", enc);
+      state.set(cacheName(l, "context_k"), kv.K);
+      state.set(cacheName(l, "context_v"), kv.V);
+    }
   }
 
-  Expr nextWordLogProbs(ExpressionGraph& g, const Batch& step, Expr context) override {
+  Expr decodeStep(ExpressionGraph& g, const DecodingStep& step, DecoderState& state) override {
     training_ = false;
+    int rows = state.rows(), t = step.position;
     Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dim_);
-    Expr srcMask = g.constant({step.sentences, 1, 1, step.srcLen}, step.srcMask);
-    // the whole prefix again (no cached keys and values): simple, and the decoder is small next
-    // to the output layer, which runs for the last position only
-    Expr dec = decode(g, trgTable, step, context, srcMask);
-    Expr last = reshape(slice(dec, 1, step.trgLen - 1, step.trgLen), {step.sentences, dim_});
-    return logSoftmax(layers::outputLayer(g, last, tiedOutput_ ? trgTable : nullptr, trgVocab_));
+    // the previous word's embedding; a zero vector before the first word (shiftRight in training)
+    Expr emb = t == 0 ? g.constant({rows, 1, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
+                      : layers::embed(g, trgTable, step.lastWords, rows, 1);
+    Expr x = embedWithPositions(g, emb, "decoder", t);
+    Expr srcMask = state.get(g, "srcMask");
+    for(int l = 1; l <= decDepth_; ++l) {
+      auto self = [&](Expr in) {  // the cached positions and this one
+        KeysValues kv = keysValues(g, decoderPrefix(l) + "_self", in);
+        if(t > 0) {
+          kv.K = concat({state.get(g, cacheName(l, "self_k")), kv.K}, 2);
+          kv.V = concat({state.get(g, cacheName(l, "self_v")), kv.V}, 2);
+        }
+        state.set(cacheName(l, "self_k"), kv.K);
+        state.set(cacheName(l, "self_v"), kv.V);
+        return kv;
+      };
+      auto context = [&](Expr) {
+        return KeysValues{state.get(g, cacheName(l, "context_k")), state.get(g, cacheName(l, "context_v"))};
+      };
+      x = decoderLayer(g, l, x, self, nullptr, context, srcMask);  // one query: no causal mask
+    }
+    x = top(g, "decoder", x);
+    return logSoftmax(layers::outputLayer(g, reshape(x, {rows, dim_}), tiedOutput_ ? trgTable : nullptr, trgVocab_));
   }
 
 private:
   Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
 
-  // Embeddings scaled by sqrt(dim) plus positions, then the embedding post-processing.
-  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix) {
+  // Embeddings scaled by sqrt(dim) plus positions (from `start`), then the embedding
+  // post-processing.
+  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, int start = 0) {
     int len = emb->shape()[1];
-    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, len, dim_);
+    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, len, dim_, start);
     return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");  // Marian pre-processes the embeddings
   }
 
@@ -120,21 +150,27 @@ private:
     return reshape(transpose(x, {0, 2, 1, 3}), {B, T, dim_});
   }
 
-  // Multi-head attention of queries q over keys/values kv; mask broadcasts onto [B, H, Tq, Tk].
-  Expr attention(ExpressionGraph& g, const std::string& prefix, Expr q, Expr kv, Expr mask) {
-    Expr Q = splitHeads(projection(g, prefix, "q", q));
-    Expr K = splitHeads(projection(g, prefix, "k", kv));
-    Expr V = splitHeads(projection(g, prefix, "v", kv));
-    float scale = 1.f / std::sqrt(float(dim_ / heads_));
-    Expr weights = softmax(maskFill(bdot(Q, K, false, true, scale), mask));
-    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), V));
-    return projection(g, prefix, "o", context);
+  // Keys and values [B, heads, T, dim/heads] of kv [B, T, dim]
+  struct KeysValues {
+    Expr K, V;
+  };
+  KeysValues keysValues(ExpressionGraph& g, const std::string& prefix, Expr kv) {
+    return {splitHeads(projection(g, prefix, "k", kv)), splitHeads(projection(g, prefix, "v", kv))};
   }
+  using KeysValuesOf = std::function<KeysValues(Expr normalisedInput)>;
 
-  Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, Expr memory, Expr mask) {
+  // Multi-head attention: the block's input x pre-processed, its queries over the keys and values
+  // that `kv` gives (from that input, from the encoder, or cached); mask (null: none) broadcasts
+  // onto [B, heads, Tq, Tk]; the output projected and post-processed with x as the residual.
+  Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const KeysValuesOf& kv, Expr mask) {
     Expr in = process(g, prefix + "_Wo", pre_, x, nullptr, "_pre");
-    Expr out = attention(g, prefix, in, memory ? memory : in, mask);
-    return process(g, prefix + "_Wo", post_, out, x);
+    Expr Q = splitHeads(projection(g, prefix, "q", in));
+    KeysValues keys = kv(in);
+    float scale = 1.f / std::sqrt(float(dim_ / heads_));
+    Expr scores = bdot(Q, keys.K, false, true, scale);
+    Expr weights = softmax(mask ? maskFill(scores, mask) : scores);
+    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V));
+    return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), x);
   }
 
   // Marian's LayerFFN: depth dense layers (activation and dropout between them), named
@@ -158,12 +194,28 @@ private:
     Expr x = embedWithPositions(g, layers::embed(g, table, batch.srcIds, batch.sentences, batch.srcLen), "encoder");
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
-      x = attentionBlock(g, prefix + "_self", x, nullptr, srcMask);
+      x = attentionBlock(g, prefix + "_self", x, [&](Expr in) { return keysValues(g, prefix + "_self", in); }, srcMask);
       x = ffnBlock(g, prefix, x, ffn_, ffnDepth_);
     }
     return top(g, "encoder", x);
   }
 
+  // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
+  std::string decoderPrefix(int l) const {
+    return "decoder_l" + std::to_string(tiedLayers_.empty() ? l : tiedLayers_[size_t(l - 1)]);
+  }
+  // the decoder state's name of a layer's cache (by layer, not by parameters: tied layers differ)
+  static std::string cacheName(int l, const char* what) { return "l" + std::to_string(l) + "_" + what; }
+
+  Expr decoderLayer(ExpressionGraph& g, int l, Expr x, const KeysValuesOf& self, Expr selfMask,
+                    const KeysValuesOf& context, Expr srcMask) {
+    std::string prefix = decoderPrefix(l);
+    x = attentionBlock(g, prefix + "_self", x, self, selfMask);
+    x = attentionBlock(g, prefix + "_context", x, context, srcMask);
+    return ffnBlock(g, prefix, x, decFfn_, decFfnDepth_);
+  }
+
+  // The whole target at once (training): each position attends to itself and those before it.
   Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, Expr enc, Expr srcMask) {
     int T = batch.trgLen;
     Expr emb = layers::shiftRight(g, layers::embed(g, table, batch.trgIds, batch.sentences, T));
@@ -174,11 +226,10 @@ private:
         causal[size_t(i) * T + j] = 1.f;
     Expr selfMask = g.constant({1, 1, T, T}, std::move(causal));
     for(int l = 1; l <= decDepth_; ++l) {
-      // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
-      std::string prefix = "decoder_l" + std::to_string(tiedLayers_.empty() ? l : tiedLayers_[size_t(l - 1)]);
-      x = attentionBlock(g, prefix + "_self", x, nullptr, selfMask);
-      x = attentionBlock(g, prefix + "_context", x, enc, srcMask);
-      x = ffnBlock(g, prefix, x, decFfn_, decFfnDepth_);
+      std::string prefix = decoderPrefix(l);
+      x = decoderLayer(
+          g, l, x, [&](Expr in) { return keysValues(g, prefix + "_self", in); }, selfMask,
+          [&](Expr) { return keysValues(g, prefix + "_context", enc); }, srcMask);
     }
     return top(g, "decoder", x);
   }

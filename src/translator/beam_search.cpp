@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "common/error.h"
 #include "data/vocab.h"
@@ -18,17 +17,17 @@ BeamSearch::BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const Beam
 
 std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
   int B = batch.sentences, S = batch.srcLen, K = options_.beamSize;
+  DecoderState state(graph_.device());
   graph_.clear();
-  Expr encoded = model_.encodeSources(graph_, batch);
+  model_.startDecoding(graph_, batch, state);
   graph_.forward();
-  std::vector<float> context = kernels::toHost(encoded->val());
-  size_t D = context.size() / (size_t(B) * size_t(S));
 
   struct Live {
     int sentence;
     std::vector<int> words;
     float score;
     std::vector<float> wordScores;
+    int row;  // its row in the decoder state
   };
   std::vector<Live> live;
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
@@ -38,28 +37,30 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     for(int t = 0; t < S; ++t)
       length += batch.srcMask[size_t(s) * S + t];
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
-    live.push_back({s, {}, 0.f, {}});
+    live.push_back({s, {}, 0.f, {}, s});
   }
 
   for(int t = 0; !live.empty(); ++t) {
-    // one row per live hypothesis: its source's mask and encoder states, its words so far
+    // the state's rows become the live hypotheses, each continuing its parent's row
     int H = int(live.size());
-    Batch step;
-    step.sentences = H;
-    step.srcLen = S;
-    step.trgLen = t + 1;
-    step.srcMask.resize(size_t(H) * S);
-    step.trgIds.assign(size_t(H) * (t + 1), options_.eosId);
-    step.trgMask.assign(size_t(H) * (t + 1), 1.f);
-    std::vector<float> rows(size_t(H) * S * D);
+    std::vector<int> parents(static_cast<size_t>(H)), sentences(static_cast<size_t>(H));
+    DecodingStep step;
+    step.position = t;
+    std::vector<std::vector<int>> prefixes(static_cast<size_t>(H));
     for(int h = 0; h < H; ++h) {
-      size_t s = size_t(live[size_t(h)].sentence);
-      std::copy_n(batch.srcMask.begin() + long(s * S), S, step.srcMask.begin() + long(size_t(h) * S));
-      std::memcpy(rows.data() + size_t(h) * S * D, context.data() + s * S * D, S * D * sizeof(float));
-      std::copy(live[size_t(h)].words.begin(), live[size_t(h)].words.end(), step.trgIds.begin() + long(size_t(h) * (t + 1)));
+      Live& l = live[size_t(h)];
+      parents[size_t(h)] = l.row;
+      l.row = h;
+      sentences[size_t(h)] = l.sentence;
+      step.lastWords.push_back(l.words.empty() ? options_.eosId : l.words.back());
+      prefixes[size_t(h)] = l.words;
     }
+    state.keepRows(parents);
+    step.prefixes = &prefixes;
+    step.sentences = &sentences;
+    step.sources = &batch;
     graph_.clear();
-    Expr logProbs = model_.nextWordLogProbs(graph_, step, graph_.constant({H, S, int(D)}, std::move(rows)));
+    Expr logProbs = model_.decodeStep(graph_, step, state);
     graph_.forward();
     std::vector<float> lp = kernels::toHost(logProbs->val());
     size_t V = lp.size() / size_t(H);
@@ -98,7 +99,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
             done1.normalized = candidates[c].first / std::pow(length, options_.normalize);
           done.push_back(std::move(done1));
         } else {
-          Live n{s, from.words, candidates[c].first, std::move(wordScores)};
+          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row};
           n.words.push_back(w);
           next.push_back(std::move(n));
         }

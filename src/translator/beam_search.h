@@ -1,8 +1,10 @@
 #pragma once
 // defines: marian::BeamSearch — batched beam search over any EncoderDecoder: the sources of a
 // batch are encoded once; then at every step the live hypotheses of all sentences are scored
-// together, each sentence keeps its best (beam size - finished) continuations, and a hypothesis
-// that emits </s> is finished. Beam size 1 is greedy decoding. As Marian's: <unk> is never chosen
+// together from their last word and the model's DecoderState (nothing recomputed from the
+// prefix, nothing copied through the host but the log-probabilities), each sentence keeps its
+// best (beam size - finished) continuations, the state keeps their parents' rows, and a
+// hypothesis that emits </s> is finished. Beam size 1 is greedy decoding. As Marian's: <unk> is never chosen
 // unless allowUnk, and at the length limit the hypotheses end with whatever word they chose.
 #include <vector>
 

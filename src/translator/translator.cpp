@@ -21,6 +21,8 @@ struct Translator::Worker {
   std::unique_ptr<ExpressionGraph> graph;
   std::unique_ptr<EncoderDecoder> model;
   std::unique_ptr<BeamSearch> search;
+  Options modelOptions;  // what the model was built from, and the batch that declared its
+  Batch declare;         // parameters: load rebuilds it for an earlier version's s2s
 };
 
 BeamOptions beamOptions(const Options& o) {
@@ -64,6 +66,8 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
     w->graph->params().allocate();
     w->graph->clear();
     w->search = std::make_unique<BeamSearch>(*w->model, *w->graph, beam_);
+    w->modelOptions = modelOptions;
+    w->declare = declare;
     workers_.push_back(std::move(w));
   }
 }
@@ -73,11 +77,25 @@ Translator::~Translator() = default;
 size_t Translator::parameterCount() const { return workers_[0]->graph->params().totalSize(); }
 
 void Translator::load(const std::string& modelPath) {
+  std::vector<NpzItem> items = readNpz(modelPath);
+  if(workers_[0]->model->type() == "s2s" && isEarlierS2SModel(items)) {
+    LOG(info, "[translate] {}: an s2s model of an earlier version of this program (its own parameter names, "
+              "before s2s took Marian's) recognised: it decodes with that version's s2s",
+        modelPath);
+    for(auto& w : workers_) {
+      w->search.reset();
+      w->model = createEarlierS2S(w->modelOptions, vocabs_[0]->size(), vocabs_[1]->size());
+      w->graph = std::make_unique<ExpressionGraph>(w->graph->device(), 1, limits_.workspaceMB);
+      w->model->loss(*w->graph, w->declare, false);
+      w->graph->params().allocate();
+      w->graph->clear();
+      w->search = std::make_unique<BeamSearch>(*w->model, *w->graph, beam_);
+    }
+  }
   const Parameters& params = workers_[0]->graph->params();
   std::set<std::string> declared;
   for(const auto& e : params.entries())
     declared.insert(e.name);
-  std::vector<NpzItem> items = readNpz(modelPath);
   if(size_t renamed = renameLegacyParameters(items))
     LOG(info, "[translate] {}: {} parameters of an earlier version renamed to Marian's names", modelPath, renamed);
   for(const NpzItem& item : items) {
@@ -91,7 +109,8 @@ void Translator::load(const std::string& modelPath) {
     vocabCheck("encoder_Wemb", *vocabs_[0], "source");
     vocabCheck("Wemb", *vocabs_[0], "source");
     vocabCheck("decoder_Wemb", *vocabs_[1], "target");
-    ABORT_IF(item.name == "decoder_ff_logit_out_b" && item.shape.size() == 2 && item.shape[1] != vocabs_[1]->size(),
+    ABORT_IF((item.name == "decoder_ff_logit_out_b" || item.name == "decoder_ff_logit_l2_b") && item.shape.size() == 2 &&
+                 item.shape[1] != vocabs_[1]->size(),
              "Model file {} was trained with a target vocabulary of {} entries, but {} has {}: use the model's "
              "vocabularies",
              modelPath, item.shape[1], vocabs_[1]->path(), vocabs_[1]->size());

@@ -1,0 +1,63 @@
+#include "models/decoder_state.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "tensors/kernels.h"
+
+namespace marian {
+
+DecoderState::DecoderState(Device device) : device_(device) {}
+DecoderState::~DecoderState() = default;
+
+Expr DecoderState::get(ExpressionGraph& g, const std::string& name) const {
+  auto it = kept_.find(name);
+  ABORT_IF(it == kept_.end(), "The decoder state has no '{}'", name);
+  return g.view(it->second.buffer->view(0, it->second.shape));
+}
+
+void DecoderState::set(const std::string& name, Expr x) {
+  ABORT_IF(x->valueType() != Type::float32, "The decoder state keeps float tensors, '{}' is not one", name);
+  ABORT_IF(x->shape().rank() < 1, "The decoder state's '{}' has no rows axis", name);
+  pending_.push_back({name, x});
+}
+
+void DecoderState::reserve(std::unique_ptr<FlatBuffer>& buffer, Device device, size_t elements) {
+  if(!buffer || buffer->size() < elements)  // grows by half again, so that a longer prefix
+    buffer = std::make_unique<FlatBuffer>(device, Type::float32, std::max(elements, elements * 3 / 2));  // rarely reallocates
+}
+
+void DecoderState::keepRows(const std::vector<int>& rows) {
+  ABORT_IF(rows.empty(), "DecoderState::keepRows of no rows: clear() the state instead");
+  int n = int(rows.size());
+  reserve(indices_, device_, rows.size());  // float-sized slots hold the int32 indices
+  Tensor idx(indices_->all().data, Shape({n}), Type::int32, device_);
+  kernels::fromHostInts(idx, rows);
+  auto gather = [&](Kept& k, Tensor from) {
+    int width = int(from.shape.elements() / size_t(from.shape[0]));
+    reserve(k.spare, device_, size_t(n) * size_t(width));
+    kernels::gatherRows(k.spare->view(0, Shape({n, width})),
+                        Tensor(from.data, Shape({from.shape[0], width}), Type::float32, from.device), idx);
+    std::swap(k.buffer, k.spare);
+    k.shape = from.shape.with(0, n);
+  };
+  std::set<std::string> setNow;
+  for(auto& [name, x] : pending_) {  // values of this step: gathered out of the workspace
+    gather(kept_[name], x->val());
+    setNow.insert(name);
+  }
+  for(auto& [name, k] : kept_)
+    if(!setNow.count(name))
+      gather(k, k.buffer->view(0, k.shape));
+  pending_.clear();
+  rows_ = n;
+}
+
+void DecoderState::clear() {
+  kept_.clear();
+  pending_.clear();
+  rows_ = 0;
+}
+
+}  // namespace marian

@@ -1,0 +1,51 @@
+#pragma once
+// defines: marian::DecoderState — what a model keeps between the steps of incremental decoding
+// (encoder states, attention keys and values, recurrent states): named float tensors whose first
+// axis is the row (one hypothesis), in device memory that outlives each step's graph. A model
+// reads them as graph leaves (get) and gives their next values (set); after the step's forward,
+// beam search keeps the rows the surviving hypotheses continue (keepRows), on the device: nothing
+// goes through the host.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/expression_graph.h"
+#include "tensors/arena.h"
+
+namespace marian {
+
+class DecoderState {
+public:
+  explicit DecoderState(Device device);
+  ~DecoderState();
+
+  // A leaf of g over the tensor kept under `name` (an error naming it when there is none).
+  Expr get(ExpressionGraph& g, const std::string& name) const;
+  bool has(const std::string& name) const { return kept_.count(name) != 0; }
+  // The number of rows of the kept tensors (0 before the first keepRows).
+  int rows() const { return rows_; }
+  // After this step's forward, `name` holds the value of x (first axis: the rows of this step).
+  void set(const std::string& name, Expr x);
+  // Call after forward: every tensor becomes the rows `rows` of its value (the one set in this
+  // step, or the one kept before), in that order; a row may repeat (beams that share a parent).
+  void keepRows(const std::vector<int>& rows);
+  // Drops every tensor (a new batch of sources).
+  void clear();
+
+private:
+  struct Kept {
+    Shape shape;                         // its first axis: the rows
+    std::unique_ptr<FlatBuffer> buffer;  // capacity >= shape.elements()
+    std::unique_ptr<FlatBuffer> spare;   // the gather target when the value is its own source
+  };
+  static void reserve(std::unique_ptr<FlatBuffer>& buffer, Device device, size_t elements);
+
+  Device device_;
+  std::map<std::string, Kept> kept_;
+  std::vector<std::pair<std::string, Expr>> pending_;
+  std::unique_ptr<FlatBuffer> indices_;  // int32 row indices on the device
+  int rows_ = 0;
+};
+
+}  // namespace marian
