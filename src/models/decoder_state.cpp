@@ -47,8 +47,11 @@ void DecoderState::keepRows(const std::vector<int>& rows) {
     gather(kept_[name], x->val());
     setNow.insert(name);
   }
+  bool same = n == rows_;  // the rows as they are (greedy decoding until a sentence ends)
+  for(int r = 0; same && r < n; ++r)
+    same = rows[size_t(r)] == r;
   for(auto& [name, k] : kept_)
-    if(!setNow.count(name))
+    if(!setNow.count(name) && !same)
       gather(k, k.buffer->view(0, k.shape));
   pending_.clear();
   rows_ = n;
