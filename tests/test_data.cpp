@@ -200,6 +200,34 @@ TEST(BatchGenerator, EverySentenceOnceAnEpochInSentencesAndWordsModes) {
   }
 }
 
+// --mini-batch-fit: a batch holds at most what the table allows at its longest sentence (source or
+// target, rounded up to the step), and takes as many as that when the maxi-batch has them.
+TEST(BatchGenerator, FittedBatchesKeepToTheirLengthsLimit) {
+  Corpus corpus = makeCorpus(1003);
+  BatchingOptions o;
+  o.miniBatch = 16;
+  o.maxiBatch = 20;
+  o.fitStep = 4;
+  o.fitSentences = {40, 25, 12, 7, 5, 3};  // up to 4, 8, ... 24 tokens and beyond
+  o.seed = 3;
+  BatchGenerator gen(corpus, o);
+  gen.startEpoch(1);
+  std::multiset<size_t> seen;
+  size_t full = 0;
+  while(gen.hasNext()) {
+    Batch b = gen.next();
+    size_t longest = size_t(std::max(b.srcLen, b.trgLen));
+    size_t limit = o.fitSentences[std::min<size_t>((longest + 3) / 4 - 1, o.fitSentences.size() - 1)];
+    EXPECT_LE(size_t(b.sentences), limit) << "longest " << longest;
+    full += size_t(b.sentences) == limit;
+  }
+  for(const auto& ids : gen.epochBatches())
+    seen.insert(ids.begin(), ids.end());
+  EXPECT_EQ(std::set<size_t>(seen.begin(), seen.end()).size(), corpus.size());
+  EXPECT_EQ(seen.size(), corpus.size());
+  EXPECT_GT(full, gen.batchesInEpoch() / 2) << "batches should fill up to their limit";
+}
+
 TEST(BatchGenerator, EpochsAreReproducibleAndDiffer) {
   Corpus corpus = makeCorpus(500);
   BatchingOptions o;

@@ -136,6 +136,9 @@ const std::vector<Spec>& specs() {
       // data
       {"train-sets", "t", kStrings, "", kTrain, "Parallel training corpus (plain text or .gz)"},
       {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
+      {"mini-batch-fit", "", kFlag, "false", kTrain,
+       "Mini-batches as large as fit --workspace at their sentences' length (overrides --mini-batch and --mini-batch-words)"},
+      {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},
       {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
       {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
       {"shuffle-in-ram", "", kFlag, "false", kTrain, "Shuffle in memory (always: the corpus is held in memory)"},

@@ -11,6 +11,7 @@ namespace marian {
 BatchGenerator::BatchGenerator(const Corpus& corpus, const BatchingOptions& options)
     : corpus_(corpus), opt_(options) {
   ABORT_IF(opt_.miniBatch == 0 && opt_.miniBatchWords == 0, "--mini-batch must be positive");
+  ABORT_IF(!opt_.fitSentences.empty() && opt_.fitStep == 0, "--mini-batch-fit-step must be positive");
   ABORT_IF(opt_.sortBy != "none" && opt_.sortBy != "src" && opt_.sortBy != "trg",
            "--maxi-batch-sort must be none, src or trg, not '{}'", opt_.sortBy);
 }
@@ -23,15 +24,16 @@ void BatchGenerator::startEpoch(size_t epoch) {
     std::shuffle(order.begin(), order.end(), rng);
 
   // A maxi-batch holds this many sentences; with --mini-batch-words, estimate from the corpus'
-  // mean target length so that about maxi-batch mini-batches come out of it.
+  // mean target length so that about maxi-batch mini-batches come out of it (with
+  // --mini-batch-fit, Marian's --mini-batch x --maxi-batch).
   size_t perMini = opt_.miniBatch;
-  if(opt_.miniBatchWords) {
+  if(opt_.miniBatchWords && opt_.fitSentences.empty()) {
     size_t words = 0;
     for(size_t i = 0; i < corpus_.size(); ++i)
       words += corpus_[i].trg.size();
     perMini = std::max<size_t>(1, opt_.miniBatchWords * corpus_.size() / std::max<size_t>(words, 1));
   }
-  size_t maxi = std::max<size_t>(1, opt_.maxiBatch) * perMini;
+  size_t maxi = std::max<size_t>(1, opt_.maxiBatch) * std::max<size_t>(1, perMini);
 
   auto length = [&](size_t i) {
     const SentencePair& p = corpus_[i];
@@ -46,19 +48,24 @@ void BatchGenerator::startEpoch(size_t epoch) {
     if(opt_.sortBy != "none")
       std::stable_sort(chunk.begin(), chunk.end(), [&](size_t a, size_t b) { return length(a) < length(b); });
     std::vector<size_t> current;
-    size_t maxLen = 0;
+    size_t maxLen = 0, maxLonger = 0;  // the batch's longest target; its longest of source and target
     for(size_t i : chunk) {
-      size_t len = corpus_[i].trg.size();
-      bool full = opt_.miniBatchWords
-                      ? !current.empty() && std::max(maxLen, len) * (current.size() + 1) > opt_.miniBatchWords
-                      : current.size() == opt_.miniBatch;
+      size_t len = corpus_[i].trg.size(), longer = std::max(len, corpus_[i].src.size());
+      bool full;
+      if(!opt_.fitSentences.empty())
+        full = !current.empty() && current.size() + 1 > fitSentences(std::max(maxLonger, longer));
+      else if(opt_.miniBatchWords)
+        full = !current.empty() && std::max(maxLen, len) * (current.size() + 1) > opt_.miniBatchWords;
+      else
+        full = current.size() == opt_.miniBatch;
       if(full) {
         batches_.push_back(std::move(current));
         current.clear();
-        maxLen = 0;
+        maxLen = maxLonger = 0;
       }
       current.push_back(i);
       maxLen = std::max(maxLen, len);
+      maxLonger = std::max(maxLonger, longer);
     }
     if(!current.empty())
       batches_.push_back(std::move(current));
@@ -66,6 +73,11 @@ void BatchGenerator::startEpoch(size_t epoch) {
   if(opt_.shuffleBatches)
     std::shuffle(batches_.begin(), batches_.end(), rng);
   position_ = 0;
+}
+
+size_t BatchGenerator::fitSentences(size_t longest) const {
+  size_t bucket = (std::max<size_t>(longest, 1) + opt_.fitStep - 1) / opt_.fitStep - 1;
+  return opt_.fitSentences[std::min(bucket, opt_.fitSentences.size() - 1)];
 }
 
 Batch BatchGenerator::next() {

@@ -1,8 +1,8 @@
 #pragma once
 // defines: marian::BatchGenerator — the mini-batches of one epoch, as Marian forms them: shuffle
 // the corpus (from the seed and the epoch number), read maxi-batches of maxi-batch x mini-batch
-// sentences, sort each by length, cut it into mini-batches (by sentences, or by target words),
-// and shuffle the mini-batches. An epoch is a pure function of (seed, epoch), so resuming at
+// sentences, sort each by length, cut it into mini-batches (by sentences, by target words, or
+// as many as fit the workspace at their length: --mini-batch-fit), and shuffle the mini-batches. An epoch is a pure function of (seed, epoch), so resuming at
 // batch k of an epoch regenerates it and skips k batches.
 #include <cstdint>
 #include <string>
@@ -15,6 +15,10 @@ namespace marian {
 struct BatchingOptions {
   size_t miniBatch = 64;
   size_t miniBatchWords = 0;  // > 0: cut by padded target words instead of sentences
+  // --mini-batch-fit (when not empty, it wins over both): fitSentences[k] sentences at most in
+  // a batch whose longest sentence, source or target, has at most (k + 1) * fitStep tokens
+  std::vector<size_t> fitSentences;
+  size_t fitStep = 10;
   size_t maxiBatch = 100;
   std::string sortBy = "trg";  // none, src, trg
   bool shuffleData = true;     // shuffle the corpus before forming maxi-batches (--shuffle data)
@@ -37,6 +41,8 @@ public:
   const std::vector<std::vector<size_t>>& epochBatches() const { return batches_; }
 
 private:
+  size_t fitSentences(size_t longest) const;  // --mini-batch-fit's limit at that length
+
   const Corpus& corpus_;
   BatchingOptions opt_;
   std::vector<std::vector<size_t>> batches_;

@@ -210,6 +210,19 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   }
 }
 
+size_t ExpressionGraph::workspaceBytes(bool withBackward) const {
+  // as forward() and backward() allocate: a value for every node that allocates one, a gradient
+  // for every node but a parameter that needs one
+  size_t bytes = 0;
+  for(const auto& node : nodes_) {
+    if(node->allocatesValue())
+      bytes += Workspace::bytesFor(node->shape(), node->valueType());
+    if(withBackward && node->needsGrad() && !dynamic_cast<const ParamNode*>(node.get()))
+      bytes += Workspace::bytesFor(node->shape(), Type::float32);
+  }
+  return bytes;
+}
+
 void ExpressionGraph::clear() { nodes_.clear(); }
 
 }  // namespace marian

@@ -54,6 +54,9 @@ public:
   using GradientReady = std::function<void(size_t param)>;
   void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr, bool accumulate = false,
                 const GradientReady& ready = nullptr);
+  // The workspace bytes forward() and backward() of the recorded nodes take, from their shapes
+  // alone (nothing is allocated or computed): what --mini-batch-fit probes a batch size with.
+  size_t workspaceBytes(bool withBackward) const;
   // Drops all nodes (parameters stay): call before building the graph of the next batch.
   void clear();
 

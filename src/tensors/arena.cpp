@@ -41,13 +41,18 @@ size_t Workspace::capacity() const {
   return total;
 }
 
+size_t Workspace::bytesFor(const Shape& shape, Type type) {
+  return alignUp(std::max<size_t>(shape.elements() * sizeOf(type), 1));
+}
+
 Tensor Workspace::allocate(const Shape& shape, Type type) {
-  size_t bytes = alignUp(std::max<size_t>(shape.elements() * sizeOf(type), 1));
+  size_t bytes = bytesFor(shape, type);
+  // checked at every allocation: a chunk that grew geometrically may hold more than the limit
+  ABORT_IF(limit_ && used_ + bytes > limit_,
+           "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
+           "(at least {} MB); raise --workspace or lower the mini-batch size",
+           device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
   if(offset_ + bytes > chunks_.back().size) {
-    ABORT_IF(limit_ && used_ + bytes > limit_,
-             "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
-             "(at least {} MB); raise --workspace or lower the mini-batch size",
-             device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
     // geometric growth: a batch that needs much more than the first chunk takes few chunks
     size_t size = std::max(bytes, capacity());
     chunks_.push_back({static_cast<char*>(backend_.allocate(size)), size});

@@ -44,6 +44,8 @@ public:
   Workspace& operator=(const Workspace&) = delete;
 
   Tensor allocate(const Shape& shape, Type type = Type::float32);
+  // What allocate takes of the workspace for a tensor (its bytes, aligned).
+  static size_t bytesFor(const Shape& shape, Type type);
   void reset();
 
   Device device() const { return device_; }

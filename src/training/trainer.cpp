@@ -18,6 +18,7 @@
 #include "data/batch_generator.h"
 #include "optimizers/lr_schedule.h"
 #include "common/float_mode.h"
+#include "training/batch_fit.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
 #include "training/checkpoint.h"
@@ -130,6 +131,12 @@ public:
     b.miniBatch = size_t(options_.get<int>("mini-batch"));
     b.miniBatchWords = size_t(options_.get<int>("mini-batch-words"));
     b.maxiBatch = size_t(options_.get<int>("maxi-batch"));
+    if(options_.get<bool>("mini-batch-fit")) {
+      b.fitStep = size_t(options_.get<int>("mini-batch-fit-step"));
+      // sync-SGD splits a batch over this rank's devices; the other modes give each device its own
+      size_t split = options_.get<bool>("sync-sgd") ? devices.size() : 1;
+      b.fitSentences = fitBatchSentences(options_, vocabs_[0]->size(), vocabs_[1]->size(), b.fitStep, split);
+    }
     b.sortBy = options_.get<std::string>("maxi-batch-sort");
     std::string shuffle = options_.get<bool>("no-shuffle") ? "none" : options_.get<std::string>("shuffle");
     ABORT_IF(shuffle != "data" && shuffle != "batches" && shuffle != "none",

@@ -1,0 +1,94 @@
+// --mini-batch-fit: the sizes it finds are exact. For each length, a training step (forward and
+// backward, as DeviceWorker runs it) of the fitted number of sentences runs within --workspace,
+// and one sentence more overflows it — on a real graph with the workspace limit, so the shapes
+// the fit counts are what the graph allocates. Sync-SGD's batches hold the fit of every device.
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "graph/operators.h"
+#include "models/encoder_decoder.h"
+#include "training/batch_fit.h"
+
+namespace marian {
+namespace {
+
+Options options(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"marian", "--dim-emb", "32", "--transformer-dim-ffn", "64", "--transformer-heads",
+                                   "2", "--enc-depth", "2", "--dec-depth", "1", "--max-length", "45",
+                                   "--transformer-dropout", "0.1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<const char*> argv;
+  for(const auto& a : args)
+    argv.push_back(a.c_str());
+  return parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
+}
+
+Batch batchOf(size_t n, size_t len) {
+  Batch b;
+  b.sentences = int(n);
+  b.srcLen = b.trgLen = int(len);
+  b.srcIds.assign(n * len, 5);
+  b.trgIds.assign(n * len, 7);
+  b.srcMask.assign(n * len, 1.f);
+  b.trgMask.assign(n * len, 1.f);
+  b.srcWords = b.trgWords = n * len;
+  return b;
+}
+
+// a training step of n sentences of len tokens on a graph whose workspace is limited to -w
+bool stepRuns(EncoderDecoder& model, ExpressionGraph& graph, size_t n, size_t len) {
+  try {
+    graph.clear();
+    Expr cost = model.loss(graph, batchOf(n, len), true) * 1.f;
+    graph.forward();
+    graph.backward(cost);
+    return true;
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Workspace on cpu0 exhausted"), std::string::npos) << e.what();
+    return false;
+  }
+}
+
+void checkExact(size_t workspaceMB, std::vector<std::string> extra) {
+  extra.insert(extra.end(), {"-w", std::to_string(workspaceMB)});
+  Options o = options(extra);
+  const size_t vocab = 300, step = 10;
+  std::vector<size_t> fit = fitBatchSentences(o, vocab, vocab, step, 1);
+  ASSERT_EQ(fit.size(), 5u);  // 10, 20, 30, 40 and 45 tokens
+  auto model = createModel(o, vocab, vocab);
+  for(size_t k = 0; k < fit.size(); ++k) {
+    size_t len = std::min((k + 1) * step, size_t(45));
+    SCOPED_TRACE("length " + std::to_string(len) + ", " + std::to_string(fit[k]) + " sentences");
+    if(k > 0) {
+      EXPECT_LE(fit[k], fit[k - 1]);
+    }
+    ASSERT_GT(fit[k], 0u);
+    // a fresh graph each time: a workspace that has grown keeps its size
+    ExpressionGraph fits(cpuDevice(0), 1, workspaceMB), overflows(cpuDevice(0), 1, workspaceMB);
+    EXPECT_TRUE(stepRuns(*model, fits, fit[k], len));
+    EXPECT_FALSE(stepRuns(*model, overflows, fit[k] + 1, len));
+  }
+  EXPECT_GT(fit.front(), 4 * fit.back());  // short sentences: many more per batch
+}
+
+TEST(MiniBatchFit, FittedSizesRunAndOneMoreOverflowsTransformer) { checkExact(6, {}); }
+TEST(MiniBatchFit, FittedSizesRunAndOneMoreOverflowsS2S) {
+  checkExact(24, {"--type", "s2s", "--dim-rnn", "32", "--layer-normalization", "--dropout-rnn", "0.1"});
+}
+
+TEST(MiniBatchFit, SyncBatchesHoldEveryDevicesShareAndTooSmallWorkspacesAreNamed) {
+  Options o = options({"-w", "6"});
+  std::vector<size_t> one = fitBatchSentences(o, 300, 300, 10, 1), three = fitBatchSentences(o, 300, 300, 10, 3);
+  ASSERT_EQ(one.size(), three.size());
+  for(size_t k = 0; k < one.size(); ++k)
+    EXPECT_EQ(three[k], 3 * one[k]);
+  try {
+    fitBatchSentences(options({"-w", "1", "--max-length", "400"}), 300, 300, 10, 1);
+    ADD_FAILURE() << "a workspace too small for one sentence was accepted";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--workspace 1 MB"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace marian
