@@ -261,4 +261,31 @@ TEST(MarianOptions, SentencePieceWithItsOwnSpecialIdsTrainsAndDecodes) {
   EXPECT_EQ(readFile(out), readFile(m + "/valid.out"));  // validation translated alike (beam 2 both)
 }
 
+// marian-examples' transformer recipe (examples/multi30k/marian-examples-transformer.sh: its
+// training and decoder commands as Marian's run-me.sh has them, paths adapted) runs: here on the
+// synthetic corpus laid out as Multi30k's files, with options appended that make the model tiny
+// and the run 2 updates long. It fits its batches (--mini-batch-fit), validates with the script
+// and the translation metric, saves model.iter2.npz, picks it from valid.log and decodes with it.
+TEST(MarianOptions, MarianExamplesTransformerRecipeRuns) {
+  std::string d = e2e::corpusDir(), data = d + "/mex-data", model = d + "/mex-model";
+  std::string prepare = "rm -rf " + data + " " + model + " && mkdir -p " + data + " && cd " + d +
+                        " && gzip -c train.src > " + data + "/train.de.gz && gzip -c train.trg > " + data +
+                        "/train.en.gz && head -30 valid.src | gzip > " + data + "/val.de.gz && head -30 valid.trg | gzip > " +
+                        data + "/val.en.gz && head -20 test.src | gzip > " + data +
+                        "/test_2016_flickr.de.gz && head -20 test.trg | gzip > " + data + "/test_2016_flickr.en.gz";
+  ASSERT_EQ(std::system(prepare.c_str()), 0);
+  std::string cmd = "MULTI30K_DATA=" + data + " MODEL_DIR=" + model + " MARIAN_BIN=" + std::string(MARIAN_BIN_DIR) +
+                    " " MARIAN_SOURCE_DIR "/examples/multi30k/marian-examples-transformer.sh --after-batches 2 "
+                    "--dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1 -w 64 "
+                    "--dim-vocabs 120 120 --disp-freq 1 > " + d + "/mex.out 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << readFile(d + "/mex.out") << readFile(model + "/train.log");
+  std::string train = readFile(model + "/train.log"), valid = readFile(model + "/valid.log");
+  EXPECT_NE(train.find("[batching] Done: "), std::string::npos) << train;
+  EXPECT_NE(train.find("Ep. 1 : Up. 2 : "), std::string::npos) << train;
+  EXPECT_NE(valid.find("Up. 2 : translation : "), std::string::npos) << valid;
+  EXPECT_NE(valid.find("Up. 2 : ce-mean-words : "), std::string::npos) << valid;
+  EXPECT_EQ(count(readFile(model + "/test_2016_flickr.en.output"), "\n"), 20);
+  EXPECT_NE(readFile(d + "/mex.out").find("BLEU = "), std::string::npos) << readFile(d + "/mex.out");
+}
+
 }  // namespace
