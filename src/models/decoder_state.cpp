@@ -23,20 +23,32 @@ void DecoderState::set(const std::string& name, Expr x) {
   pending_.push_back({name, x});
 }
 
-void DecoderState::reserve(std::unique_ptr<FlatBuffer>& buffer, Device device, size_t elements) {
-  if(!buffer || buffer->size() < elements)  // grows by half again, so that a longer prefix
-    buffer = std::make_unique<FlatBuffer>(device, Type::float32, std::max(elements, elements * 3 / 2));  // rarely reallocates
+void DecoderState::reserve(std::unique_ptr<FlatBuffer>& buffer, size_t elements) {
+  if(buffer && buffer->size() >= elements)
+    return;
+  if(buffer)
+    pool_.push_back(std::move(buffer));
+  auto best = pool_.end();  // the smallest pooled buffer that is large enough
+  for(auto it = pool_.begin(); it != pool_.end(); ++it)
+    if((*it)->size() >= elements && (best == pool_.end() || (*it)->size() < (*best)->size()))
+      best = it;
+  if(best != pool_.end()) {
+    buffer = std::move(*best);
+    pool_.erase(best);
+  } else {  // half again: a prefix one position longer each step rarely reallocates
+    buffer = std::make_unique<FlatBuffer>(device_, Type::float32, elements + elements / 2);
+  }
 }
 
 void DecoderState::keepRows(const std::vector<int>& rows) {
   ABORT_IF(rows.empty(), "DecoderState::keepRows of no rows: clear() the state instead");
   int n = int(rows.size());
-  reserve(indices_, device_, rows.size());  // float-sized slots hold the int32 indices
+  reserve(indices_, rows.size());  // float-sized slots hold the int32 indices
   Tensor idx(indices_->all().data, Shape({n}), Type::int32, device_);
   kernels::fromHostInts(idx, rows);
   auto gather = [&](Kept& k, Tensor from) {
     int width = int(from.shape.elements() / size_t(from.shape[0]));
-    reserve(k.spare, device_, size_t(n) * size_t(width));
+    reserve(k.spare, size_t(n) * size_t(width));
     kernels::gatherRows(k.spare->view(0, Shape({n, width})),
                         Tensor(from.data, Shape({from.shape[0], width}), Type::float32, from.device), idx);
     std::swap(k.buffer, k.spare);
@@ -58,6 +70,10 @@ void DecoderState::keepRows(const std::vector<int>& rows) {
 }
 
 void DecoderState::clear() {
+  for(auto& [name, k] : kept_)
+    for(auto* b : {&k.buffer, &k.spare})
+      if(*b)
+        pool_.push_back(std::move(*b));
   kept_.clear();
   pending_.clear();
   rows_ = 0;

@@ -30,7 +30,7 @@ public:
   // Call after forward: every tensor becomes the rows `rows` of its value (the one set in this
   // step, or the one kept before), in that order; a row may repeat (beams that share a parent).
   void keepRows(const std::vector<int>& rows);
-  // Drops every tensor (a new batch of sources).
+  // Drops every tensor (a new batch of sources); their memory is kept for the next batch.
   void clear();
 
 private:
@@ -39,11 +39,13 @@ private:
     std::unique_ptr<FlatBuffer> buffer;  // capacity >= shape.elements()
     std::unique_ptr<FlatBuffer> spare;   // the gather target when the value is its own source
   };
-  static void reserve(std::unique_ptr<FlatBuffer>& buffer, Device device, size_t elements);
+  // buffer holds at least `elements` floats afterwards: itself, a pooled one, or a new one
+  void reserve(std::unique_ptr<FlatBuffer>& buffer, size_t elements);
 
   Device device_;
   std::map<std::string, Kept> kept_;
   std::vector<std::pair<std::string, Expr>> pending_;
+  std::vector<std::unique_ptr<FlatBuffer>> pool_;  // released buffers, for reuse
   std::unique_ptr<FlatBuffer> indices_;  // int32 row indices on the device
   int rows_ = 0;
 };

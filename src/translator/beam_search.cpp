@@ -10,14 +10,15 @@
 namespace marian {
 
 BeamSearch::BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const BeamOptions& options)
-    : model_(model), graph_(graph), options_(options) {
+    : model_(model), graph_(graph), options_(options), state_(graph.device()) {
   ABORT_IF(options.beamSize < 1, "--beam-size must be >= 1, not {}", options.beamSize);
   ABORT_IF(options.maxLengthFactor <= 0, "--max-length-factor must be > 0");
 }
 
 std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
   int B = batch.sentences, S = batch.srcLen, K = options_.beamSize;
-  DecoderState state(graph_.device());
+  DecoderState& state = state_;
+  state.clear();
   graph_.clear();
   model_.startDecoding(graph_, batch, state);
   graph_.forward();

@@ -41,6 +41,7 @@ private:
   EncoderDecoder& model_;
   ExpressionGraph& graph_;
   BeamOptions options_;
+  DecoderState state_;  // its memory serves every batch
 };
 
 }  // namespace marian
