@@ -181,6 +181,8 @@ TEST(Options, MarianWrittenModelConfigIsRead) {
   EXPECT_FLOAT_EQ(o.get<float>("exponential-smoothing"), 0.0001f);
   EXPECT_TRUE(o.get<bool>("tied-embeddings-all"));
   EXPECT_EQ(o.get<std::string>("lr-warmup"), "16000");
+  EXPECT_TRUE(o.get<bool>("mini-batch-fit"));  // the recipe's batching takes effect
+  EXPECT_EQ(o.get<int>("mini-batch-fit-step"), 10);
   // a feature that changes the model, set: refused, naming it
   std::string rightLeft = marianYml;
   rightLeft.replace(rightLeft.find("right-left: false"), 17, "right-left: true");
