@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
@@ -167,25 +168,50 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   if(!accumulate)
     params_.zeroGrads();
   Backend& backend = backendFor(device_);
-  for(auto& node : nodes_) {
-    if(!node->needsGrad())
-      continue;
-    if(auto* p = dynamic_cast<ParamNode*>(node.get())) {
+  for(auto& node : nodes_)
+    if(auto* p = dynamic_cast<ParamNode*>(node.get()))
       node->grad_ = params_.grad(p->index());
-    } else {
-      node->grad_ = workspace_->allocate(node->shape());
-      timed(*node, " zero-grad", [&] { backend.zero(node->grad_.data, node->grad_.bytes()); });
-    }
-  }
-  if(seed)
-    kernels::fromHost(top->grad_, *seed);
-  else
-    kernels::fill(top->grad_, 1.f);
-
   // Nodes after `top` do not contribute to its gradient.
   size_t end = 0;
   while(nodes_[end].get() != top.get())
     ++end;
+
+  // A node's gradient is allocated (zeroed) just before it is first written, and released right
+  // after the node's own backward, when nothing reads it any more: the workspace holds only the
+  // gradients in flight, and their blocks serve later ones of the same size. workspaceBytes
+  // follows the same schedule (gradientSchedule).
+  gradientSchedule(end, [&](Node* n) {
+    n->grad_ = workspace_->allocate(n->shape());
+    if(n != top.get())
+      timed(*n, " zero-grad", [&] { backend.zero(n->grad_.data, n->grad_.bytes()); });
+    else if(seed)
+      kernels::fromHost(top->grad_, *seed);
+    else
+      kernels::fill(top->grad_, 1.f);
+  }, [&](Node* n) {
+    workspace_->release(n->grad_);
+    n->grad_ = Tensor();
+  }, [&](size_t i) {
+    timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
+  }, ready);
+}
+
+void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
+                                       const std::function<void(Node*)>& release,
+                                       const std::function<void(size_t)>& runBackward,
+                                       const GradientReady& ready) const {
+  auto isParam = [](const Node* n) { return dynamic_cast<const ParamNode*>(n) != nullptr; };
+  std::vector<char> has(end + 1, 0);  // by node: its gradient is allocated
+  auto need = [&](Node* n, size_t i) {
+    if(has[i] || isParam(n))
+      return;
+    has[i] = 1;
+    allocate(n);
+  };
+  std::unordered_map<const Node*, size_t> index;
+  for(size_t i = 0; i <= end; ++i)
+    index[nodes_[i].get()] = i;
+  need(nodes_[end].get(), end);
   // A parameter's gradient is final when the walk reaches its first node: every node using it
   // comes later (nodes are recorded in a topological order).
   constexpr size_t kNone = size_t(-1);
@@ -194,7 +220,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     std::vector<char> used(params_.entries().size(), 0);
     finalAt.assign(end + 1, kNone);
     for(size_t i = 0; i <= end; ++i)
-      if(auto* p = dynamic_cast<ParamNode*>(nodes_[i].get()); p && !used[p->index()]) {
+      if(auto* p = dynamic_cast<const ParamNode*>(nodes_[i].get()); p && !used[p->index()]) {
         used[p->index()] = 1;
         finalAt[i] = p->index();
       }
@@ -203,23 +229,39 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
         ready(param);
   }
   for(size_t i = end + 1; i-- > 0;) {
-    if(nodes_[i]->needsGrad())
-      timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
+    Node* n = nodes_[i].get();
+    if(n->needsGrad() && !isParam(n)) {
+      need(n, i);  // nothing flowed into it: zeros
+      for(const Expr& c : n->children())
+        if(c->needsGrad())
+          need(c.get(), index.at(c.get()));
+      runBackward(i);
+      release(n);
+    }
     if(ready && finalAt[i] != kNone)
       ready(finalAt[i]);
   }
 }
 
 size_t ExpressionGraph::workspaceBytes(bool withBackward) const {
-  // as forward() and backward() allocate: a value for every node that allocates one, a gradient
-  // for every node but a parameter that needs one
+  // forward(): a value for every node that allocates one, never released; backward(): the
+  // gradients as gradientSchedule allocates and releases them, a released block serving the next
+  // gradient of its size (Workspace::allocate)
   size_t bytes = 0;
-  for(const auto& node : nodes_) {
+  for(const auto& node : nodes_)
     if(node->allocatesValue())
       bytes += Workspace::bytesFor(node->shape(), node->valueType());
-    if(withBackward && node->needsGrad() && !dynamic_cast<const ParamNode*>(node.get()))
-      bytes += Workspace::bytesFor(node->shape(), Type::float32);
-  }
+  if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
+    return bytes;
+  std::unordered_map<size_t, size_t> released;  // blocks by size
+  auto size = [](const Node* n) { return Workspace::bytesFor(n->shape(), Type::float32); };
+  gradientSchedule(nodes_.size() - 1, [&](Node* n) {
+    size_t& free = released[size(n)];
+    if(free > 0)
+      --free;
+    else
+      bytes += size(n);
+  }, [&](Node* n) { ++released[size(n)]; }, [](size_t) {}, nullptr);
   return bytes;
 }
 

@@ -67,6 +67,14 @@ public:
   uint64_t nextRandomSeed() { return randomSeed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
 
 private:
+  // backward's walk from node `end` (the top) down: allocate(n) before a gradient is first
+  // written (the top's first), runBackward(i) for every node that needs a gradient, release(n)
+  // after it, `ready` as in backward. Parameters' gradients live in their own buffers and are
+  // neither allocated nor released.
+  void gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
+                        const std::function<void(Node*)>& release, const std::function<void(size_t)>& runBackward,
+                        const GradientReady& ready) const;
+
   Device device_;
   uint64_t seed_;
   uint64_t randomSeed_;

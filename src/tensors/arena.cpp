@@ -47,6 +47,12 @@ size_t Workspace::bytesFor(const Shape& shape, Type type) {
 
 Tensor Workspace::allocate(const Shape& shape, Type type) {
   size_t bytes = bytesFor(shape, type);
+  auto reuse = released_.find(bytes);
+  if(reuse != released_.end() && !reuse->second.empty()) {
+    char* p = reuse->second.back();
+    reuse->second.pop_back();
+    return Tensor(p, shape, type, device_);
+  }
   // checked at every allocation: a chunk that grew geometrically may hold more than the limit
   ABORT_IF(limit_ && used_ + bytes > limit_,
            "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
@@ -65,7 +71,12 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
   return Tensor(p, shape, type, device_);
 }
 
+void Workspace::release(Tensor t) {
+  released_[bytesFor(t.shape, t.type)].push_back(static_cast<char*>(t.data));
+}
+
 void Workspace::reset() {
+  released_.clear();
   if(chunks_.size() > 1) {
     // one chunk with 25% headroom: batches vary in length, and every new block costs page faults
     size_t total = alignUp(peak_ + peak_ / 4);

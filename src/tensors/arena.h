@@ -2,6 +2,7 @@
 // defines: marian::FlatBuffer (one contiguous block: parameters, gradients, optimizer state;
 // a shard is an (offset, size) slice) and marian::Workspace (bump arena for activations).
 #include <cstddef>
+#include <unordered_map>
 #include <vector>
 
 #include "tensors/tensor.h"
@@ -35,7 +36,8 @@ private:
 // everything at once. A batch that overflows the current chunk gets another one (as large as all
 // before it), and the next reset() merges them into one chunk with 25% headroom over the peak,
 // so after the first batches allocation never touches the system allocator. With a limit (Marian's --workspace, in MB)
-// overflowing it is an error that says how much was needed.
+// overflowing it is an error that says how much was needed. A released block (a gradient that
+// backward is done with) serves the next allocation of its size.
 class Workspace {
 public:
   Workspace(Device device, size_t initialBytes, size_t limitBytes = 0);
@@ -43,7 +45,11 @@ public:
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
+  // A released block of the same size if there is one, else new bytes of the arena.
   Tensor allocate(const Shape& shape, Type type = Type::float32);
+  // The tensor's block may serve a later allocate of the same size (until reset, which
+  // frees everything).
+  void release(Tensor t);
   // What allocate takes of the workspace for a tensor (its bytes, aligned).
   static size_t bytesFor(const Shape& shape, Type type);
   void reset();
@@ -63,7 +69,8 @@ private:
   size_t limit_;
   std::vector<Chunk> chunks_;
   size_t offset_ = 0;  // in chunks_.back()
-  size_t used_ = 0;    // bytes handed out since the last reset
+  size_t used_ = 0;    // bytes taken from the arena since the last reset (released ones included)
+  std::unordered_map<size_t, std::vector<char*>> released_;  // blocks by size
   size_t peak_ = 0;
 };
 
