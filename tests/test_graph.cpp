@@ -27,6 +27,32 @@ TEST(Graph, BackwardZeroesParameterGradientsEachTime) {
   }
 }
 
+// Inference forward: the kept values (and a view of one) equal the full forward's, and the
+// workspace holds only what is in flight: a chain of 40 same-size steps reuses two blocks.
+TEST(Graph, InferenceForwardKeepsWhatIsAskedAndReleasesTheRest) {
+  auto build = [](ExpressionGraph& g, Expr& mid, Expr& out, Expr& view) {
+    Expr x = g.constant({64, 64}, std::vector<float>(64 * 64, 0.5f));
+    Expr w = g.param("w", {64, 64}, inits::fromValue(0.01f));
+    for(int i = 0; i < 40; ++i) {
+      x = tanh(dot(x, w) + x);
+      if(i == 20)
+        mid = x;
+    }
+    view = reshape(mid, {4096});
+    out = sum(x, -1);
+  };
+  ExpressionGraph all, some;
+  Expr midAll, outAll, viewAll, mid, out, view;
+  build(all, midAll, outAll, viewAll);
+  all.forward();
+  build(some, mid, out, view);
+  some.forward({out, view});
+  EXPECT_EQ(kernels::toHost(out->val()), kernels::toHost(outAll->val()));
+  EXPECT_EQ(kernels::toHost(view->val()), kernels::toHost(viewAll->val()));
+  EXPECT_EQ(kernels::toHost(mid->val()), kernels::toHost(midAll->val()));  // what the view shows
+  EXPECT_LT(some.workspace().peak() * 10, all.workspace().peak());
+}
+
 TEST(Graph, ParametersPersistAcrossBuildsAndGrowTheFlatBuffer) {
   ExpressionGraph g;
   g.param("b_first", {2}, inits::fromValue(3.f));

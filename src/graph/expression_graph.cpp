@@ -148,15 +148,59 @@ Expr ExpressionGraph::indices(std::vector<int> values) {
 
 Expr ExpressionGraph::view(Tensor t) { return record<ViewNode>(*this, t); }
 
-void ExpressionGraph::forward() {
+void ExpressionGraph::forward() { run(nullptr); }
+
+void ExpressionGraph::forward(const std::vector<Expr>& keep) {
+  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep);
+  run(&releaseAfter);
+}
+
+void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter) {
   params_.allocate();
   workspace_->reset();
-  for(auto& node : nodes_) {
-    node->grad_ = Tensor();
-    if(node->allocatesValue())
-      node->val_ = workspace_->allocate(node->shape(), node->valueType());
-    timed(*node, " fwd", [&] { node->forward(); });
+  for(size_t i = 0; i < nodes_.size(); ++i) {
+    Node& node = *nodes_[i];
+    node.grad_ = Tensor();
+    if(node.allocatesValue())
+      node.val_ = workspace_->allocate(node.shape(), node.valueType());
+    timed(node, " fwd", [&] { node.forward(); });
+    if(releaseAfter)
+      for(size_t owner : (*releaseAfter)[i]) {
+        workspace_->release(nodes_[owner]->val_);
+        nodes_[owner]->val_ = Tensor();
+      }
   }
+}
+
+std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep) const {
+  constexpr size_t kNone = size_t(-1);
+  std::unordered_map<const Node*, size_t> index;
+  for(size_t i = 0; i < nodes_.size(); ++i)
+    index[nodes_[i].get()] = i;
+  // the node whose workspace block a value is: its own, its child's for a view (reshape), none
+  // for memory the graph does not own (parameters, views of outside tensors)
+  std::vector<size_t> owner(nodes_.size(), kNone), lastRead(nodes_.size(), 0);
+  for(size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = *nodes_[i];
+    if(n.allocatesValue())
+      owner[i] = i;
+    else if(!n.children().empty())
+      owner[i] = owner[index.at(n.child(0).get())];
+    if(owner[i] != kNone)
+      lastRead[owner[i]] = std::max(lastRead[owner[i]], i);
+    for(const Expr& c : n.children())
+      if(size_t o = owner[index.at(c.get())]; o != kNone)
+        lastRead[o] = std::max(lastRead[o], i);
+  }
+  std::vector<char> kept(nodes_.size(), 0);
+  for(const Expr& k : keep)
+    if(size_t o = owner[index.at(k.get())]; o != kNone)
+      kept[o] = 1;
+  std::vector<std::vector<size_t>> releaseAfter(nodes_.size());
+  for(size_t i = 0; i < nodes_.size(); ++i)
+    if(owner[i] == i && !kept[i])
+      releaseAfter[lastRead[i]].push_back(i);
+  return releaseAfter;
 }
 
 void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool accumulate, const GradientReady& ready) {

@@ -23,6 +23,13 @@ void DecoderState::set(const std::string& name, Expr x) {
   pending_.push_back({name, x});
 }
 
+std::vector<Expr> DecoderState::pendingValues() const {
+  std::vector<Expr> values;
+  for(const auto& p : pending_)
+    values.push_back(p.second);
+  return values;
+}
+
 void DecoderState::reserve(std::unique_ptr<FlatBuffer>& buffer, size_t elements) {
   if(buffer && buffer->size() >= elements)
     return;

@@ -27,6 +27,8 @@ public:
   int rows() const { return rows_; }
   // After this step's forward, `name` holds the value of x (first axis: the rows of this step).
   void set(const std::string& name, Expr x);
+  // The values set in this step: what an inference forward must keep for keepRows.
+  std::vector<Expr> pendingValues() const;
   // Call after forward: every tensor becomes the rows `rows` of its value (the one set in this
   // step, or the one kept before), in that order; a row may repeat (beams that share a parent).
   void keepRows(const std::vector<int>& rows);

@@ -133,7 +133,7 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
       kernels::fromHost(graph_->params().values(), values);
       loaded = true;
     }
-    graph_->forward();
+    graph_->forward({loss});
     ce += kernels::toHost(loss->val())[0];
     labels += batch.trgWords;
     sentences += size_t(batch.sentences);

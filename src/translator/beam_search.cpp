@@ -21,7 +21,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
   state.clear();
   graph_.clear();
   model_.startDecoding(graph_, batch, state);
-  graph_.forward();
+  graph_.forward(state.pendingValues());
 
   struct Live {
     int sentence;
@@ -62,7 +62,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     step.sources = &batch;
     graph_.clear();
     Expr logProbs = model_.decodeStep(graph_, step, state);
-    graph_.forward();
+    std::vector<Expr> keep = state.pendingValues();
+    keep.push_back(logProbs);
+    graph_.forward(keep);
     std::vector<float> lp = kernels::toHost(logProbs->val());
     size_t V = lp.size() / size_t(H);
 
