@@ -39,8 +39,9 @@ Batch batchOf(size_t n, size_t len) {
 bool stepRuns(EncoderDecoder& model, ExpressionGraph& graph, size_t n, size_t len) {
   try {
     graph.clear();
-    Expr cost = model.loss(graph, batchOf(n, len), true) * 1.f;
-    graph.forward();
+    Expr ce = model.loss(graph, batchOf(n, len), true);
+    Expr cost = ce * 1.f;
+    graph.forward({ce, cost}, /*backwardFollows=*/true);  // as DeviceWorker runs a step
     graph.backward(cost);
     return true;
   } catch(const Error& e) {

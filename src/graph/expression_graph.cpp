@@ -148,14 +148,14 @@ Expr ExpressionGraph::indices(std::vector<int> values) {
 
 Expr ExpressionGraph::view(Tensor t) { return record<ViewNode>(*this, t); }
 
-void ExpressionGraph::forward() { run(nullptr); }
+void ExpressionGraph::forward() { run(nullptr, true); }
 
-void ExpressionGraph::forward(const std::vector<Expr>& keep) {
-  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep);
-  run(&releaseAfter);
+void ExpressionGraph::forward(const std::vector<Expr>& keep, bool backwardFollows) {
+  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep, backwardFollows);
+  run(&releaseAfter, backwardFollows);
 }
 
-void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter) {
+void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows) {
   params_.allocate();
   workspace_->reset();
   for(size_t i = 0; i < nodes_.size(); ++i) {
@@ -167,12 +167,16 @@ void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter) 
     if(releaseAfter)
       for(size_t owner : (*releaseAfter)[i]) {
         workspace_->release(nodes_[owner]->val_);
-        nodes_[owner]->val_ = Tensor();
+        // backward's kernels may still be given a value they do not read (a functor's unused
+        // argument): it keeps pointing into the workspace
+        if(!backwardFollows)
+          nodes_[owner]->val_ = Tensor();
       }
   }
 }
 
-std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep) const {
+std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep,
+                                                                  bool backwardFollows) const {
   constexpr size_t kNone = size_t(-1);
   std::unordered_map<const Node*, size_t> index;
   for(size_t i = 0; i < nodes_.size(); ++i)
@@ -196,6 +200,17 @@ std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vect
   for(const Expr& k : keep)
     if(size_t o = owner[index.at(k.get())]; o != kNone)
       kept[o] = 1;
+  if(backwardFollows)  // what the backward of a node that needs a gradient reads
+    for(size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = *nodes_[i];
+      if(!n.needsGrad())
+        continue;
+      if(n.backwardReadsValue() && owner[i] != kNone)
+        kept[owner[i]] = 1;
+      for(size_t c = 0; c < n.children().size(); ++c)
+        if(size_t o = owner[index.at(n.child(c).get())]; o != kNone && n.backwardReadsChild(c))
+          kept[o] = 1;
+    }
   std::vector<std::vector<size_t>> releaseAfter(nodes_.size());
   for(size_t i = 0; i < nodes_.size(); ++i)
     if(owner[i] == i && !kept[i])
@@ -287,25 +302,30 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
   }
 }
 
-size_t ExpressionGraph::workspaceBytes(bool withBackward) const {
-  // forward(): a value for every node that allocates one, never released; backward(): the
-  // gradients as gradientSchedule allocates and releases them, a released block serving the next
-  // gradient of its size (Workspace::allocate)
+size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withBackward) const {
+  // forward(keep, withBackward) and backward() step by step, a released block serving the next
+  // allocation of its size as in Workspace::allocate
   size_t bytes = 0;
-  for(const auto& node : nodes_)
-    if(node->allocatesValue())
-      bytes += Workspace::bytesFor(node->shape(), node->valueType());
-  if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
-    return bytes;
   std::unordered_map<size_t, size_t> released;  // blocks by size
-  auto size = [](const Node* n) { return Workspace::bytesFor(n->shape(), Type::float32); };
-  gradientSchedule(nodes_.size() - 1, [&](Node* n) {
-    size_t& free = released[size(n)];
+  auto take = [&](size_t size) {
+    size_t& free = released[size];
     if(free > 0)
       --free;
     else
-      bytes += size(n);
-  }, [&](Node* n) { ++released[size(n)]; }, [](size_t) {}, nullptr);
+      bytes += size;
+  };
+  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep, withBackward);
+  for(size_t i = 0; i < nodes_.size(); ++i) {
+    if(nodes_[i]->allocatesValue())
+      take(Workspace::bytesFor(nodes_[i]->shape(), nodes_[i]->valueType()));
+    for(size_t owner : releaseAfter[i])
+      ++released[Workspace::bytesFor(nodes_[owner]->shape(), nodes_[owner]->valueType())];
+  }
+  if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
+    return bytes;
+  auto size = [](const Node* n) { return Workspace::bytesFor(n->shape(), Type::float32); };
+  gradientSchedule(nodes_.size() - 1, [&](Node* n) { take(size(n)); }, [&](Node* n) { ++released[size(n)]; },
+                   [](size_t) {}, nullptr);
   return bytes;
 }
 

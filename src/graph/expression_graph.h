@@ -45,11 +45,12 @@ public:
   // Allocates parameters declared since the last call, resets the workspace and computes every
   // node's value in creation order. Can be repeated on the same nodes.
   void forward();
-  // Inference (no backward follows): only the values of `keep` (and what they are views of) stay
-  // after it; every other value is released as soon as the last node that reads it has run, and
-  // its block serves a later value of its size. The workspace holds what is in flight, not the
-  // whole graph.
-  void forward(const std::vector<Expr>& keep);
+  // Only the values of `keep` (and what they are views of) stay after it, and with
+  // backwardFollows the values backward() reads (Node::backwardReadsValue/-Child); every other
+  // value is released as soon as the last node that reads it has run, and its block serves a
+  // later value or gradient of its size. For inference the workspace then holds what is in
+  // flight, not the whole graph.
+  void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
   // Zeroes the parameter gradients (the one place they are zeroed) unless `accumulate` (then
   // this batch's gradients add to what is there), seeds the top node (the last one recorded, or
   // `top`) with ones, or with `seed` of its shape, and back-propagates. `ready`, when given, is
@@ -59,9 +60,10 @@ public:
   using GradientReady = std::function<void(size_t param)>;
   void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr, bool accumulate = false,
                 const GradientReady& ready = nullptr);
-  // The workspace bytes forward() and backward() of the recorded nodes take, from their shapes
-  // alone (nothing is allocated or computed): what --mini-batch-fit probes a batch size with.
-  size_t workspaceBytes(bool withBackward) const;
+  // The workspace bytes forward(keep, withBackward) and then backward() of the recorded nodes
+  // take, from their shapes alone (nothing is allocated or computed): what --mini-batch-fit
+  // probes a batch size with.
+  size_t workspaceBytes(const std::vector<Expr>& keep, bool withBackward) const;
   // Drops all nodes (parameters stay): call before building the graph of the next batch.
   void clear();
 
@@ -72,10 +74,10 @@ public:
   uint64_t nextRandomSeed() { return randomSeed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
 
 private:
-  void run(const std::vector<std::vector<size_t>>* releaseAfter);
-  // by node: the values whose last reader it is, to release after its forward (those of `keep`
-  // and their views never)
-  std::vector<std::vector<size_t>> valueLifetimes(const std::vector<Expr>& keep) const;
+  void run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows);
+  // by node: the values whose last reader it is, to release after its forward (never those of
+  // `keep` and their views, nor with backwardFollows what backward reads)
+  std::vector<std::vector<size_t>> valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
   // backward's walk from node `end` (the top) down: allocate(n) before a gradient is first
   // written (the top's first), runBackward(i) for every node that needs a gradient, release(n)
   // after it, `ready` as in backward. Parameters' gradients live in their own buffers and are

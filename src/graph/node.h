@@ -47,6 +47,11 @@ public:
   virtual void backward() = 0;
   // Parameters and views point val() at memory they do not own; they set it in forward().
   virtual bool allocatesValue() const { return true; }
+  // What backward() reads besides gradients: this node's value, child i's value. Everything by
+  // default; an operator that needs less says so, and a forward pass for training releases the
+  // other values once the forward pass is done with them (ExpressionGraph::forward).
+  virtual bool backwardReadsValue() const { return true; }
+  virtual bool backwardReadsChild(size_t i) const { return true; }
 
   ExpressionGraph& graph() const { return graph_; }
   const Shape& shape() const { return shape_; }

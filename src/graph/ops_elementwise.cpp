@@ -12,6 +12,15 @@ public:
   UnaryNode(Expr x, UnaryOp op, const char* name, float p0 = 0.f, float p1 = 0.f)
       : Node(x->graph(), x->shape(), {x}), op_(op), name_(name), p0_(p0), p1_(p1) {}
   const char* opName() const override { return name_; }
+  // the functor's grad(x, y) reads y (exp, sqrt, sigmoid, tanh), x (log, square, relu, swish,
+  // gelu) or neither (neg, scale-shift): tensors/functors.h
+  bool backwardReadsValue() const override {
+    return op_ == UnaryOp::Exp || op_ == UnaryOp::Sqrt || op_ == UnaryOp::Sigmoid || op_ == UnaryOp::Tanh;
+  }
+  bool backwardReadsChild(size_t) const override {
+    return op_ == UnaryOp::Log || op_ == UnaryOp::Square || op_ == UnaryOp::Relu || op_ == UnaryOp::Swish ||
+           op_ == UnaryOp::Gelu;
+  }
   void forward() override { kernels::unary(op_, val_, child(0)->val(), p0_, p1_); }
   // dx += dy * f'(x)
   void backward() override {
@@ -29,6 +38,14 @@ public:
   BinaryNode(Expr a, Expr b, BinaryOp op, const char* name)
       : Node(a->graph(), Shape::broadcast(a->shape(), b->shape()), {a, b}), op_(op), name_(name) {}
   const char* opName() const override { return name_; }
+  // add and sub read no value; mul reads the other operand for an operand's gradient; the others
+  // read both
+  bool backwardReadsValue() const override { return false; }
+  bool backwardReadsChild(size_t i) const override {
+    if(op_ == BinaryOp::Add || op_ == BinaryOp::Sub)
+      return false;
+    return op_ != BinaryOp::Mul || child(1 - i)->needsGrad();
+  }
   void forward() override { kernels::binary(op_, val_, child(0)->val(), child(1)->val()); }
   // da += reduce(dy * df/da), db += reduce(dy * df/db), summed over broadcast axes
   void backward() override {

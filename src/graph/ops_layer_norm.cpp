@@ -26,6 +26,7 @@ public:
       : Node(x->graph(), x->shape(), normChildren(x, gamma, beta)),
         gammaIndex_(gamma ? 1 : 0), betaIndex_(beta ? (gamma ? 2 : 1) : 0), eps_(eps) {}
   const char* opName() const override { return "layer_norm"; }
+  bool backwardReadsValue() const override { return false; }  // x and gamma, not the output
   void forward() override {
     kernels::layerNorm(val_, child(0)->val(), value(gammaIndex_), value(betaIndex_), eps_);
   }

@@ -38,6 +38,7 @@ public:
     ABORT_IF(smoothing < 0.f || smoothing >= 1.f, "Label smoothing {} is not in [0, 1)", smoothing);
   }
   const char* opName() const override { return "cross_entropy"; }
+  bool backwardReadsValue() const override { return false; }  // the logits, labels and mask
   void forward() override {
     kernels::crossEntropy(val_, child(0)->val(), child(1)->val(), mask(), smoothing_);
   }

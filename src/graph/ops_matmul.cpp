@@ -47,6 +47,9 @@ public:
       : Node(a->graph(), dotShape(a, b, transA, transB), {a, b}),
         transA_(transA), transB_(transB), scale_(scale) {}
   const char* opName() const override { return "dot"; }
+  // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
+  bool backwardReadsValue() const override { return false; }
+  bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
@@ -84,6 +87,9 @@ public:
       : Node(a->graph(), bdotShape(a, b, transA, transB), {a, b}),
         transA_(transA), transB_(transB), scale_(scale) {}
   const char* opName() const override { return "bdot"; }
+  // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
+  bool backwardReadsValue() const override { return false; }
+  bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   void forward() override {
     kernels::gemmBatched(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
@@ -106,6 +112,9 @@ public:
              "affine: bias {} does not match output {}", b->shape().toString(), shape_.toString());
   }
   const char* opName() const override { return "affine"; }
+  // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
+  bool backwardReadsValue() const override { return false; }
+  bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), false, transW_, 1.f, 0.f);
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());

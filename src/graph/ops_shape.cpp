@@ -9,6 +9,8 @@ namespace {
 
 class ReshapeNode : public Node {
 public:
+  bool backwardReadsValue() const override { return false; }  // gradients only
+  bool backwardReadsChild(size_t) const override { return false; }
   ReshapeNode(Expr x, const Shape& shape) : Node(x->graph(), shape, {x}, x->valueType()) {
     ABORT_IF(shape.elements() != x->shape().elements(), "reshape: cannot view {} as {}",
              x->shape().toString(), shape.toString());
@@ -35,6 +37,8 @@ Shape permuted(const Shape& s, const std::vector<int>& perm) {
 
 class TransposeNode : public Node {
 public:
+  bool backwardReadsValue() const override { return false; }  // gradients only
+  bool backwardReadsChild(size_t) const override { return false; }
   TransposeNode(Expr x, const std::vector<int>& perm)
       : Node(x->graph(), permuted(x->shape(), perm), {x}), perm_(perm), inverse_(perm.size()) {
     for(size_t i = 0; i < perm.size(); ++i)
@@ -66,6 +70,8 @@ Shape concatShape(const std::vector<Expr>& xs, int axis) {
 
 class ConcatNode : public Node {
 public:
+  bool backwardReadsValue() const override { return false; }  // gradients only
+  bool backwardReadsChild(size_t) const override { return false; }
   ConcatNode(const std::vector<Expr>& xs, int axis)
       : Node(xs[0]->graph(), concatShape(xs, axis), xs), axis_(xs[0]->shape().axis(axis)) {}
   const char* opName() const override { return "concat"; }
@@ -91,6 +97,8 @@ private:
 
 class SliceNode : public Node {
 public:
+  bool backwardReadsValue() const override { return false; }  // gradients only
+  bool backwardReadsChild(size_t) const override { return false; }
   SliceNode(Expr x, int axis, int begin, int end)
       : Node(x->graph(), x->shape().with(axis, end - begin), {x}),
         axis_(x->shape().axis(axis)), begin_(begin) {

@@ -12,6 +12,7 @@ class SoftmaxNode : public Node {
 public:
   explicit SoftmaxNode(Expr x) : Node(x->graph(), x->shape(), {x}) {}
   const char* opName() const override { return "softmax"; }
+  bool backwardReadsChild(size_t) const override { return false; }  // the output only
   void forward() override { kernels::softmax(val_, child(0)->val()); }
   void backward() override { kernels::softmaxGrad(child(0)->grad(), val_, grad_); }
 };
@@ -20,6 +21,7 @@ class LogSoftmaxNode : public Node {
 public:
   explicit LogSoftmaxNode(Expr x) : Node(x->graph(), x->shape(), {x}) {}
   const char* opName() const override { return "log_softmax"; }
+  bool backwardReadsChild(size_t) const override { return false; }  // the output only
   void forward() override { kernels::logSoftmax(val_, child(0)->val()); }
   void backward() override { kernels::logSoftmaxGrad(child(0)->grad(), val_, grad_); }
 };

@@ -34,8 +34,9 @@ std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, s
   ExpressionGraph graph(cpuDevice(0), 1, 0);  // shapes only: it allocates nothing but a small first chunk
   auto fits = [&](size_t n, size_t len) {
     graph.clear();
-    Expr cost = model->loss(graph, fakeBatch(n, len), /*training=*/true) * 1.f;  // as DeviceWorker scales it
-    return graph.workspaceBytes(/*withBackward=*/true) <= workspace;
+    Expr ce = model->loss(graph, fakeBatch(n, len), /*training=*/true);
+    Expr cost = ce * 1.f;  // as DeviceWorker scales it and keeps both
+    return graph.workspaceBytes({ce, cost}, /*withBackward=*/true) <= workspace;
   };
   LOG(info, "[batching] Collecting statistics for batch fitting with step size {}", step);
   std::vector<size_t> sentences;

@@ -23,7 +23,7 @@ double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float co
     Expr cost = costScale == 1.f ? ce : ce * costScale;
     {
       timeline::Span span("forward", "compute");
-      graph_->forward();
+      graph_->forward({ce, cost}, /*backwardFollows=*/true);
     }
     {
       timeline::Span span("backward", "compute");
