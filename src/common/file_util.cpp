@@ -16,23 +16,42 @@
 
 namespace marian {
 
-void writeFileAtomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    ABORT_IF(!out, "Cannot write '{}': {}", tmp, std::strerror(errno));
-    out << content;
-    out.close();
-    if(!out) {
-      std::remove(tmp.c_str());
-      ABORT("Cannot write '{}' (disk full?)", tmp);
-    }
+AtomicFile::AtomicFile(const std::string& path)
+    : path_(path), tmp_(path + ".tmp." + std::to_string(getpid())), out_(tmp_, std::ios::binary | std::ios::trunc) {
+  ABORT_IF(!out_, "Cannot write '{}': {}", tmp_, std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if(!committed_) {
+    out_.close();
+    std::remove(tmp_.c_str());
   }
-  if(std::rename(tmp.c_str(), path.c_str()) != 0) {
+}
+
+void AtomicFile::write(const void* data, size_t bytes) {
+  out_.write(static_cast<const char*>(data), std::streamsize(bytes));
+}
+
+void AtomicFile::commit() {
+  out_.close();
+  if(!out_) {
+    std::remove(tmp_.c_str());
+    committed_ = true;  // nothing left to remove
+    ABORT("Cannot write '{}' (disk full?)", tmp_);
+  }
+  if(std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int err = errno;
-    std::remove(tmp.c_str());
-    ABORT("Cannot rename '{}' to '{}': {}", tmp, path, std::strerror(err));
+    std::remove(tmp_.c_str());
+    committed_ = true;
+    ABORT("Cannot rename '{}' to '{}': {}", tmp_, path_, std::strerror(err));
   }
+  committed_ = true;
+}
+
+void writeFileAtomic(const std::string& path, const std::string& content) {
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
 }
 
 bool fileExists(const std::string& path) { return std::ifstream(path).good(); }

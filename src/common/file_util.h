@@ -1,11 +1,31 @@
 #pragma once
-// defines: writeFileAtomic, fileExists, isDirectory
+// defines: AtomicFile, writeFileAtomic, fileExists, isDirectory
+#include <cstddef>
+#include <fstream>
 #include <string>
 
 namespace marian {
 
-// Writes to PATH.tmp.<pid> and renames it over PATH: readers see the old file or the new one,
-// never a partial one.
+// Writes to PATH.tmp.<pid> and, at commit(), renames it over PATH: readers see the old file or
+// the new one, never a partial one. Written in pieces, so a large file (a checkpoint) is never
+// held in memory whole. Destroyed without commit (an error on the way), it removes the
+// temporary file and PATH is left as it was.
+class AtomicFile {
+public:
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(const void* data, size_t bytes);
+  void write(const std::string& s) { write(s.data(), s.size()); }
+  void commit();
+
+private:
+  std::string path_, tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
 void writeFileAtomic(const std::string& path, const std::string& content);
 bool fileExists(const std::string& path);
 bool isDirectory(const std::string& path);

@@ -56,18 +56,18 @@ constexpr uint32_t kZip64Locator = 0x07064b50;
 
 // --- .npy header ------------------------------------------------------------------------
 
-std::string npyHeader(const NpzItem& item) {
+std::string npyHeader(const std::string& descr, const std::vector<size_t>& dims) {
   std::string shape = "(";
-  for(size_t d : item.shape)
+  for(size_t d : dims)
     shape += std::to_string(d) + ", ";
   // "(3, 4)" but "(3,)", as Python writes a 1-tuple
-  if(item.shape.size() > 1)
+  if(dims.size() > 1)
     shape.resize(shape.size() - 2);
-  else if(item.shape.size() == 1)
+  else if(dims.size() == 1)
     shape.resize(shape.size() - 1);
   shape += ")";
   std::string dict =
-      "{'descr': '" + item.descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // magic(6) + version(2) + len(2) + dict + padding + '\n' is a multiple of 64, as numpy does.
   size_t total = 10 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
@@ -455,62 +455,70 @@ std::vector<NpzItem> readNpz(const std::string& path) {
 }
 
 void writeNpz(const std::string& path, const std::vector<NpzItem>& items) {
-  std::string central, out;  // the archive is built in memory, then written atomically
-  uint64_t offset = 0;
-  for(const NpzItem& item : items) {
-    size_t bytes = 0;
-    ABORT_IF(item.itemSize() == 0, "Cannot save array '{}' to '{}': unsupported dtype '{}'", item.name, path,
-             item.descr);
-    ABORT_IF(!arrayBytes(item.shape, item.itemSize(), bytes) || item.bytes.size() != bytes,
-             "Cannot save array '{}' to '{}': {} bytes do not match its shape", item.name, path,
-             item.bytes.size());
-    std::string header = npyHeader(item);
-    uint64_t size = header.size() + item.bytes.size();
-    ABORT_IF(size >= 0xFFFFFFFFull || offset >= 0xFFFFFFFFull,
-             "Cannot save '{}': arrays over 4 GiB are not supported", path);
-    uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(header.data()), uInt(header.size()));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(item.bytes.data()), uInt(item.bytes.size()));
-    std::string name = item.name + ".npy";
+  NpzWriter out(path);
+  for(const NpzItem& item : items)
+    out.add(item.name, item.shape, item.descr, item.bytes.data(), item.bytes.size());
+  out.commit();
+}
 
-    std::string local;
-    put32(local, kLocalHeader);
-    put16(local, 20);          // version needed
-    put16(local, 0);           // flags
-    put16(local, 0);           // method: stored
-    put16(local, 0);           // time
-    put16(local, 0x21);        // date 1980-01-01
-    put32(local, uint32_t(crc));
-    put32(local, uint32_t(size));
-    put32(local, uint32_t(size));
-    put16(local, uint32_t(name.size()));
-    put16(local, 0);
-    local += name;
+void NpzWriter::add(const std::string& arrayName, const std::vector<size_t>& shape, const std::string& descr,
+                    const void* data, size_t dataBytes) {
+  size_t bytes = 0, itemSize = NpzItem{arrayName, shape, descr, {}}.itemSize();
+  ABORT_IF(itemSize == 0, "Cannot save array '{}' to '{}': unsupported dtype '{}'", arrayName, path_, descr);
+  ABORT_IF(!arrayBytes(shape, itemSize, bytes) || dataBytes != bytes,
+           "Cannot save array '{}' to '{}': {} bytes do not match its shape", arrayName, path_, dataBytes);
+  std::string header = npyHeader(descr, shape);
+  uint64_t size = header.size() + dataBytes;
+  ABORT_IF(size >= 0xFFFFFFFFull || offset_ >= 0xFFFFFFFFull,
+           "Cannot save '{}': arrays over 4 GiB are not supported", path_);
+  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(header.data()), uInt(header.size()));
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(data), uInt(dataBytes));
+  std::string name = arrayName + ".npy";
 
-    put32(central, kCentralHeader);
-    put16(central, 20);  // made by
-    central += local.substr(4, 26);
-    put16(central, 0);  // comment
-    put16(central, 0);  // disk
-    put16(central, 0);  // internal attributes
-    put32(central, 0);  // external attributes
-    put32(central, uint32_t(offset));
-    central += name;
+  std::string local;
+  put32(local, kLocalHeader);
+  put16(local, 20);          // version needed
+  put16(local, 0);           // flags
+  put16(local, 0);           // method: stored
+  put16(local, 0);           // time
+  put16(local, 0x21);        // date 1980-01-01
+  put32(local, uint32_t(crc));
+  put32(local, uint32_t(size));
+  put32(local, uint32_t(size));
+  put16(local, uint32_t(name.size()));
+  put16(local, 0);
+  local += name;
 
-    out += local;
-    out += header;
-    out.append(item.bytes.data(), item.bytes.size());
-    offset += local.size() + size;
-  }
+  put32(central_, kCentralHeader);
+  put16(central_, 20);  // made by
+  central_ += local.substr(4, 26);
+  put16(central_, 0);  // comment
+  put16(central_, 0);  // disk
+  put16(central_, 0);  // internal attributes
+  put32(central_, 0);  // external attributes
+  put32(central_, uint32_t(offset_));
+  central_ += name;
+
+  out_.write(local);
+  out_.write(header);
+  out_.write(data, dataBytes);
+  offset_ += local.size() + size;
+  ++count_;
+}
+
+void NpzWriter::commit() {
   std::string end;
   put32(end, kEndOfCentral);
   put16(end, 0);
   put16(end, 0);
-  put16(end, uint32_t(items.size()));
-  put16(end, uint32_t(items.size()));
-  put32(end, uint32_t(central.size()));
-  put32(end, uint32_t(offset));
+  put16(end, uint32_t(count_));
+  put16(end, uint32_t(count_));
+  put32(end, uint32_t(central_.size()));
+  put32(end, uint32_t(offset_));
   put16(end, 0);
-  writeFileAtomic(path, out + central + end);
+  out_.write(central_);
+  out_.write(end);
+  out_.commit();
 }
 
 NpzItem npzFloat32(const std::string& name, std::vector<size_t> shape, const float* data) {

@@ -23,14 +23,14 @@ std::vector<float> floatsOf(const NpzItem& item, const std::string& path) {
 }  // namespace
 
 void writeCheckpoint(const std::string& path, const ModelState& m, const TrainingState& progress) {
-  std::vector<NpzItem> items;
-  items.push_back(npzFloat32("master_parameters", {m.values.size()}, m.values.data()));
+  NpzWriter out(path);  // straight from the state: a checkpoint is a few copies of the model
+  out.addFloat32("master_parameters", m.values);
   if(!m.smoothed.empty())
-    items.push_back(npzFloat32("smoothed_parameters", {m.smoothed.size()}, m.smoothed.data()));
+    out.addFloat32("smoothed_parameters", m.smoothed);
   for(const auto& [name, values] : m.optimizer)
-    items.push_back(npzFloat32(name, {values.size()}, values.data()));
+    out.addFloat32(name, values);
   for(const auto& [name, values] : m.extras)
-    items.push_back(npzFloat32(kExtra + name, {values.size()}, values.data()));
+    out.addFloat32(kExtra + name, values);
 
   YAML::Emitter y;
   y << YAML::BeginMap;
@@ -49,8 +49,8 @@ void writeCheckpoint(const std::string& path, const ModelState& m, const Trainin
     y << YAML::Key << name << YAML::Value << value;
   y << YAML::EndMap << YAML::EndMap;
   std::string text = std::string(y.c_str()) + "\n";
-  items.push_back(NpzItem{kState, {text.size()}, "|u1", std::vector<char>(text.begin(), text.end())});
-  writeNpz(path, items);
+  out.add(kState, {text.size()}, "|u1", text.data(), text.size());
+  out.commit();
 }
 
 void readCheckpointState(const std::string& text, const std::string& path, Checkpoint& c) {
