@@ -77,16 +77,32 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
       size_t keep = size_t(K) - done.size();
       // Marian's limit: the hypotheses of the last step end there, </s> or not
       bool last = t + 1 >= maxLength[size_t(s)];
-      std::vector<std::pair<float, size_t>> candidates;  // (score, h * V + word)
-      for(int h = h0; h < h1; ++h)
-        for(size_t w = 0; w < V; ++w)
-          if(options_.allowUnk || int(w) != options_.unkId)
-            candidates.push_back({live[size_t(h)].score + lp[size_t(h) * V + w] - options_.wordPenalty, size_t(h) * V + w});
-      keep = std::min(keep, candidates.size());
+      // the `keep` best (score, h * V + word), ties to the lower index: a heap whose top is the
+      // worst kept, so most of the H x V candidates cost one comparison
       auto better = [](const std::pair<float, size_t>& a, const std::pair<float, size_t>& b) {
         return a.first > b.first || (a.first == b.first && a.second < b.second);
       };
-      std::partial_sort(candidates.begin(), candidates.begin() + long(keep), candidates.end(), better);
+      std::vector<std::pair<float, size_t>> candidates;
+      candidates.reserve(keep);
+      for(int h = h0; h < h1; ++h) {
+        const float* row = lp.data() + size_t(h) * V;
+        float score = live[size_t(h)].score;
+        for(size_t w = 0; w < V; ++w) {
+          if(!options_.allowUnk && int(w) == options_.unkId)
+            continue;
+          std::pair<float, size_t> c{score + row[w] - options_.wordPenalty, size_t(h) * V + w};
+          if(candidates.size() < keep) {
+            candidates.push_back(c);
+            std::push_heap(candidates.begin(), candidates.end(), better);
+          } else if(keep > 0 && better(c, candidates.front())) {
+            std::pop_heap(candidates.begin(), candidates.end(), better);
+            candidates.back() = c;
+            std::push_heap(candidates.begin(), candidates.end(), better);
+          }
+        }
+      }
+      std::sort_heap(candidates.begin(), candidates.end(), better);
+      keep = candidates.size();
       for(size_t c = 0; c < keep; ++c) {
         size_t h = candidates[c].second / V;
         int w = int(candidates[c].second % V);
