@@ -2,7 +2,10 @@
 
 #include "tensors/devices_from_options.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -54,9 +57,27 @@ std::vector<Device> devicesFromOptions(const Options& o) {
   return devices;
 }
 
+int blasThreadsPerDevice(const std::vector<Device>& devices) {
+  if(const char* fixed = std::getenv("MARIAN_BLAS_THREADS")) {
+    int n = std::atoi(fixed);
+    ABORT_IF(n < 1, "MARIAN_BLAS_THREADS must be a positive number, not '{}'", fixed);
+    return n;
+  }
+  // the cores this process may run on: all of the machine's, or the ones mpirun bound it to
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+  int machine = int(std::max(1u, std::thread::hardware_concurrency()));
+  int sharing = 1;  // unbound ranks on one machine share its cores
+  if(cores >= machine)
+    if(const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+      sharing = std::max(1, std::atoi(local));
+  return std::max(1, cores / (int(devices.size()) * sharing));
+}
+
 void setBlasThreads(const std::vector<Device>& devices) {
   if(!onGpus(devices))
-    openblas_set_num_threads(1);
+    openblas_set_num_threads(blasThreadsPerDevice(devices));
 }
 
 }  // namespace marian
