@@ -178,9 +178,6 @@ void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, 
 std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep,
                                                                   bool backwardFollows) const {
   constexpr size_t kNone = size_t(-1);
-  std::unordered_map<const Node*, size_t> index;
-  for(size_t i = 0; i < nodes_.size(); ++i)
-    index[nodes_[i].get()] = i;
   // the node whose workspace block a value is: its own, its child's for a view (reshape), none
   // for memory the graph does not own (parameters, views of outside tensors)
   std::vector<size_t> owner(nodes_.size(), kNone), lastRead(nodes_.size(), 0);
@@ -189,16 +186,16 @@ std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vect
     if(n.allocatesValue())
       owner[i] = i;
     else if(!n.children().empty())
-      owner[i] = owner[index.at(n.child(0).get())];
+      owner[i] = owner[n.child(0)->position_];
     if(owner[i] != kNone)
       lastRead[owner[i]] = std::max(lastRead[owner[i]], i);
     for(const Expr& c : n.children())
-      if(size_t o = owner[index.at(c.get())]; o != kNone)
+      if(size_t o = owner[c->position_]; o != kNone)
         lastRead[o] = std::max(lastRead[o], i);
   }
   std::vector<char> kept(nodes_.size(), 0);
   for(const Expr& k : keep)
-    if(size_t o = owner[index.at(k.get())]; o != kNone)
+    if(size_t o = owner[k->position_]; o != kNone)
       kept[o] = 1;
   if(backwardFollows)  // what the backward of a node that needs a gradient reads
     for(size_t i = 0; i < nodes_.size(); ++i) {
@@ -208,7 +205,7 @@ std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vect
       if(n.backwardReadsValue() && owner[i] != kNone)
         kept[owner[i]] = 1;
       for(size_t c = 0; c < n.children().size(); ++c)
-        if(size_t o = owner[index.at(n.child(c).get())]; o != kNone && n.backwardReadsChild(c))
+        if(size_t o = owner[n.child(c)->position_]; o != kNone && n.backwardReadsChild(c))
           kept[o] = 1;
     }
   std::vector<std::vector<size_t>> releaseAfter(nodes_.size());
@@ -261,16 +258,13 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
                                        const GradientReady& ready) const {
   auto isParam = [](const Node* n) { return dynamic_cast<const ParamNode*>(n) != nullptr; };
   std::vector<char> has(end + 1, 0);  // by node: its gradient is allocated
-  auto need = [&](Node* n, size_t i) {
-    if(has[i] || isParam(n))
+  auto need = [&](Node* n) {
+    if(has[n->position_] || isParam(n))
       return;
-    has[i] = 1;
+    has[n->position_] = 1;
     allocate(n);
   };
-  std::unordered_map<const Node*, size_t> index;
-  for(size_t i = 0; i <= end; ++i)
-    index[nodes_[i].get()] = i;
-  need(nodes_[end].get(), end);
+  need(nodes_[end].get());
   // A parameter's gradient is final when the walk reaches its first node: every node using it
   // comes later (nodes are recorded in a topological order).
   constexpr size_t kNone = size_t(-1);
@@ -290,10 +284,10 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
   for(size_t i = end + 1; i-- > 0;) {
     Node* n = nodes_[i].get();
     if(n->needsGrad() && !isParam(n)) {
-      need(n, i);  // nothing flowed into it: zeros
+      need(n);  // nothing flowed into it: zeros
       for(const Expr& c : n->children())
         if(c->needsGrad())
-          need(c.get(), index.at(c.get()));
+          need(c.get());
       runBackward(i);
       release(n);
     }

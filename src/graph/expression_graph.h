@@ -38,6 +38,7 @@ public:
   template <class NodeType, class... Args>
   Expr record(Args&&... args) {
     nodes_.push_back(std::make_unique<NodeType>(std::forward<Args>(args)...));
+    nodes_.back()->position_ = nodes_.size() - 1;
     return nodes_.back().get();
   }
 

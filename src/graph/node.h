@@ -74,6 +74,7 @@ protected:
   std::vector<Expr> children_;
   bool needsGrad_ = false;
   Tensor val_, grad_;
+  size_t position_ = 0;  // in the graph's recording order (set by ExpressionGraph::record)
 
   friend class ExpressionGraph;
 };
