@@ -113,10 +113,10 @@ public:
   Expr decodeStep(ExpressionGraph& g, const DecodingStep& step, DecoderState& state) override {
     std::vector<float> lp;
     for(int r = 0; r < state.rows(); ++r) {
-      std::vector<float> row = f_.nextWord(size_t((*step.sentences)[size_t(r)]), (*step.prefixes)[size_t(r)]);
-      EXPECT_EQ(step.position, int((*step.prefixes)[size_t(r)].size()));
+      std::vector<float> row = f_.nextWord(size_t((*step.sentences)[size_t(r)]), (*step.prefixes[size_t(r)]));
+      EXPECT_EQ(step.position, int((*step.prefixes[size_t(r)]).size()));
       if(step.position > 0) {
-        EXPECT_EQ(step.lastWords[size_t(r)], (*step.prefixes)[size_t(r)].back());
+        EXPECT_EQ(step.lastWords[size_t(r)], (*step.prefixes[size_t(r)]).back());
       }
       lp.insert(lp.end(), row.begin(), row.end());
     }

@@ -16,8 +16,9 @@ struct DecodingStep {
   int position = 0;                          // of the word to predict; it has `position` words before it
   std::vector<int> lastWords;                // per row: its word at position - 1 (none at 0)
   // per row: its whole prefix and its sentence in the sources startDecoding was given; only a
-  // model that recomputes from the prefix (the earlier s2s) reads them
-  const std::vector<std::vector<int>>* prefixes = nullptr;
+  // model that recomputes from the prefix (the earlier s2s) reads them (the beam's own word lists,
+  // not copies)
+  std::vector<const std::vector<int>*> prefixes;
   const std::vector<int>* sentences = nullptr;
   const Batch* sources = nullptr;
 };

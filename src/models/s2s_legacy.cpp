@@ -71,7 +71,7 @@ public:
     for(int r = 0; r < rows; ++r) {
       size_t s = size_t((*step.sentences)[size_t(r)]);
       prefix.srcMask.insert(prefix.srcMask.end(), src.srcMask.begin() + long(s * S), src.srcMask.begin() + long((s + 1) * S));
-      std::copy((*step.prefixes)[size_t(r)].begin(), (*step.prefixes)[size_t(r)].end(),
+      std::copy(step.prefixes[size_t(r)]->begin(), step.prefixes[size_t(r)]->end(),
                 prefix.trgIds.begin() + long(size_t(r) * (t + 1)));
     }
     Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);

@@ -47,17 +47,15 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     std::vector<int> parents(static_cast<size_t>(H)), sentences(static_cast<size_t>(H));
     DecodingStep step;
     step.position = t;
-    std::vector<std::vector<int>> prefixes(static_cast<size_t>(H));
     for(int h = 0; h < H; ++h) {
       Live& l = live[size_t(h)];
       parents[size_t(h)] = l.row;
       l.row = h;
       sentences[size_t(h)] = l.sentence;
       step.lastWords.push_back(l.words.empty() ? options_.eosId : l.words.back());
-      prefixes[size_t(h)] = l.words;
+      step.prefixes.push_back(&l.words);
     }
     state.keepRows(parents);
-    step.prefixes = &prefixes;
     step.sentences = &sentences;
     step.sources = &batch;
     graph_.clear();
