@@ -23,23 +23,11 @@ Options options(const std::vector<std::string>& extra) {
   return parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
 }
 
-Batch batchOf(size_t n, size_t len) {
-  Batch b;
-  b.sentences = int(n);
-  b.srcLen = b.trgLen = int(len);
-  b.srcIds.assign(n * len, 5);
-  b.trgIds.assign(n * len, 7);
-  b.srcMask.assign(n * len, 1.f);
-  b.trgMask.assign(n * len, 1.f);
-  b.srcWords = b.trgWords = n * len;
-  return b;
-}
-
 // a training step of n sentences of len tokens on a graph whose workspace is limited to -w
 bool stepRuns(EncoderDecoder& model, ExpressionGraph& graph, size_t n, size_t len) {
   try {
     graph.clear();
-    Expr ce = model.loss(graph, batchOf(n, len), true);
+    Expr ce = model.loss(graph, fitProbeBatch(n, len), true);
     Expr cost = ce * 1.f;
     graph.forward({ce, cost}, /*backwardFollows=*/true);  // as DeviceWorker runs a step
     graph.backward(cost);

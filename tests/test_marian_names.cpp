@@ -23,7 +23,11 @@
 namespace marian {
 namespace {
 
-std::map<std::string, std::string> namesAndShapes(const std::vector<std::string>& extra, size_t trgVocab = 13) {
+using ModelFactory = std::unique_ptr<EncoderDecoder> (*)(const Options&, size_t, size_t);
+
+// The parameters (name -> shape) the model of these options declares; `factory` makes it.
+std::map<std::string, std::string> namesAndShapes(const std::vector<std::string>& extra, size_t trgVocab = 13,
+                                                  ModelFactory factory = createModel) {
   std::vector<std::string> args = {"marian", "--dim-emb", "8", "--transformer-dim-ffn", "12", "--transformer-heads",
                                    "2"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -31,7 +35,7 @@ std::map<std::string, std::string> namesAndShapes(const std::vector<std::string>
   for(const auto& a : args)
     argv.push_back(a.c_str());
   Options o = parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
-  auto model = createModel(o, 11, trgVocab);
+  auto model = factory(o, 11, trgVocab);
   ExpressionGraph graph(cpuDevice(0), 1, 0);
   std::vector<int> eos{Vocab::kEos};
   Batch declare = Batch::fromSources({&eos});
@@ -254,23 +258,7 @@ TEST(MarianNames, EarlierS2SModelsAreRecognised) {
   };
   EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({"--type", "s2s", "--dim-rnn", "6"}))));
   EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({}))));
-  std::vector<std::string> args = {"marian", "--type", "s2s", "--dim-emb", "8", "--dim-rnn", "6"};
-  std::vector<const char*> argv;
-  for(const auto& a : args)
-    argv.push_back(a.c_str());
-  Options o = parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
-  auto earlier = createEarlierS2S(o, 11, 13);
-  ExpressionGraph graph(cpuDevice(0), 1, 0);
-  std::vector<int> eos{Vocab::kEos};
-  Batch declare = Batch::fromSources({&eos});
-  declare.trgLen = 1;
-  declare.trgIds = {Vocab::kEos};
-  declare.trgMask = {1.f};
-  declare.trgWords = 1;
-  earlier->loss(graph, declare, false);
-  std::map<std::string, std::string> names;
-  for(const auto& e : graph.params().entries())
-    names[e.name] = e.shape.toString();
+  auto names = namesAndShapes({"--type", "s2s", "--dim-rnn", "6"}, 13, createEarlierS2S);
   EXPECT_TRUE(names.count("decoder_att_keys_W") && names.count("decoder_cell1_W_W") &&
               names.count("decoder_ff_logit_l1_rnn_W"));
   EXPECT_TRUE(isEarlierS2SModel(items(names)));

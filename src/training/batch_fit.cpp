@@ -7,10 +7,7 @@
 
 namespace marian {
 
-namespace {
-
-// n sentences of `len` tokens on both sides (ids of words, </s> last), all real
-Batch fakeBatch(size_t n, size_t len) {
+Batch fitProbeBatch(size_t n, size_t len) {  // ids of words, </s> last
   Batch b;
   b.sentences = int(n);
   b.srcLen = b.trgLen = int(len);
@@ -24,8 +21,6 @@ Batch fakeBatch(size_t n, size_t len) {
   return b;
 }
 
-}  // namespace
-
 std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, size_t trgVocab, size_t step,
                                       size_t devicesPerBatch) {
   size_t workspace = size_t(options.get<int>("workspace")) << 20;
@@ -34,7 +29,7 @@ std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, s
   ExpressionGraph graph(cpuDevice(0), 1, 0);  // shapes only: it allocates nothing but a small first chunk
   auto fits = [&](size_t n, size_t len) {
     graph.clear();
-    Expr ce = model->loss(graph, fakeBatch(n, len), /*training=*/true);
+    Expr ce = model->loss(graph, fitProbeBatch(n, len), /*training=*/true);
     Expr cost = ce * 1.f;  // as DeviceWorker scales it and keeps both
     return graph.workspaceBytes({ce, cost}, /*withBackward=*/true) <= workspace;
   };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/options.h"
+#include "data/batch.h"
 
 namespace marian {
 
@@ -16,5 +17,7 @@ namespace marian {
 // when not even one sentence of --max-length tokens fits.
 std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, size_t trgVocab, size_t step,
                                       size_t devicesPerBatch);
+// The batch the fit probes with: n sentences of `len` tokens on both sides, all real.
+Batch fitProbeBatch(size_t n, size_t len);
 
 }  // namespace marian
