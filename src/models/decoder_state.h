@@ -22,7 +22,6 @@ public:
 
   // A leaf of g over the tensor kept under `name` (an error naming it when there is none).
   Expr get(ExpressionGraph& g, const std::string& name) const;
-  bool has(const std::string& name) const { return kept_.count(name) != 0; }
   // The number of rows of the kept tensors (0 before the first keepRows).
   int rows() const { return rows_; }
   // After this step's forward, `name` holds the value of x (first axis: the rows of this step).
