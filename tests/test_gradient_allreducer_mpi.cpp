@@ -27,9 +27,15 @@ namespace {
 
 MpiTransport& mpi() { return *MpiTransport::instance(); }
 
-Options options(const std::string& algo, float density, const std::string& method) {
-  return Options(YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +
-                            "\ntopk-selection: " + method + "\ntopk-reuse-every: 2\noktopk-repartition-every: 2\n"));
+// compression: YAML lines that replace the defaults of src/comm/compression.h's options
+Options options(const std::string& algo, float density, const std::string& method, const std::string& compression = "") {
+  YAML::Node node = YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +
+                               "\ntopk-selection: " + method + "\ntopk-reuse-every: 2\noktopk-repartition-every: 2\n"
+                               "grad-dropping-warmup: 0\ngrad-dropping-momentum: 0\ncompression-clip-norm: 0\n"
+                               "local-gradients: 'off'\nlocal-average-freq: 0\n");
+  for(const auto& kv : YAML::Load(compression.empty() ? "{}" : compression))
+    node[kv.first.as<std::string>()] = kv.second;
+  return Options(node);
 }
 
 // The reference, from the comm pieces directly: one top-k selector with its residual over the
@@ -218,6 +224,123 @@ TEST(GradientAllreducer, EachBucketSelectsItsOwnTopkAndLosesNothing) {
     }
     for(size_t i = 0; i < n; ++i)
       ASSERT_NEAR(applied[i], fedIn[i], 1e-3) << "entry " << i;
+  }
+}
+
+}  // namespace
+}  // namespace marian
+
+namespace marian {
+namespace {
+
+// Local gradients (Aji et al. 2019) on 2 ranks, by hand: n = 8, density 0.25 (k = 2), exact
+// selection, topka (the sum of both ranks' top 2). Rank 0 sends {0: 8, 4: -7}, rank 1 sends
+// {1: 6, 5: -5}, so the global sum is [8, 6, 0, 0, -7, -5, 0, 0]. partial adds the rank's own
+// unsent part (the change of its residual), sum its whole gradient.
+const std::vector<float> kLocalGradient[2] = {{8, -1, 2, 0.5f, -7, 3, 0, 1}, {1, 6, -2, 0.25f, 1, -5, 2, 0}};
+
+std::vector<float> reduceOnce(const std::string& local, const std::string& extra = "") {
+  FlatBuffer g(cpuDevice(), Type::float32, 8);
+  GradientAllreducer reducer(options("topka", 0.25f, "exact", "local-gradients: " + local + "\n" + extra), mpi(),
+                             {g.all()}, 1);
+  kernels::fromHost(g.all(), kLocalGradient[mpi().rank()]);
+  reducer.reduce(std::vector<Tensor>{g.all()});
+  return kernels::toHost(g.all());
+}
+
+TEST(GradientAllreducer, LocalGradientsAddTheOwnGradientByHand) {
+  if(mpi().size() != 2)
+    GTEST_SKIP() << "hand-computed for 2 ranks";
+  int r = mpi().rank();
+  const std::vector<float> global = {8, 6, 0, 0, -7, -5, 0, 0};
+  EXPECT_EQ(reduceOnce("'off'"), global);
+  const std::vector<float> partial[2] = {{8, 5, 2, 0.5f, -7, -2, 0, 1}, {9, 6, -2, 0.25f, -6, -5, 2, 0}};
+  EXPECT_EQ(reduceOnce("partial"), partial[r]);
+  const std::vector<float> sum[2] = {{16, 5, 2, 0.5f, -14, -2, 0, 1}, {9, 12, -2, 0.25f, -6, -10, 2, 0}};
+  EXPECT_EQ(reduceOnce("sum"), sum[r]);
+}
+
+// Local clipping (DGC): on 2 ranks with --compression-clip-norm C a rank's gradient is clipped
+// to C / sqrt(2) before selection. Rank 0's gradient has norm sqrt(128.25); C = that / sqrt(2)
+// makes the threshold t half of it, so rank 0 sends its top 2 halved; rank 1's norm,
+// sqrt(71.0625), is over t too: its top 2 scaled by t / sqrt(71.0625).
+TEST(GradientAllreducer, LocalClippingScalesTheRanksGradientByHand) {
+  if(mpi().size() != 2)
+    GTEST_SKIP() << "hand-computed for 2 ranks";
+  double t = std::sqrt(128.25) / 2.0, second = t / std::sqrt(71.0625);
+  std::vector<float> sum = reduceOnce("'off'", "compression-clip-norm: " + std::to_string(t * std::sqrt(2.0)));
+  const std::vector<double> expected = {4, 6 * second, 0, 0, -3.5, -5 * second, 0, 0};
+  for(size_t i = 0; i < 8; ++i)
+    EXPECT_NEAR(sum[i], expected[i], 1e-5) << i;
+}
+
+// Over rounds, with residuals carried, a rank's locally applied total (partial) is the global
+// total plus what it still holds back: every gradient it computed was applied once locally, and
+// what it sent once globally; with the whole checkpointed state nothing is lost. Every scheme
+// that compresses, on every rank count (gtopk on 2).
+TEST(GradientAllreducer, LocalGradientsApplyEveryOwnGradientOnce) {
+  size_t n = 3000;
+  int ranks = mpi().size();
+  for(std::string algo : {"topka", "ssar-split", "gtopk", "oktopk"}) {
+    if(algo == "gtopk" && ranks > 2)
+      continue;
+    SCOPED_TRACE(algo);
+    FlatBuffer local(cpuDevice(), Type::float32, n), global(cpuDevice(), Type::float32, n);
+    GradientAllreducer withLocal(options(algo, 0.05f, "exact", "local-gradients: partial"), mpi(), {local.all()}, 9);
+    GradientAllreducer plain(options(algo, 0.05f, "exact"), mpi(), {global.all()}, 9);
+    std::vector<double> appliedLocal(n, 0.0), appliedGlobal(n, 0.0);
+    for(unsigned round = 0; round < 4; ++round) {
+      std::vector<float> g = integerValues(n, 13 * unsigned(mpi().rank()) + round);
+      for(size_t i = 0; i < n; ++i)
+        g[i] += (g[i] < 0 ? -1.f : 1.f) * float(i % 1000) / 1024.f;  // a unique top-k
+      kernels::fromHost(local.all(), g);
+      kernels::fromHost(global.all(), g);
+      withLocal.reduce(std::vector<Tensor>{local.all()});
+      plain.reduce(std::vector<Tensor>{global.all()});
+      std::vector<float> l = kernels::toHost(local.all()), p = kernels::toHost(global.all());
+      for(size_t i = 0; i < n; ++i) {
+        appliedLocal[i] += double(l[i]);
+        appliedGlobal[i] += double(p[i]);
+      }
+    }
+    ModelState state;
+    state.n = n;
+    withLocal.saveTo(state);  // collective: rank 0 gets every rank's residual
+    std::vector<float> residual(n);  // this rank's own: rank 0 holds them all
+    if(mpi().rank() == 0) {
+      for(int r = 1; r < ranks; ++r)
+        MPI_Send(state.extras.at("allreduce-residual.rank" + std::to_string(r)).data(), int(n), MPI_FLOAT, r, 7,
+                 MPI_COMM_WORLD);
+      residual = state.extras.at("allreduce-residual.rank0");
+    } else {
+      MPI_Recv(residual.data(), int(n), MPI_FLOAT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    for(size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(appliedLocal[i], appliedGlobal[i] + double(residual[i]), 1e-3) << "entry " << i;
+  }
+}
+
+// Momentum correction's velocity and the density's warm-up are part of the state a checkpoint
+// holds: velocities per rank, like the residuals.
+TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) {
+  size_t n = 1000;
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  GradientAllreducer reducer(options("topka", 0.05f, "exact", "grad-dropping-momentum: 0.9"), mpi(), {g.all()}, 2);
+  kernels::fromHost(g.all(), integerValues(n, unsigned(mpi().rank())));
+  reducer.reduce(std::vector<Tensor>{g.all()});
+  ModelState state;
+  state.n = n;
+  reducer.saveTo(state);
+  if(mpi().rank() != 0)
+    return;
+  for(int r = 0; r < mpi().size(); ++r) {
+    const std::vector<float>& v = state.extras.at("allreduce-velocity.rank" + std::to_string(r));
+    ASSERT_EQ(v.size(), n);
+    size_t zeros = 0;
+    for(float x : v)
+      zeros += x == 0.f;
+    EXPECT_GE(zeros, 50u) << "the sent entries' velocity is masked";
+    EXPECT_LT(zeros, n) << "the others keep theirs";
   }
 }
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <random>
 
+#include "comm/compression.h"
 #include "comm/topk_selection.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
@@ -173,6 +174,51 @@ TEST(TopkSelection, OnEachDeviceSentPlusResidualIsEverythingFedInAndStateRestore
     EXPECT_EQ(a.indices, b.indices);
     EXPECT_EQ(a.values, b.values);
   }
+}
+
+}  // namespace
+}  // namespace marian
+
+namespace marian {
+namespace {
+
+// DGC's momentum correction and factor masking by hand (momentum 0.5, k = 1): the velocity
+// u = 0.5 u + x accumulates into the residual, and a sent entry's velocity is cleared.
+TEST(TopkSelection, MomentumCorrectionByHand) {
+  TopkSelector s(4, TopkMethod::exact, 1, 1, cpuDevice(), 0.5f);
+  std::vector<float> x1 = {4, 1, -2, 0}, x2 = {1, 1, 1, 1};
+  SparseVector sent = s.select(Tensor(x1.data(), Shape({4}), Type::float32, cpuDevice()), 1);
+  EXPECT_EQ(sent.indices, std::vector<uint32_t>({0}));
+  EXPECT_EQ(sent.values, std::vector<float>({4}));
+  EXPECT_EQ(s.state().residual, std::vector<float>({0, 1, -2, 0}));
+  EXPECT_EQ(s.state().velocity, std::vector<float>({0, 1, -2, 0}));
+  // u = 0.5 [0, 1, -2, 0] + 1 = [1, 1.5, 0, 1]; residual [1, 2.5, -2, 1]: sends 2.5 at 1
+  sent = s.select(Tensor(x2.data(), Shape({4}), Type::float32, cpuDevice()), 1);
+  EXPECT_EQ(sent.indices, std::vector<uint32_t>({1}));
+  EXPECT_EQ(sent.values, std::vector<float>({2.5f}));
+  EXPECT_EQ(s.state().residual, std::vector<float>({1, 0, -2, 1}));
+  EXPECT_EQ(s.state().velocity, std::vector<float>({1, 0, 0, 1}));
+  // the state carries the velocity to a new selector
+  TopkSelector copy(4, TopkMethod::exact, 1, 1, cpuDevice(), 0.5f);
+  copy.setState(s.state());
+  EXPECT_EQ(copy.state().velocity, s.state().velocity);
+  EXPECT_THROW(TopkSelector(4, TopkMethod::exact, 1, 1, cpuDevice(), 1.f), std::exception);
+}
+
+// The density's warm-up (--grad-dropping-warmup W): exponential from 1 to the target over W
+// steps, the formula dropping and compressed allreduce share.
+TEST(TopkSelection, CompressionWarmupFallsExponentially) {
+  Compression c;
+  c.keep = 0.01;
+  c.warmup = 4;
+  EXPECT_DOUBLE_EQ(c.keepAt(0), 1.0);
+  EXPECT_NEAR(c.keepAt(2), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(c.keepAt(4), 0.01);
+  EXPECT_DOUBLE_EQ(c.keepAt(100), 0.01);
+  EXPECT_EQ(c.keptOf(1000, 2), 100u);
+  EXPECT_EQ(c.keptOf(10, 4), 1u);  // never nothing
+  c.warmup = 0;
+  EXPECT_DOUBLE_EQ(c.keepAt(0), 0.01);
 }
 
 }  // namespace

@@ -171,7 +171,12 @@ const std::vector<Spec>& specs() {
       {"multi-node-local-optimizer", "", kFlag, "false", kTrain, "Clients also update their own parameters between synchronisations"},
       {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain, "Seconds a wait on a silent rank (stopped, dead, unreachable) lasts before the job stops, in every mode"},
       {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
-      {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain, "Exchanges over which the kept fraction falls from 1 to 1 - rate"},
+      {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain, "Steps (client exchanges; sync-SGD updates) over which the sent fraction falls exponentially from 1 to its target"},
+      // what makes compressed training converge (src/comm/compression.h)
+      {"grad-dropping-momentum", "", Float(0, kBelowOne), "0", kTrain, "DGC momentum correction with factor masking for dropping and compressed allreduce; 0: off"},
+      {"compression-clip-norm", "", Float(0, 1e30), "0", kTrain, "DGC local clipping: each rank's gradient clipped to this L2 norm / sqrt(ranks) before compression; 0: off"},
+      {"local-gradients", "", kString, "off", kTrain, "Apply the own gradient's unsent part locally (Aji et al. 2019): off, partial, sum"},
+      {"local-average-freq", "", Int(0, 1e9), "0", kTrain, "With --local-gradients: average the ranks' parameters every N updates (also before validation and saving); 0: only then"},
       // schedule
       {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},

@@ -25,6 +25,9 @@ public:
   virtual std::string name() const = 0;
   virtual OptimizerState state() const { return {}; }
   virtual void setState(const OptimizerState& state, Device device) {}
+  // The state arrays where they live (empty before the first update): what averaging replicas
+  // averages.
+  virtual std::vector<Tensor> stateTensors() { return {}; }
 };
 
 class Sgd : public Optimizer {
@@ -38,6 +41,7 @@ class StatefulOptimizer : public Optimizer {
 public:
   OptimizerState state() const override;
   void setState(const OptimizerState& state, Device device) override;
+  std::vector<Tensor> stateTensors() override;
 
 protected:
   explicit StatefulOptimizer(std::vector<std::string> bufferNames) : names_(std::move(bufferNames)) {}

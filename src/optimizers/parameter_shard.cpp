@@ -30,6 +30,17 @@ void ParameterShard::update(Tensor grads, float lr) {
     kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
 }
 
+std::vector<Tensor> ParameterShard::replicaTensors() {
+  if(range_.size == 0)
+    return {};
+  std::vector<Tensor> all{values_};
+  if(ema_)
+    all.push_back(smoothed().slice(0, range_.size));
+  for(Tensor t : optimizer_->stateTensors())
+    all.push_back(t);
+  return all;
+}
+
 void ParameterShard::saveTo(ModelState& state) const {
   ABORT_IF(range_.end() > state.n, "Shard [{}, {}) outside a model of {}", range_.offset, range_.end(), state.n);
   auto put = [&](std::vector<float>& global, const std::vector<float>& part) {

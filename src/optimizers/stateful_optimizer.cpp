@@ -19,6 +19,13 @@ OptimizerState StatefulOptimizer::state() const {
   return s;
 }
 
+std::vector<Tensor> StatefulOptimizer::stateTensors() {
+  std::vector<Tensor> all;
+  for(auto& b : buffers_)
+    all.push_back(b->all());
+  return all;
+}
+
 void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   buffers_.clear();
   t_ = state.steps;

@@ -17,13 +17,18 @@ void validateAllreduceOptions(const Options& o) {
   float density = o.get<float>("compression-density");
   ABORT_IF(!(density > 0.f && density <= 1.f), "--compression-density must be in (0, 1], not {}", density);
   parseTopkMethod(o.get<std::string>("topk-selection"));
+  Compression c = Compression::fromOptions(o, density);
+  ABORT_IF(c.local != LocalGradients::off && !c.compresses(),
+           "--local-gradients {} needs compression (--compression-density below 1): dense ranks apply the same sum",
+           o.get<std::string>("local-gradients"));
   ABORT_IF(o.get<int>("topk-reuse-every") < 1, "--topk-reuse-every must be >= 1");
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
 }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
                                        uint64_t seed, const std::vector<Range>& buckets)
-    : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")) {
+    : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")),
+      compression_(Compression::fromOptions(o, density_)) {
   for(const Tensor& t : shards)
     n_ += t.size();
   validateAllreduceOptions(o);
@@ -61,11 +66,33 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   if(density_ < 1.0)
     for(size_t p = 0; p < pieces_.size(); ++p)
       selectors_.push_back(std::make_unique<TopkSelector>(pieces_[p].global.size, method_, seed_ + 104729 * p,
-                                                          reuseEvery_, shards[pieces_[p].shard].device));
+                                                          reuseEvery_, shards[pieces_[p].shard].device,
+                                                          compression_.momentum));
+  if(density_ < 1.0 && compression_.local != LocalGradients::off)
+    for(const Piece& p : pieces_)
+      localScratch_.push_back(std::make_unique<FlatBuffer>(shards[p.shard].device, Type::float32, p.global.size));
 }
 
-size_t GradientAllreducer::keptOf(size_t n) const {
-  return std::max<size_t>(1, size_t(std::llround(density_ * double(n))));
+void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {
+  if(compression_.clipNorm > 0.f) {
+    double norm = std::sqrt(kernels::squaredNorm(piece));
+    float threshold = compression_.clipThreshold(transport_.size(), double(piece.size()) / double(n_));
+    if(norm > double(threshold))
+      kernels::scale(piece, float(double(threshold) / norm));
+  }
+  if(compression_.local == LocalGradients::partial)
+    kernels::copy(localScratch_[i]->all(), selectors_[i]->residual());
+  else if(compression_.local == LocalGradients::sum)
+    kernels::copy(localScratch_[i]->all(), piece);
+}
+
+void GradientAllreducer::addLocal(size_t i, Tensor piece) {
+  if(compression_.local == LocalGradients::partial) {  // + (residual after - residual before)
+    kernels::add(piece, selectors_[i]->residual());
+    kernels::add(piece, localScratch_[i]->all(), -1.f);
+  } else if(compression_.local == LocalGradients::sum) {
+    kernels::add(piece, localScratch_[i]->all());
+  }
 }
 
 Tensor GradientAllreducer::pieceOf(const Piece& p, const std::vector<Tensor>& shards) const {
@@ -115,6 +142,7 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
   std::vector<SparseVector> parts(pieces.size());
   for(size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces_[pieces[i]];
+    prepareLocal(pieces[i], pieceOf(p, shards));
     parts[i] = selectors_[pieces[i]]->select(pieceOf(p, shards), keptOf(p.global.size));
     for(size_t e = 0; e < parts[i].size(); ++e) {
       sent.indices.push_back(uint32_t(p.global.offset - bucket.offset + parts[i].indices[e]));
@@ -129,13 +157,14 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
     if(result.isDense) {
       kernels::fromHost(piece, std::vector<float>(result.dense.begin() + long(at),
                                                   result.dense.begin() + long(at + p.global.size)));
-      continue;
+    } else {
+      SparseVector mine = range(result.sparse, at, p.global.size);
+      if(result.isSelection)  // what the global selection left out goes back to the residual
+        selectors_[pieces[i]]->restoreUnselected(parts[i], mine);
+      kernels::fill(piece, 0.f);
+      kernels::scatterAdd(piece, mine.indices, mine.values);
     }
-    SparseVector mine = range(result.sparse, at, p.global.size);
-    if(result.isSelection)  // what the global selection left out goes back to the residual
-      selectors_[pieces[i]]->restoreUnselected(parts[i], mine);
-    kernels::fill(piece, 0.f);
-    kernels::scatterAdd(piece, mine.indices, mine.values);
+    addLocal(pieces[i], piece);
   }
 }
 
@@ -166,11 +195,12 @@ void GradientAllreducer::saveTo(ModelState& state) {
   if(selectors_.empty())
     return;  // dense, or no update yet: nothing is held back
   // this rank's residual in the global layout, then its selectors' calls and thresholds
-  std::vector<float> mine(n_, 0.f), thresholds;
+  std::vector<float> mine(n_, 0.f), thresholds, velocity(compression_.momentum > 0.f ? n_ : 0, 0.f);
   uint64_t calls = 0;
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
     std::copy(st.residual.begin(), st.residual.end(), mine.begin() + long(pieces_[s].global.offset));
+    std::copy(st.velocity.begin(), st.velocity.end(), velocity.begin() + long(pieces_[s].global.offset));
     thresholds.push_back(st.threshold);
     calls = st.calls;
   }
@@ -178,6 +208,7 @@ void GradientAllreducer::saveTo(ModelState& state) {
   if(self != 0) {
     transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), transport_.peerTimeout());
     transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), transport_.peerTimeout());
+    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(velocity), transport_.peerTimeout());
     return;
   }
   state.counters["allreduce-selector-calls"] = calls;
@@ -188,10 +219,13 @@ void GradientAllreducer::saveTo(ModelState& state) {
       std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
       mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
       thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
+      velocity = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
       ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
     }
     state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;
     state.extras["allreduce-threshold.rank" + std::to_string(r)] = thresholds;
+    if(!velocity.empty())
+      state.extras["allreduce-velocity.rank" + std::to_string(r)] = velocity;
   }
 }
 
@@ -221,12 +255,17 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
   if(sameLayout) {
     const std::vector<float>& residual = *saved("allreduce-residual", self);
     const std::vector<float>* thresholds = saved("allreduce-threshold", self);
+    const std::vector<float>* velocity = saved("allreduce-velocity", self);
     ABORT_IF(residual.size() != n_, "The checkpoint's residual of rank {} holds {} values, not {}", self,
              residual.size(), n_);
+    ABORT_IF(velocity && velocity->size() != n_, "The checkpoint's velocity of rank {} holds {} values, not {}", self,
+             velocity->size(), n_);
     for(size_t s = 0; s < selectors_.size(); ++s) {
       TopkSelector::State st;
       Range r = pieces_[s].global;
       st.residual.assign(residual.begin() + long(r.offset), residual.begin() + long(r.end()));
+      if(velocity)  // momentum correction's velocity; none saved: it starts at zero
+        st.velocity.assign(velocity->begin() + long(r.offset), velocity->begin() + long(r.end()));
       st.calls = calls;
       st.threshold = thresholds && s < thresholds->size() ? (*thresholds)[s] : 0.f;
       selectors_[s]->setState(st);
@@ -234,7 +273,8 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     return;
   }
   // Another layout: what every saved rank held back is owed once to the sum, so rank 0 takes
-  // the sum of all residuals; a reused threshold is recomputed at the next call.
+  // the sum of all residuals; a reused threshold is recomputed at the next call; momentum
+  // correction's velocities start again at zero (a velocity is a rank's own).
   std::vector<float> total(n_, 0.f);
   for(int r = 0; const std::vector<float>* residual = saved("allreduce-residual", r); ++r)
     for(size_t i = 0; i < n_ && i < residual->size(); ++i)

@@ -7,11 +7,14 @@
 // one by one, each as soon as backward has finished it (the sync group's communication thread):
 // a dense sum is the same whatever the buckets; with compression each bucket selects density x
 // its size, and each bucket has its own algorithm state (oktopk's regions and threshold).
+// Compression is what src/comm/compression.h describes: a warm-up of the density, momentum
+// correction, local clipping (per piece: its share of the threshold) and local gradients.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "comm/allreduce/algorithms.h"
+#include "comm/compression.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
 #include "optimizers/model_state.h"
@@ -32,6 +35,9 @@ public:
   void reduce(const std::vector<Tensor>& shards);
   // The same for bucket b's values only; collective: every rank reduces the same bucket.
   void reduceBucket(size_t b, const std::vector<Tensor>& shards);
+  // The update (0-based) the next reductions belong to: the density's warm-up follows it.
+  void setStep(uint64_t update) { step_ = update; }
+  const Compression& compression() const { return compression_; }
   size_t buckets() const { return buckets_.size(); }
   Range bucket(size_t b) const { return buckets_[b]; }
   // bytes on the wire since the last take, every bucket's, as the transport counted them (not
@@ -54,7 +60,11 @@ private:
     Range global;
     size_t inShard;
   };
-  size_t keptOf(size_t n) const;
+  size_t keptOf(size_t n) const { return compression_.keptOf(n, step_); }
+  // Before piece i selects: local clipping, and what local gradients need afterwards.
+  void prepareLocal(size_t i, Tensor piece);
+  // After the sum is in piece i: this rank's own unsent part added (local gradients).
+  void addLocal(size_t i, Tensor piece);
   Tensor pieceOf(const Piece& p, const std::vector<Tensor>& shards) const;
 
   Transport& transport_;
@@ -64,6 +74,9 @@ private:
   std::vector<std::vector<size_t>> bucketPieces_;        // the pieces of each bucket
   size_t n_;
   double density_;
+  Compression compression_;
+  uint64_t step_ = 0;
+  std::vector<std::unique_ptr<FlatBuffer>> localScratch_;  // per piece: its residual or gradient before selection
   TopkMethod method_;
   int reuseEvery_;
   uint64_t seed_;

@@ -41,6 +41,11 @@ public:
   // redistributed without loss and said so in the log.
   virtual void restoreState(const ModelState& state) = 0;
 
+  // Collective in lockstep groups, before every validation and save: ranks whose copies of the
+  // parameters may differ (--local-gradients) average them, so what is validated and saved is
+  // the one model every rank continues from.
+  virtual void synchronizeReplicas() {}
+
   // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
   virtual int rank() const { return 0; }
   virtual int ranks() const { return 1; }

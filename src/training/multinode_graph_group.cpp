@@ -43,6 +43,9 @@ public:
         keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
+    ABORT_IF(Compression::fromOptions(o, keep_).local != LocalGradients::off,
+             "--local-gradients is implemented for sync-SGD across ranks (--sync-sgd with --compression-density "
+             "below 1), not yet for the parameter server (--multi-node)");
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
@@ -71,8 +74,8 @@ public:
       auto c = std::make_unique<Client>();
       Device device = workers_[d]->device();
       c->id = transport_.rank() * int(devices) + int(d);
-      c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(), keep_,
-                                                     size_t(o.get<int>("grad-dropping-warmup")), timeout_,
+      c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(),
+                                                     Compression::fromOptions(o, keep_), timeout_,
                                                      seed_ * 31 + uint64_t(c->id), device);
       kernels::fromHost(workers_[d]->params().values(), initial);
       if(overlap_) {  // the double buffers on the client's device (FlatBuffers start zeroed)

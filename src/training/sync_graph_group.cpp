@@ -103,6 +103,8 @@ public:
       shares[d] = deviceShare(batch, d, n);
       active_[d] = !shares[d].empty();
     }
+    if(allreducer_)
+      allreducer_->setStep(update);
     if(overlap_)
       overlap_->start(active_);
     try {
@@ -166,13 +168,10 @@ public:
         kernels::scale(grads, clip);
       shards_[k]->update(grads, lr);
     });
-    if(n > 1)
-      parallelFor(n, [&](size_t d) {  // all-gather
-        timeline::Span span("all-gather", "sync");
-        for(size_t k = 0; k < n; ++k)
-          if(k != d)
-            kernels::copy(shard(d, k, false), shard(k, k, false));
-      });
+    allGather();
+    uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
+    if(localGradients() && every > 0 && (update + 1) % every == 0)
+      averageReplicas();
 
     StepStats stats;
     for(double c : ce)
@@ -183,6 +182,11 @@ public:
   }
 
   const Parameters& layout() override { return workers_[0]->params(); }
+
+  void synchronizeReplicas() override {
+    if(localGradients())
+      averageReplicas();
+  }
 
   std::vector<float> values(bool smoothed) override {
     if(!smoothed)
@@ -270,6 +274,40 @@ private:
     for(size_t k = 0; k < shards_.size(); ++k)
       sumDevicesInto(k, allreducer_->bucket(b));
     reduceAcrossRanks(b);
+  }
+
+  bool localGradients() const {
+    return allreducer_ && allreducer_->compression().compresses() &&
+           allreducer_->compression().local != LocalGradients::off;
+  }
+
+  // Every device copies every other device's updated shard.
+  void allGather() {
+    size_t n = workers_.size();
+    if(n > 1)
+      parallelFor(n, [&](size_t d) {
+        timeline::Span span("all-gather", "sync");
+        for(size_t k = 0; k < n; ++k)
+          if(k != d)
+            kernels::copy(shard(d, k, false), shard(k, k, false));
+      });
+  }
+
+  // Local gradients let the ranks' copies drift apart: each shard's values, moving average and
+  // optimizer moments become their mean over ranks (Aji et al. 2019's periodic averaging; the
+  // moments too, so that after it every rank holds the same state and a checkpoint is exact).
+  void averageReplicas() {
+    timeline::Span span("average replicas", "comm");
+    float inverse = 1.f / float(transport_->size());
+    for(auto& s : shards_)
+      for(Tensor t : s->replicaTensors()) {
+        std::vector<float> host = kernels::toHost(t);
+        transport_->allreduceSum(host.data(), host.size(), transport_->peerTimeout(), "averaging the ranks' copies");
+        for(float& v : host)
+          v *= inverse;
+        kernels::fromHost(t, host);
+      }
+    allGather();
   }
 
   // Shard k of device d's parameters or gradients.

@@ -193,7 +193,10 @@ public:
                  s.ceSum, state_.batches);
         if(due(dispFreq_, labelsBefore) || state_.batches <= uint64_t(options_.get<int>("disp-first")))
           display(lr, batch.trgWords);
-        if(due(validFreq_, labelsBefore))
+        bool validateNow = due(validFreq_, labelsBefore);
+        if(lockstep && validFreq_.unit == SchedulingUnit::labels)  // validation may be collective
+          validateNow = agreeOnStop(validateNow);
+        if(validateNow)
           stop = validate() || stop;
         bool saveNow = due(saveFreq_, labelsBefore);
         if(lockstep && saveFreq_.unit == SchedulingUnit::labels)  // ranks count their own labels
@@ -363,8 +366,14 @@ private:
   // Validates and updates the stall counters; returns whether early stopping triggers. Only
   // rank 0 validates (and saves), with the parameters gathered from every shard.
   bool validate() {
-    if(!validator_ || rank_ != 0)
+    if(!validator_)
       return false;
+    if(ranks_ > 1 && graphGroup_->ranksInLockstep())
+      graphGroup_->synchronizeReplicas();  // collective: every rank validates with rank 0
+    if(rank_ != 0) {
+      state_.lastValidated = state_.batches;
+      return false;
+    }
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
@@ -451,6 +460,8 @@ private:
     bool collective = ranks_ > 1 && graphGroup_->ranksInLockstep();
     if(rank_ != 0 && !collective)
       return;
+    if(collective)
+      graphGroup_->synchronizeReplicas();
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too

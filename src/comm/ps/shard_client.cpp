@@ -10,27 +10,33 @@ namespace marian {
 namespace {
 std::string residualName(int client) { return "dropping-residual.client" + std::to_string(client); }
 std::string exchangesName(int client) { return "exchanges.client" + std::to_string(client); }
+std::string velocityName(int client) { return "dropping-velocity.client" + std::to_string(client); }
 }  // namespace
 
-ShardClient::ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard, double keep,
-                         size_t warmup, double timeoutSeconds, uint64_t seed, Device device)
-    : id_(id), layout_(layout), transport_(transport), localShard_(localShard), keep_(keep), warmup_(warmup),
+ShardClient::ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard,
+                         const Compression& compression, double timeoutSeconds, uint64_t seed, Device device)
+    : id_(id), layout_(layout), transport_(transport), localShard_(localShard), compression_(compression),
       timeout_(timeoutSeconds), versions_(size_t(layout.nodes), 0) {
-  if(keep_ < 1.0)
+  if(compression_.compresses())
     for(int s = 0; s < layout_.nodes; ++s)
       selectors_.push_back(std::make_unique<TopkSelector>(layout_.node(s).size, TopkMethod::sampled,
-                                                          seed * 1000003ull + uint64_t(s), 1, device));
-}
-
-double ShardClient::currentKeep() const {
-  if(keep_ >= 1.0 || warmup_ == 0 || exchanges_ >= warmup_)
-    return keep_;
-  return std::pow(keep_, double(exchanges_) / double(warmup_));  // 1 -> keep over the warm-up
+                                                          seed * 1000003ull + uint64_t(s), 1, device,
+                                                          compression_.momentum));
 }
 
 void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
   int self = transport_ ? transport_->rank() : 0;
-  double keep = currentKeep();
+  double keep;
+  {
+    std::lock_guard<std::mutex> step(mutex_);
+    keep = compression_.keepAt(exchanges_);
+  }
+  if(compression_.compresses() && compression_.clipNorm > 0.f) {  // DGC's local clipping
+    double norm = std::sqrt(kernels::squaredNorm(grads));
+    float threshold = compression_.clipThreshold(layout_.nodes, 1.0);
+    if(norm > double(threshold))
+      kernels::scale(grads, float(double(threshold) / norm));
+  }
   ExchangeStats local;
   // start at a different shard on every node so that the nodes do not queue at the same server
   for(int k = 0; k < layout_.nodes; ++k) {
@@ -115,11 +121,15 @@ void ShardClient::saveTo(ModelState& state) const {
     return;
   std::vector<float>& all = state.extras[residualName(id_)];
   all.assign(layout_.total, 0.f);
+  std::vector<float> velocity(compression_.momentum > 0.f ? layout_.total : 0, 0.f);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
     std::copy(st.residual.begin(), st.residual.end(), all.begin() + long(layout_.node(int(s)).offset));
+    std::copy(st.velocity.begin(), st.velocity.end(), velocity.begin() + long(layout_.node(int(s)).offset));
     state.counters["dropping-calls.client" + std::to_string(id_)] = st.calls;
   }
+  if(!velocity.empty())
+    state.extras[velocityName(id_)] = velocity;
 }
 
 void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual) {
@@ -131,6 +141,11 @@ void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const s
   // a client of another layout continues the warm-up where the clients of the saved run were
   exchanges_ = count(exchangesName(sameClients ? id_ : 0));
   uint64_t calls = count("dropping-calls.client" + std::to_string(sameClients ? id_ : 0));
+  // momentum correction's velocity is the client's own: another layout starts it at zero
+  auto velocity = state.extras.find(velocityName(id_));
+  bool hasVelocity = sameClients && velocity != state.extras.end();
+  ABORT_IF(hasVelocity && velocity->second.size() != layout_.total, "A velocity of {} values for a model of {}",
+           velocity->second.size(), layout_.total);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     Range range = layout_.node(int(s));
     TopkSelector::State st;
@@ -141,6 +156,8 @@ void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const s
                layout_.total);
       st.residual.assign(residual.begin() + long(range.offset), residual.begin() + long(range.end()));
     }
+    if(hasVelocity)
+      st.velocity.assign(velocity->second.begin() + long(range.offset), velocity->second.begin() + long(range.end()));
     selectors_[s]->setState(st);
   }
 }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "comm/compression.h"
 #include "comm/transport.h"
 #include "comm/ps/message.h"
 #include "comm/ps/server_shard.h"
@@ -24,11 +25,11 @@ struct ExchangeStats {
 
 class ShardClient {
 public:
-  // keep: the fraction of gradients sent (1 = dense); warmup: exchanges over which the sent
-  // fraction falls from 1 to keep (geometrically); timeout: seconds to wait for a reply;
-  // device: where the gradients live (the dropping residual is kept there).
-  ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard, double keep,
-              size_t warmup, double timeoutSeconds, uint64_t seed, Device device);
+  // compression: the fraction of gradients sent (keep, 1 = dense), its warm-up over exchanges,
+  // momentum correction and local clipping; timeout: seconds to wait for a reply; device: where
+  // the gradients live (the dropping residual is kept there).
+  ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard,
+              const Compression& compression, double timeoutSeconds, uint64_t seed, Device device);
 
   // grads and params are the whole flat vectors on the client's device. params is changed only
   // by the replies, so with delta dropping it equals what the servers recorded as sent to it.
@@ -39,21 +40,19 @@ public:
   ExchangeStats takeStats();
   int id() const { return id_; }
 
-  // "dropping-residual.clientC" and the exchange count, for checkpoints.
+  // "dropping-residual.clientC" (and "dropping-velocity.clientC" with momentum correction) and
+  // the exchange count, for checkpoints.
   void saveTo(ModelState& state) const;
   // The same client's residual and count back; `residual` (possibly empty) is what this client
   // takes instead when the checkpoint was written by another layout.
   void restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual);
 
 private:
-  double currentKeep() const;
-
   int id_;
   ShardLayout layout_;
   Transport* transport_;
   ServerShard* localShard_;
-  double keep_;
-  size_t warmup_;
+  Compression compression_;
   double timeout_;
   std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per node's range, when dropping
   std::vector<uint64_t> versions_;  // per shard: version after this client's last exchange
