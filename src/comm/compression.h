@@ -8,7 +8,8 @@
 //   C / sqrt(ranks) before it joins the residual),
 // - local gradients (Aji, Heafield & Bogoychev 2019, --local-gradients): besides the global
 //   sparse sum, a rank applies its own gradient's unsent part, so the ranks' copies drift apart
-//   and are averaged every --local-average-freq updates (and before every validation and save).
+//   and are averaged every --local-average-freq updates; validation and saves use their mean
+//   without changing them, and checkpoints keep every rank's copy.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -33,7 +34,7 @@ struct Compression {
   float momentum = 0.f;       // DGC momentum correction (0: plain residuals)
   float clipNorm = 0.f;       // DGC local clipping (0: off)
   LocalGradients local = LocalGradients::off;
-  uint64_t averageFreq = 0;   // updates between averagings of the ranks' copies (0: only at validation/save)
+  uint64_t averageFreq = 0;   // updates between averagings of the ranks' copies (0: never)
 
   bool compresses() const { return keep < 1.0; }
 

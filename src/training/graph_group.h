@@ -41,10 +41,10 @@ public:
   // redistributed without loss and said so in the log.
   virtual void restoreState(const ModelState& state) = 0;
 
-  // Collective in lockstep groups, before every validation and save: ranks whose copies of the
-  // parameters may differ (--local-gradients) average them, so what is validated and saved is
-  // the one model every rank continues from.
-  virtual void synchronizeReplicas() {}
+  // Collective in lockstep groups before rank 0 validates: where the ranks' copies of the
+  // parameters differ (--local-gradients), values() then gives their mean (until the next
+  // update); training is not changed by it.
+  virtual void prepareValidation() {}
 
   // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
   virtual int rank() const { return 0; }

@@ -169,6 +169,8 @@ public:
       shards_[k]->update(grads, lr);
     });
     allGather();
+    averaged_.clear();
+    averagedSmoothed_.clear();
     uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
     if(localGradients() && every > 0 && (update + 1) % every == 0)
       averageReplicas();
@@ -183,12 +185,28 @@ public:
 
   const Parameters& layout() override { return workers_[0]->params(); }
 
-  void synchronizeReplicas() override {
-    if(localGradients())
-      averageReplicas();
+  // Local gradients: rank 0 validates the mean of the ranks' copies; nothing changes them.
+  void prepareValidation() override {
+    if(!localGradients())
+      return;
+    for(bool smoothed : {false, true}) {
+      std::vector<float> mean = ownValues(smoothed);
+      transport_->allreduceSum(mean.data(), mean.size(), transport_->peerTimeout(), "averaging the ranks' copies");
+      for(float& v : mean)
+        v /= float(transport_->size());
+      (smoothed ? averagedSmoothed_ : averaged_) = std::move(mean);
+    }
   }
 
   std::vector<float> values(bool smoothed) override {
+    const std::vector<float>& mean = smoothed ? averagedSmoothed_ : averaged_;
+    if(!mean.empty())  // prepareValidation's, until the next update
+      return mean;
+    return ownValues(smoothed);
+  }
+
+  // This rank's copy of the parameters or of their moving average.
+  std::vector<float> ownValues(bool smoothed) {
     if(!smoothed)
       return kernels::toHost(workers_[0]->params().values());
     std::vector<float> all;
@@ -208,6 +226,8 @@ public:
       shard->saveTo(state);
     if(allreducer_)  // collective: every rank's residuals go to rank 0
       allreducer_->saveTo(state);
+    if(localGradients())  // collective: every rank's copy goes to rank 0
+      gatherReplicas(state);
     return rank() == 0 ? state : ModelState();
   }
 
@@ -218,6 +238,7 @@ public:
       kernels::fromHost(w->params().values(), state.values);
     for(auto& shard : shards_)
       shard->restoreFrom(state);
+    restoreOwnReplica(state);
     // Mean cost types divide the sum over ranks by the ranks: what R saved ranks held back
     // counted 1/R each, and counts 1/R' each on R' ranks.
     bool mean = costType_ != "ce-sum";
@@ -276,6 +297,73 @@ private:
     reduceAcrossRanks(b);
   }
 
+  static std::string replicaName(int rank, const std::string& array) {
+    return "replica.rank" + std::to_string(rank) + "." + array;
+  }
+
+  // Local gradients: the ranks' copies differ. Rank 0 keeps every rank's arrays (values, moving
+  // average, optimizer moments) as extras "replica.rankR.ARRAY", so that each rank resumes its
+  // own copy exactly, and the state's own arrays become their mean: the model that is exported,
+  // and what another layout resumes from.
+  void gatherReplicas(ModelState& state) {
+    constexpr int kReplicaTag = 32765;  // beside the allreducer's checkpoint tag
+    ModelState mine;
+    mine.n = state.n;
+    mine.values = state.values;
+    mine.smoothed = state.smoothed;
+    mine.optimizer = state.optimizer;
+    if(rank() != 0) {
+      transport_->send(Channel::collective, 0, kReplicaTag, mine.pack(), transport_->peerTimeout());
+      return;
+    }
+    std::vector<ModelState> all;
+    all.push_back(std::move(mine));
+    for(int r = 1; r < ranks(); ++r)
+      all.push_back(ModelState::unpack(transport_->recv(Channel::collective, r, kReplicaTag, transport_->peerTimeout(),
+                                                        "the parameters of rank " + std::to_string(r) + " for a checkpoint")
+                                           .bytes));
+    auto keepAndAverage = [&](const std::string& name, std::vector<float>& mean, auto array) {
+      if(mean.empty())
+        return;
+      std::fill(mean.begin(), mean.end(), 0.f);
+      for(int r = 0; r < ranks(); ++r) {
+        const std::vector<float>& theirs = array(all[size_t(r)]);
+        ABORT_IF(theirs.size() != mean.size(), "Rank {} sent {} values of '{}' for {}", r, theirs.size(), name,
+                 mean.size());
+        state.extras[replicaName(r, name)] = theirs;
+        for(size_t i = 0; i < mean.size(); ++i)
+          mean[i] += theirs[i] / float(ranks());
+      }
+    };
+    keepAndAverage("values", state.values, [](const ModelState& s) -> const std::vector<float>& { return s.values; });
+    keepAndAverage("smoothed", state.smoothed, [](const ModelState& s) -> const std::vector<float>& { return s.smoothed; });
+    for(auto& [name, mean] : state.optimizer)
+      keepAndAverage(name, mean, [&](const ModelState& s) -> const std::vector<float>& { return s.optimizer.at(name); });
+  }
+
+  // The own copy saved by gatherReplicas, when the checkpoint has one for this rank of as many
+  // ranks; otherwise every rank starts from the saved mean.
+  void restoreOwnReplica(const ModelState& state) {
+    auto values = state.extras.find(replicaName(rank(), "values"));
+    if(!localGradients() || state.ranks != ranks() || values == state.extras.end()) {
+      if(values != state.extras.end() && rank() == 0)
+        LOG(info, "[training] The checkpoint's copies of {} rank(s) resume as their mean", state.ranks);
+      return;
+    }
+    ModelState own;
+    own.n = state.n;
+    own.optimizerSteps = state.optimizerSteps;
+    own.values = values->second;
+    if(!state.smoothed.empty())
+      own.smoothed = state.extras.at(replicaName(rank(), "smoothed"));
+    for(const auto& [name, mean] : state.optimizer)
+      own.optimizer[name] = state.extras.at(replicaName(rank(), name));
+    for(auto& w : workers_)
+      kernels::fromHost(w->params().values(), own.values);
+    for(auto& shard : shards_)
+      shard->restoreFrom(own);
+  }
+
   bool localGradients() const {
     return allreducer_ && allreducer_->compression().compresses() &&
            allreducer_->compression().local != LocalGradients::off;
@@ -328,6 +416,7 @@ private:
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
+  std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };

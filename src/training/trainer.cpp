@@ -369,7 +369,7 @@ private:
     if(!validator_)
       return false;
     if(ranks_ > 1 && graphGroup_->ranksInLockstep())
-      graphGroup_->synchronizeReplicas();  // collective: every rank validates with rank 0
+      graphGroup_->prepareValidation();  // collective: every rank takes part in rank 0's validation
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
       return false;
@@ -460,8 +460,6 @@ private:
     bool collective = ranks_ > 1 && graphGroup_->ranksInLockstep();
     if(rank_ != 0 && !collective)
       return;
-    if(collective)
-      graphGroup_->synchronizeReplicas();
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
