@@ -32,8 +32,9 @@ struct Cluster {
     return v;
   }
 
+  // compression: what the clients do besides keeping `keep` (momentum, local gradients ...)
   Cluster(Transport& transport, int perRank, double keep, const std::string& optimizer,
-          Device clientDevice = cpuDevice())
+          Device clientDevice = cpuDevice(), Compression compression = Compression())
       : t(transport), clientsPerRank(perRank) {
     shard = std::make_unique<ServerShard>(
         t.rank(), layout.node(t.rank()), kTotal, initial(), 2,
@@ -46,7 +47,6 @@ struct Cluster {
     });
     for(int c = 0; c < perRank; ++c) {
       int id = t.rank() * perRank + c;
-      Compression compression;
       compression.keep = keep;
       clients.push_back(std::make_unique<ShardClient>(id, layout, &t, shard.get(), compression, 30.0, id + 1,
                                                       clientDevice));
@@ -183,6 +183,43 @@ inline void shardAndClientStateRoundTrips(Transport& t) {
   EXPECT_EQ(second.pack(), first.pack());
   EXPECT_FALSE(first.optimizer.empty());
   EXPECT_EQ(first.optimizer.count("adam_mt"), 1u);
+}
+
+// Local gradients (--local-gradients partial, --local-average-freq 3): a client's `unsent` is
+// exactly the change of its residual (what it computed and did not send), and every third
+// exchange the replies are the shards' parameters themselves (one rank, sequential clients: the
+// client then holds exactly the server's values). The servers' records follow.
+inline void localGradientsGiveTheUnsentPartAndResyncEveryThirdExchange(Transport& t) {
+  Compression local;
+  local.local = LocalGradients::partial;
+  local.averageFreq = 3;
+  Cluster cluster(t, 2, 0.05, "sgd", cpuDevice(), local);
+  FlatBuffer unsent(cpuDevice(), Type::float32, Cluster::kTotal);
+  for(int r = 0; r < 6; ++r)
+    for(size_t c = 0; c < cluster.clients.size(); ++c) {
+      std::vector<float> before = cluster.clients[c]->residual();
+      kernels::fromHost(cluster.grads[c]->all(), Cluster::gradients(cluster.clients[c]->id(), r));
+      cluster.clients[c]->exchange(cluster.grads[c]->all(), cluster.params[c]->all(), 1.f, unsent.all());
+      std::vector<float> after = cluster.clients[c]->residual(), u = kernels::toHost(unsent.all());
+      std::vector<float> g = Cluster::gradients(cluster.clients[c]->id(), r);
+      size_t held = 0;
+      for(size_t i = 0; i < Cluster::kTotal; ++i) {
+        ASSERT_EQ(u[i], after[i] - before[i]) << "round " << r << " at " << i;
+        held += u[i] != 0.f;
+      }
+      EXPECT_GT(held, Cluster::kTotal / 2) << "most of the gradient stays local";
+      if(t.size() == 1 && r % 3 == 2)
+        EXPECT_EQ(kernels::toHost(cluster.params[c]->all()), cluster.shard->values(false)) << "round " << r;
+    }
+  t.barrier(60, "all pushes");
+  for(int client = 0; client < 2 * t.size(); ++client)  // the servers' records follow the full replies
+    if(client / 2 == t.rank()) {
+      std::vector<float> view = cluster.shard->clientView(client);
+      std::vector<float> mine = kernels::toHost(cluster.params[size_t(client % 2)]->all());
+      auto [offset, n] = cluster.layout.node(t.rank());
+      for(size_t i = 0; i < n; ++i)
+        ASSERT_EQ(view[i], mine[offset + i]) << "client " << client;
+    }
 }
 
 }  // namespace parameter_server_cases

@@ -19,6 +19,9 @@ TEST_P(ParameterServerInProcess, DroppingConservesGradientsAndClientsMatchTheSer
 TEST_P(ParameterServerInProcess, DroppingOnAnotherDeviceConservesToo) {
   runOnRanks(GetParam(), droppingOnAnotherDeviceConservesToo);
 }
+TEST_P(ParameterServerInProcess, LocalGradientsGiveTheUnsentPartAndResyncEveryThirdExchange) {
+  runOnRanks(GetParam(), localGradientsGiveTheUnsentPartAndResyncEveryThirdExchange);
+}
 TEST_P(ParameterServerInProcess, ShardAndClientStateRoundTrips) { runOnRanks(GetParam(), shardAndClientStateRoundTrips); }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ParameterServerInProcess, ::testing::Values(1, 2, 3, 4));

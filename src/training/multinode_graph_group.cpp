@@ -43,9 +43,11 @@ public:
         keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
-    ABORT_IF(Compression::fromOptions(o, keep_).local != LocalGradients::off,
-             "--local-gradients is implemented for sync-SGD across ranks (--sync-sgd with --compression-density "
-             "below 1), not yet for the parameter server (--multi-node)");
+    local_ = Compression::fromOptions(o, keep_).local;
+    ABORT_IF(local_ != LocalGradients::off && keep_ >= 1.0,
+             "--local-gradients {} needs gradient dropping (--grad-dropping-rate above 0)", o.get<std::string>("local-gradients"));
+    ABORT_IF(local_ != LocalGradients::off && overlap_,
+             "--local-gradients works without --multi-node-overlap (the double buffers apply summed gradients instead)");
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
@@ -84,8 +86,10 @@ public:
         c->bufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
         kernels::fromHost(c->bufferParams->all(), initial);
       }
-      if(localOptimizer_)
+      if(localOptimizer_ || local_ != LocalGradients::off)
         c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
+      if(local_ == LocalGradients::partial)
+        c->unsent = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
       clients_.push_back(std::move(c));
     }
     for(size_t d = 0; d < devices; ++d) {
@@ -193,10 +197,13 @@ public:
     ABORT_IF(state.n != layout_.total, "The checkpoint holds {} parameters but the model has {}", state.n, layout_.total);
     bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
     shard_->restoreFrom(state, sameClients);
-    if(transport_.rank() == 0 && (overlap_ || localOptimizer_))
-      LOG(warn, "[training] Resumed {}: gradients summed but not yet sent{} start at zero", 
-          overlap_ ? "with --multi-node-overlap" : "with --multi-node-local-optimizer",
-          localOptimizer_ ? " and the clients' local optimizer states" : "");
+    bool localState = localOptimizer_ || local_ != LocalGradients::off;
+    if(transport_.rank() == 0 && (overlap_ || localState))
+      LOG(warn, "[training] Resumed {}: {} start at zero", 
+          overlap_ ? "with --multi-node-overlap" : localOptimizer_ ? "with --multi-node-local-optimizer" : "with --local-gradients",
+          overlap_ ? (localState ? "gradients summed but not yet sent and the clients' local optimizer states"
+                                 : "gradients summed but not yet sent")
+                   : "the clients' local optimizer states (and their own steps since their last full reply)");
     std::vector<float> summed;
     if(!sameClients)
       for(const auto& [name, values] : state.extras)
@@ -268,7 +275,8 @@ private:
     // --multi-node-overlap, on the client's device: gradients summed since the last swap, those
     // handed to the communication thread, and its copy of the parameters, updated by replies
     std::unique_ptr<FlatBuffer> sum, bufferGrads, bufferParams;
-    std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer
+    std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer, --local-gradients
+    std::unique_ptr<FlatBuffer> unsent;     // --local-gradients partial: what the exchange did not send
     std::thread commThread;
     std::mutex mutex;
     std::condition_variable cv;
@@ -298,12 +306,12 @@ private:
     return buf;
   }
 
-  void exchangeNow(Client& c, Tensor grads, Tensor params, float lr) {
+  void exchangeNow(Client& c, Tensor grads, Tensor params, float lr, Tensor unsent = Tensor()) {
     timeline::Span span("exchange", "comm");
     std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
     if(singleClient_)
       single.lock();
-    c.shardClient->exchange(grads, params, lr);
+    c.shardClient->exchange(grads, params, lr, unsent);
   }
 
   void waitCommIdle(Client& c) {
@@ -351,10 +359,13 @@ private:
     if(clipNorm_ > 0.f && norm > clipNorm_)
       kernels::scale(grads, float(clipNorm_ / norm));
     c.lastLr = work.lr;
-    if(localOptimizer_)  // move locally too, between synchronisations
+    if(localOptimizer_ || local_ == LocalGradients::sum)  // move locally too, between synchronisations
       c.optimizer->update(values, grads, work.lr);
     auto computeEnd = Clock::now();
-    if(!overlap_)
+    if(local_ == LocalGradients::partial) {  // the exchange, then the own unsent part (Aji et al. 2019)
+      exchangeNow(c, grads, values, work.lr, c.unsent->all());
+      c.optimizer->update(values, c.unsent->all(), work.lr);
+    } else if(!overlap_)
       exchangeNow(c, grads, values, work.lr);
     else
       overlapStep(c, w, grads, values, work.lr);
@@ -426,6 +437,7 @@ private:
   bool overlap_;
   size_t maxDelay_;
   bool applySummed_, singleClient_, localOptimizer_;
+  LocalGradients local_ = LocalGradients::off;
   double keep_, timeout_;
 
   std::vector<std::unique_ptr<DeviceWorker>> workers_;

@@ -70,9 +70,11 @@ Message ServerShard::updateAndReply(const Message& in) {
   out.header.version = version_;
 
   Tensor params = params_.all().slice(0, n);
-  if(deltaKeep_ >= 1.0) {
+  if(deltaKeep_ >= 1.0 || h.fullReply) {  // a full reply: the client's view is the parameters again
     out.header.kind = MessageKind::replyDense;
     out.dense = kernels::toHost(params);
+    if(deltaKeep_ < 1.0)
+      kernels::copy(views_[size_t(h.client)]->all().slice(0, n), params);
   } else if(n) {
     // delta = params - what the client has; send the largest, record exactly what was sent
     out.header.kind = MessageKind::replySparse;

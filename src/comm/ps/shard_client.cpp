@@ -24,13 +24,18 @@ ShardClient::ShardClient(int id, ShardLayout layout, Transport* transport, Serve
                                                           compression_.momentum));
 }
 
-void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
+void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent) {
   int self = transport_ ? transport_->rank() : 0;
   double keep;
+  bool fullReply;
   {
     std::lock_guard<std::mutex> step(mutex_);
     keep = compression_.keepAt(exchanges_);
+    fullReply = compression_.local != LocalGradients::off && compression_.averageFreq > 0 &&
+                (exchanges_ + 1) % compression_.averageFreq == 0;
   }
+  if(!unsent.empty())
+    kernels::fill(unsent, 0.f);
   if(compression_.compresses() && compression_.clipNorm > 0.f) {  // DGC's local clipping
     double norm = std::sqrt(kernels::squaredNorm(grads));
     float threshold = compression_.clipThreshold(layout_.nodes, 1.0);
@@ -48,12 +53,20 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr) {
     push.header.shard = shard;
     push.header.lr = lr;
     push.header.version = versions_[size_t(shard)];
+    push.header.fullReply = fullReply ? 1 : 0;
     push.header.kind = keep < 1.0 ? MessageKind::pushSparse : MessageKind::pushDense;
     Tensor g = grads.slice(range.offset, range.size);
-    if(keep < 1.0)
+    if(keep < 1.0) {
+      Tensor mine = unsent.empty() ? Tensor() : unsent.slice(range.offset, range.size);
+      if(!mine.empty())
+        kernels::copy(mine, selectors_[size_t(shard)]->residual());
       push.sparse = selectors_[size_t(shard)]->select(
           g, std::max<size_t>(1, size_t(std::llround(keep * double(range.size)))));
-    else
+      if(!mine.empty()) {  // residual after - residual before
+        kernels::scale(mine, -1.f);
+        kernels::add(mine, selectors_[size_t(shard)]->residual());
+      }
+    } else
       push.dense = kernels::toHost(g);
 
     Message reply;

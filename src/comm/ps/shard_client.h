@@ -32,8 +32,12 @@ public:
               const Compression& compression, double timeoutSeconds, uint64_t seed, Device device);
 
   // grads and params are the whole flat vectors on the client's device. params is changed only
-  // by the replies, so with delta dropping it equals what the servers recorded as sent to it.
-  void exchange(Tensor grads, Tensor params, float lr);
+  // by the replies, so with delta dropping it equals what the servers recorded as sent to it
+  // (plus what the client applied itself). With --local-gradients partial, `unsent` (the size
+  // of grads) receives the part of grads that was not sent (the change of the
+  // residual; empty: not wanted), for the client's own optimizer; every --local-average-freq exchanges the replies
+  // are the parameters themselves, which ends the client's drift from the servers.
+  void exchange(Tensor grads, Tensor params, float lr, Tensor unsent = Tensor());
 
   // The dropping residual (what was computed but not yet sent), in the global layout.
   std::vector<float> residual() const;
