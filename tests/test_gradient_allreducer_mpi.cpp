@@ -320,6 +320,33 @@ TEST(GradientAllreducer, LocalGradientsApplyEveryOwnGradientOnce) {
   }
 }
 
+// Momentum correction (DGC) on 2 ranks by hand: momentum 0.75, density 0.25 (k = 2), exact
+// selection, topka, the same gradient twice. Round 1 sends as without momentum. Round 2: rank 0's
+// velocity (cleared where it sent) is 0.75 [0, -1, 2, 0.5, 0, 3, 0, 1] + g0 = [8, -1.75, 3.5,
+// 0.875, -7, 5.25, 0, 1.75], its residual [8, -2.75, 5.5, 1.375, -7, 8.25, 0, 2.75]: it sends
+// {0: 8, 5: 8.25}; rank 1's residual [2.75, 6, -5.5, 0.6875, 2.75, -5, 6.875, 0] sends
+// {1: 6, 6: 6.875}.
+TEST(GradientAllreducer, MomentumCorrectionByHand) {
+  if(mpi().size() != 2)
+    GTEST_SKIP() << "hand-computed for 2 ranks";
+  const std::vector<float> g[2] = {{8, -1, 2, 0.5f, -7, 3, 0, 1}, {1, 6, -2, 0.25f, 1, -5, 2.5f, 0}};
+  FlatBuffer t(cpuDevice(), Type::float32, 8);
+  GradientAllreducer reducer(options("topka", 0.25f, "exact", "grad-dropping-momentum: 0.75"), mpi(), {t.all()}, 1);
+  const std::vector<float> expected[2] = {{8, 6, 0, 0, -7, -5, 0, 0}, {8, 6, 0, 0, 0, 8.25f, 6.875f, 0}};
+  for(int round = 0; round < 2; ++round) {
+    kernels::fromHost(t.all(), g[mpi().rank()]);
+    reducer.reduce(std::vector<Tensor>{t.all()});
+    EXPECT_EQ(kernels::toHost(t.all()), expected[round]) << "round " << round;
+  }
+  ModelState state;
+  state.n = 8;
+  reducer.saveTo(state);
+  if(mpi().rank() == 0) {
+    EXPECT_EQ(state.extras.at("allreduce-velocity.rank0"), std::vector<float>({0, -1.75f, 3.5f, 0.875f, -7, 0, 0, 1.75f}));
+    EXPECT_EQ(state.extras.at("allreduce-residual.rank0"), std::vector<float>({0, -2.75f, 5.5f, 1.375f, -7, 0, 0, 2.75f}));
+  }
+}
+
 // Momentum correction's velocity and the density's warm-up are part of the state a checkpoint
 // holds: velocities per rank, like the residuals.
 TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) {
