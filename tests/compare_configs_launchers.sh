@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/compare-configs on real launchers: with `--launcher mpirun --hostfile` (a hostfile of
+# localhost slots) two configurations of a tiny transformer train for the same target-word
+# budget, and the table ranks them by the words each needed to reach the best dense validation
+# cross-entropy (dense itself: x 1.000); `--launcher srun` builds one srun command per
+# configuration (checked with --dry-run, as there is no SLURM here); --hostfile without mpirun
+# is an error.
+set -euo pipefail
+root=$1
+bin=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+/usr/bin/python3 "$root/scripts/make-synthetic-corpus" "$work/data" --train 2000 > /dev/null
+"$bin/marian-vocab" < "$work/data/train.src" > "$work/vocab.src.yml"
+"$bin/marian-vocab" < "$work/data/train.trg" > "$work/vocab.trg.yml"
+cat > "$work/base.yml" <<YML
+type: transformer
+train-sets: [$work/data/train.src, $work/data/train.trg]
+dim-emb: 32
+transformer-dim-ffn: 64
+transformer-heads: 2
+enc-depth: 1
+dec-depth: 1
+mini-batch: 16
+maxi-batch: 10
+learn-rate: 0.003
+seed: 7
+YML
+echo "localhost slots=2" > "$work/hosts"
+cat > "$work/configs" <<'CFG'
+2x1 sync dense|2|1|--sync-sgd
+2x1 sync topka 0.05 local|2|1|--sync-sgd --sparse-allreduce topka --compression-density 0.05 --local-gradients partial --local-average-freq 5
+CFG
+common=(--configs "$work/configs" --base "$work/base.yml" --vocabs "$work/vocab.src.yml" "$work/vocab.trg.yml"
+        --valid "$work/data/valid.src" "$work/data/valid.trg" --valid-lines 100 --marian "$bin/marian")
+timeout 600 "$root/scripts/compare-configs" "${common[@]}" --launcher mpirun --hostfile "$work/hosts" \
+  --words 12000 --valid-every-words 3000 --extra "" --out "$work/out"
+cat "$work/out/table.md"
+grep -q "words to target" "$work/out/table.md"
+grep -Eq '^\| 2x1 sync dense \|.*\| 1\.000 \|' "$work/out/table.md" || { echo "FAIL: dense is not x 1.000"; exit 1; }
+for c in 2x1-sync-dense 2x1-sync-topka-0-05-local; do
+  grep -q "mpirun" "$work/out/$c/log.txt" 2>/dev/null || true
+  [ "$(grep -c '\[valid\]' "$work/out/$c/log.txt")" -ge 3 ] || { echo "FAIL: $c validated fewer than 3 times"; exit 1; }
+  grep -q '\[rank 1\]' "$work/out/$c/log.txt" || { echo "FAIL: $c did not run on 2 ranks"; exit 1; }
+done
+[ "$(grep -c '^2x1 sync' "$work/out/results.csv")" -ge 6 ] || { echo "FAIL: results.csv"; exit 1; }
+for f in ce-words.png ce-time.png; do [ -s "$work/out/$f" ] || { echo "FAIL: no $f"; exit 1; }; done
+# srun: the command it builds
+out=$("$root/scripts/compare-configs" "${common[@]}" --launcher srun --words 12000 --dry-run --out "$work/srun")
+echo "$out"
+echo "$out" | grep -q "^2x1 sync dense: srun --nodes 2 --ntasks-per-node 1 --kill-on-bad-exit=1 $bin/marian -c $work/base.yml" \
+  || { echo "FAIL: srun command"; exit 1; }
+echo "$out" | grep -q -- "--after 6000t" || { echo "FAIL: the word budget per rank"; exit 1; }
+if "$root/scripts/compare-configs" "${common[@]}" --launcher srun --hostfile "$work/hosts" --dry-run --out "$work/x" 2>/dev/null; then
+  echo "FAIL: --hostfile without mpirun was accepted"; exit 1
+fi
+echo "compare-configs launchers: ok"
