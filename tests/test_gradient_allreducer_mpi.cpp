@@ -32,7 +32,7 @@ Options options(const std::string& algo, float density, const std::string& metho
   YAML::Node node = YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +
                                "\ntopk-selection: " + method + "\ntopk-reuse-every: 2\noktopk-repartition-every: 2\n"
                                "grad-dropping-warmup: 0\ngrad-dropping-momentum: 0\ncompression-clip-norm: 0\n"
-                               "local-gradients: 'off'\nlocal-average-freq: 0\n");
+                               "local-gradients: 'off'\nlocal-average-freq: 0\nlocal-average-state: all\n");
   for(const auto& kv : YAML::Load(compression.empty() ? "{}" : compression))
     node[kv.first.as<std::string>()] = kv.second;
   return Options(node);

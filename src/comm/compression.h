@@ -35,6 +35,7 @@ struct Compression {
   float clipNorm = 0.f;       // DGC local clipping (0: off)
   LocalGradients local = LocalGradients::off;
   uint64_t averageFreq = 0;   // updates between averagings of the ranks' copies (0: never)
+  bool averageMoments = true; // whether averaging includes the optimizer's moments
 
   bool compresses() const { return keep < 1.0; }
 
@@ -72,6 +73,9 @@ struct Compression {
     else
       ABORT_IF(local != "off", "--local-gradients must be off, partial or sum, not '{}'", local);
     c.averageFreq = uint64_t(o.get<int>("local-average-freq"));
+    std::string state = o.get<std::string>("local-average-state");
+    ABORT_IF(state != "all" && state != "parameters", "--local-average-state must be all or parameters, not '{}'", state);
+    c.averageMoments = state == "all";
     return c;
   }
 };

@@ -30,14 +30,15 @@ void ParameterShard::update(Tensor grads, float lr) {
     kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
 }
 
-std::vector<Tensor> ParameterShard::replicaTensors() {
+std::vector<Tensor> ParameterShard::replicaTensors(bool moments) {
   if(range_.size == 0)
     return {};
   std::vector<Tensor> all{values_};
   if(ema_)
     all.push_back(smoothed().slice(0, range_.size));
-  for(Tensor t : optimizer_->stateTensors())
-    all.push_back(t);
+  if(moments)
+    for(Tensor t : optimizer_->stateTensors())
+      all.push_back(t);
   return all;
 }
 

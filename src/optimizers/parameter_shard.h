@@ -28,9 +28,9 @@ public:
   // the moving average, or the values without one
   Tensor smoothed() const { return ema_ ? ema_->all() : values_; }
 
-  // Everything a replica of the shard holds where it lives: values, moving average, optimizer
-  // arrays (replicas on several ranks are averaged through these).
-  std::vector<Tensor> replicaTensors();
+  // Everything a replica of the shard holds where it lives: values, moving average and, with
+  // moments, the optimizer arrays (replicas on several ranks are averaged through these).
+  std::vector<Tensor> replicaTensors(bool moments = true);
 
   // Writes the shard's range of values, moving average, optimizer arrays and step count.
   void saveTo(ModelState& state) const;

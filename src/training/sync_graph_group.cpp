@@ -382,13 +382,13 @@ private:
   }
 
   // Local gradients let the ranks' copies drift apart: each shard's values, moving average and
-  // optimizer moments become their mean over ranks (Aji et al. 2019's periodic averaging; the
-  // moments too, so that after it every rank holds the same state and a checkpoint is exact).
+  // (--local-average-state all) optimizer moments become their mean over ranks (Aji et al.
+  // 2019's periodic averaging).
   void averageReplicas() {
     timeline::Span span("average replicas", "comm");
     float inverse = 1.f / float(transport_->size());
     for(auto& s : shards_)
-      for(Tensor t : s->replicaTensors()) {
+      for(Tensor t : s->replicaTensors(allreducer_->compression().averageMoments)) {
         std::vector<float> host = kernels::toHost(t);
         transport_->allreduceSum(host.data(), host.size(), transport_->peerTimeout(), "averaging the ranks' copies");
         for(float& v : host)
