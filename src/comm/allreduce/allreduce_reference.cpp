@@ -17,10 +17,20 @@ SparseVector globalTopkReference(std::vector<SparseVector> held, size_t k) {
   size_t P = held.size();
   if(k == 0)
     k = SIZE_MAX;
+  std::vector<SparseVector> inputs = held;
   for(size_t d = 1; d < P; d *= 2)
     for(size_t r = 0; r + d < P; r += 2 * d)
       held[r] = largestK(mergeSparse(held[r], held[r + d]), k);
-  return largestK(held[0], k);
+  SparseVector selected = largestK(held[0], k);
+  if(P > 2) {  // the values: every rank's at the selected indices, summed in rank order
+    std::fill(selected.values.begin(), selected.values.end(), 0.f);
+    for(const SparseVector& in : inputs) {
+      std::vector<float> v = valuesAt(in, selected.indices);
+      for(size_t j = 0; j < v.size(); ++j)
+        selected.values[j] += v[j];
+    }
+  }
+  return selected;
 }
 
 bool matchesReference(const std::string& name, const AllreduceResult& got, const std::vector<SparseVector>& inputs,

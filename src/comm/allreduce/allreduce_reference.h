@@ -10,8 +10,9 @@ namespace marian {
 
 // The dense sum, every rank's pairs added in rank order.
 std::vector<float> denseReference(const std::vector<SparseVector>& inputs, size_t n);
-// gTop-k's definition (seed 001): the top operator folded over the reduction tree in which
-// round d joins rank r+d into rank r for r a multiple of 2d.
+// gTop-k's definition (seed 001): the selection of the top operator folded over the reduction
+// tree in which round d joins rank r+d into rank r for r a multiple of 2d; its values every
+// rank's sum at those indices (in rank order), so that nothing a rank sent is lost.
 SparseVector globalTopkReference(std::vector<SparseVector> inputs, size_t k);
 // Whether `got`, the result of algorithm `name` with target k, is right for these inputs
 // (bitwise: integer-valued inputs, or algorithms that add in rank order).

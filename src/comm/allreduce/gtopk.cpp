@@ -4,12 +4,18 @@
 // binomial tree. Round d pairs rank r with r+d for r a multiple of 2d, which works for any P.
 // Per rank at most about 2 k log2(P) pairs on the wire (the paper's 4k log P values).
 // The result is only the selection: entries a rank sent that are not in it go back to its
-// residual (the paper's Algorithm 4, line 10).
+// residual (the paper's Algorithm 4, line 10). The selection is the tree's, but its values are
+// every rank's sum: in the paper's tree a rank's entry that an inner merge dropped and the final
+// selection kept is lost (selected, it does not go back to the residual); here every rank's
+// values at the selected indices are gathered around a ring ((P-1) k values) and summed in rank
+// order, so nothing a rank sent is lost on any number of ranks.
+#include <cstring>
 #include <limits>
 
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "common/error.h"
 
 namespace marian {
 
@@ -49,6 +55,20 @@ public:
     for(d /= 2; d >= 1; d /= 2)  // rank 0 leaves the loop with d the first power >= P
       if(r + d < P)
         send(r + d, broadcastRound, bytes);
+    if(P > 2) {  // on 2 ranks rank 0's merge already summed both, in this order
+      std::vector<float> mine = valuesAt(local, acc.indices);
+      std::vector<std::vector<char>> all = ringAllgather(packDense(mine.data(), mine.size()), broadcastRound + 1);
+      std::fill(acc.values.begin(), acc.values.end(), 0.f);
+      for(const std::vector<char>& theirs : all) {
+        ABORT_IF(theirs.size() != acc.size() * sizeof(float), "gtopk: {} bytes of values for {} selected entries",
+                 theirs.size(), acc.size());
+        for(size_t j = 0; j < acc.size(); ++j) {
+          float v;
+          std::memcpy(&v, theirs.data() + j * sizeof(float), sizeof(float));
+          acc.values[j] += v;
+        }
+      }
+    }
     AllreduceResult result;
     result.isSelection = true;
     result.sparse = std::move(acc);

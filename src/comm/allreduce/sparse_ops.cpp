@@ -7,6 +7,18 @@
 
 namespace marian {
 
+std::vector<float> valuesAt(const SparseVector& v, const std::vector<uint32_t>& indices) {
+  std::vector<float> out(indices.size(), 0.f);
+  size_t j = 0;
+  for(size_t i = 0; i < indices.size(); ++i) {
+    while(j < v.size() && v.indices[j] < indices[i])
+      ++j;
+    if(j < v.size() && v.indices[j] == indices[i])
+      out[i] = v.values[j];
+  }
+  return out;
+}
+
 SparseVector mergeSparse(const SparseVector& a, const SparseVector& b) {
   if(a.size() == 0)
     return b;

@@ -14,6 +14,8 @@ SparseVector mergeSparse(const SparseVector& a, const SparseVector& b);
 SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end);
 // The k entries of v with the largest magnitude (ties: the lower index), in index order.
 SparseVector largestK(const SparseVector& v, size_t k);
+// v's values at `indices` (sorted), 0 where v has none
+std::vector<float> valuesAt(const SparseVector& v, const std::vector<uint32_t>& indices);
 // Equal blocks of [0, n) for P owners: P+1 starts, the last = n.
 std::vector<uint32_t> equalBlocks(size_t n, int P);
 
