@@ -22,10 +22,10 @@ ParameterShard::ParameterShard(Range range, Device device, Tensor storage, bool 
   }
 }
 
-void ParameterShard::update(Tensor grads, float lr) {
+void ParameterShard::update(Tensor grads, float lr, Tensor varianceGrads) {
   if(range_.size == 0)
     return;
-  optimizer_->update(values_, grads, lr);
+  optimizer_->update(values_, grads, lr, varianceGrads);
   if(ema_)
     kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
 }
