@@ -32,8 +32,7 @@ Options options(const std::string& algo, float density, const std::string& metho
   YAML::Node node = YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +
                                "\ntopk-selection: " + method + "\ntopk-reuse-every: 2\noktopk-repartition-every: 2\n"
                                "grad-dropping-warmup: 0\ngrad-dropping-momentum: 0\ncompression-clip-norm: 0\n"
-                               "local-gradients: 'off'\nlocal-average-freq: 0\nlocal-average-state: all\n"
-                               "compression-own-variance: false\n");
+                               "local-gradients: 'off'\nlocal-average-freq: 0\nlocal-average-state: all\n");
   for(const auto& kv : YAML::Load(compression.empty() ? "{}" : compression))
     node[kv.first.as<std::string>()] = kv.second;
   return Options(node);
@@ -257,22 +256,6 @@ TEST(GradientAllreducer, LocalGradientsAddTheOwnGradientByHand) {
   EXPECT_EQ(reduceOnce("partial"), partial[r]);
   const std::vector<float> sum[2] = {{16, 5, 2, 0.5f, -14, -2, 0, 1}, {9, 12, -2, 0.25f, -6, -10, 2, 0}};
   EXPECT_EQ(reduceOnce("sum"), sum[r]);
-}
-
-// --compression-own-variance keeps this rank's own gradient as it was before selection (what
-// Adam's second moment then follows), while the shard holds the sparse sum.
-TEST(GradientAllreducer, OwnVarianceKeepsTheRanksOwnGradient) {
-  if(mpi().size() != 2)
-    GTEST_SKIP() << "hand-computed for 2 ranks";
-  FlatBuffer g(cpuDevice(), Type::float32, 8);
-  GradientAllreducer reducer(options("topka", 0.25f, "exact", "compression-own-variance: true"), mpi(), {g.all()}, 1);
-  kernels::fromHost(g.all(), kLocalGradient[mpi().rank()]);
-  reducer.reduce(std::vector<Tensor>{g.all()});
-  EXPECT_EQ(kernels::toHost(g.all()), std::vector<float>({8, 6, 0, 0, -7, -5, 0, 0}));
-  ASSERT_EQ(reducer.ownGradients().size(), 1u);
-  EXPECT_EQ(kernels::toHost(reducer.ownGradients()[0]), kLocalGradient[mpi().rank()]);
-  GradientAllreducer plain(options("topka", 0.25f, "exact"), mpi(), {g.all()}, 1);
-  EXPECT_TRUE(plain.ownGradients().empty());
 }
 
 // Local clipping (DGC): on 2 ranks with --compression-clip-norm C a rank's gradient is clipped

@@ -31,21 +31,6 @@ TEST(Optimizers, AdagradAndSgdMatchHandComputation) {
   EXPECT_NEAR(p.host()[1], 2.1f + 0.1f / std::sqrt(2.f) + 1.f, 1e-6);
 }
 
-// Adam's second moment from another gradient (compressed training's own dense gradient): at
-// step 1 the bias corrections give m = g, v = h^2, so p -= lr * g / (|h| + eps).
-TEST(Optimizers, AdamSecondMomentFollowsTheVarianceGradients) {
-  Range p({1.f, 1.f}), g({2.f, -3.f}), h({4.f, 0.5f});
-  Adam adam(0.9f, 0.999f, 1e-8f);
-  adam.update(p.buf.all(), g.buf.all(), 0.1f, h.buf.all());
-  EXPECT_NEAR(p.host()[0], 1.f - 0.1f * 2.f / 4.f, 1e-5);
-  EXPECT_NEAR(p.host()[1], 1.f + 0.1f * 3.f / 0.5f, 1e-5);
-  Range q({1.f, 1.f});
-  Adam plain(0.9f, 0.999f, 1e-8f);
-  plain.update(q.buf.all(), g.buf.all(), 0.1f);  // without: p -= lr * sign(g)
-  EXPECT_NEAR(q.host()[0], 0.9f, 1e-5);
-  EXPECT_NEAR(q.host()[1], 1.1f, 1e-5);
-}
-
 TEST(Optimizers, AdamOnAShardEqualsAdamOnTheWholeRange) {
   // sync-SGD and the parameter server run one optimizer per shard: same result as one optimizer
   std::vector<float> values = {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f};

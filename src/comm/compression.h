@@ -6,12 +6,6 @@
 // - DGC's momentum correction and factor masking (--grad-dropping-momentum, Lin et al. 2018),
 // - DGC's local clipping (--compression-clip-norm C: a rank's gradient is clipped to
 //   C / sqrt(ranks) before it joins the residual),
-// - the optimizer's second moment from the rank's own dense gradient (--compression-own-variance):
-//   a residual sent after k updates carries about k updates' worth of gradient, which Adam
-//   would divide by its own magnitude, and its square would inflate the second moment for
-//   dozens of updates; with the moment of the dense local gradient the burst moves the
-//   parameter about as far as the k dense updates would have (in the spirit of 1-bit Adam,
-//   Tang et al. 2021, which freezes the variance and compresses the momentum),
 // - local gradients (Aji, Heafield & Bogoychev 2019, --local-gradients): besides the global
 //   sparse sum, a rank applies its own gradient's unsent part, so the ranks' copies drift apart
 //   and are averaged every --local-average-freq updates; validation and saves use their mean
@@ -39,7 +33,6 @@ struct Compression {
   uint64_t warmup = 0;        // steps over which the kept fraction falls from 1 to keep
   float momentum = 0.f;       // DGC momentum correction (0: plain residuals)
   float clipNorm = 0.f;       // DGC local clipping (0: off)
-  bool ownVariance = false;   // the optimizer's second moment from the own dense gradient
   LocalGradients local = LocalGradients::off;
   uint64_t averageFreq = 0;   // updates between averagings of the ranks' copies (0: never)
   bool averageMoments = true; // whether averaging includes the optimizer's moments
@@ -72,7 +65,6 @@ struct Compression {
     c.warmup = uint64_t(o.get<int>("grad-dropping-warmup"));
     c.momentum = o.get<float>("grad-dropping-momentum");
     c.clipNorm = o.get<float>("compression-clip-norm");
-    c.ownVariance = o.get<bool>("compression-own-variance");
     std::string local = o.get<std::string>("local-gradients");
     if(local == "partial")
       c.local = LocalGradients::partial;

@@ -21,9 +21,7 @@ struct OptimizerState {
 class Optimizer {
 public:
   virtual ~Optimizer() = default;
-  // varianceGrads (not empty): what an optimizer's per-parameter scale statistics follow instead
-  // of grads (Adam's second moment; sgd and adagrad ignore it).
-  virtual void update(Tensor params, Tensor grads, float lr, Tensor varianceGrads = Tensor()) = 0;
+  virtual void update(Tensor params, Tensor grads, float lr) = 0;
   virtual std::string name() const = 0;
   virtual OptimizerState state() const { return {}; }
   virtual void setState(const OptimizerState& state, Device device) {}
@@ -34,7 +32,7 @@ public:
 
 class Sgd : public Optimizer {
 public:
-  void update(Tensor params, Tensor grads, float lr, Tensor varianceGrads = Tensor()) override;
+  void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "sgd"; }
 };
 
@@ -59,7 +57,7 @@ private:
 class Adagrad : public StatefulOptimizer {
 public:
   explicit Adagrad(float eps = 1e-8f) : StatefulOptimizer({"adagrad_gt"}), eps_(eps) {}
-  void update(Tensor params, Tensor grads, float lr, Tensor varianceGrads = Tensor()) override;
+  void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adagrad"; }
 
 private:
@@ -71,7 +69,7 @@ public:
   // Marian's defaults for --optimizer-params
   explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f)
       : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps) {}
-  void update(Tensor params, Tensor grads, float lr, Tensor varianceGrads = Tensor()) override;
+  void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
 
 private:

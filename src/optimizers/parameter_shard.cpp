@@ -22,10 +22,10 @@ ParameterShard::ParameterShard(Range range, Device device, Tensor storage, bool 
   }
 }
 
-void ParameterShard::update(Tensor grads, float lr, Tensor varianceGrads) {
+void ParameterShard::update(Tensor grads, float lr) {
   if(range_.size == 0)
     return;
-  optimizer_->update(values_, grads, lr, varianceGrads);
+  optimizer_->update(values_, grads, lr);
   if(ema_)
     kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
 }

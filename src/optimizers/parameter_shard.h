@@ -19,9 +19,8 @@ public:
   ParameterShard(Range range, Device device, Tensor storage, bool inPlace, std::unique_ptr<Optimizer> optimizer,
                  float emaAlpha);
 
-  // One optimizer step with `grads` (the shard's range), then the moving average;
-  // varianceGrads: see Optimizer::update.
-  void update(Tensor grads, float lr, Tensor varianceGrads = Tensor());
+  // One optimizer step with `grads` (the shard's range), then the moving average.
+  void update(Tensor grads, float lr);
 
   Range range() const { return range_; }
   Device device() const { return device_; }

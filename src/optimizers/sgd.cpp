@@ -3,6 +3,6 @@
 
 namespace marian {
 
-void Sgd::update(Tensor params, Tensor grads, float lr, Tensor) { kernels::sgdStep(params, grads, lr); }
+void Sgd::update(Tensor params, Tensor grads, float lr) { kernels::sgdStep(params, grads, lr); }
 
 }  // namespace marian

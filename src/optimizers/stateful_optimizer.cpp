@@ -39,12 +39,12 @@ void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   }
 }
 
-void Adam::update(Tensor params, Tensor grads, float lr, Tensor varianceGrads) {
+void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
-  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, ++t_, varianceGrads);
+  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, ++t_);
 }
 
-void Adagrad::update(Tensor params, Tensor grads, float lr, Tensor) {
+void Adagrad::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
   ++t_;
   kernels::adagradStep(params, grads, buffer(0), lr, eps_);

@@ -78,10 +78,8 @@ void extractSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate)
 // --- optimizer steps on a flat range (a whole model or one shard) -----------------------------
 void sgdStep(Tensor params, Tensor grads, float lr);
 // Adam with bias correction at step t (1-based); m and v are the moment buffers of the range.
-// v follows varianceGrads when given (not empty), else grads: compressed training feeds m the
-// sparse sum and v the rank's own dense gradient.
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, Tensor varianceGrads = Tensor());
+              float eps, uint64_t t);
 // Adagrad: gt += g^2;  p -= lr * g / (sqrt(gt) + eps)
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps);
 // Exponential moving average: avg += alpha * (params - avg)

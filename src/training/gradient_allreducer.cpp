@@ -71,16 +71,9 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   if(density_ < 1.0 && compression_.local != LocalGradients::off)
     for(const Piece& p : pieces_)
       localScratch_.push_back(std::make_unique<FlatBuffer>(shards[p.shard].device, Type::float32, p.global.size));
-  if(density_ < 1.0 && compression_.ownVariance)
-    for(const Tensor& t : shards) {
-      own_.push_back(std::make_unique<FlatBuffer>(t.device, Type::float32, std::max<size_t>(t.size(), 1)));
-      ownViews_.push_back(own_.back()->all().slice(0, t.size()));
-    }
 }
 
 void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {
-  if(!ownViews_.empty())
-    kernels::copy(ownViews_[pieces_[i].shard].slice(pieces_[i].inShard, pieces_[i].global.size), piece);
   if(compression_.clipNorm > 0.f) {
     double norm = std::sqrt(kernels::squaredNorm(piece));
     float threshold = compression_.clipThreshold(transport_.size(), double(piece.size()) / double(n_));

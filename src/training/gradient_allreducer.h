@@ -38,9 +38,6 @@ public:
   // The update (0-based) the next reductions belong to: the density's warm-up follows it.
   void setStep(uint64_t update) { step_ = update; }
   const Compression& compression() const { return compression_; }
-  // With --compression-own-variance: this rank's own gradient of the last reduction, per shard
-  // (as it was before selection; empty otherwise).
-  const std::vector<Tensor>& ownGradients() const { return ownViews_; }
   size_t buckets() const { return buckets_.size(); }
   Range bucket(size_t b) const { return buckets_[b]; }
   // bytes on the wire since the last take, every bucket's, as the transport counted them (not
@@ -79,9 +76,7 @@ private:
   double density_;
   Compression compression_;
   uint64_t step_ = 0;
-  std::vector<std::unique_ptr<FlatBuffer>> localScratch_;
-  std::vector<std::unique_ptr<FlatBuffer>> own_;  // per shard: --compression-own-variance's copy
-  std::vector<Tensor> ownViews_;  // per piece: its residual or gradient before selection
+  std::vector<std::unique_ptr<FlatBuffer>> localScratch_;  // per piece: its residual or gradient before selection
   TopkMethod method_;
   int reuseEvery_;
   uint64_t seed_;

@@ -160,20 +160,13 @@ public:
     norm = std::sqrt(norm);
     ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, update + 1);
     float clip = clipNorm_ > 0.f && norm > clipNorm_ ? float(clipNorm_ / norm) : 1.f;
-    // --compression-own-variance: the second moment follows this rank's own gradient, scaled as
-    // the sum is (mean cost types: a rank's own mean gradient; ce-sum: P times its sum)
-    const std::vector<Tensor> noOwn;
-    const std::vector<Tensor>& own = allreducer_ ? allreducer_->ownGradients() : noOwn;
-    float ownScale = clip * (costType_ == "ce-sum" && transport_ ? float(transport_->size()) : 1.f);
 
     parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
       timeline::Span span("update", "update");
       Tensor grads = shard(k, k, true);
       if(clip != 1.f)
         kernels::scale(grads, clip);
-      if(!own.empty() && ownScale != 1.f)
-        kernels::scale(own[k], ownScale);
-      shards_[k]->update(grads, lr, own.empty() ? Tensor() : own[k]);
+      shards_[k]->update(grads, lr);
     });
     allGather();
     averaged_.clear();

@@ -15,23 +15,19 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
     p[i] -= lr * g[i];
 }
 
-// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) h^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
-// with h = varianceGrads, or g when it is empty
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, Tensor varianceGrads) {
+              float eps, uint64_t t) {
   checks::sameRange(params, grads, "adam");
-  if(!varianceGrads.empty())
-    checks::sameRange(params, varianceGrads, "adam's second-moment gradient");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
            m.size(), params.size());
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
   float c2 = 1.f / (1.f - std::pow(beta2, float(t)));
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
-  const float* h = varianceGrads.empty() ? g : varianceGrads.f32();
   for(size_t i = 0, n = params.size(); i < n; ++i) {
     pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
-    pv[i] = beta2 * pv[i] + (1.f - beta2) * h[i] * h[i];
+    pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
     p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
   }
 }
