@@ -175,9 +175,9 @@ const std::vector<Spec>& specs() {
       // what makes compressed training converge (src/comm/compression.h)
       {"grad-dropping-momentum", "", Float(0, kBelowOne), "0", kTrain, "DGC momentum correction with factor masking for dropping and compressed allreduce; 0: off"},
       {"compression-clip-norm", "", Float(0, 1e30), "0", kTrain, "DGC local clipping: each rank's gradient clipped to this L2 norm / sqrt(ranks) before compression; 0: off"},
-      {"local-gradients", "", kString, "off", kTrain, "Apply the own gradient's unsent part locally (Aji et al. 2019): off, partial, sum"},
-      {"local-average-state", "", kString, "all", kTrain, "What --local-average-freq averages: all (parameters, moving average, optimizer moments) or parameters (and moving average)"},
-      {"local-average-freq", "", Int(0, 1e9), "0", kTrain, "With --local-gradients: average the ranks' parameters and optimizer state every N updates; 0: never (validation and saves use the mean)"},
+      {"local-gradients", "", kString, "off", kTrain, "Apply the own gradient's unsent part locally (Aji et al. 2019): off, partial, sum", "partial"},
+      {"local-average-state", "", kString, "parameters", kTrain, "What --local-average-freq averages: parameters (and moving average) or all (also the optimizer moments)"},
+      {"local-average-freq", "", Int(0, 1e9), "10", kTrain, "With --local-gradients: average the ranks' copies every N updates (parameter server: full replies every N exchanges); 0: never"},
       // schedule
       {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},

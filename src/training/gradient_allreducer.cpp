@@ -17,10 +17,7 @@ void validateAllreduceOptions(const Options& o) {
   float density = o.get<float>("compression-density");
   ABORT_IF(!(density > 0.f && density <= 1.f), "--compression-density must be in (0, 1], not {}", density);
   parseTopkMethod(o.get<std::string>("topk-selection"));
-  Compression c = Compression::fromOptions(o, density);
-  ABORT_IF(c.local != LocalGradients::off && !c.compresses(),
-           "--local-gradients {} needs compression (--compression-density below 1): dense ranks apply the same sum",
-           o.get<std::string>("local-gradients"));
+  Compression::fromOptions(o, density);  // its own checks
   ABORT_IF(o.get<int>("topk-reuse-every") < 1, "--topk-reuse-every must be >= 1");
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
 }

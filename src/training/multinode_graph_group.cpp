@@ -43,11 +43,15 @@ public:
         keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
-    local_ = Compression::fromOptions(o, keep_).local;
-    ABORT_IF(local_ != LocalGradients::off && keep_ >= 1.0,
-             "--local-gradients {} needs gradient dropping (--grad-dropping-rate above 0)", o.get<std::string>("local-gradients"));
-    ABORT_IF(local_ != LocalGradients::off && overlap_,
-             "--local-gradients works without --multi-node-overlap (the double buffers apply summed gradients instead)");
+    compression_ = Compression::fromOptions(o, keep_);
+    local_ = compression_.local;
+    if(local_ != LocalGradients::off && (keep_ >= 1.0 || overlap_)) {
+      if(transport_.rank() == 0)
+        LOG(warn, "[training] --local-gradients has no effect {}", keep_ >= 1.0
+                  ? "without gradient dropping (--grad-dropping-rate 0): the clients send everything"
+                  : "with --multi-node-overlap (the double buffers apply summed gradients instead)");
+      local_ = compression_.local = LocalGradients::off;
+    }
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
@@ -77,7 +81,7 @@ public:
       Device device = workers_[d]->device();
       c->id = transport_.rank() * int(devices) + int(d);
       c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(),
-                                                     Compression::fromOptions(o, keep_), timeout_,
+                                                     compression_, timeout_,
                                                      seed_ * 31 + uint64_t(c->id), device);
       kernels::fromHost(workers_[d]->params().values(), initial);
       if(overlap_) {  // the double buffers on the client's device (FlatBuffers start zeroed)
@@ -437,6 +441,7 @@ private:
   bool overlap_;
   size_t maxDelay_;
   bool applySummed_, singleClient_, localOptimizer_;
+  Compression compression_;  // what the clients do besides dropping
   LocalGradients local_ = LocalGradients::off;
   double keep_, timeout_;
 

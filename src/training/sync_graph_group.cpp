@@ -60,6 +60,10 @@ public:
       size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
       std::vector<Range> buckets = gradientBuckets(workers_[0]->params(), floats);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
+      const Compression& c = allreducer_->compression();
+      if(c.local != LocalGradients::off && !c.compresses() && transport_->rank() == 0)
+        LOG(warn, "[training] --local-gradients has no effect without compression (--compression-density 1): "
+                  "every rank applies the same dense sum");
       if(floats > 0) {
         std::vector<Device> devices;
         for(auto& w : workers_)
