@@ -61,6 +61,8 @@ public:
       std::vector<Range> buckets = gradientBuckets(workers_[0]->params(), floats);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
+      if(localGradients())  // its bytes count with the allreduce's (the same channel)
+        averager_ = createAllreduce("ring", *transport_, AllreduceSettings());
       if(c.local != LocalGradients::off && !c.compresses() && transport_->rank() == 0)
         LOG(warn, "[training] --local-gradients has no effect without compression (--compression-density 1): "
                   "every rank applies the same dense sum");
@@ -394,7 +396,7 @@ private:
     for(auto& s : shards_)
       for(Tensor t : s->replicaTensors(allreducer_->compression().averageMoments)) {
         std::vector<float> host = kernels::toHost(t);
-        transport_->allreduceSum(host.data(), host.size(), transport_->peerTimeout(), "averaging the ranks' copies");
+        averager_->sumDense(host);
         for(float& v : host)
           v *= inverse;
         kernels::fromHost(t, host);
@@ -414,6 +416,7 @@ private:
   uint64_t seed_;
   Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
+  std::unique_ptr<Allreduce> averager_;  // local gradients: the ranks' copies averaged by a ring
   std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
   std::vector<char> active_;  // which devices compute in this update
   uint64_t updatesSinceStatus_ = 0;
