@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/options.h"
+#include "tensors/tensor.h"
 
 namespace marian {
 
@@ -46,16 +47,16 @@ struct Compression {
     return std::pow(keep, double(step) / double(warmup));
   }
 
-  // How many of n values a rank sends at step `step`.
-  size_t keptOf(size_t n, uint64_t step) const {
-    return std::max<size_t>(1, size_t(std::llround(keepAt(step) * double(n))));
+  // How many of n values a rank sends at step `step`; kept(n, f): when the fraction is f.
+  size_t keptOf(size_t n, uint64_t step) const { return kept(n, keepAt(step)); }
+  static size_t kept(size_t n, double fraction) {
+    return std::max<size_t>(1, size_t(std::llround(fraction * double(n))));
   }
 
-  // The local clipping threshold of a part holding `share` of the gradient's values on `ranks`
-  // ranks: C / sqrt(ranks), scaled by sqrt(share) when the gradient is clipped in buckets.
-  float clipThreshold(int ranks, double share) const {
-    return float(double(clipNorm) * std::sqrt(share / double(std::max(ranks, 1))));
-  }
+  // DGC's local clipping (when clipNorm > 0) of `part`, which holds `share` of a rank's gradient
+  // values on `ranks` ranks: to the norm C / sqrt(ranks), times sqrt(share) when the gradient is
+  // clipped in parts (buckets).
+  void clipLocally(Tensor part, int ranks, double share) const;
 
   // keep: the kept fraction the caller's scheme reads (--compression-density for sync-SGD,
   // 1 - --grad-dropping-rate for the parameter server).

@@ -71,12 +71,7 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
 }
 
 void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {
-  if(compression_.clipNorm > 0.f) {
-    double norm = std::sqrt(kernels::squaredNorm(piece));
-    float threshold = compression_.clipThreshold(transport_.size(), double(piece.size()) / double(n_));
-    if(norm > double(threshold))
-      kernels::scale(piece, float(double(threshold) / norm));
-  }
+  compression_.clipLocally(piece, transport_.size(), double(piece.size()) / double(n_));
   if(compression_.local == LocalGradients::partial)
     kernels::copy(localScratch_[i]->all(), selectors_[i]->residual());
   else if(compression_.local == LocalGradients::sum)

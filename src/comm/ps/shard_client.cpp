@@ -36,12 +36,8 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
   }
   if(!unsent.empty())
     kernels::fill(unsent, 0.f);
-  if(compression_.compresses() && compression_.clipNorm > 0.f) {  // DGC's local clipping
-    double norm = std::sqrt(kernels::squaredNorm(grads));
-    float threshold = compression_.clipThreshold(layout_.nodes, 1.0);
-    if(norm > double(threshold))
-      kernels::scale(grads, float(double(threshold) / norm));
-  }
+  if(compression_.compresses())
+    compression_.clipLocally(grads, layout_.nodes, 1.0);
   ExchangeStats local;
   // start at a different shard on every node so that the nodes do not queue at the same server
   for(int k = 0; k < layout_.nodes; ++k) {
@@ -60,8 +56,7 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
       Tensor mine = unsent.empty() ? Tensor() : unsent.slice(range.offset, range.size);
       if(!mine.empty())
         kernels::copy(mine, selectors_[size_t(shard)]->residual());
-      push.sparse = selectors_[size_t(shard)]->select(
-          g, std::max<size_t>(1, size_t(std::llround(keep * double(range.size)))));
+      push.sparse = selectors_[size_t(shard)]->select(g, Compression::kept(range.size, keep));
       if(!mine.empty()) {  // residual after - residual before
         kernels::scale(mine, -1.f);
         kernels::add(mine, selectors_[size_t(shard)]->residual());

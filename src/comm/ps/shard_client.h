@@ -34,9 +34,9 @@ public:
   // grads and params are the whole flat vectors on the client's device. params is changed only
   // by the replies, so with delta dropping it equals what the servers recorded as sent to it
   // (plus what the client applied itself). With --local-gradients partial, `unsent` (the size
-  // of grads) receives the part of grads that was not sent (the change of the
-  // residual; empty: not wanted), for the client's own optimizer; every --local-average-freq exchanges the replies
-  // are the parameters themselves, which ends the client's drift from the servers.
+  // of grads; empty: not wanted) receives the part of grads that was not sent (the change of
+  // the residual), for the client's own optimizer; every --local-average-freq exchanges the
+  // replies are the parameters themselves, which ends the client's drift from the servers.
   void exchange(Tensor grads, Tensor params, float lr, Tensor unsent = Tensor());
 
   // The dropping residual (what was computed but not yet sent), in the global layout.
