@@ -47,6 +47,8 @@ TEST(MultiNode, EveryConfigurationTrains) {
       {2, "--cpu-threads 2" + dropping},
       {2, "--cpu-threads 2 --multi-node-overlap --multi-node-single-client"},
       {4, "--cpu-threads 2"},
+      {2, dropping + " --local-gradients partial --local-average-freq 5"},
+      {4, dropping + " --local-gradients sum --local-average-freq 5"},
   };
   for(const Config& c : configs) {
     SCOPED_TRACE(std::to_string(c.ranks) + " ranks " + c.options);
@@ -61,6 +63,14 @@ TEST(MultiNode, EveryConfigurationTrains) {
       EXPECT_TRUE(std::regex_search(r.log, std::regex("\\[rank " + std::to_string(rank) + "\\] Ep\\. \\d+ : Up\\. 90 ")))
           << r.log;
   }
+}
+
+// The clients' own parameters move by one rule: the local optimizer or local gradients.
+TEST(MultiNode, LocalOptimizerAndLocalGradientsAreRefusedTogether) {
+  RunResult r = e2e::run("mn-local", "--multi-node --after-batches 5 --grad-dropping-rate 0.9 "
+                                      "--multi-node-local-optimizer --local-gradients", true, mpirun(2));
+  EXPECT_NE(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("--multi-node-local-optimizer and --local-gradients"), std::string::npos) << r.log;
 }
 
 TEST(MultiNode, GradientDroppingCutsBytesPerUpdateThirtyfold) {

@@ -44,13 +44,14 @@ public:
         timeout_(double(o.get<int>("multi-node-timeout"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
     compression_ = Compression::fromOptions(o, keep_);
-    local_ = compression_.local;
-    if(local_ != LocalGradients::off && (keep_ >= 1.0 || overlap_)) {
+    ABORT_IF(localOptimizer_ && compression_.local != LocalGradients::off,
+             "--multi-node-local-optimizer and --local-gradients both move the clients' own parameters: give one");
+    if(compression_.local != LocalGradients::off && (keep_ >= 1.0 || overlap_)) {
       if(transport_.rank() == 0)
         LOG(warn, "[training] --local-gradients has no effect {}", keep_ >= 1.0
                   ? "without gradient dropping (--grad-dropping-rate 0): the clients send everything"
                   : "with --multi-node-overlap (the double buffers apply summed gradients instead)");
-      local_ = compression_.local = LocalGradients::off;
+      compression_.local = LocalGradients::off;
     }
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
@@ -90,9 +91,9 @@ public:
         c->bufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
         kernels::fromHost(c->bufferParams->all(), initial);
       }
-      if(localOptimizer_ || local_ != LocalGradients::off)
+      if(localOptimizer_ || compression_.local != LocalGradients::off)
         c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
-      if(local_ == LocalGradients::partial)
+      if(compression_.local == LocalGradients::partial)
         c->unsent = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
       clients_.push_back(std::move(c));
     }
@@ -201,13 +202,18 @@ public:
     ABORT_IF(state.n != layout_.total, "The checkpoint holds {} parameters but the model has {}", state.n, layout_.total);
     bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
     shard_->restoreFrom(state, sameClients);
-    bool localState = localOptimizer_ || local_ != LocalGradients::off;
-    if(transport_.rank() == 0 && (overlap_ || localState))
-      LOG(warn, "[training] Resumed {}: {} start at zero", 
-          overlap_ ? "with --multi-node-overlap" : localOptimizer_ ? "with --multi-node-local-optimizer" : "with --local-gradients",
-          overlap_ ? (localState ? "gradients summed but not yet sent and the clients' local optimizer states"
-                                 : "gradients summed but not yet sent")
-                   : "the clients' local optimizer states (and their own steps since their last full reply)");
+    if(transport_.rank() == 0) {  // what a checkpoint does not hold
+      std::vector<std::string> lost;
+      if(overlap_)
+        lost.push_back("gradients summed but not yet sent (--multi-node-overlap)");
+      if(localOptimizer_)
+        lost.push_back("the clients' local optimizer states (--multi-node-local-optimizer)");
+      if(compression_.local != LocalGradients::off)
+        lost.push_back("the clients' local optimizer states and their own steps since their last full reply "
+                       "(--local-gradients)");
+      for(const std::string& what : lost)
+        LOG(warn, "[training] Resumed: {} start at zero", what);
+    }
     std::vector<float> summed;
     if(!sameClients)
       for(const auto& [name, values] : state.extras)
@@ -363,10 +369,10 @@ private:
     if(clipNorm_ > 0.f && norm > clipNorm_)
       kernels::scale(grads, float(clipNorm_ / norm));
     c.lastLr = work.lr;
-    if(localOptimizer_ || local_ == LocalGradients::sum)  // move locally too, between synchronisations
+    if(localOptimizer_ || compression_.local == LocalGradients::sum)  // move locally too, between synchronisations
       c.optimizer->update(values, grads, work.lr);
     auto computeEnd = Clock::now();
-    if(local_ == LocalGradients::partial) {  // the exchange, then the own unsent part (Aji et al. 2019)
+    if(compression_.local == LocalGradients::partial) {  // the exchange, then the own unsent part (Aji et al. 2019)
       exchangeNow(c, grads, values, work.lr, c.unsent->all());
       c.optimizer->update(values, c.unsent->all(), work.lr);
     } else if(!overlap_)
@@ -441,8 +447,7 @@ private:
   bool overlap_;
   size_t maxDelay_;
   bool applySummed_, singleClient_, localOptimizer_;
-  Compression compression_;  // what the clients do besides dropping
-  LocalGradients local_ = LocalGradients::off;
+  Compression compression_;  // what the clients do besides dropping (local gradients off where they cannot act)
   double keep_, timeout_;
 
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
