@@ -205,9 +205,9 @@ TEST(Resume, CompressedTrainingWithLocalGradientsContinuesExactly) {
 }
 
 // With local gradients the ranks' copies drift apart between averagings: the checkpoint keeps
-// each rank's (values and Adam moments), model.npz and the checkpoint's own arrays are their
-// mean; averaged at every update the copies are identical (with --local-average-state
-// parameters, the moments stay each rank's own).
+// each rank's (values, moving average and Adam moments) and its own arrays (what model.npz
+// exports) are their mean; averaged at every update the copies are identical (with
+// --local-average-state parameters, the moments stay each rank's own).
 TEST(Resume, LocalGradientsKeepEveryRanksCopyAndExportTheirMean) {
   for(auto [every, state] : std::vector<std::pair<int, std::string>>{{0, "all"}, {1, "all"}, {1, "parameters"}}) {
     SCOPED_TRACE("--local-average-freq " + std::to_string(every) + " --local-average-state " + state);
@@ -221,7 +221,7 @@ TEST(Resume, LocalGradientsKeepEveryRanksCopyAndExportTheirMean) {
     std::string folder = e2e::corpusDir() + "/" + name + "/";
     std::string check =
         "import numpy as np, sys\n"
-        "c = np.load(sys.argv[1] + 'model.npz.optimizer.npz'); m = np.load(sys.argv[1] + 'model.npz')\n"
+        "c = np.load(sys.argv[1] + 'model.npz.optimizer.npz')\n"
         "every, state = int(sys.argv[2]), sys.argv[3]\n"
         "for a in ['values', 'smoothed', 'adam_mt', 'adam_vt']:\n"
         "    r0, r1 = c['extra:replica.rank0.' + a], c['extra:replica.rank1.' + a]\n"
@@ -229,9 +229,7 @@ TEST(Resume, LocalGradientsKeepEveryRanksCopyAndExportTheirMean) {
         "    assert np.allclose(c[main], (r0 + r1) / 2, rtol=1e-5, atol=1e-7), a + ': not the mean'\n"
         "    d = float(np.abs(r0 - r1).max())\n"
         "    same = every == 1 and (state == 'all' or not a.startswith('adam'))\n"
-        "    assert (d == 0) if same else (d > 0), a + ': copies differ by %g' % d\n"
-        "exported = np.concatenate([m[k].ravel() for k in m.files if not k.startswith('special:')])\n"
-        "assert exported.size == c['smoothed_parameters'].size\n";
+        "    assert (d == 0) if same else (d > 0), a + ': copies differ by %g' % d\n";
     { std::ofstream(folder + "check.py") << check; }
     int status = std::system(("/usr/bin/python3 " + folder + "check.py " + folder + " " + std::to_string(every) +
                               " " + state + " > " + folder + "check.txt 2>&1")

@@ -196,6 +196,10 @@ public:
     if(!localGradients())
       return;
     for(bool smoothed : {false, true}) {
+      if(smoothed && emaAlpha_ <= 0.f) {  // without a moving average the smoothed values are the values
+        averagedSmoothed_ = averaged_;
+        break;
+      }
       std::vector<float> mean = ownValues(smoothed);
       transport_->allreduceSum(mean.data(), mean.size(), transport_->peerTimeout(), "averaging the ranks' copies");
       for(float& v : mean)
