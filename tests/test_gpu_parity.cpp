@@ -336,6 +336,21 @@ TEST_F(GpuParity, TransposeAndSlices) {
     }
 }
 
+TEST_F(GpuParity, HeadsOfRealPositions) {
+  // 3 sentences of 4 positions, 7 real rows; 3 heads of 5
+  std::vector<int> rowOf = {0, 1, 2, -1, 3, -1, -1, -1, 4, 5, 6, -1};
+  Twin I = ints(rowOf);
+  for(bool acc : {false, true}) {
+    Twin rows = random({7, 15}, 46), heads = random({3, 3, 4, 5}, 47);
+    kernels::headsFromRows(heads.cpu, rows.cpu, I.cpu, acc);
+    kernels::headsFromRows(heads.gpu, rows.gpu, I.gpu, acc);
+    expectSame(heads, 1e-6f, "headsFromRows");
+    kernels::rowsFromHeads(rows.cpu, heads.cpu, I.cpu, acc);
+    kernels::rowsFromHeads(rows.gpu, heads.gpu, I.gpu, acc);
+    expectSame(rows, 1e-6f, "rowsFromHeads");
+  }
+}
+
 TEST_F(GpuParity, OptimizerStepsNormAndScale) {
   size_t n = 100003;  // not a multiple of any block size
   Shape s({int(n)});

@@ -171,6 +171,17 @@ TEST(Gradients, TransposeReshape) {
   });
 }
 
+TEST(Gradients, HeadsOfRealPositions) {
+  // 2 sentences of 3 positions, 4 real (rows 0-3), 2 heads of 3: rows -> heads -> rows
+  std::vector<int> rowOf = {2, 0, -1, 1, 3, -1};
+  checkGradients({{4, 6}}, [&](ExpressionGraph& g, const Inputs& x) {
+    return tanh(toHeads(x[0], g.indices(rowOf), 2, 2));
+  });
+  checkGradients({{2, 2, 3, 3}}, [&](ExpressionGraph& g, const Inputs& x) {
+    return tanh(fromHeads(x[0], g.indices(rowOf), 4));
+  });
+}
+
 TEST(Gradients, ConcatSliceSplit) {
   for(int axis : {0, 1, -1}) {
     SCOPED_TRACE("axis " + std::to_string(axis));

@@ -132,6 +132,24 @@ TEST(Kernels, TransposeAndSlices) {
   EXPECT_EQ(part.host(), (std::vector<float>{8, 9, 10, 11, 20, 21, 22, 23}));
 }
 
+TEST(Kernels, HeadsOfRealPositionsByHand) {
+  // 2 sentences of 2 positions, the second sentence's last one padding: 3 rows of 2 heads of 1
+  HostTensor rows(Shape{3, 2}, {0, 1, 10, 11, 20, 21}), heads(Shape{2, 2, 2, 1});
+  HostTensor rowOf = ints({0, 1, 2, -1});
+  kernels::headsFromRows(heads.t, rows.t, rowOf.t, false);
+  // [b][h][t]: head 0 of sentence 0 = rows 0, 1 at column 0; padding is 0
+  EXPECT_EQ(heads.host(), (std::vector<float>{0, 10, 1, 11, 20, 0, 21, 0}));
+  HostTensor back(Shape{3, 2}, {5, 5, 5, 5, 5, 5});
+  kernels::rowsFromHeads(back.t, heads.t, rowOf.t, false);
+  EXPECT_EQ(back.host(), rows.host());
+  kernels::rowsFromHeads(back.t, heads.t, rowOf.t, true);
+  EXPECT_EQ(back.host(), (std::vector<float>{0, 2, 20, 22, 40, 42}));
+  kernels::headsFromRows(heads.t, rows.t, rowOf.t, true);  // padding unchanged when adding
+  EXPECT_EQ(heads.host(), (std::vector<float>{0, 20, 2, 22, 40, 0, 42, 0}));
+  HostTensor bad = ints({0, 3, 2, -1});
+  EXPECT_THROW(kernels::headsFromRows(heads.t, rows.t, bad.t, false), Error);
+}
+
 TEST(Kernels, BroadcastAddSumsOverBroadcastAxes) {
   HostTensor dst(Shape{1, 3}), src(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
   kernels::add(dst.t, src.t, 0.5f);

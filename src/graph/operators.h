@@ -64,6 +64,13 @@ Expr concat(const std::vector<Expr>& xs, int axis);
 Expr slice(Expr x, int axis, int begin, int end);  // [begin, end) along axis
 std::vector<Expr> split(Expr x, int axis, int parts);
 
+// --- attention heads of the real positions (ops_heads.cpp) ---------------------------------------
+// rows [N, H*d] of the real positions -> heads [batch, H, T, d] of every position, zeros at padding;
+// rowOf int32 [batch * T] is the row of position (b, t), -1 for padding.
+Expr toHeads(Expr rows, Expr rowOf, int batch, int heads);
+// heads [B, H, T, d] -> rows [rows, H*d]; rowOf must name each of the rows exactly once.
+Expr fromHeads(Expr heads, Expr rowOf, int rows);
+
 // --- regularisation (ops_dropout.cpp) ---------------------------------------------------------
 // Drops with probability `prob` and scales the rest by 1/(1-prob). A maskShape that broadcasts
 // onto x shares one mask along its axes of extent 1 (e.g. the same units dropped at every time

@@ -1,5 +1,6 @@
 #include "models/layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace marian {
@@ -28,17 +29,54 @@ Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batc
   return rows(table, g.indices({batch, len}, ids));
 }
 
-Expr positions(ExpressionGraph& g, int len, int dim, int start) {
-  std::vector<float> pe(size_t(len) * dim);
+namespace {
+// Marian's sinusoid of position t: sines in the first half of the row, cosines in the second
+void sinusoid(float* row, int t, int dim) {
   int half = dim / 2;
   float logInc = std::log(10000.f) / float(std::max(half - 1, 1));
+  for(int i = 0; i < half; ++i) {
+    float v = float(t) * std::exp(-float(i) * logInc);
+    row[i] = std::sin(v);
+    row[half + i] = std::cos(v);
+  }
+}
+}  // namespace
+
+Expr positions(ExpressionGraph& g, int len, int dim, int start) {
+  std::vector<float> pe(size_t(len) * dim);
   for(int t = 0; t < len; ++t)
-    for(int i = 0; i < half; ++i) {
-      float v = float(t + start) * std::exp(-float(i) * logInc);
-      pe[size_t(t) * dim + i] = std::sin(v);
-      pe[size_t(t) * dim + half + i] = std::cos(v);
-    }
+    sinusoid(&pe[size_t(t) * dim], t + start, dim);
   return g.constant({len, dim}, std::move(pe));
+}
+
+Expr positions(ExpressionGraph& g, const std::vector<int>& times, int dim) {
+  int longest = times.empty() ? 0 : *std::max_element(times.begin(), times.end()) + 1;
+  std::vector<float> table(size_t(longest) * dim), pe(times.size() * dim);
+  for(int t = 0; t < longest; ++t)
+    sinusoid(&table[size_t(t) * dim], t, dim);
+  for(size_t r = 0; r < times.size(); ++r)
+    std::copy_n(&table[size_t(times[r]) * dim], dim, &pe[r * dim]);
+  return g.constant({int(times.size()), dim}, std::move(pe));
+}
+
+RealPositions realPositions(const std::vector<float>& mask, int sentences, int length) {
+  ABORT_IF(mask.size() != size_t(sentences) * length, "A mask of {} for {} sentences of {} positions",
+           mask.size(), sentences, length);
+  RealPositions p;
+  p.sentences = sentences;
+  p.length = length;
+  p.rowOf.assign(mask.size(), -1);
+  for(size_t i = 0; i < mask.size(); ++i)
+    if(mask[i] != 0.f) {
+      p.rowOf[i] = p.rows();
+      p.flat.push_back(int(i));
+      p.times.push_back(int(i % size_t(length)));
+    }
+  return p;
+}
+
+RealPositions allPositions(int sentences, int length) {
+  return realPositions(std::vector<float>(size_t(sentences) * length, 1.f), sentences, length);
 }
 
 Expr shiftRight(ExpressionGraph& g, Expr emb) {
@@ -59,15 +97,20 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab, const std::st
 
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
                         float smoothing, const std::string& prefix) {
-  std::vector<int> positions, labels;
-  for(size_t i = 0; i < batch.trgMask.size(); ++i)
-    if(batch.trgMask[i] != 0.f) {
-      positions.push_back(int(i));
-      labels.push_back(batch.trgIds[i]);
-    }
-  int n = int(positions.size());
+  RealPositions real = realPositions(batch.trgMask, batch.sentences, batch.trgLen);
   Expr states = reshape(h, {batch.sentences * batch.trgLen, h->shape().back()});
-  Expr logits = outputLayer(g, rows(states, g.indices(std::move(positions))), tied, vocab, prefix);
+  return summedCrossEntropyOfRows(g, rows(states, g.indices(real.flat)), tied, vocab, batch, smoothing, prefix);
+}
+
+Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
+                              float smoothing, const std::string& prefix) {
+  std::vector<int> labels;
+  for(size_t i = 0; i < batch.trgMask.size(); ++i)
+    if(batch.trgMask[i] != 0.f)
+      labels.push_back(batch.trgIds[i]);
+  int n = int(labels.size());
+  ABORT_IF(h->shape().rank() != 2 || h->shape()[0] != n, "States {} for {} target labels", h->shape().toString(), n);
+  Expr logits = outputLayer(g, h, tied, vocab, prefix);
   Expr ce = crossEntropy(logits, g.indices(std::move(labels)), nullptr, smoothing);
   return sum(reshape(ce, {1, n}), -1);
 }

@@ -23,6 +23,22 @@ Expr embeddingTable(ExpressionGraph& g, const std::string& name, int vocab, int 
 Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batch, int len);
 // sinusoidal positions [len, dim] (sines in the first half, cosines in the second, as Marian)
 Expr positions(ExpressionGraph& g, int len, int dim, int start = 0);
+// the same of the positions `times`: [times.size(), dim]
+Expr positions(ExpressionGraph& g, const std::vector<int>& times, int dim);
+
+// The real positions (words and </s>, not padding) of `sentences` sentences padded to `length`,
+// in sentence order: position-wise layers compute on their rows only (unsorted batches can be a
+// third padding). rowOf gives each position's row, -1 for padding (toHeads/fromHeads).
+struct RealPositions {
+  int sentences = 0, length = 0;
+  std::vector<int> rowOf;  // [sentences * length]
+  std::vector<int> flat;   // by row: its position b * length + t
+  std::vector<int> times;  // by row: t
+  int rows() const { return int(flat.size()); }
+};
+RealPositions realPositions(const std::vector<float>& mask, int sentences, int length);
+// every position real (one row per position)
+RealPositions allPositions(int sentences, int length);
 // ids shifted right by one with a zero vector first: the decoder's inputs in training
 Expr shiftRight(ExpressionGraph& g, Expr embeddings);
 // logits [.., vocab] from h [.., dim]: tied to the target embeddings (h E^T + b) or its own
@@ -39,6 +55,10 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
                         const Batch& batch, float smoothing,
                         const std::string& prefix = "decoder_ff_logit_out");
+// the same from the states of the real target positions only, h [labels, dim] in the order of
+// realPositions(batch.trgMask, ...)
+Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, const Batch& batch,
+                              float smoothing, const std::string& prefix = "decoder_ff_logit_out");
 
 }  // namespace layers
 }  // namespace marian

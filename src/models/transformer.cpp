@@ -58,10 +58,10 @@ public:
     Expr trgTable = tiedSrc_ ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dim_);
 
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
-    Expr enc = encode(g, srcTable, batch, srcMask);
+    Encoded enc = encode(g, srcTable, batch, srcMask);
     Expr dec = decode(g, trgTable, batch, enc, srcMask);
-    return layers::summedCrossEntropy(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_, batch,
-                                      training ? smoothing_ : 0.f);
+    return layers::summedCrossEntropyOfRows(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_, batch,
+                                            training ? smoothing_ : 0.f);
   }
 
   // The state: the source mask, and per decoder layer l the context attention's keys and values
@@ -71,10 +71,10 @@ public:
     training_ = false;
     Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
     Expr srcMask = g.constant({sources.sentences, 1, 1, sources.srcLen}, sources.srcMask);
-    Expr enc = encode(g, srcTable, sources, srcMask);
+    Encoded enc = encode(g, srcTable, sources, srcMask);
     state.set("srcMask", srcMask);
     for(int l = 1; l <= decDepth_; ++l) {
-      KeysValues kv = keysValues(g, decoderPrefix(l) + "_context", enc);
+      KeysValues kv = keysValues(g, decoderPrefix(l) + "_context", enc.states, enc.positions);
       state.set(cacheName(l, "context_k"), kv.K);
       state.set(cacheName(l, "context_v"), kv.V);
     }
@@ -84,14 +84,16 @@ public:
     training_ = false;
     int rows = state.rows(), t = step.position;
     Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dim_);
-    // the previous word's embedding; a zero vector before the first word (shiftRight in training)
-    Expr emb = t == 0 ? g.constant({rows, 1, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
-                      : layers::embed(g, trgTable, step.lastWords, rows, 1);
-    Expr x = embedWithPositions(g, emb, "decoder", t);
+    // the previous word's embedding; a zero vector before the first word (as in training)
+    Expr emb = t == 0 ? g.constant({rows, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
+                      : marian::rows(trgTable, g.indices(step.lastWords));
+    Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
+    Expr x = process(g, "decoder_emb", postEmb_, emb * std::sqrt(float(dim_)) + layers::positions(g, 1, dim_, t),
+                     nullptr, "_pre");
     Expr srcMask = state.get(g, "srcMask");
     for(int l = 1; l <= decDepth_; ++l) {
       auto self = [&](Expr in) {  // the cached positions and this one
-        KeysValues kv = keysValues(g, decoderPrefix(l) + "_self", in);
+        KeysValues kv = keysValues(g, decoderPrefix(l) + "_self", in, here);
         if(t > 0) {
           kv.K = concat({state.get(g, cacheName(l, "self_k")), kv.K}, 2);
           kv.V = concat({state.get(g, cacheName(l, "self_v")), kv.V}, 2);
@@ -103,21 +105,35 @@ public:
       auto context = [&](Expr) {
         return KeysValues{state.get(g, cacheName(l, "context_k")), state.get(g, cacheName(l, "context_v"))};
       };
-      x = decoderLayer(g, l, x, self, nullptr, context, srcMask);  // one query: no causal mask
+      x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask);  // one query: no causal mask
     }
     x = top(g, "decoder", x);
-    return logSoftmax(layers::outputLayer(g, reshape(x, {rows, dim_}), tiedOutput_ ? trgTable : nullptr, trgVocab_));
+    return logSoftmax(layers::outputLayer(g, x, tiedOutput_ ? trgTable : nullptr, trgVocab_));
   }
 
 private:
   Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
 
-  // Embeddings scaled by sqrt(dim) plus positions (from `start`), then the embedding
-  // post-processing.
-  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, int start = 0) {
-    int len = emb->shape()[1];
-    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, len, dim_, start);
-    return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");  // Marian pre-processes the embeddings
+  // Every layer but attention computes on the rows [rows, dim] of the real positions only;
+  // attention takes them to heads of all positions and back through rowOf.
+  struct Positions {
+    layers::RealPositions real;
+    Expr rowOf;
+  };
+  static Positions positionsOnGraph(ExpressionGraph& g, layers::RealPositions real) {
+    Expr rowOf = g.indices(real.rowOf);
+    return {std::move(real), rowOf};
+  }
+  struct Encoded {
+    Expr states;  // [source rows, dim]
+    Positions positions;
+  };
+
+  // Embeddings emb [rows, dim] scaled by sqrt(dim) plus their positions, then the embedding
+  // post-processing (Marian pre-processes the embeddings).
+  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const Positions& p) {
+    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, p.real.times, dim_);
+    return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");
   }
 
   // Applies the ops of `ops` in order; 'a' adds `residual`; a norm is prefix_ln_scale<lnSuffix>.
@@ -140,36 +156,32 @@ private:
     return affine(x, W, b);
   }
 
-  // [B, T, dim] -> [B, heads, T, dim/heads]
-  Expr splitHeads(Expr x) const {
-    int B = x->shape()[0], T = x->shape()[1];
-    return transpose(reshape(x, {B, T, heads_, dim_ / heads_}), {0, 2, 1, 3});
-  }
-  Expr joinHeads(Expr x) const {
-    int B = x->shape()[0], T = x->shape()[2];
-    return reshape(transpose(x, {0, 2, 1, 3}), {B, T, dim_});
-  }
+  // rows [rows, dim] of p's real positions -> [B, heads, T, dim/heads], zeros at padding
+  Expr splitHeads(Expr x, const Positions& p) const { return toHeads(x, p.rowOf, p.real.sentences, heads_); }
+  Expr joinHeads(Expr x, const Positions& p) const { return fromHeads(x, p.rowOf, p.real.rows()); }
 
-  // Keys and values [B, heads, T, dim/heads] of kv [B, T, dim]
+  // Keys and values [B, heads, T, dim/heads] of the rows kv [rows, dim] of positions p
   struct KeysValues {
     Expr K, V;
   };
-  KeysValues keysValues(ExpressionGraph& g, const std::string& prefix, Expr kv) {
-    return {splitHeads(projection(g, prefix, "k", kv)), splitHeads(projection(g, prefix, "v", kv))};
+  KeysValues keysValues(ExpressionGraph& g, const std::string& prefix, Expr kv, const Positions& p) {
+    return {splitHeads(projection(g, prefix, "k", kv), p), splitHeads(projection(g, prefix, "v", kv), p)};
   }
   using KeysValuesOf = std::function<KeysValues(Expr normalisedInput)>;
 
-  // Multi-head attention: the block's input x pre-processed, its queries over the keys and values
-  // that `kv` gives (from that input, from the encoder, or cached); mask (null: none) broadcasts
-  // onto [B, heads, Tq, Tk]; the output projected and post-processed with x as the residual.
-  Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const KeysValuesOf& kv, Expr mask) {
+  // Multi-head attention: the block's input x (the rows of positions q) pre-processed, its
+  // queries over the keys and values that `kv` gives (from that input, from the encoder, or
+  // cached); mask (null: none) broadcasts onto [B, heads, Tq, Tk]; the output projected and
+  // post-processed with x as the residual.
+  Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& q,
+                      const KeysValuesOf& kv, Expr mask) {
     Expr in = process(g, prefix + "_Wo", pre_, x, nullptr, "_pre");
-    Expr Q = splitHeads(projection(g, prefix, "q", in));
+    Expr Q = splitHeads(projection(g, prefix, "q", in), q);
     KeysValues keys = kv(in);
     float scale = 1.f / std::sqrt(float(dim_ / heads_));
     Expr scores = bdot(Q, keys.K, false, true, scale);
     Expr weights = softmax(mask ? maskFill(scores, mask) : scores);
-    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V));
+    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V), q);
     return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), x);
   }
 
@@ -190,14 +202,19 @@ private:
   // is the final norm pre-norm transformers need, encoder_top_ln_scale)
   Expr top(ExpressionGraph& g, const std::string& prefix, Expr x) { return process(g, prefix + "_top", postTop_, x, nullptr); }
 
-  Expr encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
-    Expr x = embedWithPositions(g, layers::embed(g, table, batch.srcIds, batch.sentences, batch.srcLen), "encoder");
+  Encoded encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
+    Positions src = positionsOnGraph(g, layers::realPositions(batch.srcMask, batch.sentences, batch.srcLen));
+    std::vector<int> ids;
+    for(int i : src.real.flat)
+      ids.push_back(batch.srcIds[size_t(i)]);
+    Expr x = embedWithPositions(g, rows(table, g.indices(std::move(ids))), "encoder", src);
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
-      x = attentionBlock(g, prefix + "_self", x, [&](Expr in) { return keysValues(g, prefix + "_self", in); }, srcMask);
+      x = attentionBlock(g, prefix + "_self", x, src,
+                         [&](Expr in) { return keysValues(g, prefix + "_self", in, src); }, srcMask);
       x = ffnBlock(g, prefix, x, ffn_, ffnDepth_);
     }
-    return top(g, "encoder", x);
+    return {top(g, "encoder", x), src};
   }
 
   // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
@@ -207,19 +224,30 @@ private:
   // the decoder state's name of a layer's cache (by layer, not by parameters: tied layers differ)
   static std::string cacheName(int l, const char* what) { return "l" + std::to_string(l) + "_" + what; }
 
-  Expr decoderLayer(ExpressionGraph& g, int l, Expr x, const KeysValuesOf& self, Expr selfMask,
-                    const KeysValuesOf& context, Expr srcMask) {
+  Expr decoderLayer(ExpressionGraph& g, int l, Expr x, const Positions& trg, const KeysValuesOf& self,
+                    Expr selfMask, const KeysValuesOf& context, Expr srcMask) {
     std::string prefix = decoderPrefix(l);
-    x = attentionBlock(g, prefix + "_self", x, self, selfMask);
-    x = attentionBlock(g, prefix + "_context", x, context, srcMask);
+    x = attentionBlock(g, prefix + "_self", x, trg, self, selfMask);
+    x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask);
     return ffnBlock(g, prefix, x, decFfn_, decFfnDepth_);
   }
 
   // The whole target at once (training): each position attends to itself and those before it.
-  Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, Expr enc, Expr srcMask) {
+  // Returns the rows of the real target positions.
+  Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, const Encoded& enc, Expr srcMask) {
     int T = batch.trgLen;
-    Expr emb = layers::shiftRight(g, layers::embed(g, table, batch.trgIds, batch.sentences, T));
-    Expr x = embedWithPositions(g, emb, "decoder");
+    Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, T));
+    // each position's input is the word before it, a zero vector at the first position
+    std::vector<int> previous;
+    std::vector<float> notFirst;
+    for(int i : trg.real.flat) {
+      bool first = i % T == 0;
+      previous.push_back(first ? 0 : batch.trgIds[size_t(i) - 1]);
+      notFirst.push_back(first ? 0.f : 1.f);
+    }
+    int n = trg.real.rows();
+    Expr emb = rows(table, g.indices(std::move(previous))) * g.constant({n, 1}, std::move(notFirst));
+    Expr x = embedWithPositions(g, emb, "decoder", trg);
     std::vector<float> causal(size_t(T) * T);
     for(int i = 0; i < T; ++i)
       for(int j = 0; j <= i; ++j)
@@ -228,8 +256,8 @@ private:
     for(int l = 1; l <= decDepth_; ++l) {
       std::string prefix = decoderPrefix(l);
       x = decoderLayer(
-          g, l, x, [&](Expr in) { return keysValues(g, prefix + "_self", in); }, selfMask,
-          [&](Expr) { return keysValues(g, prefix + "_context", enc); }, srcMask);
+          g, l, x, trg, [&](Expr in) { return keysValues(g, prefix + "_self", in, trg); }, selfMask,
+          [&](Expr) { return keysValues(g, prefix + "_context", enc.states, enc.positions); }, srcMask);
     }
     return top(g, "decoder", x);
   }

@@ -87,5 +87,21 @@ inline std::pair<AxisView, AxisView> slab(Tensor whole, Tensor part, int axis, i
   return {w, p};
 }
 
+// The extents of headsFromRows/rowsFromHeads: heads [B, H, T, d], rows [N, H*d], rowOf [B*T].
+struct HeadDims {
+  size_t B, H, T, d, N;
+};
+inline HeadDims headDims(Tensor heads, Tensor rows, Tensor rowOf) {
+  ABORT_IF(heads.shape.rank() != 4 || rows.shape.rank() != 2 || rowOf.type != Type::int32,
+           "Attention heads {} and rows {} need ranks 4 and 2 and int32 row numbers", heads.shape.toString(),
+           rows.shape.toString());
+  HeadDims h{size_t(heads.shape[0]), size_t(heads.shape[1]), size_t(heads.shape[2]), size_t(heads.shape[3]),
+             size_t(rows.shape[0])};
+  ABORT_IF(size_t(rows.shape[1]) != h.H * h.d || rowOf.size() != h.B * h.T,
+           "Attention heads {} do not match rows {} with {} row numbers", heads.shape.toString(),
+           rows.shape.toString(), rowOf.size());
+  return h;
+}
+
 }  // namespace checks
 }  // namespace marian

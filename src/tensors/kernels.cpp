@@ -100,6 +100,12 @@ void scatterAddRows(Tensor dtable, Tensor indices, Tensor dy) {
 void transpose(Tensor y, Tensor x, const std::vector<int>& perm, bool accumulate) {
   ON_DEVICE(onGpu(y), transpose(y, x, perm, accumulate));
 }
+void headsFromRows(Tensor heads, Tensor rows, Tensor rowOf, bool accumulate) {
+  ON_DEVICE(onGpu(heads), headsFromRows(heads, rows, rowOf, accumulate));
+}
+void rowsFromHeads(Tensor rows, Tensor heads, Tensor rowOf, bool accumulate) {
+  ON_DEVICE(onGpu(rows), rowsFromHeads(rows, heads, rowOf, accumulate));
+}
 void insertSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate) {
   ON_DEVICE(onGpu(dst), insertSlice(dst, src, axis, offset, accumulate));
 }

@@ -70,6 +70,13 @@ void gatherRows(Tensor y, Tensor table, Tensor indices);
 void scatterAddRows(Tensor dtable, Tensor indices, Tensor dy);
 // y = x with axes permuted: y.shape[i] = x.shape[perm[i]]; y += ... when accumulate.
 void transpose(Tensor y, Tensor x, const std::vector<int>& perm, bool accumulate);
+// Between the rows [N, H*d] of the real positions only (no padding) and the attention heads
+// [B, H, T, d] of all positions: rowOf int32 [B*T] is the row of position (b, t), -1 for padding.
+// headsFromRows: heads[b, h, t, :] (+)= rows[rowOf[b*T+t], h*d : (h+1)*d], zeros (nothing added)
+// at padding. rowsFromHeads: the reverse, for the rows rowOf names (each at most once); others
+// are left as they are.
+void headsFromRows(Tensor heads, Tensor rows, Tensor rowOf, bool accumulate);
+void rowsFromHeads(Tensor rows, Tensor heads, Tensor rowOf, bool accumulate);
 // dst[..., offset : offset + src.shape[axis], ...] (+)= src
 void insertSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate);
 // dst (+)= src[..., offset : offset + dst.shape[axis], ...]
