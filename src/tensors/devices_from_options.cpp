@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "tensors/backend.h"
+#include "tensors/cpu/kernel_threads.h"
 
 namespace marian {
 
@@ -76,8 +77,11 @@ int blasThreadsPerDevice(const std::vector<Device>& devices) {
 }
 
 void setBlasThreads(const std::vector<Device>& devices) {
-  if(!onGpus(devices))
-    openblas_set_num_threads(blasThreadsPerDevice(devices));
+  if(!onGpus(devices)) {
+    // BLAS itself single-threaded: the kernel threads split the products (cpu/gemm.cpp)
+    openblas_set_num_threads(1);
+    cpu::setKernelThreads(blasThreadsPerDevice(devices));
+  }
 }
 
 }  // namespace marian

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "tensors/backend.h"
+#include "tensors/cpu/kernel_threads.h"
 
 namespace marian {
 namespace {
@@ -32,7 +33,11 @@ public:
   void copyFromHost(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copyToHost(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
-  void zero(void* dst, size_t bytes) override { std::memset(dst, 0, bytes); }
+  void zero(void* dst, size_t bytes) override {
+    char* p = static_cast<char*>(dst);
+    cpu::parallelRanges(bytes, cpu::kParallelElements * sizeof(float),
+                        [&](size_t b, size_t e) { std::memset(p + b, 0, e - b); });
+  }
   void synchronize() override {}
 
 private:

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/cpu/log_sum_exp.h"
 #include "tensors/kernel_checks.h"
 
@@ -14,7 +15,8 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
   checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
-  for(size_t r = 0; r < rows; ++r) {
+  parallelRows(rows, n, [&](size_t r0, size_t r1) {
+  for(size_t r = r0; r < r1; ++r) {
     float m = mask.empty() ? 1.f : mask.f32()[r];
     if(m == 0.f) {
       loss.f32()[r] = 0.f;
@@ -34,6 +36,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
     }
     loss.f32()[r] = m * ((1.f - smoothing) * nll + smoothing * mean);
   }
+  });
 }
 
 // dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
@@ -43,7 +46,8 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
   checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
   float uniform = smoothing / float(n);
-  for(size_t r = 0; r < rows; ++r) {
+  parallelRows(rows, n, [&](size_t r0, size_t r1) {
+  for(size_t r = r0; r < r1; ++r) {
     float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
     if(g == 0.f)
       continue;
@@ -54,6 +58,7 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
       dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
     dr[y[r]] -= g * (1.f - smoothing);
   }
+  });
 }
 
 }  // namespace cpu

@@ -5,12 +5,16 @@
 
 #include "tensors/cpu/broadcast.h"
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/counter_hash.h"
 
 namespace marian {
 namespace cpu {
 
-void fill(Tensor t, float value) { std::fill(t.f32(), t.f32() + t.size(), value); }
+void fill(Tensor t, float value) {
+  float* p = t.f32();
+  parallelRanges(t.size(), kParallelElements, [=](size_t b, size_t e) { std::fill(p + b, p + e, value); });
+}
 
 void copy(Tensor dst, Tensor src) {
   ABORT_IF(dst.size() != src.size() || dst.type != src.type, "copy: {} {} into {} {}",
@@ -24,8 +28,10 @@ void add(Tensor dst, Tensor src, float scale) {
   float* d = dst.f32();
   const float* s = src.f32();
   if(dst.size() == src.size()) {  // same elements (reshaped views included): axpy
-    for(size_t i = 0, n = dst.size(); i < n; ++i)
-      d[i] += scale * s[i];
+    parallelRanges(dst.size(), kParallelElements, [=](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        d[i] += scale * s[i];
+    });
     return;
   }
   // dst broadcasts onto src: sum src over dst's broadcast axes
@@ -37,20 +43,22 @@ void unary(UnaryOp op, Tensor y, Tensor x, float p0, float p1) {
   ABORT_IF(y.size() != x.size(), "unary: {} into {}", x.shape.toString(), y.shape.toString());
   float* out = y.f32();
   const float* in = x.f32();
-  size_t n = y.size();
   visitUnary(op, p0, p1, [&](auto f) {
-    for(size_t i = 0; i < n; ++i)
-      out[i] = f.fwd(in[i]);
+    parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        out[i] = f.fwd(in[i]);
+    });
   });
 }
 
 void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0, float p1) {
   float* g = dx.f32();
   const float *xs = x.f32(), *ys = y.f32(), *dys = dy.f32();
-  size_t n = dx.size();
   visitUnary(op, p0, p1, [&](auto f) {
-    for(size_t i = 0; i < n; ++i)
-      g[i] += dys[i] * f.grad(xs[i], ys[i]);
+    parallelRanges(dx.size(), kParallelElements, [=](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        g[i] += dys[i] * f.grad(xs[i], ys[i]);
+    });
   });
 }
 
@@ -60,12 +68,19 @@ void binary(BinaryOp op, Tensor y, Tensor a, Tensor b) {
   float* out = y.f32();
   const float *pa = a.f32(), *pb = b.f32();
   visitBinary(op, [&](auto f) {
+    // the parts copy the pointers ([=]): through references the compiler would not vectorise
     if(a.size() == y.size() && b.size() == y.size()) {
-      for(size_t i = 0, n = y.size(); i < n; ++i)
-        out[i] = f.fwd(pa[i], pb[i]);
+      parallelRanges(y.size(), kParallelElements, [=](size_t begin, size_t end) {
+        for(size_t i = begin; i < end; ++i)
+          out[i] = f.fwd(pa[i], pb[i]);
+      });
     } else {
-      forEachBroadcast(y.shape, a.shape, b.shape,
-                       [&](size_t i, size_t ia, size_t ib) { out[i] = f.fwd(pa[ia], pb[ib]); });
+      parallelRows(broadcastRows(y.shape), size_t(y.shape.back()), [=, &y, &a, &b](size_t begin, size_t end) {
+        float* o = out;
+        const float *x = pa, *z = pb;
+        forEachBroadcast(y.shape, a.shape, b.shape, begin, end,
+                         [&](size_t i, size_t ia, size_t ib) { o[i] = f.fwd(x[ia], z[ib]); });
+      });
     }
   });
 }
@@ -75,13 +90,23 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
   float* ga = da.empty() ? nullptr : da.f32();
   float* gb = db.empty() ? nullptr : db.f32();
   visitBinary(op, [&](auto f) {
-    // Broadcast inputs receive the sum over the axes they were broadcast along.
-    forEachBroadcast(dy.shape, a.shape, b.shape, [&](size_t i, size_t ia, size_t ib) {
-      if(ga)
-        ga[ia] += g[i] * f.da(pa[ia], pb[ib]);
-      if(gb)
-        gb[ib] += g[i] * f.db(pa[ia], pb[ib]);
-    });
+    auto rows = [=, &dy, &a, &b](size_t begin, size_t end) {
+      float *dA = ga, *dB = gb;
+      const float *x = pa, *z = pb, *d = g;
+      forEachBroadcast(dy.shape, a.shape, b.shape, begin, end, [&](size_t i, size_t ia, size_t ib) {
+        if(dA)
+          dA[ia] += d[i] * f.da(x[ia], z[ib]);
+        if(dB)
+          dB[ib] += d[i] * f.db(x[ia], z[ib]);
+      });
+    };
+    // Broadcast inputs receive the sum over the axes they were broadcast along: in order, on one
+    // thread, so that the sum does not depend on the thread count
+    bool sums = (ga && a.size() != dy.size()) || (gb && b.size() != dy.size());
+    if(sums)
+      rows(0, broadcastRows(dy.shape));
+    else
+      parallelRows(broadcastRows(dy.shape), size_t(dy.shape.back()), rows);
   });
 }
 
@@ -91,9 +116,10 @@ void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   float* m = mask.f32();
   float scale = 1.f / keep;
   uint32_t base = hashBase(seed), threshold = keepThreshold(keep);
-  size_t n = mask.size();
-  for(size_t i = 0; i < n; ++i)
-    m[i] = counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f;
+  parallelRanges(mask.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i)
+      m[i] = counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f;
+  });
 }
 
 }  // namespace cpu

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 
 namespace marian {
 namespace cpu {
@@ -18,10 +19,12 @@ void gatherRows(Tensor y, Tensor table, Tensor indices) {
   ABORT_IF(y.size() != indices.size() * n, "gatherRows: {} rows of {} into {}", indices.size(),
            table.shape.toString(), y.shape.toString());
   const int* idx = indices.i32();
-  for(size_t i = 0; i < indices.size(); ++i) {
-    checkIndex(idx[i], rows);
-    std::memcpy(y.f32() + i * n, table.f32() + size_t(idx[i]) * n, n * sizeof(float));
-  }
+  parallelRows(indices.size(), n, [&](size_t i0, size_t i1) {
+    for(size_t i = i0; i < i1; ++i) {
+      checkIndex(idx[i], rows);
+      std::memcpy(y.f32() + i * n, table.f32() + size_t(idx[i]) * n, n * sizeof(float));
+    }
+  });
 }
 
 void scatterAddRows(Tensor dtable, Tensor indices, Tensor dy) {

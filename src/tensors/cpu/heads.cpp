@@ -3,16 +3,19 @@
 #include <cstring>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace cpu {
 
 namespace {
-// Calls f(headsOffset, rowsOffset or -1) for every (b, h, t) in the heads' memory order.
+// Calls f(headsOffset, rowsOffset or -1) for every (b, h, t) in the heads' memory order, the
+// sentences split over the kernel threads (every element is written once).
 template <class F>
 void forEachHead(const checks::HeadDims& h, const int* rowOf, F f) {
-  for(size_t b = 0; b < h.B; ++b)
+  parallelRows(h.B, h.H * h.T * h.d, [&](size_t b0, size_t b1) {
+  for(size_t b = b0; b < b1; ++b)
     for(size_t head = 0; head < h.H; ++head)
       for(size_t t = 0; t < h.T; ++t) {
         int r = rowOf[b * h.T + t];
@@ -21,6 +24,7 @@ void forEachHead(const checks::HeadDims& h, const int* rowOf, F f) {
         size_t at = ((b * h.H + head) * h.T + t) * h.d;
         f(at, r < 0 ? std::ptrdiff_t(-1) : std::ptrdiff_t(size_t(r) * h.H * h.d + head * h.d));
       }
+  });
 }
 }  // namespace
 

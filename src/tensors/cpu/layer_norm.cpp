@@ -1,8 +1,10 @@
 // Layer normalisation over the last axis; backward recomputes mean and variance instead of
 // storing them.
 #include <cmath>
+#include <vector>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernel_checks.h"
 
 namespace marian {
@@ -33,48 +35,65 @@ void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
   checks::layerNormShapes(gamma, beta, n);
   const float* g = gamma.empty() ? nullptr : gamma.f32();
   const float* b = beta.empty() ? nullptr : beta.f32();
-  for(size_t r = 0; r < rows; ++r) {
-    const float* xr = x.f32() + r * n;
-    float* yr = y.f32() + r * n;
-    Moments m = moments(xr, n, eps);
-    for(size_t j = 0; j < n; ++j) {
-      float v = (xr[j] - m.mean) * m.rstd;
-      yr[j] = (g ? g[j] * v : v) + (b ? b[j] : 0.f);
+  parallelRows(rows, n, [&](size_t r0, size_t r1) {
+    for(size_t r = r0; r < r1; ++r) {
+      const float* xr = x.f32() + r * n;
+      float* yr = y.f32() + r * n;
+      Moments m = moments(xr, n, eps);
+      for(size_t j = 0; j < n; ++j) {
+        float v = (xr[j] - m.mean) * m.rstd;
+        yr[j] = (g ? g[j] * v : v) + (b ? b[j] : 0.f);
+      }
     }
-  }
+  });
 }
 
 // With xhat = (x - mean) * rstd and g = dy * gamma:
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgamma = sum dy * xhat,  dbeta = sum dy
+// dx by rows, then dgamma and dbeta by columns, each summing the rows in order.
 void layerNormGrad(Tensor dx, Tensor dgamma, Tensor dbeta, Tensor x, Tensor gamma, Tensor dy,
                    float eps) {
   size_t rows = x.shape.rows(), n = size_t(x.shape.back());
   const float* gm = gamma.empty() ? nullptr : gamma.f32();
-  for(size_t r = 0; r < rows; ++r) {
-    const float *xr = x.f32() + r * n, *dyr = dy.f32() + r * n;
-    Moments m = moments(xr, n, eps);
-    float meanG = 0.f, meanGX = 0.f;
-    for(size_t j = 0; j < n; ++j) {
-      float xhat = (xr[j] - m.mean) * m.rstd;
-      float g = dyr[j] * (gm ? gm[j] : 1.f);
-      meanG += g;
-      meanGX += g * xhat;
-      if(!dgamma.empty())
-        dgamma.f32()[j] += dyr[j] * xhat;
-      if(!dbeta.empty())
-        dbeta.f32()[j] += dyr[j];
+  std::vector<Moments> ms(rows);
+  parallelRows(rows, n, [&](size_t r0, size_t r1) {
+    for(size_t r = r0; r < r1; ++r) {
+      const float *xr = x.f32() + r * n, *dyr = dy.f32() + r * n;
+      Moments m = ms[r] = moments(xr, n, eps);
+      if(dx.empty())
+        continue;
+      float meanG = 0.f, meanGX = 0.f;
+      for(size_t j = 0; j < n; ++j) {
+        float xhat = (xr[j] - m.mean) * m.rstd;
+        float g = dyr[j] * (gm ? gm[j] : 1.f);
+        meanG += g;
+        meanGX += g * xhat;
+      }
+      meanG /= float(n);
+      meanGX /= float(n);
+      float* dxr = dx.f32() + r * n;
+      for(size_t j = 0; j < n; ++j) {
+        float xhat = (xr[j] - m.mean) * m.rstd;
+        float g = dyr[j] * (gm ? gm[j] : 1.f);
+        dxr[j] += m.rstd * (g - meanG - xhat * meanGX);
+      }
     }
-    meanG /= float(n);
-    meanGX /= float(n);
-    if(dx.empty())
-      continue;
-    float* dxr = dx.f32() + r * n;
-    for(size_t j = 0; j < n; ++j) {
-      float xhat = (xr[j] - m.mean) * m.rstd;
-      float g = dyr[j] * (gm ? gm[j] : 1.f);
-      dxr[j] += m.rstd * (g - meanG - xhat * meanGX);
+  });
+  if(dgamma.empty() && dbeta.empty())
+    return;
+  float* dg = dgamma.empty() ? nullptr : dgamma.f32();
+  float* db = dbeta.empty() ? nullptr : dbeta.f32();
+  parallelRanges(n, kParallelElements / (rows ? rows : 1) + 1, [&](size_t j0, size_t j1) {
+    for(size_t r = 0; r < rows; ++r) {
+      const float *xr = x.f32() + r * n, *dyr = dy.f32() + r * n;
+      for(size_t j = j0; j < j1; ++j) {
+        if(dg)
+          dg[j] += dyr[j] * ((xr[j] - ms[r].mean) * ms[r].rstd);
+        if(db)
+          db[j] += dyr[j];
+      }
     }
-  }
+  });
 }
 
 }  // namespace cpu

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernel_checks.h"
 
 namespace marian {
@@ -11,8 +12,10 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
   checks::sameRange(params, grads, "sgd");
   float* p = params.f32();
   const float* g = grads.f32();
-  for(size_t i = 0, n = params.size(); i < n; ++i)
-    p[i] -= lr * g[i];
+  parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i)
+      p[i] -= lr * g[i];
+  });
 }
 
 // m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
@@ -25,29 +28,35 @@ void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float b
   float c2 = 1.f / (1.f - std::pow(beta2, float(t)));
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
-  for(size_t i = 0, n = params.size(); i < n; ++i) {
-    pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
-    pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
-    p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
-  }
+  parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i) {
+      pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
+      pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
+      p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
+    }
+  });
 }
 
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
   checks::sameRange(params, grads, "adagrad");
   float *p = params.f32(), *s = gt.f32();
   const float* g = grads.f32();
-  for(size_t i = 0, n = params.size(); i < n; ++i) {
-    s[i] += g[i] * g[i];
-    p[i] -= lr * g[i] / (std::sqrt(s[i]) + eps);
-  }
+  parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i) {
+      s[i] += g[i] * g[i];
+      p[i] -= lr * g[i] / (std::sqrt(s[i]) + eps);
+    }
+  });
 }
 
 void emaStep(Tensor avg, Tensor params, float alpha) {
   checks::sameRange(params, avg, "exponential smoothing");
   float* a = avg.f32();
   const float* p = params.f32();
-  for(size_t i = 0, n = avg.size(); i < n; ++i)
-    a[i] += alpha * (p[i] - a[i]);
+  parallelRanges(avg.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i)
+      a[i] += alpha * (p[i] - a[i]);
+  });
 }
 
 double squaredNorm(Tensor t) {
@@ -61,8 +70,10 @@ double squaredNorm(Tensor t) {
 
 void scale(Tensor t, float s) {
   float* x = t.f32();
-  for(size_t i = 0, n = t.size(); i < n; ++i)
-    x[i] *= s;
+  parallelRanges(t.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i)
+      x[i] *= s;
+  });
 }
 
 }  // namespace cpu
