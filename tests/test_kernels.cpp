@@ -6,6 +6,7 @@
 
 #include "tensors/arena.h"
 #include "tensors/backend.h"
+#include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernels.h"
 #include "random_values.h"
 
@@ -184,6 +185,62 @@ TEST(Kernels, AdamStepMatchesHandComputation) {
   HostTensor q(Shape{2}, {1.f, 1.f});
   kernels::sgdStep(q.t, g.t, 0.5f);
   EXPECT_EQ(q.host(), (std::vector<float>{0.75f, 1.05f}));
+}
+
+TEST(KernelThreads, PartsCoverTheRangeOnceAndRethrow) {
+  cpu::setKernelThreads(3);
+  for(size_t n : {size_t(0), size_t(1), size_t(2), size_t(7), size_t(100000)}) {
+    std::vector<int> seen(n, 0);
+    cpu::parallelRanges(n, 1, [&](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        ++seen[i];
+    });
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(n)) << n;
+  }
+  EXPECT_THROW(cpu::parallelRanges(100, 1, [](size_t b, size_t) { ABORT_IF(b > 0, "part from {}", b); }), Error);
+  cpu::setKernelThreads(1);
+}
+
+// Every threaded kernel computes each part as one thread does: the same bits on 1 and 3 threads
+// (the products agree to rounding: BLAS may pick other kernels for a block of rows).
+TEST(KernelThreads, KernelsGiveTheSameResultsOnOneAndThreeThreads) {
+  const int rows = 300, n = 257;  // odd widths: parts end mid-vector
+  auto run = [&](int threads) {
+    cpu::setKernelThreads(threads);
+    HostTensor x(Shape{rows, n}, randomValues(size_t(rows) * n, 1)), dy(Shape{rows, n}, randomValues(size_t(rows) * n, 2));
+    HostTensor gamma(Shape{n}, randomValues(n, 3)), beta(Shape{n}, randomValues(n, 4));
+    HostTensor y(Shape{rows, n}), dx(Shape{rows, n}), dg(Shape{n}), db(Shape{n});
+    std::vector<std::vector<float>> out;
+    kernels::layerNorm(y.t, x.t, gamma.t, beta.t, 1e-6f);
+    kernels::layerNormGrad(dx.t, dg.t, db.t, x.t, gamma.t, dy.t, 1e-6f);
+    out.insert(out.end(), {y.host(), dx.host(), dg.host(), db.host()});
+    kernels::softmax(y.t, x.t);
+    kernels::softmaxGrad(dx.t, y.t, dy.t);
+    out.insert(out.end(), {y.host(), dx.host()});
+    std::vector<int> labelValues(rows);
+    for(int r = 0; r < rows; ++r)
+      labelValues[r] = (r * 37) % n;
+    HostTensor labels = ints(labelValues), loss(Shape{rows}), dloss(Shape{rows}, std::vector<float>(rows, 0.5f));
+    kernels::crossEntropy(loss.t, x.t, labels.t, Tensor(), 0.1f);
+    kernels::crossEntropyGrad(dx.t, x.t, labels.t, Tensor(), 0.1f, dloss.t);
+    out.insert(out.end(), {loss.host(), dx.host()});
+    kernels::binary(BinaryOp::Add, y.t, x.t, gamma.t);  // a bias row
+    kernels::binaryGrad(BinaryOp::Mul, dx.t, Tensor(), x.t, dy.t, y.t);
+    out.insert(out.end(), {y.host(), dx.host()});
+    HostTensor m(Shape{rows, n}), v(Shape{rows, n});
+    kernels::adamStep(x.t, dy.t, m.t, v.t, 1e-3f, 0.9f, 0.98f, 1e-9f, 1);
+    out.insert(out.end(), {x.host(), m.host(), v.host()});
+    HostTensor c(Shape{rows, rows});
+    kernels::gemm(c.t, x.t, dy.t, false, true, 1.f, 0.f);
+    out.push_back(c.host());
+    cpu::setKernelThreads(1);
+    return out;
+  };
+  std::vector<std::vector<float>> one = run(1), three = run(3);
+  for(size_t k = 0; k + 1 < one.size(); ++k)
+    EXPECT_EQ(one[k], three[k]) << "result " << k;
+  for(size_t i = 0; i < one.back().size(); ++i)
+    ASSERT_NEAR(one.back()[i], three.back()[i], 1e-4f * (1.f + std::fabs(one.back()[i]))) << "product element " << i;
 }
 
 }  // namespace
