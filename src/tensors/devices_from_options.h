@@ -15,12 +15,13 @@ inline bool onGpus(const std::vector<Device>& devices) {
   return !devices.empty() && devices[0].type == DeviceType::gpu;
 }
 
-// The one place BLAS threading is set, and the kernel threads with it (cpu/kernel_threads.h):
-// the cores this process may use (its affinity mask: all of the machine's, or those mpirun bound
-// it to; unbound ranks on one machine share them) divided among its CPU devices, at least one
-// each, so that devices never oversubscribe the cores and a single device uses them all. MARIAN_BLAS_THREADS=N fixes it. OpenBLAS partitions a product
-// differently for another thread count, so runs with different counts agree to float rounding,
-// not bit for bit.
+// The one place a CPU device's threads are set: the cores this process may use (its affinity
+// mask: all of the machine's, or those mpirun bound it to; unbound ranks on one machine share
+// them) divided among its CPU devices, at least one each, so that devices never oversubscribe the
+// cores and a single device uses them all. They are the device's kernel threads
+// (cpu/kernel_threads.h), which also split the products, BLAS running single-threaded in each.
+// MARIAN_BLAS_THREADS=N fixes the count. A product split differently (another count) agrees to
+// float rounding, not bit for bit.
 int blasThreadsPerDevice(const std::vector<Device>& devices);
 void setBlasThreads(const std::vector<Device>& devices);
 
