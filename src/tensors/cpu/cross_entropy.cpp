@@ -16,26 +16,26 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
   checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-  for(size_t r = r0; r < r1; ++r) {
-    float m = mask.empty() ? 1.f : mask.f32()[r];
-    if(m == 0.f) {
-      loss.f32()[r] = 0.f;
-      continue;
-    }
-    const float* xr = logits.f32() + r * n;
-    ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
-             y[r], n);
-    LogSumExp s(xr, n);
-    float nll = -s.logProb(xr[y[r]]);
-    float mean = 0.f;  // mean over classes of -log p
-    if(smoothing != 0.f) {
+    for(size_t r = r0; r < r1; ++r) {
+      float m = mask.empty() ? 1.f : mask.f32()[r];
+      if(m == 0.f) {
+        loss.f32()[r] = 0.f;
+        continue;
+      }
+      const float* xr = logits.f32() + r * n;
+      ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
+               y[r], n);
+      LogSumExp s(xr, n);
+      float nll = -s.logProb(xr[y[r]]);
+      float mean = 0.f;  // mean over classes of -log p
+      if(smoothing != 0.f) {
 #pragma omp simd reduction(+ : mean)
-      for(size_t j = 0; j < n; ++j)
-        mean += xr[j];
-      mean = s.max + s.logSum - mean / float(n);
+        for(size_t j = 0; j < n; ++j)
+          mean += xr[j];
+        mean = s.max + s.logSum - mean / float(n);
+      }
+      loss.f32()[r] = m * ((1.f - smoothing) * nll + smoothing * mean);
     }
-    loss.f32()[r] = m * ((1.f - smoothing) * nll + smoothing * mean);
-  }
   });
 }
 
@@ -47,17 +47,17 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
   const int* y = labels.i32();
   float uniform = smoothing / float(n);
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-  for(size_t r = r0; r < r1; ++r) {
-    float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
-    if(g == 0.f)
-      continue;
-    const float* xr = logits.f32() + r * n;
-    float* dr = dlogits.f32() + r * n;
-    LogSumExp s(xr, n);
-    for(size_t j = 0; j < n; ++j)
-      dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
-    dr[y[r]] -= g * (1.f - smoothing);
-  }
+    for(size_t r = r0; r < r1; ++r) {
+      float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
+      if(g == 0.f)
+        continue;
+      const float* xr = logits.f32() + r * n;
+      float* dr = dlogits.f32() + r * n;
+      LogSumExp s(xr, n);
+      for(size_t j = 0; j < n; ++j)
+        dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
+      dr[y[r]] -= g * (1.f - smoothing);
+    }
   });
 }
 

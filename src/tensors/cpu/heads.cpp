@@ -15,15 +15,15 @@ namespace {
 template <class F>
 void forEachHead(const checks::HeadDims& h, const int* rowOf, F f) {
   parallelRows(h.B, h.H * h.T * h.d, [&](size_t b0, size_t b1) {
-  for(size_t b = b0; b < b1; ++b)
-    for(size_t head = 0; head < h.H; ++head)
-      for(size_t t = 0; t < h.T; ++t) {
-        int r = rowOf[b * h.T + t];
-        ABORT_IF(r < -1 || (r >= 0 && size_t(r) >= h.N), "Row {} of position {} out of range for {} rows", r,
-                 b * h.T + t, h.N);
-        size_t at = ((b * h.H + head) * h.T + t) * h.d;
-        f(at, r < 0 ? std::ptrdiff_t(-1) : std::ptrdiff_t(size_t(r) * h.H * h.d + head * h.d));
-      }
+    for(size_t b = b0; b < b1; ++b)
+      for(size_t head = 0; head < h.H; ++head)
+        for(size_t t = 0; t < h.T; ++t) {
+          int r = rowOf[b * h.T + t];
+          ABORT_IF(r < -1 || (r >= 0 && size_t(r) >= h.N), "Row {} of position {} out of range for {} rows", r,
+                   b * h.T + t, h.N);
+          size_t at = ((b * h.H + head) * h.T + t) * h.d;
+          f(at, r < 0 ? std::ptrdiff_t(-1) : std::ptrdiff_t(size_t(r) * h.H * h.d + head * h.d));
+        }
   });
 }
 }  // namespace

@@ -14,23 +14,23 @@ void softmax(Tensor y, Tensor x) {
   const float* in = x.f32();
   float* out = y.f32();
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-  for(size_t r = r0; r < r1; ++r) {
-    const float* xr = in + r * n;
-    float* yr = out + r * n;
-    float mx = xr[0];
+    for(size_t r = r0; r < r1; ++r) {
+      const float* xr = in + r * n;
+      float* yr = out + r * n;
+      float mx = xr[0];
 #pragma omp simd reduction(max : mx)
-    for(size_t j = 1; j < n; ++j)
-      mx = std::max(mx, xr[j]);
-    float sum = 0.f;
+      for(size_t j = 1; j < n; ++j)
+        mx = std::max(mx, xr[j]);
+      float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
-    for(size_t j = 0; j < n; ++j) {
-      yr[j] = fastExp(xr[j] - mx);
-      sum += yr[j];
+      for(size_t j = 0; j < n; ++j) {
+        yr[j] = fastExp(xr[j] - mx);
+        sum += yr[j];
+      }
+      float inv = 1.f / sum;
+      for(size_t j = 0; j < n; ++j)
+        yr[j] *= inv;
     }
-    float inv = 1.f / sum;
-    for(size_t j = 0; j < n; ++j)
-      yr[j] *= inv;
-  }
   });
 }
 
@@ -38,29 +38,29 @@ void softmax(Tensor y, Tensor x) {
 void softmaxGrad(Tensor dx, Tensor y, Tensor dy) {
   size_t rows = y.shape.rows(), n = size_t(y.shape.back());
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-  for(size_t r = r0; r < r1; ++r) {
-    const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
-    float* dr = dx.f32() + r * n;
-    float dot = 0.f;
+    for(size_t r = r0; r < r1; ++r) {
+      const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
+      float* dr = dx.f32() + r * n;
+      float dot = 0.f;
 #pragma omp simd reduction(+ : dot)
-    for(size_t j = 0; j < n; ++j)
-      dot += gr[j] * yr[j];
-    for(size_t j = 0; j < n; ++j)
-      dr[j] += yr[j] * (gr[j] - dot);
-  }
+      for(size_t j = 0; j < n; ++j)
+        dot += gr[j] * yr[j];
+      for(size_t j = 0; j < n; ++j)
+        dr[j] += yr[j] * (gr[j] - dot);
+    }
   });
 }
 
 void logSoftmax(Tensor y, Tensor x) {
   size_t rows = x.shape.rows(), n = size_t(x.shape.back());
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-    for(size_t r = r0; r < r1; ++r) {
-      const float* xr = x.f32() + r * n;
-      float* yr = y.f32() + r * n;
-      LogSumExp lse(xr, n);
-      for(size_t j = 0; j < n; ++j)
-        yr[j] = lse.logProb(xr[j]);
-    }
+      for(size_t r = r0; r < r1; ++r) {
+        const float* xr = x.f32() + r * n;
+        float* yr = y.f32() + r * n;
+        LogSumExp lse(xr, n);
+        for(size_t j = 0; j < n; ++j)
+          yr[j] = lse.logProb(xr[j]);
+      }
   });
 }
 
@@ -68,16 +68,16 @@ void logSoftmax(Tensor y, Tensor x) {
 void logSoftmaxGrad(Tensor dx, Tensor y, Tensor dy) {
   size_t rows = y.shape.rows(), n = size_t(y.shape.back());
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
-  for(size_t r = r0; r < r1; ++r) {
-    const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
-    float* dr = dx.f32() + r * n;
-    float sum = 0.f;
+    for(size_t r = r0; r < r1; ++r) {
+      const float *yr = y.f32() + r * n, *gr = dy.f32() + r * n;
+      float* dr = dx.f32() + r * n;
+      float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
-    for(size_t j = 0; j < n; ++j)
-      sum += gr[j];
-    for(size_t j = 0; j < n; ++j)
-      dr[j] += gr[j] - fastExp(yr[j]) * sum;
-  }
+      for(size_t j = 0; j < n; ++j)
+        sum += gr[j];
+      for(size_t j = 0; j < n; ++j)
+        dr[j] += gr[j] - fastExp(yr[j]) * sum;
+    }
   });
 }
 
