@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "tensors/backend.h"
+#include "tensors/gpu/cublas_library.h"
 #include "tensors/gpu/gpu_context.h"
 
 namespace marian {
@@ -65,8 +66,8 @@ public:
     for(Context& c : lanes_) {
       c.id = id;
       CUDA_CHECK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
-      CUBLAS_CHECK(cublasCreate(&c.cublas));
-      CUBLAS_CHECK(cublasSetStream(c.cublas, c.stream));
+      CUBLAS_CHECK(cublasLibrary().create(&c.cublas));
+      CUBLAS_CHECK(cublasLibrary().setStream(c.cublas, c.stream));
       CUDA_CHECK(cudaMalloc(&c.deviceError, sizeof(DeviceError)));
       CUDA_CHECK(cudaMemsetAsync(c.deviceError, 0, sizeof(DeviceError), c.stream));
       CUDA_CHECK(cudaStreamSynchronize(c.stream));

@@ -1,5 +1,6 @@
 // Matrix products through cuBLAS. cuBLAS is column-major: a row-major C = op(A) op(B) is the
 // column-major C^T = op(B)^T op(A)^T, so every call passes B before A.
+#include "tensors/gpu/cublas_library.h"
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 #include "tensors/kernel_checks.h"
@@ -19,10 +20,10 @@ void sgemm(const Context& c, float* C, const float* A, const float* B, MatDims d
   int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   if(batch == 1)
-    CUBLAS_CHECK(cublasSgemm(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, A, lda, &beta, C, d.n));
+    CUBLAS_CHECK(cublasLibrary().sgemm(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, A, lda, &beta, C, d.n));
   else
-    CUBLAS_CHECK(cublasSgemmStridedBatched(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, strideB,
-                                           A, lda, strideA, &beta, C, d.n, strideC, batch));
+    CUBLAS_CHECK(cublasLibrary().sgemmStridedBatched(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, strideB,
+                                                     A, lda, strideA, &beta, C, d.n, strideC, batch));
 }
 
 }  // namespace
