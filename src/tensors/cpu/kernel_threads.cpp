@@ -24,13 +24,19 @@ void pause() {
 #endif
 }
 
-// Workers wait for a job's generation number: briefly spinning (kernels come in quick
-// succession within a step), then asleep on a condition variable (between steps, and while BLAS
-// runs its own threads on the same cores).
+std::atomic<int> threadsPerDevice{1};
+
+// The workers of one calling thread (each device's thread has its own, so devices sharing a
+// machine's cores each get their share). Workers wait for a job's generation number: briefly
+// spinning (kernels come in quick succession within a step), then asleep on a condition variable
+// (between steps).
 class KernelPool {
 public:
   static KernelPool& get() {
-    static KernelPool pool;
+    thread_local KernelPool pool;
+    int want = threadsPerDevice.load(std::memory_order_relaxed);
+    if(pool.threads() != want)
+      pool.resize(want);
     return pool;
   }
 
@@ -47,6 +53,7 @@ public:
   void run(size_t n, size_t minParallel, const std::function<void(size_t, size_t)>& f) {
     size_t parts = workers_.size() + 1;
     std::unique_lock<std::mutex> use(use_, std::defer_lock);
+    // busy: a kernel called from inside a part (none does today) runs on its caller
     if(parts == 1 || n < minParallel || n < parts || !use.try_lock())
       return f(0, n);
     job_ = &f;
@@ -126,11 +133,8 @@ private:
 
 }  // namespace
 
-void setKernelThreads(int threads) {
-  if(threads != KernelPool::get().threads())
-    KernelPool::get().resize(threads < 1 ? 1 : threads);
-}
-int kernelThreads() { return KernelPool::get().threads(); }
+void setKernelThreads(int threads) { threadsPerDevice.store(threads < 1 ? 1 : threads); }
+int kernelThreads() { return threadsPerDevice.load(std::memory_order_relaxed); }
 
 void parallelRanges(size_t n, size_t minParallel, const std::function<void(size_t, size_t)>& f) {
   KernelPool::get().run(n, minParallel, f);

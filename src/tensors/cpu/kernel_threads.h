@@ -11,14 +11,15 @@
 namespace marian {
 namespace cpu {
 
-// The threads, the caller's included (setBlasThreads: the device's share of the cores; BLAS runs
-// single-threaded inside each, cpu/gemm.cpp splitting the products).
+// The threads of each device, the caller's included (setBlasThreads: a device's share of the
+// cores; BLAS runs single-threaded inside each, cpu/gemm.cpp splitting the products). Every
+// thread that calls kernels (one per device) gets workers of its own on its first parallel kernel.
 void setKernelThreads(int threads);
 int kernelThreads();
 
 // Calls f(begin, end) on consecutive parts of [0, n) on the kernel threads and returns when all
-// are done; on the caller alone when n < minParallel, with one thread, or while another caller
-// holds the threads (several devices). An exception of any part is rethrown.
+// are done; on the caller alone when n < minParallel or with one thread. An exception of any part
+// is rethrown.
 void parallelRanges(size_t n, size_t minParallel, const std::function<void(size_t, size_t)>& f);
 
 // Below this many elements a kernel is not worth waking a thread for (a few microseconds).
