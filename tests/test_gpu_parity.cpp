@@ -195,6 +195,12 @@ TEST_F(GpuParity, DropoutMaskIsTheSameOnBothDevices) {
     kernels::bernoulliMask(m.cpu, keep, 0x1234567890ull);
     kernels::bernoulliMask(m.gpu, keep, 0x1234567890ull);
     expectSame(m, 0, "bernoulliMask");
+    Twin x = random({1000, 37}, 48), y = random({1000, 37}, 49);
+    for(bool acc : {false, true}) {
+      kernels::dropoutMultiply(y.cpu, x.cpu, keep, 77, acc);
+      kernels::dropoutMultiply(y.gpu, x.gpu, keep, 77, acc);
+      expectSame(y, 0, "dropoutMultiply");
+    }
   }
 }
 

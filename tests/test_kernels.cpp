@@ -157,6 +157,21 @@ TEST(Kernels, BroadcastAddSumsOverBroadcastAxes) {
   EXPECT_EQ(dst.host(), (std::vector<float>{2.5f, 3.5f, 4.5f}));
 }
 
+// Dropout without a stored mask multiplies by exactly the mask bernoulliMask draws.
+TEST(Kernels, DropoutMultiplyIsTimesTheBernoulliMask) {
+  size_t n = 50001;
+  HostTensor x(Shape{int(n)}, randomValues(n, 5)), mask(Shape{int(n)}), y(Shape{int(n)}), acc(Shape{int(n)}, randomValues(n, 6));
+  std::vector<float> before = acc.host();
+  kernels::bernoulliMask(mask.t, 0.7f, 99);
+  kernels::dropoutMultiply(y.t, x.t, 0.7f, 99, false);
+  kernels::dropoutMultiply(acc.t, x.t, 0.7f, 99, true);
+  std::vector<float> xs = x.host(), m = mask.host(), ys = y.host(), as = acc.host();
+  for(size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(ys[i], xs[i] * m[i]) << i;
+    ASSERT_EQ(as[i], before[i] + xs[i] * m[i]) << i;
+  }
+}
+
 TEST(Kernels, DropoutMaskRateAndDeterminism) {
   HostTensor m1(Shape{100000}), m2(Shape{100000}), m3(Shape{100000});
   kernels::bernoulliMask(m1.t, 0.7f, 42);

@@ -1,6 +1,7 @@
-// Dropout as x * mask, where the mask is a leaf drawn from the graph's seed at build time:
-// re-running forward on the same graph reuses the same mask, and the gradient is the mask
-// itself (through the multiplication's backward).
+// Dropout as x * mask, the mask drawn from a seed the graph hands out at build time: re-running
+// forward on the same graph gives the same mask. A mask of x's own shape is never stored (forward
+// and backward draw it again from the seed: memory the size of every dropped activation); a mask
+// that broadcasts (shared along some axes) is a leaf, and the multiplication's backward reads it.
 #include "graph/operators.h"
 #include "tensors/kernels.h"
 
@@ -21,6 +22,23 @@ private:
   uint64_t seed_;
 };
 
+class DropoutNode : public Node {
+public:
+  DropoutNode(Expr x, float keep) : Node(x->graph(), x->shape(), {x}), keep_(keep), seed_(x->graph().nextRandomSeed()) {}
+  const char* opName() const override { return "dropout"; }
+  bool backwardReadsValue() const override { return false; }
+  bool backwardReadsChild(size_t) const override { return false; }
+  void forward() override { kernels::dropoutMultiply(val_, child(0)->val(), keep_, seed_, false); }
+  void backward() override {
+    if(child(0)->needsGrad())
+      kernels::dropoutMultiply(child(0)->grad(), grad_, keep_, seed_, true);
+  }
+
+private:
+  float keep_;
+  uint64_t seed_;
+};
+
 }  // namespace
 
 Expr dropout(Expr x, float prob, const Shape& maskShape) {
@@ -29,6 +47,8 @@ Expr dropout(Expr x, float prob, const Shape& maskShape) {
     return x;
   ABORT_IF(Shape::broadcast(x->shape(), maskShape) != x->shape(),
            "dropout: mask {} does not broadcast onto {}", maskShape.toString(), x->shape().toString());
+  if(maskShape == x->shape())
+    return x->graph().record<DropoutNode>(x, 1.f - prob);
   Expr mask = x->graph().record<DropoutMaskNode>(x->graph(), maskShape, 1.f - prob);
   return x * mask;
 }

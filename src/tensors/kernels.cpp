@@ -66,6 +66,9 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   ON_DEVICE(onGpu(mask), bernoulliMask(mask, keep, seed));
 }
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
+  ON_DEVICE(onGpu(y), dropoutMultiply(y, x, keep, seed, accumulate));
+}
 
 void reduce(ReduceOp op, Tensor y, Tensor x, int axis) { ON_DEVICE(onGpu(y), reduce(op, y, x, axis)); }
 void reduceGrad(ReduceOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, int axis) {

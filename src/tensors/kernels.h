@@ -44,6 +44,9 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 // mask = 1/keep with probability keep, else 0; a counter-based hash of (seed, index), so the
 // same seed gives the same mask on every device and every re-run.
 void bernoulliMask(Tensor mask, float keep, uint64_t seed);
+// y (+)= x * the mask bernoulliMask(keep, seed) draws for x's shape, never stored: dropout's
+// forward, and its backward (dx += dy * mask) with accumulate.
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate);
 
 // --- reductions along one axis (the axis is kept with extent 1) ------------------------------
 void reduce(ReduceOp op, Tensor y, Tensor x, int axis);

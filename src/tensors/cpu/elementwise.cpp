@@ -122,5 +122,20 @@ void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   });
 }
 
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
+  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
+  float* out = y.f32();
+  const float* in = x.f32();
+  float scale = 1.f / keep;
+  uint32_t base = hashBase(seed), threshold = keepThreshold(keep);
+  parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
+    for(size_t i = b; i < e; ++i) {
+      float v = in[i] * (counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f);
+      out[i] = accumulate ? out[i] + v : v;
+    }
+  });
+}
+
 }  // namespace cpu
 }  // namespace marian

@@ -131,6 +131,14 @@ __global__ void bernoulliKernel(float* m, size_t n, uint32_t base, uint32_t thre
   GRID_STRIDE(i, n) m[i] = counterHash(base, i) < threshold || all ? scale : 0.f;
 }
 
+__global__ void dropoutKernel(float* y, const float* x, size_t n, uint32_t base, uint32_t threshold, bool all,
+                              float scale, bool accumulate) {
+  GRID_STRIDE(i, n) {
+    float v = x[i] * (counterHash(base, i) < threshold || all ? scale : 0.f);
+    y[i] = accumulate ? y[i] + v : v;
+  }
+}
+
 }  // namespace
 
 void fill(Tensor t, float value) {
@@ -253,6 +261,16 @@ void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   const Context& c = context(mask);
   bernoulliKernel<<<blocksFor(mask.size()), kThreads, 0, c.stream>>>(
       mask.f32(), mask.size(), hashBase(seed), keepThreshold(keep), keep == 1.f, 1.f / keep);
+  checkLaunch();
+}
+
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
+  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
+  const Context& c = context(y);
+  dropoutKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(), hashBase(seed),
+                                                               keepThreshold(keep), keep == 1.f, 1.f / keep,
+                                                               accumulate);
   checkLaunch();
 }
 
