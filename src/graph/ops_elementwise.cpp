@@ -12,14 +12,14 @@ public:
   UnaryNode(Expr x, UnaryOp op, const char* name, float p0 = 0.f, float p1 = 0.f)
       : Node(x->graph(), x->shape(), {x}), op_(op), name_(name), p0_(p0), p1_(p1) {}
   const char* opName() const override { return name_; }
-  // the functor's grad(x, y) reads y (exp, sqrt, sigmoid, tanh), x (log, square, relu, swish,
+  // the functor's grad(x, y) reads y (exp, sqrt, sigmoid, tanh, relu), x (log, square, swish,
   // gelu) or neither (neg, scale-shift): tensors/functors.h
   bool backwardReadsValue() const override {
-    return op_ == UnaryOp::Exp || op_ == UnaryOp::Sqrt || op_ == UnaryOp::Sigmoid || op_ == UnaryOp::Tanh;
+    return op_ == UnaryOp::Exp || op_ == UnaryOp::Sqrt || op_ == UnaryOp::Sigmoid || op_ == UnaryOp::Tanh ||
+           op_ == UnaryOp::Relu;
   }
   bool backwardReadsChild(size_t) const override {
-    return op_ == UnaryOp::Log || op_ == UnaryOp::Square || op_ == UnaryOp::Relu || op_ == UnaryOp::Swish ||
-           op_ == UnaryOp::Gelu;
+    return op_ == UnaryOp::Log || op_ == UnaryOp::Square || op_ == UnaryOp::Swish || op_ == UnaryOp::Gelu;
   }
   void forward() override { kernels::unary(op_, val_, child(0)->val(), p0_, p1_); }
   // dx += dy * f'(x)

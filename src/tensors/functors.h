@@ -70,8 +70,10 @@ struct Sigmoid  { float p0, p1; HOST_DEVICE float fwd(float x) const { return si
                                 HOST_DEVICE float grad(float, float y) const { return y * (1.f - y); } };
 struct Tanh     { float p0, p1; HOST_DEVICE float fwd(float x) const { return tanhApprox(x); }
                                 HOST_DEVICE float grad(float, float y) const { return 1.f - y * y; } };
+// relu's gradient from its output (y > 0 exactly where x > 0): the wide input of a feed-forward
+// layer's activation need not be kept for backward, its output is kept anyway (the next product)
 struct Relu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x > 0.f ? x : 0.f; }
-                                HOST_DEVICE float grad(float x, float) const { return x > 0.f ? 1.f : 0.f; } };
+                                HOST_DEVICE float grad(float, float y) const { return y > 0.f ? 1.f : 0.f; } };
 // swish(x) = x * sigmoid(x);  d/dx = s + x * s * (1 - s)
 struct Swish    { float p0, p1; HOST_DEVICE float fwd(float x) const { return x * sigmoid(x); }
                                 HOST_DEVICE float grad(float x, float) const {
