@@ -30,7 +30,10 @@ public:
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i == 1; }  // the row numbers
   void forward() override { kernels::headsFromRows(val_, child(0)->val(), child(1)->val(), false); }
-  void backward() override { kernels::rowsFromHeads(child(0)->grad(), grad_, child(1)->val(), true); }
+  void backward() override {
+    if(child(0)->needsGrad())
+      kernels::rowsFromHeads(child(0)->grad(), grad_, child(1)->val(), true);
+  }
 };
 
 Shape rowsShape(Expr heads, Expr rowOf, int rows) {
@@ -52,7 +55,10 @@ public:
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i == 1; }
   void forward() override { kernels::rowsFromHeads(val_, child(0)->val(), child(1)->val(), false); }
-  void backward() override { kernels::headsFromRows(child(0)->grad(), grad_, child(1)->val(), true); }
+  void backward() override {
+    if(child(0)->needsGrad())
+      kernels::headsFromRows(child(0)->grad(), grad_, child(1)->val(), true);
+  }
 };
 
 }  // namespace
