@@ -88,8 +88,7 @@ public:
     Expr emb = t == 0 ? g.constant({rows, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
                       : marian::rows(trgTable, g.indices(step.lastWords));
     Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
-    Expr x = process(g, "decoder_emb", postEmb_, emb * std::sqrt(float(dim_)) + layers::positions(g, 1, dim_, t),
-                     nullptr, "_pre");
+    Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t));
     Expr srcMask = state.get(g, "srcMask");
     for(int l = 1; l <= decDepth_; ++l) {
       auto self = [&](Expr in) {  // the cached positions and this one
@@ -129,10 +128,10 @@ private:
     Positions positions;
   };
 
-  // Embeddings emb [rows, dim] scaled by sqrt(dim) plus their positions, then the embedding
-  // post-processing (Marian pre-processes the embeddings).
-  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const Positions& p) {
-    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, p.real.times, dim_);
+  // Embeddings emb [rows, dim] scaled by sqrt(dim) plus the positions `times` of the rows, then
+  // the embedding post-processing (Marian pre-processes the embeddings).
+  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const std::vector<int>& times) {
+    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, times, dim_);
     return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");
   }
 
@@ -207,7 +206,7 @@ private:
     std::vector<int> ids;
     for(int i : src.real.flat)
       ids.push_back(batch.srcIds[size_t(i)]);
-    Expr x = embedWithPositions(g, rows(table, g.indices(std::move(ids))), "encoder", src);
+    Expr x = embedWithPositions(g, rows(table, g.indices(std::move(ids))), "encoder", src.real.times);
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
       x = attentionBlock(g, prefix + "_self", x, src,
@@ -247,7 +246,7 @@ private:
     }
     int n = trg.real.rows();
     Expr emb = rows(table, g.indices(std::move(previous))) * g.constant({n, 1}, std::move(notFirst));
-    Expr x = embedWithPositions(g, emb, "decoder", trg);
+    Expr x = embedWithPositions(g, emb, "decoder", trg.real.times);
     std::vector<float> causal(size_t(T) * T);
     for(int i = 0; i < T; ++i)
       for(int j = 0; j <= i; ++j)
