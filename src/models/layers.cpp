@@ -50,12 +50,14 @@ Expr positions(ExpressionGraph& g, int len, int dim, int start) {
 }
 
 Expr positions(ExpressionGraph& g, const std::vector<int>& times, int dim) {
-  int longest = times.empty() ? 0 : *std::max_element(times.begin(), times.end()) + 1;
-  std::vector<float> table(size_t(longest) * dim), pe(times.size() * dim);
-  for(int t = 0; t < longest; ++t)
-    sinusoid(&table[size_t(t) * dim], t, dim);
+  // each distinct position computed once: [first, last] (a decoding step's rows share one)
+  auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+  int first = times.empty() ? 0 : *lo, span = times.empty() ? 0 : *hi - first + 1;
+  std::vector<float> table(size_t(span) * dim), pe(times.size() * dim);
+  for(int t = 0; t < span; ++t)
+    sinusoid(&table[size_t(t) * dim], first + t, dim);
   for(size_t r = 0; r < times.size(); ++r)
-    std::copy_n(&table[size_t(times[r]) * dim], dim, &pe[r * dim]);
+    std::copy_n(&table[size_t(times[r] - first) * dim], dim, &pe[r * dim]);
   return g.constant({int(times.size()), dim}, std::move(pe));
 }
 
