@@ -42,13 +42,6 @@ void sinusoid(float* row, int t, int dim) {
 }
 }  // namespace
 
-Expr positions(ExpressionGraph& g, int len, int dim, int start) {
-  std::vector<float> pe(size_t(len) * dim);
-  for(int t = 0; t < len; ++t)
-    sinusoid(&pe[size_t(t) * dim], t + start, dim);
-  return g.constant({len, dim}, std::move(pe));
-}
-
 Expr positions(ExpressionGraph& g, const std::vector<int>& times, int dim) {
   // each distinct position computed once: [first, last] (a decoding step's rows share one)
   auto [lo, hi] = std::minmax_element(times.begin(), times.end());
@@ -77,6 +70,14 @@ RealPositions realPositions(const std::vector<float>& mask, int sentences, int l
   return p;
 }
 
+std::vector<int> RealPositions::pick(const std::vector<int>& perPosition) const {
+  std::vector<int> picked;
+  picked.reserve(flat.size());
+  for(int i : flat)
+    picked.push_back(perPosition[size_t(i)]);
+  return picked;
+}
+
 RealPositions allPositions(int sentences, int length) {
   return realPositions(std::vector<float>(size_t(sentences) * length, 1.f), sentences, length);
 }
@@ -101,15 +102,12 @@ Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const 
                         float smoothing, const std::string& prefix) {
   RealPositions real = realPositions(batch.trgMask, batch.sentences, batch.trgLen);
   Expr states = reshape(h, {batch.sentences * batch.trgLen, h->shape().back()});
-  return summedCrossEntropyOfRows(g, rows(states, g.indices(real.flat)), tied, vocab, batch, smoothing, prefix);
+  return summedCrossEntropyOfRows(g, rows(states, g.indices(real.flat)), tied, vocab, real.pick(batch.trgIds),
+                                  smoothing, prefix);
 }
 
-Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
+Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tied, int vocab, std::vector<int> labels,
                               float smoothing, const std::string& prefix) {
-  std::vector<int> labels;
-  for(size_t i = 0; i < batch.trgMask.size(); ++i)
-    if(batch.trgMask[i] != 0.f)
-      labels.push_back(batch.trgIds[i]);
   int n = int(labels.size());
   ABORT_IF(h->shape().rank() != 2 || h->shape()[0] != n, "States {} for {} target labels", h->shape().toString(), n);
   Expr logits = outputLayer(g, h, tied, vocab, prefix);

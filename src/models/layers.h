@@ -21,9 +21,8 @@ Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x, const std:
 Expr embeddingTable(ExpressionGraph& g, const std::string& name, int vocab, int dim);
 // rows of table for ids [batch, len]: [batch, len, dim]
 Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batch, int len);
-// sinusoidal positions [len, dim] (sines in the first half, cosines in the second, as Marian)
-Expr positions(ExpressionGraph& g, int len, int dim, int start = 0);
-// the same of the positions `times`: [times.size(), dim]
+// sinusoidal positions [times.size(), dim] of the positions `times` (sines in the first half,
+// cosines in the second, as Marian)
 Expr positions(ExpressionGraph& g, const std::vector<int>& times, int dim);
 
 // The real positions (words and </s>, not padding) of `sentences` sentences padded to `length`,
@@ -35,6 +34,8 @@ struct RealPositions {
   std::vector<int> flat;   // by row: its position b * length + t
   std::vector<int> times;  // by row: t
   int rows() const { return int(flat.size()); }
+  // the entries of a per-position array (ids [sentences * length]) at the rows
+  std::vector<int> pick(const std::vector<int>& perPosition) const;
 };
 RealPositions realPositions(const std::vector<float>& mask, int sentences, int length);
 // every position real (one row per position)
@@ -55,9 +56,8 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
 Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
                         const Batch& batch, float smoothing,
                         const std::string& prefix = "decoder_ff_logit_out");
-// the same from the states of the real target positions only, h [labels, dim] in the order of
-// realPositions(batch.trgMask, ...)
-Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, const Batch& batch,
+// the same from the states h [labels, dim] of the real target positions only and their labels
+Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, std::vector<int> labels,
                               float smoothing, const std::string& prefix = "decoder_ff_logit_out");
 
 }  // namespace layers

@@ -59,9 +59,10 @@ public:
 
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
     Encoded enc = encode(g, srcTable, batch, srcMask);
-    Expr dec = decode(g, trgTable, batch, enc, srcMask);
-    return layers::summedCrossEntropyOfRows(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_, batch,
-                                            training ? smoothing_ : 0.f);
+    Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, batch.trgLen));
+    Expr dec = decode(g, trgTable, batch, trg, enc, srcMask);
+    return layers::summedCrossEntropyOfRows(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_,
+                                            trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
 
   // The state: the source mask, and per decoder layer l the context attention's keys and values
@@ -203,10 +204,7 @@ private:
 
   Encoded encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
     Positions src = positionsOnGraph(g, layers::realPositions(batch.srcMask, batch.sentences, batch.srcLen));
-    std::vector<int> ids;
-    for(int i : src.real.flat)
-      ids.push_back(batch.srcIds[size_t(i)]);
-    Expr x = embedWithPositions(g, rows(table, g.indices(std::move(ids))), "encoder", src.real.times);
+    Expr x = embedWithPositions(g, rows(table, g.indices(src.real.pick(batch.srcIds))), "encoder", src.real.times);
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
       x = attentionBlock(g, prefix + "_self", x, src,
@@ -232,10 +230,10 @@ private:
   }
 
   // The whole target at once (training): each position attends to itself and those before it.
-  // Returns the rows of the real target positions.
-  Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, const Encoded& enc, Expr srcMask) {
+  // Returns the states of the real target positions trg.
+  Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, const Positions& trg, const Encoded& enc,
+              Expr srcMask) {
     int T = batch.trgLen;
-    Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, T));
     // each position's input is the word before it, a zero vector at the first position
     std::vector<int> previous;
     std::vector<float> notFirst;
