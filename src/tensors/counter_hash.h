@@ -35,6 +35,17 @@ COUNTER_HASH_FN uint32_t keepThreshold(float keep) {
   return uint32_t(t > 4294967295.0 ? 4294967295.0 : t);
 }
 
+// Dropout's mask, the same on every device: 1/keep where the draw of (seed, i) falls below keep's
+// threshold, else 0 (bernoulliMask stores it, dropoutMultiply draws it again when used).
+struct DropoutMask {
+  uint32_t base, threshold;
+  float scale;
+  bool all;  // keep == 1
+  COUNTER_HASH_FN DropoutMask(float keep, uint64_t seed)
+      : base(hashBase(seed)), threshold(keepThreshold(keep)), scale(1.f / keep), all(keep == 1.f) {}
+  COUNTER_HASH_FN float at(uint64_t i) const { return counterHash(base, i) < threshold || all ? scale : 0.f; }
+};
+
 // Strata for sampled thresholds: max(1000, n/100) strata (all n when n is smaller), position
 // in stratum s drawn from the hash.
 inline uint64_t sampleCount(uint64_t n) { return n / 100 > 1000 ? n / 100 : (n < 1000 ? n : 1000); }

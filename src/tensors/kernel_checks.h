@@ -87,6 +87,10 @@ inline std::pair<AxisView, AxisView> slab(Tensor whole, Tensor part, int axis, i
   return {w, p};
 }
 
+inline void keepProbability(float keep) {
+  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+}
+
 // The extents of headsFromRows/rowsFromHeads: heads [B, H, T, d], rows [N, H*d], rowOf [B*T].
 struct HeadDims {
   size_t B, H, T, d, N;

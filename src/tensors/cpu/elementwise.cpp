@@ -7,6 +7,7 @@
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/kernel_threads.h"
 #include "tensors/counter_hash.h"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace cpu {
@@ -112,26 +113,24 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 
 
 void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
-  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  checks::keepProbability(keep);
   float* m = mask.f32();
-  float scale = 1.f / keep;
-  uint32_t base = hashBase(seed), threshold = keepThreshold(keep);
+  DropoutMask draw(keep, seed);
   parallelRanges(mask.size(), kParallelElements, [=](size_t b, size_t e) {
     for(size_t i = b; i < e; ++i)
-      m[i] = counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f;
+      m[i] = draw.at(i);
   });
 }
 
 void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
-  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  checks::keepProbability(keep);
   ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
   float* out = y.f32();
   const float* in = x.f32();
-  float scale = 1.f / keep;
-  uint32_t base = hashBase(seed), threshold = keepThreshold(keep);
+  DropoutMask draw(keep, seed);
   parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
     for(size_t i = b; i < e; ++i) {
-      float v = in[i] * (counterHash(base, i) < threshold || keep == 1.f ? scale : 0.f);
+      float v = in[i] * draw.at(i);
       out[i] = accumulate ? out[i] + v : v;
     }
   });

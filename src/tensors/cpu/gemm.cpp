@@ -13,11 +13,15 @@ namespace cpu {
 namespace {
 using checks::MatDims;
 
-void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB,
-           float alpha, float beta) {
+// C [m x n] (row stride ldc) = alpha * op(A) op(B) + beta * C
+void sgemm(float* C, const float* A, const float* B, int m, int n, int k, int lda, int ldb, int ldc, bool transA,
+           bool transB, float alpha, float beta) {
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+              A, lda, B, ldb, beta, C, ldc);
+}
+void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB, float alpha, float beta) {
   int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              d.m, d.n, d.k, alpha, A, lda, B, ldb, beta, C, d.n);
+  sgemm(C, A, B, d.m, d.n, d.k, lda, ldb, d.n, transA, transB, alpha, beta);
 }
 
 // One product on the kernel threads: BLAS runs single-threaded in each of them (setBlasThreads),
@@ -26,21 +30,19 @@ void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, boo
 constexpr size_t kParallelProduct = size_t(1) << 18;  // multiply-adds; below, one thread
 void sgemmThreaded(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB,
                    float alpha, float beta) {
-  int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n), ldc = d.n;
   size_t work = size_t(d.m) * d.n * std::max(d.k, 1);
   if(work < kParallelProduct || kernelThreads() == 1)
     return sgemm(C, A, B, d, transA, transB, alpha, beta);
-  auto part = [&](int m, int n, const float* a, const float* b, float* c) {
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, d.k,
-                alpha, a, lda, b, ldb, beta, c, ldc);
-  };
+  int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n), ldc = d.n;
   if(d.m >= d.n)  // rows of C: rows of op(A)
     parallelRanges(size_t(d.m), 16, [&](size_t r0, size_t r1) {
-      part(int(r1 - r0), d.n, transA ? A + r0 : A + r0 * lda, B, C + r0 * ldc);
+      sgemm(C + r0 * ldc, transA ? A + r0 : A + r0 * lda, B, int(r1 - r0), d.n, d.k, lda, ldb, ldc, transA, transB,
+            alpha, beta);
     });
   else  // columns of C: columns of op(B)
     parallelRanges(size_t(d.n), 16, [&](size_t c0, size_t c1) {
-      part(d.m, int(c1 - c0), A, transB ? B + c0 * ldb : B + c0, C + c0);
+      sgemm(C + c0, A, transB ? B + c0 * ldb : B + c0, d.m, int(c1 - c0), d.k, lda, ldb, ldc, transA, transB, alpha,
+            beta);
     });
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace gpu {
@@ -126,15 +127,13 @@ __global__ void binaryGradKernel(float* out, bool accumulate, const float* a, co
   }
 }
 
-__global__ void bernoulliKernel(float* m, size_t n, uint32_t base, uint32_t threshold, bool all,
-                                float scale) {
-  GRID_STRIDE(i, n) m[i] = counterHash(base, i) < threshold || all ? scale : 0.f;
+__global__ void bernoulliKernel(float* m, size_t n, DropoutMask draw) {
+  GRID_STRIDE(i, n) m[i] = draw.at(i);
 }
 
-__global__ void dropoutKernel(float* y, const float* x, size_t n, uint32_t base, uint32_t threshold, bool all,
-                              float scale, bool accumulate) {
+__global__ void dropoutKernel(float* y, const float* x, size_t n, DropoutMask draw, bool accumulate) {
   GRID_STRIDE(i, n) {
-    float v = x[i] * (counterHash(base, i) < threshold || all ? scale : 0.f);
+    float v = x[i] * draw.at(i);
     y[i] = accumulate ? y[i] + v : v;
   }
 }
@@ -257,20 +256,19 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 }
 
 void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
-  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  checks::keepProbability(keep);
   const Context& c = context(mask);
-  bernoulliKernel<<<blocksFor(mask.size()), kThreads, 0, c.stream>>>(
-      mask.f32(), mask.size(), hashBase(seed), keepThreshold(keep), keep == 1.f, 1.f / keep);
+  bernoulliKernel<<<blocksFor(mask.size()), kThreads, 0, c.stream>>>(mask.f32(), mask.size(),
+                                                                     DropoutMask(keep, seed));
   checkLaunch();
 }
 
 void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
-  ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
+  checks::keepProbability(keep);
   ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
   const Context& c = context(y);
-  dropoutKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(), hashBase(seed),
-                                                               keepThreshold(keep), keep == 1.f, 1.f / keep,
-                                                               accumulate);
+  dropoutKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(),
+                                                               DropoutMask(keep, seed), accumulate);
   checkLaunch();
 }
 
