@@ -1,7 +1,10 @@
 // The expression graph: forward/backward mechanics, parameter memory, build-time shape errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "graph/operators.h"
+#include "tensors/arena.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -114,6 +117,70 @@ TEST(Graph, WorkspaceLimitIsEnforced) {
   Expr x = g.constant({512, 512}, std::vector<float>(512 * 512, 1.f));  // exactly 1 MB
   tanh(x);  // a second megabyte: over the limit
   EXPECT_THROW(g.forward(), Error);
+}
+
+// A table read by a dense node (a tied output layer, recorded last, so its backward runs first)
+// and by row lookups: with lookupsApart the table's gradient is ready right after the dense
+// node's backward and holds only its part; the lookups' rows land in the buffer handed out;
+// together they are the usual gradient. A table only looked up is not offered; an empty tensor
+// keeps the usual walk.
+TEST(Graph, LookupsApartLeaveTheTablesGradientReadyAfterItsDenseReaders) {
+  auto build = [](ExpressionGraph& g) {
+    Expr table = g.param("table", {5, 3}, inits::fromVector({0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f,
+                                                             0.9f, -1.0f, 1.1f, 1.2f, 1.3f, 1.4f, -1.5f}));
+    Expr other = g.param("other", {4, 3}, inits::fromValue(0.5f));
+    Expr h = g.param("h", {2, 3}, inits::fromVector({1, 2, 3, -1, 0.5f, 2}));
+    Expr ids = g.indices({1, 3, 1});
+    Expr a = rows(table, ids);  // row 1 twice
+    Expr b = rows(table, g.indices({0, 1}));
+    Expr c = rows(other, g.indices({2}));
+    Expr logits = dot(h, table, false, true);
+    Expr cost = sum(sum(a * a, 1), 0) + sum(sum(b, 1), 0) + sum(sum(c * c, 1), 0) + sum(sum(logits * logits, 1), 0);
+    g.forward();
+    return cost;
+  };
+  ExpressionGraph reference;
+  reference.backward(build(reference));
+  std::vector<float> full = kernels::toHost(reference.params().grad("table"));
+
+  ExpressionGraph g;
+  Expr cost = build(g);
+  size_t table = g.params().index("table");
+  FlatBuffer buffer(g.device(), Type::float32, 15);
+  std::vector<std::string> calls;
+  std::vector<float> atReady;
+  ExpressionGraph::GradientReady ready = [&](size_t p) {
+    calls.push_back("ready " + g.params().entries()[p].name);
+    if(p == table)
+      atReady = kernels::toHost(g.params().grad(table));
+  };
+  g.backward(cost, nullptr, false, ready, [&](size_t p) {
+    calls.push_back("apart " + g.params().entries()[p].name);
+    return buffer.all().reshaped(Shape({5, 3}));
+  });
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "apart table"), 1) << ::testing::PrintToString(calls);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "apart other"), 0);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "ready table"), 1);
+  auto at = [&](const std::string& c) { return std::find(calls.begin(), calls.end(), c) - calls.begin(); };
+  EXPECT_EQ(at("ready table"), at("apart table") + 1);
+  EXPECT_LT(at("ready table"), at("ready other"));  // the table's lookups come later in backward
+  std::vector<float> dense = kernels::toHost(g.params().grad(table)), rows = kernels::toHost(buffer.all());
+  EXPECT_EQ(atReady, dense);  // nothing added to the gradient after it was ready
+  for(size_t i = 0; i < 15; ++i) {
+    EXPECT_NEAR(dense[i] + rows[i], full[i], 1e-5f) << i;
+    if(i / 3 == 2 || i / 3 == 4)  // rows no lookup read
+      EXPECT_EQ(rows[i], 0.f) << i;
+  }
+  EXPECT_NEAR(rows[3], 2 * (2 * 0.4f) + 1, 1e-6f);  // row 1, looked up twice by a (d(a*a) = 2a) and once by b
+  EXPECT_NE(dense, full);
+
+  ExpressionGraph kept;  // an empty tensor: the lookups stay in the gradient, ready at the end
+  Expr keptCost = build(kept);
+  calls.clear();
+  kept.backward(keptCost, nullptr, false, [&](size_t p) { calls.push_back(kept.params().entries()[p].name); },
+                [&](size_t) { return Tensor(); });
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "table"), 1);
+  EXPECT_EQ(kernels::toHost(kept.params().grad("table")), full);
 }
 
 }  // namespace

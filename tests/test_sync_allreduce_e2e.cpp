@@ -61,6 +61,35 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
   EXPECT_LT(ce[2], ce[0]) << compressed.log;
 }
 
+// With tied target embeddings the output layer's backward (first) and the decoder's lookups
+// (last) both add to the table: with buckets and dense sums the lookups' rows are summed apart
+// after backward, so the table's bucket goes during backward. The Costs are those of one
+// allreduce after backward to float rounding (the table's two parts add in another order), on 2,
+// 3 and 4 ranks and with 2 devices per rank; compressed buckets keep the lookups in the gradient.
+TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
+  for(auto [ranks, devices] : {std::pair<int, int>{2, 1}, {2, 2}, {3, 1}, {4, 1}}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks x " + std::to_string(devices) + " devices");
+    std::string opts = "--sync-sgd --tied-embeddings --after-batches 20 --cpu-threads " + std::to_string(devices);
+    RunResult after = e2e::run("apart-0", opts + " --bucket-size 0", true, mpirun(ranks));
+    RunResult apart = e2e::run("apart-10k", opts + " --bucket-size 0.01", true, mpirun(ranks));
+    ASSERT_EQ(after.status, 0) << after.log;
+    ASSERT_EQ(apart.status, 0) << apart.log;
+    EXPECT_EQ(after.log.find("summed apart"), std::string::npos) << after.log;
+    EXPECT_NE(apart.log.find("Embedding lookups of decoder_Wemb are summed apart after backward"), std::string::npos)
+        << apart.log;
+    auto a = costs(after.log), b = costs(apart.log);
+    ASSERT_EQ(a.size(), 4u) << after.log;
+    ASSERT_EQ(a.size(), b.size()) << apart.log;
+    for(size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-5 * std::stod(a[i].second));
+  }
+  RunResult compressed = e2e::run("apart-topka", "--sync-sgd --tied-embeddings --after-batches 10 --bucket-size 0.01 "
+                                                 "--compression-density 0.1 --sparse-allreduce topka",
+                                  true, mpirun(2));
+  ASSERT_EQ(compressed.status, 0) << compressed.log;
+  EXPECT_EQ(compressed.log.find("summed apart"), std::string::npos) << compressed.log;
+}
+
 // The timeline shows the buckets' allreduce running while backward computes (on both ranks),
 // and none of it without buckets (the update's own thread reduces after backward).
 TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {

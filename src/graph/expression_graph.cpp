@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "tensors/backend.h"
@@ -215,7 +216,8 @@ std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vect
   return releaseAfter;
 }
 
-void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool accumulate, const GradientReady& ready) {
+void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool accumulate, const GradientReady& ready,
+                               const LookupsApart& lookupsApart) {
   ABORT_IF(nodes_.empty(), "backward() on an empty graph");
   if(!top)
     top = nodes_.back().get();
@@ -224,9 +226,23 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   if(!accumulate)
     params_.zeroGrads();
   Backend& backend = backendFor(device_);
-  for(auto& node : nodes_)
-    if(auto* p = dynamic_cast<ParamNode*>(node.get()))
-      node->grad_ = params_.grad(p->index());
+  auto pointParamsAt = [&](std::optional<size_t> only, Tensor grad) {
+    for(auto& node : nodes_)
+      if(auto* p = dynamic_cast<ParamNode*>(node.get()); p && (!only || p->index() == *only))
+        node->grad_ = only ? grad : params_.grad(p->index());
+  };
+  pointParamsAt(std::nullopt, Tensor());
+  std::function<bool(size_t)> apart;
+  if(lookupsApart)
+    apart = [&](size_t param) {
+      Tensor rows = lookupsApart(param);
+      if(rows.empty())
+        return false;
+      ABORT_IF(rows.shape != params_.grad(param).shape || rows.device != device_,
+               "The lookups' gradient of parameter {} must have its shape and device", param);
+      pointParamsAt(param, rows);
+      return true;
+    };
   // Nodes after `top` do not contribute to its gradient.
   size_t end = 0;
   while(nodes_[end].get() != top.get())
@@ -249,13 +265,15 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     n->grad_ = Tensor();
   }, [&](size_t i) {
     timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
-  }, ready);
+  }, ready, apart);
+  if(apart)
+    pointParamsAt(std::nullopt, Tensor());  // a lookups' buffer is the caller's, not the parameter's gradient
 }
 
 void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
                                        const std::function<void(Node*)>& release,
                                        const std::function<void(size_t)>& runBackward,
-                                       const GradientReady& ready) const {
+                                       const GradientReady& ready, const std::function<bool(size_t)>& apart) const {
   auto isParam = [](const Node* n) { return dynamic_cast<const ParamNode*>(n) != nullptr; };
   std::vector<char> has(end + 1, 0);  // by node: its gradient is allocated
   auto need = [&](Node* n) {
@@ -281,6 +299,26 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
       if(!used[param])
         ready(param);
   }
+  // Lookups apart: a parameter read by row lookups and by other nodes is offered after the
+  // backward of the other readers' first node, when a lookup comes earlier still (its backward
+  // later): from there on only lookups add to it.
+  std::vector<std::vector<size_t>> offerAfter;  // by node: the parameters offered after its backward
+  std::vector<char> wentApart;                  // by parameter
+  if(ready && apart) {
+    size_t count = params_.entries().size();
+    std::vector<size_t> firstOther(count, kNone), firstLookup(count, kNone);
+    for(size_t i = 0; i <= end; ++i)
+      for(size_t c = 0; c < nodes_[i]->children().size(); ++c)
+        if(auto* p = dynamic_cast<const ParamNode*>(nodes_[i]->child(c).get())) {
+          size_t& first = (nodes_[i]->addsRowsToChild(c) ? firstLookup : firstOther)[p->index()];
+          first = std::min(first, i);
+        }
+    offerAfter.resize(end + 1);
+    for(size_t param = 0; param < count; ++param)
+      if(firstOther[param] != kNone && firstLookup[param] < firstOther[param])
+        offerAfter[firstOther[param]].push_back(param);
+    wentApart.assign(count, 0);
+  }
   for(size_t i = end + 1; i-- > 0;) {
     Node* n = nodes_[i].get();
     if(n->needsGrad() && !isParam(n)) {
@@ -291,7 +329,13 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
       runBackward(i);
       release(n);
     }
-    if(ready && finalAt[i] != kNone)
+    if(!offerAfter.empty())
+      for(size_t param : offerAfter[i])
+        if(apart(param)) {
+          wentApart[param] = 1;
+          ready(param);
+        }
+    if(ready && finalAt[i] != kNone && (wentApart.empty() || !wentApart[finalAt[i]]))
       ready(finalAt[i]);
   }
 }

@@ -59,8 +59,14 @@ public:
   // (parameters the graph does not use: first), so communication can start while backward goes
   // on. On a GPU the gradient's kernels are issued, not finished, when it is called.
   using GradientReady = std::function<void(size_t param)>;
+  // With `lookupsApart` too: a parameter that row lookups (embeddings) read besides other nodes
+  // whose backward runs first (a tied output layer) is offered lookupsApart(param) once those
+  // others are done; when it returns a tensor of the parameter's shape (zeros), the lookups add
+  // their rows there instead, and the parameter's gradient is ready (final) at once, not at the
+  // end of backward. An empty tensor keeps the lookups in the gradient.
+  using LookupsApart = std::function<Tensor(size_t param)>;
   void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr, bool accumulate = false,
-                const GradientReady& ready = nullptr);
+                const GradientReady& ready = nullptr, const LookupsApart& lookupsApart = nullptr);
   // The workspace bytes forward(keep, withBackward) and then backward() of the recorded nodes
   // take, from their shapes alone (nothing is allocated or computed): what --mini-batch-fit
   // probes a batch size with.
@@ -81,11 +87,12 @@ private:
   std::vector<std::vector<size_t>> valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
   // backward's walk from node `end` (the top) down: allocate(n) before a gradient is first
   // written (the top's first), runBackward(i) for every node that needs a gradient, release(n)
-  // after it, `ready` as in backward. Parameters' gradients live in their own buffers and are
-  // neither allocated nor released.
+  // after it, `ready` as in backward; apart(param) is asked where backward offers lookupsApart
+  // and says whether the lookups went apart. Parameters' gradients live in their own buffers
+  // and are neither allocated nor released.
   void gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
                         const std::function<void(Node*)>& release, const std::function<void(size_t)>& runBackward,
-                        const GradientReady& ready) const;
+                        const GradientReady& ready, const std::function<bool(size_t)>& apart = nullptr) const;
 
   Device device_;
   uint64_t seed_;

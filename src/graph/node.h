@@ -52,6 +52,9 @@ public:
   // other values once the forward pass is done with them (ExpressionGraph::forward).
   virtual bool backwardReadsValue() const { return true; }
   virtual bool backwardReadsChild(size_t i) const { return true; }
+  // Whether backward() adds to child i's gradient only rows picked by an index (an embedding
+  // lookup): such additions can go to a buffer of their own (ExpressionGraph::LookupsApart).
+  virtual bool addsRowsToChild(size_t i) const { return false; }
 
   ExpressionGraph& graph() const { return graph_; }
   const Shape& shape() const { return shape_; }

@@ -23,6 +23,7 @@ public:
   const char* opName() const override { return "rows"; }
   void forward() override { kernels::gatherRows(val_, child(0)->val(), child(1)->val()); }
   void backward() override { kernels::scatterAddRows(child(0)->grad(), child(1)->val(), grad_); }
+  bool addsRowsToChild(size_t i) const override { return i == 0; }
 };
 
 }  // namespace

@@ -14,7 +14,8 @@ DeviceWorker::DeviceWorker(Device device, const Options& options, size_t srcVoca
       model_(createModel(options, srcVocab, trgVocab)) {}
 
 double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
-                                      const ExpressionGraph::GradientReady& ready) {
+                                      const ExpressionGraph::GradientReady& ready,
+                                      const ExpressionGraph::LookupsApart& lookupsApart) {
   double ceSum = 0;
   for(size_t p = 0; p < pieces.size(); ++p) {
     graph_->clear();
@@ -28,7 +29,7 @@ double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float co
     {
       timeline::Span span("backward", "compute");
       bool last = p + 1 == pieces.size();
-      graph_->backward(cost, nullptr, /*accumulate=*/p > 0, last ? ready : nullptr);
+      graph_->backward(cost, nullptr, /*accumulate=*/p > 0, last ? ready : nullptr, last ? lookupsApart : nullptr);
     }
     ceSum += kernels::toHost(ce->val())[0];
   }

@@ -16,9 +16,11 @@ public:
   // with the cost scaled by costScale; their gradients are summed in graph().params().grads().
   // Returns the summed cross-entropy (unscaled). randomSeed fixes the dropout masks (a function
   // of seed, update and device, so resumed runs draw the same masks). `ready` is told, during
-  // the last piece's backward, which parameters' gradients are final (ExpressionGraph::backward).
+  // the last piece's backward, which parameters' gradients are final, and lookupsApart where the
+  // embedding lookups of that backward may add instead (ExpressionGraph::backward).
   double computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
-                          const ExpressionGraph::GradientReady& ready = nullptr);
+                          const ExpressionGraph::GradientReady& ready = nullptr,
+                          const ExpressionGraph::LookupsApart& lookupsApart = nullptr);
   // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward).
   void initialize(const Batch& sample);
 

@@ -39,9 +39,11 @@ double now() {
 
 OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::vector<Range>& buckets,
                                          std::vector<Device> devices, Transport& transport,
-                                         std::function<void(size_t)> reduceBucket)
+                                         std::function<void(size_t)> reduceBucket,
+                                         std::function<void()> afterBackward)
     : buckets_(buckets), paramsIn_(buckets.size(), 0), devices_(std::move(devices)), transport_(transport),
-      reduceBucket_(std::move(reduceBucket)), remaining_(devices_.size()), devicesLeft_(buckets.size(), 0) {
+      reduceBucket_(std::move(reduceBucket)), afterBackward_(std::move(afterBackward)),
+      remaining_(devices_.size()), devicesLeft_(buckets.size(), 0) {
   for(const Parameters::Entry& e : layout.entries()) {
     auto inside = std::upper_bound(buckets_.begin(), buckets_.end(), e.offset,
                                    [](size_t offset, const Range& r) { return offset < r.end(); });
@@ -51,9 +53,11 @@ OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::ve
     ++paramsIn_[bucketOf_.back()];
   }
   finalOn_.resize(devices_.size());
-  for(size_t d = 0; d < devices_.size(); ++d)
+  for(size_t d = 0; d < devices_.size(); ++d) {
     for(size_t b = 0; b < buckets_.size(); ++b)
       finalOn_[d].push_back(backendFor(devices_[d]).createEvent());  // null on the CPU
+    backwardEndOn_.push_back(backendFor(devices_[d]).createEvent());
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -76,6 +80,7 @@ void OverlappedAllreduce::start(const std::vector<char>& active) {
   size_t count = size_t(std::count(active.begin(), active.end(), 1));
   firstActive_ = size_t(std::find(active.begin(), active.end(), 1) - active.begin());
   std::fill(devicesLeft_.begin(), devicesLeft_.end(), count);
+  devicesInBackward_ = count;
   for(size_t d = 0; d < devices_.size(); ++d)
     remaining_[d] = active[d] ? paramsIn_ : std::vector<size_t>(buckets_.size(), 0);
   firstOrder_.clear();
@@ -94,6 +99,14 @@ void OverlappedAllreduce::gradientReady(size_t d, size_t param) {
   if(d == firstActive_ && order_.empty())
     firstOrder_.push_back(b);
   if(--devicesLeft_[b] == 0)
+    changed_.notify_all();
+}
+
+void OverlappedAllreduce::backwardDone(size_t d) {
+  if(DeviceEvent* event = backwardEndOn_[d].get())
+    backendFor(devices_[d]).record(event);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if(--devicesInBackward_ == 0)
     changed_.notify_all();
 }
 
@@ -156,6 +169,23 @@ void OverlappedAllreduce::run() {
         }
         busy += now() - begin;
         lock.lock();
+      }
+      if(afterBackward_ && !failed_) {
+        changed_.wait(lock, [&] { return failed_ || devicesInBackward_ == 0; });
+        if(!failed_) {
+          lock.unlock();
+          double begin = now();
+          for(size_t d = 0; d < devices_.size(); ++d)
+            if(active_[d] && backwardEndOn_[d])
+              for(const Device& device : devices_)
+                backendFor(device).wait(backwardEndOn_[d].get());
+          {
+            timeline::Span span("allreduce after backward", "comm");
+            afterBackward_();
+          }
+          busy += now() - begin;
+          lock.lock();
+        }
       }
       lock.unlock();
       for(const Device& device : devices_)  // this lane's work is done before the update reads it

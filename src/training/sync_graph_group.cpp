@@ -11,8 +11,13 @@
 // ranks apply the same update to the same parameters: synchronous SGD across nodes. With
 // --bucket-size (default), steps 2 and the allreduce run per bucket of the gradient on a
 // communication thread as soon as backward has finished the bucket on every device
-// (OverlappedAllreduce), so communication hides behind the rest of backward.
+// (OverlappedAllreduce), so communication hides behind the rest of backward. With dense sums,
+// embedding lookups of a parameter that other nodes read too (a tied output layer, whose backward
+// comes first) add their rows apart (ExpressionGraph::LookupsApart): the parameter's bucket goes
+// during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -24,6 +29,7 @@
 #include "optimizers/parameter_shard.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
+#include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
 
@@ -70,8 +76,15 @@ public:
         std::vector<Device> devices;
         for(auto& w : workers_)
           devices.push_back(w->device());
+        std::function<void()> afterBackward;
+        if(!c.compresses()) {  // a selection would need the lookups' rows in its bucket
+          lookupSum_ = createAllreduce("topka", *transport_, AllreduceSettings());
+          lookupRows_.resize(workers_.size());
+          apart_.resize(workers_.size());
+          afterBackward = [this] { reduceLookupRows(); };
+        }
         overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
-                                                         [this](size_t b) { reduceBucket(b); });
+                                                         [this](size_t b) { reduceBucket(b); }, afterBackward);
       }
     }
   }
@@ -120,9 +133,14 @@ public:
           return;
         }
         ExpressionGraph::GradientReady ready;
+        ExpressionGraph::LookupsApart apart;
         if(overlap_)
           ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
-        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready);
+        if(lookupSum_)
+          apart = [this, d](size_t param) { return lookupRowsOf(d, param); };
+        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready, apart);
+        if(overlap_)
+          overlap_->backwardDone(d);
       });
     } catch(...) {
       if(overlap_)
@@ -307,6 +325,71 @@ private:
     reduceAcrossRanks(b);
   }
 
+  // Device d's buffer (zeros) for the rows that lookups of parameter `param` add apart.
+  Tensor lookupRowsOf(size_t d, size_t param) {
+    const Parameters::Entry& e = layout().entries()[param];
+    std::unique_ptr<FlatBuffer>& buffer = lookupRows_[d][param];
+    if(!buffer)
+      buffer = std::make_unique<FlatBuffer>(workers_[d]->device(), Type::float32, e.shape.elements());
+    Tensor rows = buffer->all().reshaped(e.shape);
+    kernels::fill(rows, 0.f);
+    apart_[d].push_back(param);
+    return rows;
+  }
+
+  // On the communication thread after every bucket: the rows that lookups added apart, summed
+  // over the node's devices, then over ranks as (index, value) pairs (topka: each rank's pairs
+  // gathered around the ring and added in rank order, the same on every rank), into the reduced
+  // gradient shards, averaged as the buckets are for mean cost types.
+  void reduceLookupRows() {
+    std::vector<size_t> params;
+    for(size_t d = 0; d < workers_.size(); ++d)
+      if(active_[d])
+        params.insert(params.end(), apart_[d].begin(), apart_[d].end());
+    std::sort(params.begin(), params.end(), [&](size_t a, size_t b) {
+      return layout().entries()[a].offset < layout().entries()[b].offset;
+    });
+    params.erase(std::unique(params.begin(), params.end()), params.end());
+    SparseVector mine;  // indices into the flat layout, ascending
+    for(size_t param : params) {
+      const Parameters::Entry& e = layout().entries()[param];
+      std::vector<float> sum(e.shape.elements(), 0.f);
+      for(size_t d = 0; d < workers_.size(); ++d)
+        if(active_[d] && std::find(apart_[d].begin(), apart_[d].end(), param) != apart_[d].end()) {
+          std::vector<float> rows = kernels::toHost(lookupRows_[d][param]->all());
+          for(size_t i = 0; i < sum.size(); ++i)
+            sum[i] += rows[i];
+        }
+      for(size_t i = 0; i < sum.size(); ++i)
+        if(sum[i] != 0.f) {
+          mine.indices.push_back(uint32_t(e.offset + i));
+          mine.values.push_back(sum[i]);
+        }
+    }
+    for(auto& a : apart_)
+      a.clear();
+    if(!loggedLookups_ && !params.empty() && transport_->rank() == 0) {
+      std::string names;
+      for(size_t param : params)
+        names += (names.empty() ? "" : ", ") + layout().entries()[param].name;
+      LOG(info, "[training] Embedding lookups of {} are summed apart after backward ({} values this update), "
+                "the rest of their gradient in its bucket during backward",
+          names, mine.size());
+    }
+    loggedLookups_ = loggedLookups_ || !params.empty();
+    SparseVector sum = lookupSum_->reduce(mine, layout().totalSize(), 0).sparse;
+    float scale = costType_ != "ce-sum" ? 1.f / float(transport_->size()) : 1.f;
+    for(size_t k = 0; k < shards_.size(); ++k) {
+      Range r = shards_[k]->range();
+      SparseVector part = slice(sum, uint32_t(r.offset), uint32_t(r.end()));
+      for(size_t i = 0; i < part.size(); ++i) {
+        part.indices[i] -= uint32_t(r.offset);
+        part.values[i] *= scale;
+      }
+      kernels::scatterAdd(gradShards_[k], part.indices, part.values);
+    }
+  }
+
   static std::string replicaName(int rank, const std::string& array) {
     return "replica.rank" + std::to_string(rank) + "." + array;
   }
@@ -429,6 +512,12 @@ private:
   std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
+  // dense sums with buckets: per device, the buffers of the rows lookups add apart, by parameter,
+  // and the parameters put apart in this update; their sum over ranks
+  std::vector<std::map<size_t, std::unique_ptr<FlatBuffer>>> lookupRows_;
+  std::vector<std::vector<size_t>> apart_;
+  std::unique_ptr<Allreduce> lookupSum_;
+  bool loggedLookups_ = false;
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };
 
