@@ -160,7 +160,7 @@ const std::vector<Spec>& specs() {
       {"compression-density", "", Float(1e-9, 1), "1", kTrain, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
       {"topk-selection", "", kString, "sampled", kTrain, "How the top-k threshold is found: exact, sampled, reuse"},
       {"topk-reuse-every", "", Int(1, 1e9), "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
-      {"bucket-size", "", Float(0, 1e6), "25", kTrain, "MB of gradients per allreduce bucket, started while backward goes on; 0: one allreduce after backward"},
+      {"bucket-size", "", Float(0, 1e6), "25", kTrain, "MB of gradients per allreduce bucket at most (parameters in the order backward finishes them), started while backward goes on; 0: one allreduce after backward"},
       {"oktopk-repartition-every", "", Int(1, 1e9), "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},

@@ -340,6 +340,17 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
   }
 }
 
+std::vector<size_t> ExpressionGraph::gradientOrder(bool lookupsApart) const {
+  ABORT_IF(nodes_.empty() || !nodes_.back()->needsGrad(), "gradientOrder() of a graph without a cost to derive");
+  std::vector<size_t> order;
+  std::function<bool(size_t)> apart;
+  if(lookupsApart)
+    apart = [](size_t) { return true; };
+  gradientSchedule(nodes_.size() - 1, [](Node*) {}, [](Node*) {}, [](size_t) {}, [&](size_t p) { order.push_back(p); },
+                   apart);
+  return order;
+}
+
 size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withBackward) const {
   // forward(keep, withBackward) and backward() step by step, a released block serving the next
   // allocation of its size as in Workspace::allocate

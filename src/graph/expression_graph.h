@@ -67,6 +67,10 @@ public:
   using LookupsApart = std::function<Tensor(size_t param)>;
   void backward(Expr top = nullptr, const std::vector<float>* seed = nullptr, bool accumulate = false,
                 const GradientReady& ready = nullptr, const LookupsApart& lookupsApart = nullptr);
+  // The parameter indices in the order backward() from the last recorded node calls `ready`
+  // (with lookupsApart taking every table it is offered), from the shapes of the nodes alone:
+  // what gradient buckets are cut by.
+  std::vector<size_t> gradientOrder(bool lookupsApart) const;
   // The workspace bytes forward(keep, withBackward) and then backward() of the recorded nodes
   // take, from their shapes alone (nothing is allocated or computed): what --mini-batch-fit
   // probes a batch size with.

@@ -40,6 +40,8 @@ void DeviceWorker::initialize(const Batch& sample) {
   graph_->clear();
   model_->loss(*graph_, sample, /*training=*/false);
   graph_->params().allocate();
+  for(bool apart : {false, true})
+    gradientOrder_[apart] = graph_->gradientOrder(apart);
   graph_->clear();
 }
 

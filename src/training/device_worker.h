@@ -23,6 +23,9 @@ public:
                           const ExpressionGraph::LookupsApart& lookupsApart = nullptr);
   // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward).
   void initialize(const Batch& sample);
+  // The order in which backward makes the parameters' gradients final (ExpressionGraph::
+  // gradientOrder of the sample's graph), with the embedding lookups apart or not.
+  const std::vector<size_t>& gradientOrder(bool lookupsApart) const { return gradientOrder_[lookupsApart]; }
 
   ExpressionGraph& graph() { return *graph_; }
   Parameters& params() { return graph_->params(); }
@@ -31,6 +34,7 @@ public:
 private:
   std::unique_ptr<ExpressionGraph> graph_;
   std::unique_ptr<EncoderDecoder> model_;
+  std::vector<size_t> gradientOrder_[2];
 };
 
 }  // namespace marian

@@ -23,19 +23,28 @@ void validateAllreduceOptions(const Options& o) {
 }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
-                                       uint64_t seed, const std::vector<Range>& buckets)
+                                       uint64_t seed, const std::vector<GradientBucket>& buckets)
     : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")),
       compression_(Compression::fromOptions(o, density_)) {
   for(const Tensor& t : shards)
     n_ += t.size();
   validateAllreduceOptions(o);
   if(buckets_.empty())
-    buckets_.push_back({0, n_});
-  for(size_t b = 0; b < buckets_.size(); ++b)
-    ABORT_IF(buckets_[b].offset != (b ? buckets_[b - 1].end() : 0) || buckets_[b].size == 0,
-             "GradientAllreducer: bucket {} [{}, {}) does not follow the one before", b, buckets_[b].offset,
-             buckets_[b].end());
-  ABORT_IF(buckets_.back().end() != n_, "GradientAllreducer: buckets cover {} of {} values", buckets_.back().end(), n_);
+    buckets_.push_back({{0, n_}});
+  std::vector<Range> all;  // every bucket's ranges: together [0, n) once
+  for(const GradientBucket& bucket : buckets_) {
+    ABORT_IF(bucketSize(bucket) == 0, "GradientAllreducer: an empty bucket");
+    bucketSizes_.push_back(bucketSize(bucket));
+    all.insert(all.end(), bucket.begin(), bucket.end());
+  }
+  std::sort(all.begin(), all.end(), [](const Range& a, const Range& b) { return a.offset < b.offset; });
+  size_t covered = 0;
+  for(const Range& r : all) {
+    ABORT_IF(r.offset != covered, "GradientAllreducer: the buckets' ranges {} [{}, {})", r.offset < covered ? "overlap at" : "leave a gap before",
+             r.offset, r.end());
+    covered = r.end();
+  }
+  ABORT_IF(covered != n_, "GradientAllreducer: buckets cover {} of {} values", covered, n_);
   AllreduceSettings settings;
   settings.repartitionEvery = o.get<int>("oktopk-repartition-every");
   settings.thresholdEvery = o.get<int>("topk-reuse-every");
@@ -50,14 +59,18 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   bucketPieces_.resize(buckets_.size());
   dense_.resize(buckets_.size());
   for(size_t b = 0; b < buckets_.size(); ++b) {
-    size_t shardBegin = 0;
-    for(size_t s = 0; s < shards.size(); ++s) {
-      size_t begin = std::max(shardBegin, buckets_[b].offset), end = std::min(shardBegin + shards[s].size(), buckets_[b].end());
-      if(begin < end) {
-        bucketPieces_[b].push_back(pieces_.size());
-        pieces_.push_back({s, b, {begin, end - begin}, begin - shardBegin});
+    size_t inBucket = 0;
+    for(const Range& range : buckets_[b]) {
+      size_t shardBegin = 0;
+      for(size_t s = 0; s < shards.size(); ++s) {
+        size_t begin = std::max(shardBegin, range.offset), end = std::min(shardBegin + shards[s].size(), range.end());
+        if(begin < end) {
+          bucketPieces_[b].push_back(pieces_.size());
+          pieces_.push_back({s, b, {begin, end - begin}, begin - shardBegin, inBucket + (begin - range.offset)});
+        }
+        shardBegin += shards[s].size();
       }
-      shardBegin += shards[s].size();
+      inBucket += range.size;
     }
   }
   if(density_ < 1.0)
@@ -114,14 +127,13 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
   for(const Tensor& t : shards)
     n += t.size();
   ABORT_IF(n != n_, "GradientAllreducer for {} values was given shards of {}", n_, n);
-  Range bucket = buckets_[b];
+  size_t size = bucketSizes_[b];
   const std::vector<size_t>& pieces = bucketPieces_[b];
   if(density_ >= 1.0) {  // dense: the whole bucket goes through the host anyway
     std::vector<float>& dense = dense_[b];
-    dense.resize(bucket.size);
+    dense.resize(size);
     auto hostView = [&](const Piece& p) {
-      return Tensor(dense.data() + (p.global.offset - bucket.offset), Shape({int(p.global.size)}), Type::float32,
-                    cpuDevice());
+      return Tensor(dense.data() + p.inBucket, Shape({int(p.global.size)}), Type::float32, cpuDevice());
     };
     for(size_t p : pieces)
       kernels::copy(hostView(pieces_[p]), pieceOf(pieces_[p], shards));
@@ -137,15 +149,15 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
     prepareLocal(pieces[i], pieceOf(p, shards));
     parts[i] = selectors_[pieces[i]]->select(pieceOf(p, shards), keptOf(p.global.size));
     for(size_t e = 0; e < parts[i].size(); ++e) {
-      sent.indices.push_back(uint32_t(p.global.offset - bucket.offset + parts[i].indices[e]));
+      sent.indices.push_back(uint32_t(p.inBucket + parts[i].indices[e]));
       sent.values.push_back(parts[i].values[e]);
     }
   }
-  AllreduceResult result = algorithms_[b]->reduce(sent, bucket.size, keptOf(bucket.size));
+  AllreduceResult result = algorithms_[b]->reduce(sent, size, keptOf(size));
   for(size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces_[pieces[i]];
     Tensor piece = pieceOf(p, shards);
-    size_t at = p.global.offset - bucket.offset;
+    size_t at = p.inBucket;
     if(result.isDense) {
       kernels::fromHost(piece, std::vector<float>(result.dense.begin() + long(at),
                                                   result.dense.begin() + long(at + p.global.size)));

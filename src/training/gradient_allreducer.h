@@ -3,8 +3,9 @@
 // 000-003): every rank's summed gradient goes through one allreduce algorithm, whole, or as its
 // top-k (--compression-density) with what was not sent kept as the rank's residual and added to
 // its next gradient. Global top-k schemes (gtopk, oktopk) also put back what they did not select.
-// The gradient may be cut into buckets (consecutive ranges of the flat layout) that are reduced
-// one by one, each as soon as backward has finished it (the sync group's communication thread):
+// The gradient may be cut into buckets (sets of ranges of the flat layout, training/gradient_buckets.h)
+// that are reduced one by one, each as soon as backward has finished it (the sync group's
+// communication thread):
 // a dense sum is the same whatever the buckets; with compression each bucket selects density x
 // its size, and each bucket has its own algorithm state (oktopk's regions and threshold).
 // Compression is what src/comm/compression.h describes: a warm-up of the density, momentum
@@ -18,15 +19,16 @@
 #include "comm/topk_selection.h"
 #include "common/options.h"
 #include "optimizers/model_state.h"
+#include "training/gradient_buckets.h"
 
 namespace marian {
 
 class GradientAllreducer {
 public:
   // shards: the node's gradient shards as reduce() will get them (their sizes and devices);
-  // buckets: consecutive ranges that cover the n values of the shards (empty: one bucket).
+  // buckets: disjoint sets of ranges that cover the n values of the shards (empty: one bucket).
   GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
-                     uint64_t seed, const std::vector<Range>& buckets = {});
+                     uint64_t seed, const std::vector<GradientBucket>& buckets = {});
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
   // each piece (a bucket's part of a shard) keeps its own residual and selects its own top
@@ -39,7 +41,7 @@ public:
   void setStep(uint64_t update) { step_ = update; }
   const Compression& compression() const { return compression_; }
   size_t buckets() const { return buckets_.size(); }
-  Range bucket(size_t b) const { return buckets_[b]; }
+  const GradientBucket& bucket(size_t b) const { return buckets_[b]; }
   // bytes on the wire since the last take, every bucket's, as the transport counted them (not
   // for dense)
   AllreduceBytes takeBytes() { return algorithms_[0]->takeBytes(); }
@@ -54,11 +56,12 @@ public:
   void restoreFrom(const ModelState& state, float residualScale = 1.f);
 
 private:
-  // A bucket's part of a shard: where it is in the flat layout and in its shard.
+  // A bucket's part of a shard (one of each range of the bucket): where it is in the flat
+  // layout, in its shard, and in the bucket's values.
   struct Piece {
     size_t shard, bucket;
     Range global;
-    size_t inShard;
+    size_t inShard, inBucket;
   };
   size_t keptOf(size_t n) const { return compression_.keptOf(n, step_); }
   // Before piece i selects: local clipping, and what local gradients need afterwards.
@@ -68,7 +71,8 @@ private:
   Tensor pieceOf(const Piece& p, const std::vector<Tensor>& shards) const;
 
   Transport& transport_;
-  std::vector<Range> buckets_;
+  std::vector<GradientBucket> buckets_;
+  std::vector<size_t> bucketSizes_;
   std::vector<std::unique_ptr<Allreduce>> algorithms_;  // one per bucket (their state is theirs)
   std::vector<Piece> pieces_;                            // by bucket, then shard
   std::vector<std::vector<size_t>> bucketPieces_;        // the pieces of each bucket

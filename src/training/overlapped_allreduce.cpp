@@ -9,52 +9,36 @@
 
 namespace marian {
 
-std::vector<Range> gradientBuckets(const Parameters& layout, size_t floats) {
-  std::vector<std::pair<size_t, size_t>> params;  // (offset, size) in layout order
-  for(const Parameters::Entry& e : layout.entries())
-    params.push_back({e.offset, e.shape.elements()});
-  std::sort(params.begin(), params.end());
-  std::vector<Range> buckets;
-  size_t n = layout.totalSize();
-  if(floats == 0 || params.empty())
-    return {{0, n}};
-  Range current{0, 0};
-  for(auto [offset, size] : params) {
-    current.size = offset + size - current.offset;
-    if(current.size >= floats) {
-      buckets.push_back(current);
-      current = {current.end(), 0};
-    }
-  }
-  if(current.offset < n)
-    buckets.push_back({current.offset, n - current.offset});
-  return buckets;
-}
-
 namespace {
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 }  // namespace
 
-OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::vector<Range>& buckets,
+OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::vector<GradientBucket>& buckets,
                                          std::vector<Device> devices, Transport& transport,
                                          std::function<void(size_t)> reduceBucket,
                                          std::function<void()> afterBackward)
-    : buckets_(buckets), paramsIn_(buckets.size(), 0), devices_(std::move(devices)), transport_(transport),
+    : buckets_(buckets.size()), paramsIn_(buckets.size(), 0), devices_(std::move(devices)), transport_(transport),
       reduceBucket_(std::move(reduceBucket)), afterBackward_(std::move(afterBackward)),
       remaining_(devices_.size()), devicesLeft_(buckets.size(), 0) {
+  std::vector<std::pair<Range, size_t>> ranges;  // every bucket's ranges, by offset
+  for(size_t b = 0; b < buckets.size(); ++b)
+    for(const Range& r : buckets[b])
+      ranges.push_back({r, b});
+  std::sort(ranges.begin(), ranges.end(), [](const auto& x, const auto& y) { return x.first.offset < y.first.offset; });
   for(const Parameters::Entry& e : layout.entries()) {
-    auto inside = std::upper_bound(buckets_.begin(), buckets_.end(), e.offset,
-                                   [](size_t offset, const Range& r) { return offset < r.end(); });
-    ABORT_IF(inside == buckets_.end() || e.offset + e.shape.elements() > inside->end(),
+    auto inside = std::upper_bound(ranges.begin(), ranges.end(), e.offset,
+                                   [](size_t offset, const auto& r) { return offset < r.first.end(); });
+    ABORT_IF(inside == ranges.end() || e.offset < inside->first.offset ||
+                 e.offset + e.shape.elements() > inside->first.end(),
              "Parameter '{}' is not inside one gradient bucket", e.name);
-    bucketOf_.push_back(size_t(inside - buckets_.begin()));
+    bucketOf_.push_back(inside->second);
     ++paramsIn_[bucketOf_.back()];
   }
   finalOn_.resize(devices_.size());
   for(size_t d = 0; d < devices_.size(); ++d) {
-    for(size_t b = 0; b < buckets_.size(); ++b)
+    for(size_t b = 0; b < buckets_; ++b)
       finalOn_[d].push_back(backendFor(devices_[d]).createEvent());  // null on the CPU
     backwardEndOn_.push_back(backendFor(devices_[d]).createEvent());
   }
@@ -82,7 +66,7 @@ void OverlappedAllreduce::start(const std::vector<char>& active) {
   std::fill(devicesLeft_.begin(), devicesLeft_.end(), count);
   devicesInBackward_ = count;
   for(size_t d = 0; d < devices_.size(); ++d)
-    remaining_[d] = active[d] ? paramsIn_ : std::vector<size_t>(buckets_.size(), 0);
+    remaining_[d] = active[d] ? paramsIn_ : std::vector<size_t>(buckets_, 0);
   firstOrder_.clear();
   failed_ = false;
   updating_ = true;
@@ -144,8 +128,8 @@ void OverlappedAllreduce::run() {
         if(!failed_) {
           std::vector<size_t> order = firstOrder_;
           lock.unlock();
-          ABORT_IF(order.size() != buckets_.size(), "Gradient buckets: backward finished {} of {}", order.size(),
-                   buckets_.size());
+          ABORT_IF(order.size() != buckets_, "Gradient buckets: backward finished {} of {}", order.size(),
+                   buckets_);
           for(size_t& b : order)
             b = size_t(transport_.broadcastFromRoot(b, transport_.peerTimeout(), "the order of the gradient buckets"));
           lock.lock();

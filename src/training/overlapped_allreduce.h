@@ -17,15 +17,11 @@
 #include <vector>
 
 #include "comm/transport.h"
-#include "common/equal_split.h"
 #include "graph/parameters.h"
 #include "tensors/backend.h"
+#include "training/gradient_buckets.h"
 
 namespace marian {
-
-// Consecutive ranges of the flat layout, each of whole parameters and at least `floats` values
-// (but the last); floats = 0: one bucket.
-std::vector<Range> gradientBuckets(const Parameters& layout, size_t floats);
 
 class OverlappedAllreduce {
 public:
@@ -33,7 +29,7 @@ public:
   // every GPU); devices: the node's devices, whose backward passes report to gradientReady;
   // afterBackward (optional): the thread's last work of every update, after every bucket and
   // every device's backwardDone.
-  OverlappedAllreduce(const Parameters& layout, const std::vector<Range>& buckets, std::vector<Device> devices,
+  OverlappedAllreduce(const Parameters& layout, const std::vector<GradientBucket>& buckets, std::vector<Device> devices,
                       Transport& transport, std::function<void(size_t bucket)> reduceBucket,
                       std::function<void()> afterBackward = nullptr);
   ~OverlappedAllreduce();
@@ -57,7 +53,7 @@ public:
 private:
   void run();
 
-  std::vector<Range> buckets_;
+  size_t buckets_;
   std::vector<size_t> bucketOf_;      // by parameter index
   std::vector<size_t> paramsIn_;      // parameters per bucket
   std::vector<Device> devices_;

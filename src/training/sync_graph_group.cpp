@@ -64,7 +64,10 @@ public:
       float megabytes = options_.get<float>("bucket-size");
       ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
       size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
-      std::vector<Range> buckets = gradientBuckets(workers_[0]->params(), floats);
+      // dense sums with buckets put embedding lookups apart (their rows are summed after backward)
+      bool lookupsApart = floats > 0 && options_.get<float>("compression-density") >= 1.f;
+      std::vector<GradientBucket> buckets =
+          gradientBuckets(workers_[0]->params(), floats, workers_[0]->gradientOrder(lookupsApart));
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
       if(localGradients())  // its bytes count with the allreduce's (the same channel)
@@ -77,7 +80,7 @@ public:
         for(auto& w : workers_)
           devices.push_back(w->device());
         std::function<void()> afterBackward;
-        if(!c.compresses()) {  // a selection would need the lookups' rows in its bucket
+        if(lookupsApart) {  // with compression the top-k selects from the whole table
           lookupSum_ = createAllreduce("topka", *transport_, AllreduceSettings());
           lookupRows_.resize(workers_.size());
           apart_.resize(workers_.size());
@@ -306,6 +309,10 @@ private:
       if(d != k && active_[d])
         kernels::add(mine, shardPart(d, k, range));
   }
+  void sumDevicesInto(size_t k, const GradientBucket& bucket) {
+    for(const Range& range : bucket)
+      sumDevicesInto(k, range);
+  }
 
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
   // which selects and scatters each piece where it lives. Mean cost types average over ranks,
@@ -314,8 +321,9 @@ private:
     allreducer_->reduceBucket(b, gradShards_);
     if(costType_ != "ce-sum")
       for(size_t k = 0; k < shards_.size(); ++k)
-        if(Tensor part = shardPart(k, k, allreducer_->bucket(b)); part.size() > 0)
-          kernels::scale(part, 1.f / float(transport_->size()));
+        for(const Range& range : allreducer_->bucket(b))
+          if(Tensor part = shardPart(k, k, range); part.size() > 0)
+            kernels::scale(part, 1.f / float(transport_->size()));
   }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
