@@ -29,27 +29,38 @@ TEST(SyncAllreduce, TwoRanksEveryAlgorithmPrintsTheSameCosts) {
   }
 }
 
-// Buckets of ~10 KB (this model's 33k parameters make 14) reduced while backward goes on print
-// the Costs of one allreduce after backward: on 2 ranks exactly (two numbers add exactly, in any
-// cut), also with 2 devices per rank; on 3 ranks to float rounding (MPI picks its reduction by
-// message size). Compressed, each bucket selects its own top-k and training learns.
+// `opts` on `ranks` ranks with one allreduce after backward and in buckets of ~10 KB (this
+// model's 33k parameters make more than a dozen): both must run and print the same number of
+// Costs (4); the bucketed run's log for the caller's checks.
+struct AfterAndBucketed {
+  std::vector<std::pair<int, std::string>> after, bucketed;
+  std::string log;
+};
+void runAfterAndBucketed(const std::string& name, const std::string& opts, int ranks, AfterAndBucketed& out) {
+  RunResult after = e2e::run(name + "-0", opts + " --bucket-size 0", true, mpirun(ranks));
+  RunResult bucketed = e2e::run(name + "-10k", opts + " --bucket-size 0.01", true, mpirun(ranks));
+  ASSERT_EQ(after.status, 0) << after.log;
+  ASSERT_EQ(bucketed.status, 0) << bucketed.log;
+  out = {costs(after.log), costs(bucketed.log), bucketed.log};
+  ASSERT_EQ(out.after.size(), 4u) << after.log;
+  ASSERT_EQ(out.after.size(), out.bucketed.size()) << bucketed.log;
+}
+
+// Buckets reduced while backward goes on print the Costs of one allreduce after backward: on 2
+// ranks exactly (two numbers add exactly, in any cut), also with 2 devices per rank; on 3 ranks
+// to float rounding (MPI picks its reduction by message size). Compressed, each bucket selects
+// its own top-k and training learns.
 TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
   for(auto [ranks, devices] : {std::pair<int, int>{2, 1}, {2, 2}, {3, 1}}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks x " + std::to_string(devices) + " devices");
-    std::string opts = "--sync-sgd --after-batches 20 --cpu-threads " + std::to_string(devices);
-    RunResult after = e2e::run("bucket-0", opts + " --bucket-size 0", true, mpirun(ranks));
-    RunResult overlapped = e2e::run("bucket-10k", opts + " --bucket-size 0.01", true, mpirun(ranks));
-    ASSERT_EQ(after.status, 0) << after.log;
-    ASSERT_EQ(overlapped.status, 0) << overlapped.log;
-    auto a = costs(after.log), b = costs(overlapped.log);
-    ASSERT_EQ(a.size(), 4u) << after.log;
-    ASSERT_EQ(a.size(), b.size()) << overlapped.log;
-    EXPECT_NE(overlapped.log.find(" : Hidden "), std::string::npos) << overlapped.log;
-    for(size_t i = 0; i < a.size(); ++i)
+    AfterAndBucketed r;
+    runAfterAndBucketed("bucket", "--sync-sgd --after-batches 20 --cpu-threads " + std::to_string(devices), ranks, r);
+    EXPECT_NE(r.log.find(" : Hidden "), std::string::npos) << r.log;
+    for(size_t i = 0; i < r.after.size(); ++i)
       if(ranks == 2)
-        EXPECT_EQ(a[i], b[i]);
+        EXPECT_EQ(r.after[i], r.bucketed[i]);
       else
-        EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-5 * std::stod(a[i].second));
+        EXPECT_NEAR(std::stod(r.after[i].second), std::stod(r.bucketed[i].second), 1e-5 * std::stod(r.after[i].second));
   }
   RunResult compressed = e2e::run("bucket-oktopk",
                                   "--sync-sgd --after-batches 60 --valid-freq 20 --bucket-size 0.01 "
@@ -69,19 +80,13 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
 TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
   for(auto [ranks, devices] : {std::pair<int, int>{2, 1}, {2, 2}, {3, 1}, {4, 1}}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks x " + std::to_string(devices) + " devices");
-    std::string opts = "--sync-sgd --tied-embeddings --after-batches 20 --cpu-threads " + std::to_string(devices);
-    RunResult after = e2e::run("apart-0", opts + " --bucket-size 0", true, mpirun(ranks));
-    RunResult apart = e2e::run("apart-10k", opts + " --bucket-size 0.01", true, mpirun(ranks));
-    ASSERT_EQ(after.status, 0) << after.log;
-    ASSERT_EQ(apart.status, 0) << apart.log;
-    EXPECT_EQ(after.log.find("summed apart"), std::string::npos) << after.log;
-    EXPECT_NE(apart.log.find("Embedding lookups of decoder_Wemb are summed apart after backward"), std::string::npos)
-        << apart.log;
-    auto a = costs(after.log), b = costs(apart.log);
-    ASSERT_EQ(a.size(), 4u) << after.log;
-    ASSERT_EQ(a.size(), b.size()) << apart.log;
-    for(size_t i = 0; i < a.size(); ++i)
-      EXPECT_NEAR(std::stod(a[i].second), std::stod(b[i].second), 1e-5 * std::stod(a[i].second));
+    AfterAndBucketed r;
+    runAfterAndBucketed("apart", "--sync-sgd --tied-embeddings --after-batches 20 --cpu-threads " + std::to_string(devices),
+                        ranks, r);
+    EXPECT_NE(r.log.find("Embedding lookups of decoder_Wemb are summed apart after backward"), std::string::npos)
+        << r.log;
+    for(size_t i = 0; i < r.after.size(); ++i)
+      EXPECT_NEAR(std::stod(r.after[i].second), std::stod(r.bucketed[i].second), 1e-5 * std::stod(r.after[i].second));
   }
   RunResult compressed = e2e::run("apart-topka", "--sync-sgd --tied-embeddings --after-batches 10 --bucket-size 0.01 "
                                                  "--compression-density 0.1 --sparse-allreduce topka",
