@@ -76,13 +76,18 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
 // (last) both add to the table: with buckets and dense sums the lookups' rows are summed apart
 // after backward, so the table's bucket goes during backward. The Costs are those of one
 // allreduce after backward to float rounding (the table's two parts add in another order), on 2,
-// 3 and 4 ranks and with 2 devices per rank; compressed buckets keep the lookups in the gradient.
+// 3 and 4 ranks, with 2 devices per rank, and with the mean cost types (the rows averaged over
+// ranks as the buckets are); compressed buckets keep the lookups in the gradient.
 TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
-  for(auto [ranks, devices] : {std::pair<int, int>{2, 1}, {2, 2}, {3, 1}, {4, 1}}) {
-    SCOPED_TRACE(std::to_string(ranks) + " ranks x " + std::to_string(devices) + " devices");
+  struct Case {
+    int ranks, devices;
+    std::string cost;
+  };
+  for(const Case& c : {Case{2, 1, "ce-sum"}, Case{2, 2, "ce-sum"}, Case{3, 1, "ce-mean-words"}, Case{4, 1, "ce-mean"}}) {
+    SCOPED_TRACE(std::to_string(c.ranks) + " ranks x " + std::to_string(c.devices) + " devices, " + c.cost);
     AfterAndBucketed r;
-    runAfterAndBucketed("apart", "--sync-sgd --tied-embeddings --after-batches 20 --cpu-threads " + std::to_string(devices),
-                        ranks, r);
+    runAfterAndBucketed("apart", "--sync-sgd --tied-embeddings --after-batches 20 --cost-type " + c.cost +
+                                     " --cpu-threads " + std::to_string(c.devices), c.ranks, r);
     EXPECT_NE(r.log.find("Embedding lookups of decoder_Wemb are summed apart after backward"), std::string::npos)
         << r.log;
     for(size_t i = 0; i < r.after.size(); ++i)

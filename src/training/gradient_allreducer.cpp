@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comm/allreduce/sparse_ops.h"
 #include "common/error.h"
 #include "common/logging.h"
 #include <cstring>
@@ -31,20 +32,9 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   validateAllreduceOptions(o);
   if(buckets_.empty())
     buckets_.push_back({{0, n_}});
-  std::vector<Range> all;  // every bucket's ranges: together [0, n) once
-  for(const GradientBucket& bucket : buckets_) {
-    ABORT_IF(bucketSize(bucket) == 0, "GradientAllreducer: an empty bucket");
+  checkBucketsCover(buckets_, n_);
+  for(const GradientBucket& bucket : buckets_)
     bucketSizes_.push_back(bucketSize(bucket));
-    all.insert(all.end(), bucket.begin(), bucket.end());
-  }
-  std::sort(all.begin(), all.end(), [](const Range& a, const Range& b) { return a.offset < b.offset; });
-  size_t covered = 0;
-  for(const Range& r : all) {
-    ABORT_IF(r.offset != covered, "GradientAllreducer: the buckets' ranges {} [{}, {})", r.offset < covered ? "overlap at" : "leave a gap before",
-             r.offset, r.end());
-    covered = r.end();
-  }
-  ABORT_IF(covered != n_, "GradientAllreducer: buckets cover {} of {} values", covered, n_);
   AllreduceSettings settings;
   settings.repartitionEvery = o.get<int>("oktopk-repartition-every");
   settings.thresholdEvery = o.get<int>("topk-reuse-every");
@@ -104,18 +94,6 @@ Tensor GradientAllreducer::pieceOf(const Piece& p, const std::vector<Tensor>& sh
   return shards[p.shard].slice(p.inShard, p.global.size);
 }
 
-namespace {
-// The entries of `v` in [begin, begin + n), with indices relative to begin.
-SparseVector range(const SparseVector& v, size_t begin, size_t n) {
-  SparseVector part;
-  auto first = std::lower_bound(v.indices.begin(), v.indices.end(), uint32_t(begin));
-  for(auto it = first; it != v.indices.end() && *it < begin + n; ++it) {
-    part.indices.push_back(uint32_t(*it - begin));
-    part.values.push_back(v.values[size_t(it - v.indices.begin())]);
-  }
-  return part;
-}
-}  // namespace
 
 void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
   for(size_t b = 0; b < buckets_.size(); ++b)
@@ -162,7 +140,7 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
       kernels::fromHost(piece, std::vector<float>(result.dense.begin() + long(at),
                                                   result.dense.begin() + long(at + p.global.size)));
     } else {
-      SparseVector mine = range(result.sparse, at, p.global.size);
+      SparseVector mine = sliceFrom(result.sparse, uint32_t(at), uint32_t(at + p.global.size));
       if(result.isSelection)  // what the global selection left out goes back to the residual
         selectors_[pieces[i]]->restoreUnselected(parts[i], mine);
       kernels::fill(piece, 0.f);

@@ -13,6 +13,42 @@ size_t bucketSize(const GradientBucket& bucket) {
   return n;
 }
 
+namespace {
+// Every bucket's ranges with their bucket, by offset.
+std::vector<std::pair<Range, size_t>> rangesByOffset(const std::vector<GradientBucket>& buckets) {
+  std::vector<std::pair<Range, size_t>> ranges;
+  for(size_t b = 0; b < buckets.size(); ++b)
+    for(const Range& r : buckets[b])
+      ranges.push_back({r, b});
+  std::sort(ranges.begin(), ranges.end(), [](const auto& x, const auto& y) { return x.first.offset < y.first.offset; });
+  return ranges;
+}
+}  // namespace
+
+void checkBucketsCover(const std::vector<GradientBucket>& buckets, size_t n) {
+  size_t covered = 0;
+  for(const auto& [r, b] : rangesByOffset(buckets)) {
+    ABORT_IF(r.offset != covered || r.size == 0, "Gradient bucket {}: its range [{}, {}) {}", b, r.offset, r.end(),
+             r.size == 0 ? "is empty" : r.offset < covered ? "overlaps another" : "leaves a gap before it");
+    covered = r.end();
+  }
+  ABORT_IF(covered != n, "Gradient buckets cover {} of {} values", covered, n);
+}
+
+std::vector<size_t> bucketOfEachParameter(const Parameters& layout, const std::vector<GradientBucket>& buckets) {
+  std::vector<std::pair<Range, size_t>> ranges = rangesByOffset(buckets);
+  std::vector<size_t> bucketOf;
+  for(const Parameters::Entry& e : layout.entries()) {
+    auto inside = std::upper_bound(ranges.begin(), ranges.end(), e.offset,
+                                   [](size_t offset, const auto& r) { return offset < r.first.end(); });
+    ABORT_IF(inside == ranges.end() || e.offset < inside->first.offset ||
+                 e.offset + e.shape.elements() > inside->first.end(),
+             "Parameter '{}' is not inside one gradient bucket", e.name);
+    bucketOf.push_back(inside->second);
+  }
+  return bucketOf;
+}
+
 std::vector<GradientBucket> gradientBuckets(const Parameters& layout, size_t floats, const std::vector<size_t>& order) {
   const auto& entries = layout.entries();
   size_t n = layout.totalSize();

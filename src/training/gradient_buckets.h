@@ -14,6 +14,10 @@ namespace marian {
 using GradientBucket = std::vector<Range>;
 
 size_t bucketSize(const GradientBucket& bucket);
+// Errors unless the buckets' ranges together cover [0, n) once.
+void checkBucketsCover(const std::vector<GradientBucket>& buckets, size_t n);
+// By parameter index: the bucket that holds it (whole, or an error).
+std::vector<size_t> bucketOfEachParameter(const Parameters& layout, const std::vector<GradientBucket>& buckets);
 
 // The parameters of `layout` taken in `order` (every parameter index once: the order in which
 // backward makes their gradients final, ExpressionGraph::gradientOrder), a bucket closed before

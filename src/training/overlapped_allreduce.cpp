@@ -22,20 +22,9 @@ OverlappedAllreduce::OverlappedAllreduce(const Parameters& layout, const std::ve
     : buckets_(buckets.size()), paramsIn_(buckets.size(), 0), devices_(std::move(devices)), transport_(transport),
       reduceBucket_(std::move(reduceBucket)), afterBackward_(std::move(afterBackward)),
       remaining_(devices_.size()), devicesLeft_(buckets.size(), 0) {
-  std::vector<std::pair<Range, size_t>> ranges;  // every bucket's ranges, by offset
-  for(size_t b = 0; b < buckets.size(); ++b)
-    for(const Range& r : buckets[b])
-      ranges.push_back({r, b});
-  std::sort(ranges.begin(), ranges.end(), [](const auto& x, const auto& y) { return x.first.offset < y.first.offset; });
-  for(const Parameters::Entry& e : layout.entries()) {
-    auto inside = std::upper_bound(ranges.begin(), ranges.end(), e.offset,
-                                   [](size_t offset, const auto& r) { return offset < r.first.end(); });
-    ABORT_IF(inside == ranges.end() || e.offset < inside->first.offset ||
-                 e.offset + e.shape.elements() > inside->first.end(),
-             "Parameter '{}' is not inside one gradient bucket", e.name);
-    bucketOf_.push_back(inside->second);
-    ++paramsIn_[bucketOf_.back()];
-  }
+  bucketOf_ = bucketOfEachParameter(layout, buckets);
+  for(size_t b : bucketOf_)
+    ++paramsIn_[b];
   finalOn_.resize(devices_.size());
   for(size_t d = 0; d < devices_.size(); ++d) {
     for(size_t b = 0; b < buckets_; ++b)
@@ -110,6 +99,12 @@ void OverlappedAllreduce::finish(bool failed) {
   }
 }
 
+void OverlappedAllreduce::waitOnEveryLane(DeviceEvent* event) {
+  if(event)  // null on the CPU
+    for(const Device& device : devices_)
+      backendFor(device).wait(event);
+}
+
 void OverlappedAllreduce::run() {
   flushDenormalsToZero();  // as the compute threads: the same sums bit for bit
   setDeviceLane(1);        // GPU transfers beside the compute stream, not behind it
@@ -144,9 +139,8 @@ void OverlappedAllreduce::run() {
         lock.unlock();
         double begin = now();
         for(size_t d = 0; d < devices_.size(); ++d)  // GPUs: this lane waits for the gradients' kernels
-          if(active_[d] && finalOn_[d][b])
-            for(const Device& device : devices_)
-              backendFor(device).wait(finalOn_[d][b].get());
+          if(active_[d])
+            waitOnEveryLane(finalOn_[d][b].get());
         {
           timeline::Span span("allreduce bucket", "comm");
           reduceBucket_(b);
@@ -160,9 +154,8 @@ void OverlappedAllreduce::run() {
           lock.unlock();
           double begin = now();
           for(size_t d = 0; d < devices_.size(); ++d)
-            if(active_[d] && backwardEndOn_[d])
-              for(const Device& device : devices_)
-                backendFor(device).wait(backwardEndOn_[d].get());
+            if(active_[d])
+              waitOnEveryLane(backwardEndOn_[d].get());
           {
             timeline::Span span("allreduce after backward", "comm");
             afterBackward_();

@@ -52,6 +52,8 @@ public:
 
 private:
   void run();
+  // GPUs: this thread's lane of every device waits until `event` (a device's point) has passed.
+  void waitOnEveryLane(DeviceEvent* event);
 
   size_t buckets_;
   std::vector<size_t> bucketOf_;      // by parameter index

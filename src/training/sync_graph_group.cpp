@@ -64,10 +64,15 @@ public:
       float megabytes = options_.get<float>("bucket-size");
       ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
       size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
-      // dense sums with buckets put embedding lookups apart (their rows are summed after backward)
-      bool lookupsApart = floats > 0 && options_.get<float>("compression-density") >= 1.f;
-      std::vector<GradientBucket> buckets =
-          gradientBuckets(workers_[0]->params(), floats, workers_[0]->gradientOrder(lookupsApart));
+      // Dense sums with buckets put the embedding lookups of tied tables apart (their rows are
+      // summed after backward) when there is such a table (the order changes) and more than one
+      // bucket for it to go early in.
+      DeviceWorker& first = *workers_[0];
+      bool lookupsApart = floats > 0 && options_.get<float>("compression-density") >= 1.f &&
+                          first.gradientOrder(true) != first.gradientOrder(false);
+      std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
+      lookupsApart = lookupsApart && buckets.size() > 1;
+      checkSameBucketsAsRankZero(buckets, lookupsApart);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
       if(localGradients())  // its bytes count with the allreduce's (the same channel)
@@ -99,7 +104,7 @@ public:
   std::string statusLine() override {
     if(!allreducer_)
       return "";
-    AllreduceBytes b = allreducer_->takeBytes();
+    AllreduceBytes b = allreducer_->takeBytes();  // the channel's: with the lookups' rows summed apart
     double perUpdate = updatesSinceStatus_ ? 1.0 / double(updatesSinceStatus_) : 0.0;
     updatesSinceStatus_ = 0;
     // the share of the allreduce's time that backward hid: the thread's busy time the update
@@ -131,8 +136,9 @@ public:
       overlap_->start(active_);
     try {
       parallelFor(n, [&](size_t d) {
-        if(!active_[d]) {
+        if(!active_[d]) {  // zeros, final before the communication thread's lane adds into them
           workers_[d]->params().zeroGrads();
+          backendFor(workers_[d]->device()).synchronize();
           return;
         }
         ExpressionGraph::GradientReady ready;
@@ -319,11 +325,31 @@ private:
   // as one rank averages over its devices' sentences or words.
   void reduceAcrossRanks(size_t b) {
     allreducer_->reduceBucket(b, gradShards_);
-    if(costType_ != "ce-sum")
+    if(float scale = rankMeanScale(); scale != 1.f)
       for(size_t k = 0; k < shards_.size(); ++k)
         for(const Range& range : allreducer_->bucket(b))
           if(Tensor part = shardPart(k, k, range); part.size() > 0)
-            kernels::scale(part, 1.f / float(transport_->size()));
+            kernels::scale(part, scale);
+  }
+
+  // What the sum over ranks is multiplied by: mean cost types average over ranks.
+  float rankMeanScale() const { return costType_ != "ce-sum" ? 1.f / float(transport_->size()) : 1.f; }
+
+  // The ranks must cut the same buckets (collectives match by order and size): rank 0's are
+  // broadcast as a hash and compared.
+  void checkSameBucketsAsRankZero(const std::vector<GradientBucket>& buckets, bool lookupsApart) {
+    uint64_t hash = 1469598103934665603ull ^ uint64_t(lookupsApart);
+    for(const GradientBucket& bucket : buckets) {
+      for(const Range& r : bucket)
+        for(uint64_t v : {uint64_t(r.offset), uint64_t(r.size)})
+          hash = (hash ^ v) * 1099511628211ull;
+      hash = (hash ^ 0xB0C4E7ull) * 1099511628211ull;  // where a bucket ends
+    }
+    uint64_t root = transport_->broadcastFromRoot(hash, transport_->peerTimeout(), "the gradient buckets");
+    ABORT_IF(root != hash,
+             "Rank {} cut {} gradient buckets{} that differ from rank 0's: the ranks built different graphs (give every "
+             "rank the same model options)",
+             transport_->rank(), buckets.size(), lookupsApart ? " (lookups apart)" : "");
   }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
@@ -386,14 +412,12 @@ private:
     }
     loggedLookups_ = loggedLookups_ || !params.empty();
     SparseVector sum = lookupSum_->reduce(mine, layout().totalSize(), 0).sparse;
-    float scale = costType_ != "ce-sum" ? 1.f / float(transport_->size()) : 1.f;
+    float scale = rankMeanScale();
     for(size_t k = 0; k < shards_.size(); ++k) {
       Range r = shards_[k]->range();
-      SparseVector part = slice(sum, uint32_t(r.offset), uint32_t(r.end()));
-      for(size_t i = 0; i < part.size(); ++i) {
-        part.indices[i] -= uint32_t(r.offset);
-        part.values[i] *= scale;
-      }
+      SparseVector part = sliceFrom(sum, uint32_t(r.offset), uint32_t(r.end()));
+      for(float& v : part.values)
+        v *= scale;
       kernels::scatterAdd(gradShards_[k], part.indices, part.values);
     }
   }

@@ -52,6 +52,13 @@ SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end) {
   return out;
 }
 
+SparseVector sliceFrom(const SparseVector& v, uint32_t begin, uint32_t end) {
+  SparseVector out = slice(v, begin, end);
+  for(uint32_t& i : out.indices)
+    i -= begin;
+  return out;
+}
+
 SparseVector largestK(const SparseVector& v, size_t k) {
   if(v.size() <= k)
     return v;

@@ -12,6 +12,8 @@ namespace marian {
 SparseVector mergeSparse(const SparseVector& a, const SparseVector& b);
 // The pairs of v with index in [begin, end)
 SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end);
+// The same, with indices relative to begin (a part of the vector as a vector of its own)
+SparseVector sliceFrom(const SparseVector& v, uint32_t begin, uint32_t end);
 // The k entries of v with the largest magnitude (ties: the lower index), in index order.
 SparseVector largestK(const SparseVector& v, size_t k);
 // v's values at `indices` (sorted), 0 where v has none
