@@ -351,6 +351,16 @@ std::vector<size_t> ExpressionGraph::gradientOrder(bool lookupsApart) const {
   return order;
 }
 
+std::vector<size_t> ExpressionGraph::lookupTables() const {
+  ABORT_IF(nodes_.empty() || !nodes_.back()->needsGrad(), "lookupTables() of a graph without a cost to derive");
+  std::vector<size_t> tables;
+  gradientSchedule(nodes_.size() - 1, [](Node*) {}, [](Node*) {}, [](size_t) {}, [](size_t) {}, [&](size_t p) {
+    tables.push_back(p);
+    return false;
+  });
+  return tables;
+}
+
 size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withBackward) const {
   // forward(keep, withBackward) and backward() step by step, a released block serving the next
   // allocation of its size as in Workspace::allocate

@@ -71,6 +71,8 @@ public:
   // (with lookupsApart taking every table it is offered), from the shapes of the nodes alone:
   // what gradient buckets are cut by.
   std::vector<size_t> gradientOrder(bool lookupsApart) const;
+  // The parameters backward() would offer to lookupsApart (tables that lookups and other nodes read).
+  std::vector<size_t> lookupTables() const;
   // The workspace bytes forward(keep, withBackward) and then backward() of the recorded nodes
   // take, from their shapes alone (nothing is allocated or computed): what --mini-batch-fit
   // probes a batch size with.

@@ -42,6 +42,7 @@ void DeviceWorker::initialize(const Batch& sample) {
   graph_->params().allocate();
   for(bool apart : {false, true})
     gradientOrder_[apart] = graph_->gradientOrder(apart);
+  lookupTables_ = graph_->lookupTables();
   graph_->clear();
 }
 

@@ -26,6 +26,8 @@ public:
   // The order in which backward makes the parameters' gradients final (ExpressionGraph::
   // gradientOrder of the sample's graph), with the embedding lookups apart or not.
   const std::vector<size_t>& gradientOrder(bool lookupsApart) const { return gradientOrder_[lookupsApart]; }
+  // The tables whose lookups can go apart (ExpressionGraph::lookupTables of the sample's graph).
+  const std::vector<size_t>& lookupTables() const { return lookupTables_; }
 
   ExpressionGraph& graph() { return *graph_; }
   Parameters& params() { return graph_->params(); }
@@ -35,6 +37,7 @@ private:
   std::unique_ptr<ExpressionGraph> graph_;
   std::unique_ptr<EncoderDecoder> model_;
   std::vector<size_t> gradientOrder_[2];
+  std::vector<size_t> lookupTables_;
 };
 
 }  // namespace marian

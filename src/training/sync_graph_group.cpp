@@ -68,11 +68,16 @@ public:
       // summed after backward) when there is such a table (the order changes) and more than one
       // bucket for it to go early in.
       DeviceWorker& first = *workers_[0];
-      bool lookupsApart = floats > 0 && options_.get<float>("compression-density") >= 1.f &&
-                          first.gradientOrder(true) != first.gradientOrder(false);
+      bool lookupsApart =
+          floats > 0 && options_.get<float>("compression-density") >= 1.f && !first.lookupTables().empty();
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
-      lookupsApart = lookupsApart && buckets.size() > 1;
-      checkSameBucketsAsRankZero(buckets, lookupsApart);
+      if(lookupsApart && buckets.size() > 1) {
+        lookupTables_ = first.lookupTables();
+        std::sort(lookupTables_.begin(), lookupTables_.end(),
+                  [&](size_t a, size_t b) { return layout().entries()[a].offset < layout().entries()[b].offset; });
+      }
+      lookupsApart = !lookupTables_.empty();
+      checkSameBucketsAsRankZero(buckets);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
       if(localGradients())  // its bytes count with the allreduce's (the same channel)
@@ -87,6 +92,7 @@ public:
         std::function<void()> afterBackward;
         if(lookupsApart) {  // with compression the top-k selects from the whole table
           lookupSum_ = createAllreduce("topka", *transport_, AllreduceSettings());
+          lookupDense_ = createAllreduce("ring", *transport_, AllreduceSettings());
           lookupRows_.resize(workers_.size());
           apart_.resize(workers_.size());
           afterBackward = [this] { reduceLookupRows(); };
@@ -337,8 +343,10 @@ private:
 
   // The ranks must cut the same buckets (collectives match by order and size): rank 0's are
   // broadcast as a hash and compared.
-  void checkSameBucketsAsRankZero(const std::vector<GradientBucket>& buckets, bool lookupsApart) {
-    uint64_t hash = 1469598103934665603ull ^ uint64_t(lookupsApart);
+  void checkSameBucketsAsRankZero(const std::vector<GradientBucket>& buckets) {
+    uint64_t hash = 1469598103934665603ull;
+    for(size_t table : lookupTables_)
+      hash = (hash ^ layout().entries()[table].offset) * 1099511628211ull;
     for(const GradientBucket& bucket : buckets) {
       for(const Range& r : bucket)
         for(uint64_t v : {uint64_t(r.offset), uint64_t(r.size)})
@@ -349,7 +357,7 @@ private:
     ABORT_IF(root != hash,
              "Rank {} cut {} gradient buckets{} that differ from rank 0's: the ranks built different graphs (give every "
              "rank the same model options)",
-             transport_->rank(), buckets.size(), lookupsApart ? " (lookups apart)" : "");
+             transport_->rank(), buckets.size(), lookupTables_.empty() ? "" : " (lookups apart)");
   }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
@@ -372,50 +380,71 @@ private:
   }
 
   // On the communication thread after every bucket: the rows that lookups added apart, summed
-  // over the node's devices, then over ranks as (index, value) pairs (topka: each rank's pairs
-  // gathered around the ring and added in rank order, the same on every rank), into the reduced
-  // gradient shards, averaged as the buckets are for mean cost types.
+  // over the node's devices, then over ranks, into the reduced gradient shards (averaged as the
+  // buckets are for mean cost types). Over ranks as 8-byte (index, value) pairs (topka: each
+  // rank's gathered around the ring and added in rank order, the same on every rank) while the
+  // ranks together looked up fewer rows than the tables have; otherwise the tables whole (ring),
+  // which then moves fewer bytes. An idle rank takes part with zeros.
   void reduceLookupRows() {
-    std::vector<size_t> params;
-    for(size_t d = 0; d < workers_.size(); ++d)
-      if(active_[d])
-        params.insert(params.end(), apart_[d].begin(), apart_[d].end());
-    std::sort(params.begin(), params.end(), [&](size_t a, size_t b) {
-      return layout().entries()[a].offset < layout().entries()[b].offset;
-    });
-    params.erase(std::unique(params.begin(), params.end()), params.end());
-    SparseVector mine;  // indices into the flat layout, ascending
-    for(size_t param : params) {
-      const Parameters::Entry& e = layout().entries()[param];
+    std::vector<std::vector<float>> sums;  // by table: this rank's rows
+    float rows = 0, tableRows = 0;         // whole numbers below 2^24: exact in floats
+    for(size_t table : lookupTables_) {
+      const Parameters::Entry& e = layout().entries()[table];
       std::vector<float> sum(e.shape.elements(), 0.f);
       for(size_t d = 0; d < workers_.size(); ++d)
-        if(active_[d] && std::find(apart_[d].begin(), apart_[d].end(), param) != apart_[d].end()) {
-          std::vector<float> rows = kernels::toHost(lookupRows_[d][param]->all());
+        if(active_[d] && std::find(apart_[d].begin(), apart_[d].end(), table) != apart_[d].end()) {
+          std::vector<float> part = kernels::toHost(lookupRows_[d][table]->all());
           for(size_t i = 0; i < sum.size(); ++i)
-            sum[i] += rows[i];
+            sum[i] += part[i];
         }
-      for(size_t i = 0; i < sum.size(); ++i)
-        if(sum[i] != 0.f) {
-          mine.indices.push_back(uint32_t(e.offset + i));
-          mine.values.push_back(sum[i]);
-        }
+      size_t width = size_t(e.shape.back());
+      for(size_t row = 0; row * width < sum.size(); ++row)
+        rows += std::any_of(sum.begin() + long(row * width), sum.begin() + long((row + 1) * width),
+                            [](float v) { return v != 0.f; });
+      tableRows += float(sum.size() / width);
+      sums.push_back(std::move(sum));
     }
     for(auto& a : apart_)
       a.clear();
-    if(!loggedLookups_ && !params.empty() && transport_->rank() == 0) {
-      std::string names;
-      for(size_t param : params)
-        names += (names.empty() ? "" : ", ") + layout().entries()[param].name;
-      LOG(info, "[training] Embedding lookups of {} are summed apart after backward ({} values this update), "
-                "the rest of their gradient in its bucket during backward",
-          names, mine.size());
+    float lookedUp = rows;
+    transport_->allreduceSum(&lookedUp, 1, transport_->peerTimeout(), "the count of rows looked up");
+    bool asPairs = lookedUp < tableRows;
+    SparseVector summed;  // over ranks, indices into the flat layout
+    if(asPairs) {
+      SparseVector mine;
+      for(size_t t = 0; t < lookupTables_.size(); ++t)
+        for(size_t i = 0; i < sums[t].size(); ++i)
+          if(sums[t][i] != 0.f) {
+            mine.indices.push_back(uint32_t(layout().entries()[lookupTables_[t]].offset + i));
+            mine.values.push_back(sums[t][i]);
+          }
+      summed = lookupSum_->reduce(mine, layout().totalSize(), 0).sparse;
+    } else {
+      std::vector<float> dense;
+      for(const std::vector<float>& sum : sums)
+        dense.insert(dense.end(), sum.begin(), sum.end());
+      lookupDense_->sumDense(dense);
+      size_t at = 0;
+      for(size_t table : lookupTables_)
+        for(size_t i = 0, offset = layout().entries()[table].offset; i < layout().entries()[table].shape.elements(); ++i, ++at)
+          if(dense[at] != 0.f) {
+            summed.indices.push_back(uint32_t(offset + i));
+            summed.values.push_back(dense[at]);
+          }
     }
-    loggedLookups_ = loggedLookups_ || !params.empty();
-    SparseVector sum = lookupSum_->reduce(mine, layout().totalSize(), 0).sparse;
+    if(transport_->rank() == 0 && !loggedLookups_[asPairs]) {
+      loggedLookups_[asPairs] = true;
+      std::string names;
+      for(size_t table : lookupTables_)
+        names += (names.empty() ? "" : ", ") + layout().entries()[table].name;
+      LOG(info, "[training] Embedding lookups of {} are summed apart after backward, {} ({} of {} rows looked up over "
+                "the ranks in this update); the rest of their gradient in its bucket during backward",
+          names, asPairs ? "as (index, value) pairs" : "as a dense allreduce of the tables", lookedUp, tableRows);
+    }
     float scale = rankMeanScale();
     for(size_t k = 0; k < shards_.size(); ++k) {
       Range r = shards_[k]->range();
-      SparseVector part = sliceFrom(sum, uint32_t(r.offset), uint32_t(r.end()));
+      SparseVector part = sliceFrom(summed, uint32_t(r.offset), uint32_t(r.end()));
       for(float& v : part.values)
         v *= scale;
       kernels::scatterAdd(gradShards_[k], part.indices, part.values);
@@ -548,8 +577,9 @@ private:
   // and the parameters put apart in this update; their sum over ranks
   std::vector<std::map<size_t, std::unique_ptr<FlatBuffer>>> lookupRows_;
   std::vector<std::vector<size_t>> apart_;
-  std::unique_ptr<Allreduce> lookupSum_;
-  bool loggedLookups_ = false;
+  std::vector<size_t> lookupTables_;               // by offset; empty: lookups stay in the gradient
+  std::unique_ptr<Allreduce> lookupSum_, lookupDense_;  // their rows over ranks: as pairs, or the tables whole
+  bool loggedLookups_[2] = {false, false};         // by path (dense, pairs)
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };
 
