@@ -17,6 +17,7 @@
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
+#include "comm/allreduce/row_allgather.h"
 #include "comm/transport.h"
 #include "common/error.h"
 
@@ -308,6 +309,50 @@ inline void pipelinedAlgorithmsWithTinySegments(Transport& t) {
           }
         }
     }
+}
+
+// The rows of an embedding table's lookups (createRowAllgather): for rows of several widths, on
+// every pattern and on whole rows, the dense reference and topka's sum bit for bit, and the bytes
+// of whole rows (one index a row) about half of topka's pairs.
+inline void rowAllgatherEqualsTheDenseReferenceAndTopka(Transport& t) {
+  auto topka = createAllreduce("topka", t);
+  for(size_t width : {size_t(1), size_t(3), size_t(64)})
+    for(size_t n : {size_t(7), size_t(1000), size_t(1001)}) {
+      auto rows = createRowAllgather(t, width);
+      for(Pattern p : kPatterns)
+        for(bool integers : {true, false}) {
+          size_t k = std::max<size_t>(1, n / 10);
+          unsigned seed = unsigned(n * 10 + size_t(p) + width);
+          SCOPED_TRACE("width " + std::to_string(width) + " n=" + std::to_string(n) + " pattern " +
+                       std::to_string(int(p)) + (integers ? " integers" : " floats"));
+          SparseVector mine = input(t.rank(), t.size(), n, k, p, seed, integers);
+          AllreduceResult got = rows->reduce(mine, n);
+          for(size_t j = 1; j < got.sparse.size(); ++j)
+            ASSERT_LT(got.sparse.indices[j - 1], got.sparse.indices[j]);
+          if(integers) {
+            ASSERT_EQ(got.toDense(n), denseSum(allInputs(t.size(), n, k, p, seed, integers), n));
+          }
+          ASSERT_EQ(got.toDense(n), topka->reduce(mine, n).toDense(n));
+        }
+    }
+  // whole rows, as lookups leave them: rank r looks up rows r, r + 2, r + 4, ... of 100 rows of 64
+  size_t width = 64, n = 100 * width;
+  auto rows = createRowAllgather(t, width);
+  SparseVector mine;
+  for(size_t row = size_t(t.rank()); row < 100; row += 2)
+    for(size_t i = row * width; i < (row + 1) * width; ++i) {
+      mine.indices.push_back(uint32_t(i));
+      mine.values.push_back(float(i % 13) - 6.f + 0.5f);
+    }
+  rows->takeBytes();
+  std::vector<float> got = rows->reduce(mine, n).toDense(n);
+  double rowBytes = double(rows->takeBytes().received);
+  topka->takeBytes();
+  ASSERT_EQ(got, topka->reduce(mine, n).toDense(n));
+  double pairBytes = double(topka->takeBytes().received);
+  if(t.size() > 1) {
+    EXPECT_NEAR(rowBytes / pairBytes, (4.0 * 65) / (8.0 * 64), 0.01);  // an index a row, not a value
+  }
 }
 
 inline void unknownNameListsTheAlgorithms(Transport& t) {

@@ -31,6 +31,9 @@ TEST_P(AllreduceInProcess, BytesReceivedWithinTheCostModels) {
 TEST_P(AllreduceInProcess, PipelinedAlgorithmsWithTinySegments) {
   runOnRanks(GetParam(), pipelinedAlgorithmsWithTinySegments);
 }
+TEST_P(AllreduceInProcess, RowAllgatherEqualsTheDenseReferenceAndTopka) {
+  runOnRanks(GetParam(), rowAllgatherEqualsTheDenseReferenceAndTopka);
+}
 TEST_P(AllreduceInProcess, UnknownNameListsTheAlgorithms) { runOnRanks(GetParam(), unknownNameListsTheAlgorithms); }
 
 // tests/CMakeLists.txt names one Commbench ctest per algorithm when it is configured: exactly

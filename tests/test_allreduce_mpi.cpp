@@ -20,6 +20,7 @@ TEST(Allreduce, OkTopkSelectsBySumAndReusesItsThreshold) { okTopkSelectsBySumAnd
 TEST(Allreduce, OkTopkKeepsAboutKWithAFreshThreshold) { okTopkKeepsAboutKWithAFreshThreshold(mpi()); }
 TEST(Allreduce, BytesReceivedWithinTheCostModels) { bytesReceivedWithinTheCostModels(mpi()); }
 TEST(Allreduce, PipelinedAlgorithmsWithTinySegments) { pipelinedAlgorithmsWithTinySegments(mpi()); }
+TEST(Allreduce, RowAllgatherEqualsTheDenseReferenceAndTopka) { rowAllgatherEqualsTheDenseReferenceAndTopka(mpi()); }
 TEST(Allreduce, UnknownNameListsTheAlgorithms) { unknownNameListsTheAlgorithms(mpi()); }
 
 }  // namespace

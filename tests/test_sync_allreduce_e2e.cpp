@@ -77,15 +77,15 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
 // after backward, so the table's bucket goes during backward. The Costs are those of one
 // allreduce after backward to float rounding (the table's two parts add in another order), on 2,
 // 3 and 4 ranks, with 2 devices per rank, with the mean cost types (the rows averaged over ranks
-// as the buckets are), and on both paths: as pairs when the ranks look up fewer rows than the
-// table has (batches of 2 sentences), the table whole when they look up more (4 ranks of 16
-// sentences on a 127-word vocabulary). Compressed buckets keep the lookups in the gradient.
+// as the buckets are), and on both paths: as rows when the ranks together look up fewer than
+// about twice the table's rows (batches of 2 sentences), the table whole when they look up more
+// (4 ranks of 16 sentences on a 127-word vocabulary). Compressed buckets keep the lookups in the gradient.
 TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
   struct Case {
     int ranks, devices;
     std::string options, path;  // path: the log's words for the first update's, or "" for either
   };
-  for(const Case& c : {Case{2, 1, "--mini-batch 2", "as (index, value) pairs"}, Case{2, 2, "", ""},
+  for(const Case& c : {Case{2, 1, "--mini-batch 2", "as rows (an index a row)"}, Case{2, 2, "", ""},
                        Case{3, 1, "--cost-type ce-mean-words", ""},
                        Case{4, 1, "--cost-type ce-mean", "as a dense allreduce of the tables"}}) {
     SCOPED_TRACE(std::to_string(c.ranks) + " ranks x " + std::to_string(c.devices) + " devices " + c.options);

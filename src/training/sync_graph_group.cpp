@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -29,6 +30,7 @@
 #include "optimizers/parameter_shard.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
+#include "comm/allreduce/row_allgather.h"
 #include "comm/allreduce/sparse_ops.h"
 
 namespace marian {
@@ -91,7 +93,9 @@ public:
           devices.push_back(w->device());
         std::function<void()> afterBackward;
         if(lookupsApart) {  // with compression the top-k selects from the whole table
-          lookupSum_ = createAllreduce("topka", *transport_, AllreduceSettings());
+          for(size_t table : lookupTables_)
+            lookupWidth_ = std::gcd(lookupWidth_, size_t(layout().entries()[table].shape.back()));
+          lookupRowSum_ = createRowAllgather(*transport_, lookupWidth_);
           lookupDense_ = createAllreduce("ring", *transport_, AllreduceSettings());
           lookupRows_.resize(workers_.size());
           apart_.resize(workers_.size());
@@ -151,7 +155,7 @@ public:
         ExpressionGraph::LookupsApart apart;
         if(overlap_)
           ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
-        if(lookupSum_)
+        if(lookupRowSum_)
           apart = [this, d](size_t param) { return lookupRowsOf(d, param); };
         ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready, apart);
         if(overlap_)
@@ -381,65 +385,67 @@ private:
 
   // On the communication thread after every bucket: the rows that lookups added apart, summed
   // over the node's devices, then over ranks, into the reduced gradient shards (averaged as the
-  // buckets are for mean cost types). Over ranks as 8-byte (index, value) pairs (topka: each
-  // rank's gathered around the ring and added in rank order, the same on every rank) while the
-  // ranks together looked up fewer rows than the tables have; otherwise the tables whole (ring),
-  // which then moves fewer bytes. An idle rank takes part with zeros.
+  // buckets are for mean cost types). The tables are taken end to end, in rows of their common
+  // width. Over ranks as rows (createRowAllgather: each rank's looked-up rows, an index a row,
+  // gathered around the ring and added in rank order, the same on every rank) while that moves
+  // fewer bytes than a ring over the tables whole; otherwise the tables whole. An idle rank takes
+  // part with zeros.
   void reduceLookupRows() {
-    std::vector<std::vector<float>> sums;  // by table: this rank's rows
-    float rows = 0, tableRows = 0;         // whole numbers below 2^24: exact in floats
+    std::vector<float> sums;    // this rank's: the tables end to end
+    std::vector<size_t> bases;  // where each table starts in `sums`
     for(size_t table : lookupTables_) {
-      const Parameters::Entry& e = layout().entries()[table];
-      std::vector<float> sum(e.shape.elements(), 0.f);
+      bases.push_back(sums.size());
+      sums.resize(sums.size() + layout().entries()[table].shape.elements(), 0.f);
       for(size_t d = 0; d < workers_.size(); ++d)
         if(active_[d] && std::find(apart_[d].begin(), apart_[d].end(), table) != apart_[d].end()) {
           std::vector<float> part = kernels::toHost(lookupRows_[d][table]->all());
-          for(size_t i = 0; i < sum.size(); ++i)
-            sum[i] += part[i];
+          for(size_t i = 0; i < part.size(); ++i)
+            sums[bases.back() + i] += part[i];
         }
-      size_t width = size_t(e.shape.back());
-      for(size_t row = 0; row * width < sum.size(); ++row)
-        rows += std::any_of(sum.begin() + long(row * width), sum.begin() + long((row + 1) * width),
-                            [](float v) { return v != 0.f; });
-      tableRows += float(sum.size() / width);
-      sums.push_back(std::move(sum));
     }
     for(auto& a : apart_)
       a.clear();
-    float lookedUp = rows;
+    size_t width = lookupWidth_;
+    std::vector<size_t> rows;  // those that hold a value
+    for(size_t row = 0; row * width < sums.size(); ++row)
+      if(std::any_of(sums.begin() + long(row * width), sums.begin() + long((row + 1) * width),
+                     [](float v) { return v != 0.f; }))
+        rows.push_back(row);
+    float lookedUp = float(rows.size()), tableRows = float(sums.size() / width);  // whole numbers below 2^24
     transport_->allreduceSum(&lookedUp, 1, transport_->peerTimeout(), "the count of rows looked up");
-    bool asPairs = lookedUp < tableRows;
-    SparseVector summed;  // over ranks, indices into the flat layout
-    if(asPairs) {
+    // bytes each rank receives: (P-1)/P of every rank's rows with their indices, or 2(P-1)/P of the tables
+    bool asRows = double(lookedUp) * double(width + 1) < 2.0 * double(tableRows) * double(width);
+    SparseVector summed;  // over ranks, indices into `sums`
+    if(asRows) {
       SparseVector mine;
-      for(size_t t = 0; t < lookupTables_.size(); ++t)
-        for(size_t i = 0; i < sums[t].size(); ++i)
-          if(sums[t][i] != 0.f) {
-            mine.indices.push_back(uint32_t(layout().entries()[lookupTables_[t]].offset + i));
-            mine.values.push_back(sums[t][i]);
+      for(size_t row : rows)
+        for(size_t i = row * width; i < (row + 1) * width; ++i)
+          if(sums[i] != 0.f) {
+            mine.indices.push_back(uint32_t(i));
+            mine.values.push_back(sums[i]);
           }
-      summed = lookupSum_->reduce(mine, layout().totalSize(), 0).sparse;
+      summed = lookupRowSum_->reduce(mine, sums.size()).sparse;
     } else {
-      std::vector<float> dense;
-      for(const std::vector<float>& sum : sums)
-        dense.insert(dense.end(), sum.begin(), sum.end());
-      lookupDense_->sumDense(dense);
-      size_t at = 0;
-      for(size_t table : lookupTables_)
-        for(size_t i = 0, offset = layout().entries()[table].offset; i < layout().entries()[table].shape.elements(); ++i, ++at)
-          if(dense[at] != 0.f) {
-            summed.indices.push_back(uint32_t(offset + i));
-            summed.values.push_back(dense[at]);
-          }
+      lookupDense_->sumDense(sums);
+      for(size_t i = 0; i < sums.size(); ++i)
+        if(sums[i] != 0.f) {
+          summed.indices.push_back(uint32_t(i));
+          summed.values.push_back(sums[i]);
+        }
     }
-    if(transport_->rank() == 0 && !loggedLookups_[asPairs]) {
-      loggedLookups_[asPairs] = true;
+    for(size_t e = 0, t = 0; e < summed.size(); ++e) {  // into the flat layout (tables by offset)
+      while(t + 1 < bases.size() && summed.indices[e] >= bases[t + 1])
+        ++t;
+      summed.indices[e] = uint32_t(layout().entries()[lookupTables_[t]].offset + summed.indices[e] - bases[t]);
+    }
+    if(transport_->rank() == 0 && !loggedLookups_[asRows]) {
+      loggedLookups_[asRows] = true;
       std::string names;
       for(size_t table : lookupTables_)
         names += (names.empty() ? "" : ", ") + layout().entries()[table].name;
       LOG(info, "[training] Embedding lookups of {} are summed apart after backward, {} ({} of {} rows looked up over "
                 "the ranks in this update); the rest of their gradient in its bucket during backward",
-          names, asPairs ? "as (index, value) pairs" : "as a dense allreduce of the tables", lookedUp, tableRows);
+          names, asRows ? "as rows (an index a row)" : "as a dense allreduce of the tables", lookedUp, tableRows);
     }
     float scale = rankMeanScale();
     for(size_t k = 0; k < shards_.size(); ++k) {
@@ -578,8 +584,9 @@ private:
   std::vector<std::map<size_t, std::unique_ptr<FlatBuffer>>> lookupRows_;
   std::vector<std::vector<size_t>> apart_;
   std::vector<size_t> lookupTables_;               // by offset; empty: lookups stay in the gradient
-  std::unique_ptr<Allreduce> lookupSum_, lookupDense_;  // their rows over ranks: as pairs, or the tables whole
-  bool loggedLookups_[2] = {false, false};         // by path (dense, pairs)
+  size_t lookupWidth_ = 0;                         // the tables' rows' common width
+  std::unique_ptr<Allreduce> lookupRowSum_, lookupDense_;  // their rows over ranks: as rows, or the tables whole
+  bool loggedLookups_[2] = {false, false};         // by path (dense, rows)
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };
 
