@@ -12,6 +12,7 @@
 #include "common/options.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
+#include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "translator/translator.h"
 
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 
     std::vector<Device> devices = devicesFromOptions(o);
+    setGpuTf32(o.get<bool>("tf32"));
     Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
                           decodingLimits(o));
     translator.load(models[0]);

@@ -69,6 +69,9 @@ const std::vector<Spec>& specs() {
       {"version", "", kFlag, "false", kBoth, "Print the version and exit"},
       {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
       {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
+      {"tf32", "", kFlag, "false", kBoth,
+       "GPU matrix products on TF32 tensor cores (inputs rounded to 10 mantissa bits, FP32 sums): faster, "
+       "no longer the CPU's results"},
       {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
       {"mini-batch", "", Int(1, 1e7), "1", kTranslate, "Sentences per mini-batch (Marian's decoder: 1)"},
       {"maxi-batch", "", Int(1, 1e6), "100", kTrain, "Mini-batches read ahead and sorted by length"},

@@ -13,6 +13,7 @@ std::unique_ptr<Backend> makeGpuBackend(int id);
 int cudaDeviceCount();
 namespace gpu {
 void setLane(int lane);
+void setTf32(bool on);
 }
 #endif
 
@@ -29,6 +30,14 @@ void setDeviceLane(int lane) {
   gpu::setLane(lane);
 #else
   ABORT_IF(lane < 0 || lane > 1, "Device lane {} does not exist (0: compute, 1: communication)", lane);
+#endif
+}
+
+void setGpuTf32(bool on) {
+#ifdef MARIAN_CUDA
+  gpu::setTf32(on);
+#else
+  (void)on;
 #endif
 }
 

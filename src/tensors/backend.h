@@ -45,6 +45,9 @@ bool gpuBackendCompiled();
 // caller synchronises (Backend::synchronize on each lane) before one lane uses the other's
 // results. No effect on CPU devices.
 void setDeviceLane(int lane);
+// GPU matrix products from now on on TF32 tensor cores (inputs rounded to 10 mantissa bits, sums
+// in FP32: PyTorch's allow_tf32), or, by default, in full FP32 like the CPU. No effect on CPUs.
+void setGpuTf32(bool on);
 
 // GPUs visible to this process (0 without the GPU backend, a driver or a device).
 int gpuDeviceCount();

@@ -24,6 +24,7 @@
 #include "common/timeline.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
+#include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
 #include "training/overlapped_allreduce.h"
@@ -619,6 +620,7 @@ std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t s
 std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
                                              Transport* mpi) {
   setBlasThreads(devicesFromOptions(o));
+  setGpuTf32(o.get<bool>("tf32"));
   if(o.get<bool>("multi-node")) {
     ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
     return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);

@@ -53,6 +53,10 @@ thread_local int currentLane = 0;
 
 std::mutex contextsMutex;
 std::map<int, Context*> contexts;  // lane contexts of each GPU, owned by the backends (alive until exit)
+bool tf32Products = false;         // setTf32, under contextsMutex
+
+// CUBLAS_DEFAULT_MATH keeps single-precision products in FP32 (no TF32 unless asked for).
+cublasMath_t productMath() { return tf32Products ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH; }
 
 class GpuBackend : public Backend {
 public:
@@ -75,6 +79,8 @@ public:
     // Direct access between this GPU and the others this process uses, both ways (gradient
     // sums across devices); cudaMemcpyPeer copies work without it where hardware does not allow it.
     std::lock_guard<std::mutex> lock(contextsMutex);
+    for(Context& c : lanes_)
+      CUBLAS_CHECK(cublasLibrary().setMathMode(c.cublas, productMath()));
     for(auto& [other, ctx] : contexts) {
       int can = 0;
       if(cudaDeviceCanAccessPeer(&can, id, other) == cudaSuccess && can) {
@@ -153,6 +159,14 @@ private:
 void setLane(int lane) {
   ABORT_IF(lane < 0 || lane >= kLanes, "GPU stream lane {} does not exist (0: compute, 1: communication)", lane);
   currentLane = lane;
+}
+
+void setTf32(bool on) {
+  std::lock_guard<std::mutex> lock(contextsMutex);
+  tf32Products = on;
+  for(auto& [id, lanes] : contexts)
+    for(int lane = 0; lane < kLanes; ++lane)
+      CUBLAS_CHECK(cublasLibrary().setMathMode(lanes[lane].cublas, productMath()));
 }
 
 Context& context(int id) {

@@ -41,6 +41,7 @@ CublasLibrary load() {
   CublasLibrary c;
   c.create = symbol<decltype(c.create)>(lib, "cublasCreate_v2");
   c.setStream = symbol<decltype(c.setStream)>(lib, "cublasSetStream_v2");
+  c.setMathMode = symbol<decltype(c.setMathMode)>(lib, "cublasSetMathMode");
   c.sgemm = symbol<decltype(c.sgemm)>(lib, "cublasSgemm_v2");
   c.sgemmStridedBatched = symbol<decltype(c.sgemmStridedBatched)>(lib, "cublasSgemmStridedBatched");
   return c;

@@ -11,6 +11,7 @@ namespace gpu {
 struct CublasLibrary {
   decltype(&cublasCreate_v2) create;
   decltype(&cublasSetStream_v2) setStream;
+  decltype(&cublasSetMathMode) setMathMode;
   decltype(&cublasSgemm_v2) sgemm;
   decltype(&cublasSgemmStridedBatched) sgemmStridedBatched;
 };

@@ -55,6 +55,8 @@ struct Context {
 constexpr int kLanes = 2;
 // The lane this thread's GPU work goes to from now on (tensors/backend.h: setDeviceLane).
 void setLane(int lane);
+// Products on TF32 tensor cores or in FP32 on every GPU's handles (tensors/backend.h: setGpuTf32).
+void setTf32(bool on);
 
 // The context of GPU `id` on this thread's lane (created with its backend), made current.
 Context& context(int id);
