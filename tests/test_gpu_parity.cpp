@@ -93,6 +93,9 @@ TEST_F(GpuParity, FillCopyAcrossDevices) {
   kernels::copy(c.gpu, b.gpu);  // on the GPU, reshaped
   kernels::copy(c.cpu, b.cpu);
   expectSame(c, 0, "copy on the GPU");
+  Twin labels = ints({1, 2, 3});  // fill writes floats: an int tensor is refused on both
+  EXPECT_THROW(kernels::fill(labels.cpu, 1.f), Error);
+  EXPECT_THROW(kernels::fill(labels.gpu, 1.f), Error);
 }
 
 TEST_F(GpuParity, AddWithEveryBroadcastPattern) {
@@ -289,6 +292,13 @@ TEST_F(GpuParity, CrossEntropyWithSmoothingAndMask) {
       {
         kernels::crossEntropy(loss.gpu, x.gpu, L.gpu, Tensor(), 0.f);
         kernels::toHost(loss.gpu);  // a GPU kernel reports when the host next waits
+      },
+      Error);
+  Twin dx = twin({2, 5}), dloss = twin({2}, {1.f, 1.f});
+  EXPECT_THROW(
+      {
+        kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, Tensor(), 0.f, dloss.gpu);
+        kernels::toHost(dx.gpu);
       },
       Error);
 }

@@ -81,6 +81,9 @@ TEST(Kernels, CrossEntropyWithSmoothingAndMask) {
   EXPECT_EQ(loss.host()[1], 0.f);  // padding
   HostTensor bad = ints({3, 0});
   EXPECT_THROW(kernels::crossEntropy(loss.t, X.t, bad.t, Tensor(), 0.f), Error);
+  // the gradient refuses it too, instead of writing past the row
+  HostTensor dX(Shape{2, 3}), dloss(Shape{2}, {1.f, 1.f});
+  EXPECT_THROW(kernels::crossEntropyGrad(dX.t, X.t, bad.t, Tensor(), 0.f, dloss.t), Error);
 }
 
 TEST(Kernels, LayerNormNormalisesRows) {
@@ -168,7 +171,7 @@ TEST(Kernels, DropoutMultiplyIsTimesTheBernoulliMask) {
   std::vector<float> xs = x.host(), m = mask.host(), ys = y.host(), as = acc.host();
   for(size_t i = 0; i < n; ++i) {
     ASSERT_EQ(ys[i], xs[i] * m[i]) << i;
-    ASSERT_EQ(as[i], before[i] + xs[i] * m[i]) << i;
+    ASSERT_EQ(as[i], std::fmaf(xs[i], m[i], before[i])) << i;
   }
 }
 

@@ -47,6 +47,7 @@ bool gpuBackendCompiled();
 void setDeviceLane(int lane);
 // GPU matrix products from now on on TF32 tensor cores (inputs rounded to 10 mantissa bits, sums
 // in FP32: PyTorch's allow_tf32), or, by default, in full FP32 like the CPU. No effect on CPUs.
+// Changes every GPU's cuBLAS handles: call it while no other thread uses them (at start-up).
 void setGpuTf32(bool on);
 
 // GPUs visible to this process (0 without the GPU backend, a driver or a device).

@@ -1,6 +1,7 @@
 #pragma once
 // defines: counterHash — a 32-bit hash of (seed, index) that CPU and GPU kernels compute alike,
 // so random masks and samples are the same on every device, thread count and re-run.
+#include <cmath>
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -44,6 +45,9 @@ struct DropoutMask {
   COUNTER_HASH_FN DropoutMask(float keep, uint64_t seed)
       : base(hashBase(seed)), threshold(keepThreshold(keep)), scale(1.f / keep), all(keep == 1.f) {}
   COUNTER_HASH_FN float at(uint64_t i) const { return counterHash(base, i) < threshold || all ? scale : 0.f; }
+  // y + x_i times the mask in one fused multiply-add on every device, whatever the compilers
+  // contract, so that CPU and GPU give the same bits.
+  COUNTER_HASH_FN float addTo(float y, float x, uint64_t i) const { return fmaf(x, at(i), y); }
 };
 
 // Strata for sampled thresholds: max(1000, n/100) strata (all n when n is smaller), position

@@ -2,6 +2,7 @@
 // defines: the argument checks and shape arithmetic that the CPU and the GPU kernels share, so
 // both backends refuse the same inputs with the same message.
 #include <algorithm>
+#include <cstdint>
 
 #include "tensors/axis_view.h"
 #include "tensors/tensor.h"
@@ -85,6 +86,11 @@ inline std::pair<AxisView, AxisView> slab(Tensor whole, Tensor part, int axis, i
            "Slice of {} at offset {} along axis {} does not fit {}", part.shape.toString(), offset,
            axis, whole.shape.toString());
   return {w, p};
+}
+
+// Sparse selections index their values with 32 bits (on the wire and on both devices).
+inline void indexableWith32Bits(size_t n) {
+  ABORT_IF(n > size_t(UINT32_MAX), "Cannot index {} values with 32 bits", n);
 }
 
 inline void keepProbability(float keep) {

@@ -129,10 +129,8 @@ void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumul
   const float* in = x.f32();
   DropoutMask draw(keep, seed);
   parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
-    for(size_t i = b; i < e; ++i) {
-      float v = in[i] * draw.at(i);
-      out[i] = accumulate ? out[i] + v : v;
-    }
+    for(size_t i = b; i < e; ++i)
+      out[i] = accumulate ? draw.addTo(out[i], in[i], i) : in[i] * draw.at(i);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "common/parallel.h"
 
 #include "tensors/counter_hash.h"
+#include "tensors/kernel_checks.h"
 #include "tensors/cpu/cpu_kernels.h"
 
 namespace marian {
@@ -75,7 +76,7 @@ static void takeRange(float* r, size_t begin, size_t end, float threshold, std::
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values) {
   size_t n = residual.size();
-  ABORT_IF(n > size_t(UINT32_MAX), "Cannot index {} values with 32 bits", n);
+  checks::indexableWith32Bits(n);
   // large ranges are scanned by several threads, each into its own part, joined in order
   size_t threads = n < (size_t(1) << 20) ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
   std::vector<std::vector<uint32_t>> partIndices(threads);

@@ -12,12 +12,21 @@ namespace gpu {
 
 void* Context::scratch(size_t bytes, int slot) {
   if(bytes > scratchBytes_[slot]) {
+    size_t grown = std::max(bytes, scratchBytes_[slot] * 3 / 2);
     if(scratch_[slot]) {
       CUDA_CHECK(cudaStreamSynchronize(stream));  // pending kernels may still use the old buffer
       CUDA_CHECK(cudaFree(scratch_[slot]));
+      scratch_[slot] = nullptr;  // an allocation that fails below leaves no freed buffer behind
+      scratchBytes_[slot] = 0;
     }
-    scratchBytes_[slot] = std::max(bytes, scratchBytes_[slot] * 3 / 2);
-    CUDA_CHECK(cudaMalloc(&scratch_[slot], scratchBytes_[slot]));
+    void* p = nullptr;
+    cudaError_t rc = cudaMalloc(&p, grown);
+    if(rc != cudaSuccess) {
+      cudaGetLastError();  // the next launch check must not blame its kernel for this
+      ABORT("Out of GPU memory on gpu{}: {} bytes of scratch requested ({})", id, grown, cudaGetErrorString(rc));
+    }
+    scratch_[slot] = p;
+    scratchBytes_[slot] = grown;
   }
   return scratch_[slot];
 }
@@ -100,6 +109,7 @@ public:
     useDevice(id_);
     cudaError_t rc = cudaMalloc(&p, bytes ? bytes : 256);
     if(rc != cudaSuccess) {
+      cudaGetLastError();  // the next launch check must not blame its kernel for this
       size_t free = 0, total = 0;
       cudaMemGetInfo(&free, &total);
       ABORT("Out of GPU memory on gpu{}: {} bytes requested, {} of {} bytes free ({})", id_, bytes,

@@ -59,13 +59,18 @@ __global__ void crossEntropyRows(float* loss, const float* logits, const int* la
 // dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
 __global__ void crossEntropyGradRows(float* dlogits, const float* logits, const int* labels,
                                      const float* mask, const float* dloss, size_t rows, size_t n,
-                                     float smoothing) {
+                                     float smoothing, DeviceError* error) {
   float uniform = smoothing / float(n);
   for(size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     float g = dloss[r] * (mask ? mask[r] : 1.f);
     int label = labels[r];
-    if(g == 0.f || label < 0 || size_t(label) >= n)
+    if(g == 0.f)
       continue;
+    if(label < 0 || size_t(label) >= n) {
+      if(threadIdx.x == 0)
+        reportError(error, kLabelOutOfRange, label, int(n));
+      continue;
+    }
     const float* xr = logits + r * n;
     float* dr = dlogits + r * n;
     RowStats s = rowStats(xr, n);
@@ -96,9 +101,10 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
   checks::crossEntropyShapes(logits, labels, mask, rows);
   if(rows == 0)
     return;
-  crossEntropyGradRows<<<rowBlocks(rows), rowThreads(n), 0, context(dlogits).stream>>>(
+  const Context& c = context(dlogits);
+  crossEntropyGradRows<<<rowBlocks(rows), rowThreads(n), 0, c.stream>>>(
       dlogits.f32(), logits.f32(), labels.i32(), mask.empty() ? nullptr : mask.f32(), dloss.f32(),
-      rows, n, smoothing);
+      rows, n, smoothing, c.deviceError);
   checkLaunch();
 }
 

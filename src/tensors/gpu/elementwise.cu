@@ -132,17 +132,14 @@ __global__ void bernoulliKernel(float* m, size_t n, DropoutMask draw) {
 }
 
 __global__ void dropoutKernel(float* y, const float* x, size_t n, DropoutMask draw, bool accumulate) {
-  GRID_STRIDE(i, n) {
-    float v = x[i] * draw.at(i);
-    y[i] = accumulate ? y[i] + v : v;
-  }
+  GRID_STRIDE(i, n) y[i] = accumulate ? draw.addTo(y[i], x[i], i) : x[i] * draw.at(i);
 }
 
 }  // namespace
 
 void fill(Tensor t, float value) {
   const Context& c = context(t);
-  fillKernel<<<blocksFor(t.size()), kThreads, 0, c.stream>>>(static_cast<float*>(t.data), t.size(), value);
+  fillKernel<<<blocksFor(t.size()), kThreads, 0, c.stream>>>(t.f32(), t.size(), value);
   checkLaunch();
 }
 

@@ -6,6 +6,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "tensors/counter_hash.h"
+#include "tensors/kernel_checks.h"
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 
@@ -94,6 +95,7 @@ float exactThreshold(Tensor x, size_t k) {
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values) {
   size_t n = residual.size();
+  checks::indexableWith32Bits(n);
   indices.clear();
   values.clear();
   if(n == 0)
