@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
         logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");
     }
-    train(options);
+    train(options, MpiTransport::instance());
   } catch(const std::exception& e) {
     if(MpiTransport* mpi = MpiTransport::instance())  // one failing rank ends the whole job
       mpi->abort(e.what());

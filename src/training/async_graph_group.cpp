@@ -20,6 +20,7 @@
 #include "training/batch_queue.h"
 #include "training/device_worker.h"
 #include "tensors/devices_from_options.h"
+#include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 #include "optimizers/parameter_shard.h"
 

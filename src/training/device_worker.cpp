@@ -5,6 +5,7 @@
 #include "common/timeline.h"
 #include "graph/operators.h"
 #include "tensors/kernels.h"
+#include "training/dropout_seeds.h"
 
 namespace marian {
 
@@ -19,7 +20,7 @@ double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float co
   double ceSum = 0;
   for(size_t p = 0; p < pieces.size(); ++p) {
     graph_->clear();
-    graph_->setRandomSeed(randomSeed + p * 0x9E3779B97F4A7C15ull);  // piece 0: the seed itself
+    graph_->setRandomSeed(pieceRandomSeed(randomSeed, p));
     Expr ce = model_->loss(*graph_, pieces[p], /*training=*/true);
     Expr cost = costScale == 1.f ? ce : ce * costScale;
     {

@@ -14,8 +14,8 @@ public:
 
   // Forward and backward of each of `pieces` (the mini-batches of one update, --optimizer-delay)
   // with the cost scaled by costScale; their gradients are summed in graph().params().grads().
-  // Returns the summed cross-entropy (unscaled). randomSeed fixes the dropout masks (a function
-  // of seed, update and device, so resumed runs draw the same masks). `ready` is told, during
+  // Returns the summed cross-entropy (unscaled). randomSeed fixes the dropout masks (batchRandomSeed,
+  // each piece's derived from it: training/dropout_seeds.h). `ready` is told, during
   // the last piece's backward, which parameters' gradients are final, and lookupsApart where the
   // embedding lookups of that backward may add instead (ExpressionGraph::backward).
   double computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,

@@ -69,12 +69,6 @@ inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {
 // deviceSlice of each; empty shares left out.
 std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n);
 
-// The seed of the dropout masks of one batch on one device: a function of the run's seed, the
-// update and the device only, so a resumed run draws the masks the uninterrupted one drew.
-inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {
-  return (seed * 1000003ull + update) * 131ull + device;
-}
-
 // The scale of the summed cross-entropy that gives --cost-type's cost for the whole batch.
 float costScale(const std::string& costType, const Batch& batch);
 

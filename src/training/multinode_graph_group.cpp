@@ -22,6 +22,7 @@
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/device_worker.h"
+#include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 
 namespace marian {

@@ -29,6 +29,7 @@
 #include "training/gradient_allreducer.h"
 #include "training/overlapped_allreduce.h"
 #include "optimizers/parameter_shard.h"
+#include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
 #include "comm/allreduce/row_allgather.h"

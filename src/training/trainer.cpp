@@ -9,7 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "comm/mpi_transport.h"
+#include "comm/transport.h"
 #include "common/fault_point.h"
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -48,8 +48,8 @@ size_t optimizerDelay(const Options& o) {
 
 class Trainer {
 public:
-  explicit Trainer(const Options& o)
-      : options_(o), modelPath_(o.get<std::string>("model")),
+  Trainer(const Options& o, Transport* ranks)
+      : options_(o), mpi_(ranks), modelPath_(o.get<std::string>("model")),
         dispFreq_(SchedulingParameter::parse(o.get<std::string>("disp-freq"), "disp-freq")),
         validFreq_(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq")),
         saveFreq_(SchedulingParameter::parse(o.get<std::string>("save-freq"), "save-freq")),
@@ -91,20 +91,19 @@ public:
     } else {
       state_.seed = drawSeed();
     }
-    if(MpiTransport* mpi = MpiTransport::instance()) {  // ranks must shuffle and initialise alike
-      state_.seed = mpi->broadcastFromRoot(state_.seed, mpi->peerTimeout(), "the random seed");
-      bool rootResumes = mpi->broadcastFromRoot(resume ? 1 : 0, mpi->peerTimeout(), "whether to resume") != 0;
+    if(mpi_) {  // ranks must shuffle and initialise alike
+      state_.seed = mpi_->broadcastFromRoot(state_.seed, mpi_->peerTimeout(), "the random seed");
+      bool rootResumes = mpi_->broadcastFromRoot(resume ? 1 : 0, mpi_->peerTimeout(), "whether to resume") != 0;
       ABORT_IF(rootResumes != resume,
                "Rank {} {} {} but rank 0 {}: every rank must see the same model folder (a shared file system)",
-               mpi->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
+               mpi_->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
                rootResumes ? "resumes" : "starts afresh");
     }
     if(!options_.get<std::string>("timeline").empty()) {  // before the graph group starts its threads
-      timeline::start(options_.get<std::string>("timeline"), MpiTransport::instance() ? MpiTransport::instance()->rank() : 0);
+      timeline::start(options_.get<std::string>("timeline"), mpi_ ? mpi_->rank() : 0);
       timeline::nameThisThread("main (device 0)");
     }
-    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed,
-                                   MpiTransport::instance());
+    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, mpi_);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
@@ -253,9 +252,8 @@ private:
 
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
-  static bool agreeOnStop(bool stop) {
-    MpiTransport* mpi = MpiTransport::instance();
-    return mpi->broadcastFromRoot(stop ? 1 : 0, mpi->peerTimeout(), "the decision to stop") != 0;
+  bool agreeOnStop(bool stop) const {
+    return mpi_->broadcastFromRoot(stop ? 1 : 0, mpi_->peerTimeout(), "the decision to stop") != 0;
   }
 
   uint64_t drawSeed() const {
@@ -522,6 +520,7 @@ public:
 
 private:
   Options options_;
+  Transport* mpi_;  // the job's ranks, or null
   std::string modelPath_;
   std::vector<std::string> createdFolders_;  // by this run, the innermost first
   SchedulingParameter dispFreq_, validFreq_, saveFreq_, after_;
@@ -542,18 +541,17 @@ private:
 
 }  // namespace
 
-void train(const Options& options) {
+void train(const Options& options, Transport* ranks) {
   flushDenormalsToZero();
   installStopSignal(options.get<std::string>("sigterm"));
-  Trainer trainer(options);
+  Trainer trainer(options, ranks);
   try {
     trainer.run();
   } catch(const std::exception& e) {
     // Print the error and end every rank now: unwinding would first wait in the graph group's
     // destructor for ranks that train on, and they would never hear of it.
-    MpiTransport* mpi = MpiTransport::instance();
-    if(mpi && mpi->size() > 1)
-      mpi->abort(e.what());
+    if(ranks && ranks->size() > 1)
+      ranks->abort(e.what());
     trainer.removeFolderIfEmpty();
     throw;
   }

@@ -5,6 +5,10 @@
 
 namespace marian {
 
-void train(const Options& options);
+class Transport;
+
+// `ranks`: the processes of an mpirun job (null for one process), which shuffle, initialise,
+// stop and fail together.
+void train(const Options& options, Transport* ranks);
 
 }  // namespace marian

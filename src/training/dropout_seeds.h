@@ -1,0 +1,19 @@
+#pragma once
+// defines: the seeds of the dropout masks — per batch and device, then per --optimizer-delay
+// piece — functions of the run's seed, the update, the device and the piece only, so that a
+// resumed run draws the masks the uninterrupted one drew, whatever the number of threads.
+#include <cstddef>
+#include <cstdint>
+
+namespace marian {
+
+inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {
+  return (seed * 1000003ull + update) * 131ull + device;
+}
+
+// Piece p of the mini-batches one device sums into one update; piece 0 keeps the batch's seed.
+inline uint64_t pieceRandomSeed(uint64_t batchSeed, size_t piece) {
+  return batchSeed + piece * 0x9E3779B97F4A7C15ull;
+}
+
+}  // namespace marian
