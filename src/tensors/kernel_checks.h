@@ -88,6 +88,17 @@ inline std::pair<AxisView, AxisView> slab(Tensor whole, Tensor part, int axis, i
   return {w, p};
 }
 
+// An index names a row of the table it gathers from or scatters into, and a cross-entropy label
+// one of the logits' classes (GPU kernels report the same through their error slot, which the
+// host reads when it next waits: gpu::Context::synchronize).
+inline void rowInRange(int index, size_t rows) {
+  ABORT_IF(index < 0 || size_t(index) >= rows, "Row index {} out of range for a table of {} rows", index, rows);
+}
+inline void labelInRange(int label, size_t classes) {
+  ABORT_IF(label < 0 || size_t(label) >= classes, "crossEntropy: label {} out of range for {} classes", label,
+           classes);
+}
+
 // Sparse selections index their values with 32 bits (on the wire and on both devices).
 inline void indexableWith32Bits(size_t n) {
   ABORT_IF(n > size_t(UINT32_MAX), "Cannot index {} values with 32 bits", n);

@@ -49,7 +49,7 @@ size_t optimizerDelay(const Options& o) {
 class Trainer {
 public:
   Trainer(const Options& o, Transport* ranks)
-      : options_(o), mpi_(ranks), modelPath_(o.get<std::string>("model")),
+      : options_(o), transport_(ranks), modelPath_(o.get<std::string>("model")),
         dispFreq_(SchedulingParameter::parse(o.get<std::string>("disp-freq"), "disp-freq")),
         validFreq_(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq")),
         saveFreq_(SchedulingParameter::parse(o.get<std::string>("save-freq"), "save-freq")),
@@ -91,19 +91,19 @@ public:
     } else {
       state_.seed = drawSeed();
     }
-    if(mpi_) {  // ranks must shuffle and initialise alike
-      state_.seed = mpi_->broadcastFromRoot(state_.seed, mpi_->peerTimeout(), "the random seed");
-      bool rootResumes = mpi_->broadcastFromRoot(resume ? 1 : 0, mpi_->peerTimeout(), "whether to resume") != 0;
+    if(transport_) {  // ranks must shuffle and initialise alike
+      state_.seed = transport_->broadcastFromRoot(state_.seed, transport_->peerTimeout(), "the random seed");
+      bool rootResumes = transport_->broadcastFromRoot(resume ? 1 : 0, transport_->peerTimeout(), "whether to resume") != 0;
       ABORT_IF(rootResumes != resume,
                "Rank {} {} {} but rank 0 {}: every rank must see the same model folder (a shared file system)",
-               mpi_->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
+               transport_->rank(), resume ? "finds a checkpoint in" : "finds no checkpoint in", modelPath_,
                rootResumes ? "resumes" : "starts afresh");
     }
     if(!options_.get<std::string>("timeline").empty()) {  // before the graph group starts its threads
-      timeline::start(options_.get<std::string>("timeline"), mpi_ ? mpi_->rank() : 0);
+      timeline::start(options_.get<std::string>("timeline"), transport_ ? transport_->rank() : 0);
       timeline::nameThisThread("main (device 0)");
     }
-    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, mpi_);
+    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, transport_);
     graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
     std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
@@ -253,7 +253,7 @@ private:
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
   bool agreeOnStop(bool stop) const {
-    return mpi_->broadcastFromRoot(stop ? 1 : 0, mpi_->peerTimeout(), "the decision to stop") != 0;
+    return transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
   }
 
   uint64_t drawSeed() const {
@@ -520,7 +520,7 @@ public:
 
 private:
   Options options_;
-  Transport* mpi_;  // the job's ranks, or null
+  Transport* transport_;  // the job's ranks, or null
   std::string modelPath_;
   std::vector<std::string> createdFolders_;  // by this run, the innermost first
   SchedulingParameter dispFreq_, validFreq_, saveFreq_, after_;

@@ -23,8 +23,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
         continue;
       }
       const float* xr = logits.f32() + r * n;
-      ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
-               y[r], n);
+      checks::labelInRange(y[r], n);
       LogSumExp s(xr, n);
       float nll = -s.logProb(xr[y[r]]);
       float mean = 0.f;  // mean over classes of -log p
@@ -51,8 +50,7 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
       float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
       if(g == 0.f)
         continue;
-      ABORT_IF(y[r] < 0 || size_t(y[r]) >= n, "crossEntropy: label {} out of range for {} classes",
-               y[r], n);
+      checks::labelInRange(y[r], n);
       const float* xr = logits.f32() + r * n;
       float* dr = dlogits.f32() + r * n;
       LogSumExp s(xr, n);

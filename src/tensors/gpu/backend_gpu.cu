@@ -6,6 +6,7 @@
 #include "tensors/backend.h"
 #include "tensors/gpu/cublas_library.h"
 #include "tensors/gpu/gpu_context.h"
+#include "tensors/kernel_checks.h"
 
 namespace marian {
 namespace gpu {
@@ -37,10 +38,10 @@ void Context::synchronize() {
   CUDA_CHECK(cudaMemcpy(&e, deviceError, sizeof e, cudaMemcpyDeviceToHost));
   if(e.code != kNoError) {
     CUDA_CHECK(cudaMemsetAsync(deviceError, 0, sizeof e, stream));
-    ABORT_IF(e.code == kRowIndexOutOfRange, "Row index {} out of range for a table of {} rows (on gpu{})",
-             e.value, e.limit, id);
-    ABORT_IF(e.code == kLabelOutOfRange, "crossEntropy: label {} out of range for {} classes (on gpu{})",
-             e.value, e.limit, id);
+    if(e.code == kRowIndexOutOfRange)
+      checks::rowInRange(e.value, size_t(e.limit));
+    if(e.code == kLabelOutOfRange)
+      checks::labelInRange(e.value, size_t(e.limit));
     ABORT("GPU kernel error {} on gpu{}", e.code, id);
   }
 }
