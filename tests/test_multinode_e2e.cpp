@@ -121,6 +121,22 @@ Interrupted interruptOneRank(const std::string& name, const std::string& signal)
   return {seconds, status, e2e::readFile(m2 + "/log.txt"), found};
 }
 
+// Rank 0 validates and stops early; the other rank, not in lockstep, hears it in its next reply
+// from rank 0's server and ends too, instead of training on to its --after-batches while rank 0
+// waits. With learning rate 0 the second validation stalls, so rank 0 stops at update 8.
+TEST(MultiNode, RankZerosEarlyStopEndsEveryRank) {
+  RunResult r = e2e::run("early", "--multi-node --learn-rate 0 --valid-freq 4 --early-stopping 1 --after-batches 3000 " +
+                                      e2e::validation(), true, mpirun(2));
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_NE(r.log.find("Training stops: cross-entropy stalled 1 times"), std::string::npos) << r.log;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.log, m, std::regex("\\[rank 1\\] \\[training\\] Rank 0 has ended training: this rank "
+                                                     "ends at update (\\d+)"))) << r.log;
+  EXPECT_LT(std::stoi(m[1]), 200) << "rank 1 trained on after rank 0 stopped at update 8";
+  EXPECT_EQ(r.log.find("[rank 1] Ep. 1 : Up. 3000"), std::string::npos) << r.log;
+  EXPECT_FALSE(e2e::readFile(e2e::corpusDir() + "/early/model.npz").empty());
+}
+
 TEST(MultiNode, AStalledRankEndsTheJobWithinTheTimeoutAndKeepsTheCheckpoint) {
   std::string m = e2e::corpusDir() + "/stall";
   RunResult first = e2e::run("stall", "--multi-node --after-batches 10 --save-freq 10", true, mpirun(2));

@@ -65,6 +65,16 @@ public:
 
   int rank() const override { return transport_.rank(); }
   int ranks() const override { return transport_.size(); }
+  void announceEnd() override {
+    if(server_)
+      server_->announceEnd();
+  }
+  bool endAnnounced() override {
+    for(auto& c : clients_)
+      if(c->shardClient->heardEnd())
+        return true;
+    return false;
+  }
 
   void initialize(const Batch& sample) override {
     for(auto& w : workers_)

@@ -202,7 +202,7 @@ public:
           saveNow = agreeOnStop(saveNow);
         if(saveNow)
           save();
-        stop = stop || stopByUpdates() || signalled();
+        stop = stop || stopByUpdates() || signalled() || rankZeroEnded();
         if(lockstep)
           stop = agreeOnStop(stop);
       }
@@ -219,7 +219,7 @@ public:
         if(saveFreq_.unit == SchedulingUnit::epochs && saveFreq_ && finished % saveFreq_.n == 0)
           save();
         // the last epoch keeps its number (and a complete position) in the final log and files
-        stop = stop || stopByEpochs(finished);
+        stop = stop || stopByEpochs(finished) || rankZeroEnded();
         if(lockstep)
           stop = agreeOnStop(stop);
         if(!stop)
@@ -227,6 +227,8 @@ public:
       }
     }
     faultPoint("end", rank_);
+    if(ranks_ > 1 && !lockstep && rank_ == 0)
+      graphGroup_->announceEnd();  // the others end after their current update
     graphGroup_->finish();
     timeline::write();
     if(resume && state_.batches == firstUpdate && !signalled()) {
@@ -252,6 +254,16 @@ private:
 
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
+  // Ranks not in lockstep end when rank 0 has ended (GraphGroup::announceEnd), said once.
+  bool rankZeroEnded() {
+    if(rank_ == 0 || ranks_ == 1 || graphGroup_->ranksInLockstep() || !graphGroup_->endAnnounced())
+      return false;
+    if(!heardRankZeroEnd_)
+      LOG(info, "[training] Rank 0 has ended training: this rank ends at update {}", state_.batches);
+    heardRankZeroEnd_ = true;
+    return true;
+  }
+
   bool agreeOnStop(bool stop) const {
     return transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
   }
@@ -536,6 +548,7 @@ private:
   double costSum_ = 0;
   uint64_t costLabels_ = 0, costSentences_ = 0, costUpdates_ = 0, wordsSinceDisplay_ = 0;
   uint64_t lastSaved_ = uint64_t(-1);
+  bool heardRankZeroEnd_ = false;
   int rank_ = 0, ranks_ = 1;
 };
 

@@ -29,6 +29,7 @@ struct MessageHeader {
   float lr;           // learning rate of this update (pushes)
   uint32_t smoothed;  // pull: the moving average instead of the parameters
   uint32_t fullReply; // push with delta dropping: reply the parameters, and record them as the client's
+  uint32_t trainingEnds; // reply: the server's rank has left its training loop (ServerLoop::announceEnd)
   uint64_t version;   // push: shard version the client last saw; reply: version after the update
   uint64_t staleness; // reply: updates by other clients since this client's last exchange
   uint64_t count;     // payload entries

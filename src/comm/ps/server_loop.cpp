@@ -53,6 +53,7 @@ void ServerLoop::serve() {
       timeline::Span span("server update", "update");
       reply = shard_.updateAndReply(m);
     }
+    reply.header.trainingEnds = ending_ ? 1 : 0;
     transport_.send(Channel::toClient, in.source, in.tag, reply.pack(), timeout_);
   }
 }

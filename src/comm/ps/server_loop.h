@@ -2,6 +2,7 @@
 // defines: marian::ServerLoop — a node's server thread (seed 004, Algorithm 2/7/9): receives
 // pushes and pulls from any client on the toServer channel, answers on the toClient channel
 // with the client's id as tag, until its own rank sends it `stop`.
+#include <atomic>
 #include <functional>
 #include <thread>
 
@@ -18,6 +19,8 @@ public:
   ServerLoop(Transport& transport, ServerShard& shard, NodeState nodeState, double timeoutSeconds = 0);
   ~ServerLoop();  // stops the thread
   void stop();
+  // Every reply from now on says that this rank's training has ended (rank 0's: the job's).
+  void announceEnd() { ending_ = true; }
 
 private:
   void run();    // the thread: serve(), and an error in it ends the job naming it
@@ -26,6 +29,7 @@ private:
   ServerShard& shard_;
   NodeState nodeState_;
   double timeout_;
+  std::atomic<bool> ending_{false};
   std::thread thread_;
   bool stopped_ = false;
 };

@@ -83,6 +83,8 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
              "Client {} got the reply for client {} of shard {} from shard {}", id_, reply.header.client,
              reply.header.shard, shard);
     versions_[size_t(shard)] = reply.header.version;
+    if(reply.header.trainingEnds)
+      heardEnd_ = true;
     local.staleness += reply.header.staleness;
     local.exchanges += 1;
     Tensor p = params.slice(range.offset, range.size);

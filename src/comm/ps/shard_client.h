@@ -5,6 +5,7 @@
 // parameters from the replies (the parameters, or dropped deltas). Its own node's shard is
 // updated directly, without MPI (local bypass). Gradients and parameters are tensors on the
 // client's device: on a GPU only the selected gradients and the sparse deltas cross to the host.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -43,6 +44,8 @@ public:
   std::vector<float> residual() const;
   ExchangeStats takeStats();
   int id() const { return id_; }
+  // Whether a reply has said that the server's rank ended training (ServerLoop::announceEnd).
+  bool heardEnd() const { return heardEnd_; }
 
   // "dropping-residual.clientC" (and "dropping-velocity.clientC" with momentum correction) and
   // the exchange count, for checkpoints.
@@ -60,6 +63,7 @@ private:
   double timeout_;
   std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per node's range, when dropping
   std::vector<uint64_t> versions_;  // per shard: version after this client's last exchange
+  std::atomic<bool> heardEnd_{false};
   uint64_t exchanges_ = 0;
   mutable std::mutex mutex_;  // one shard step at a time against a checkpoint reading the residual
   std::mutex statsMutex_;
