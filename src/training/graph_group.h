@@ -52,8 +52,8 @@ public:
   // Whether every rank must make the same number of updates (synchronous SGD across ranks).
   virtual bool ranksInLockstep() const { return false; }
   // Ranks not in lockstep (the parameter server): rank 0, which validates, stops early and saves,
-  // tells the others when it leaves its training loop, and they end after the update they are
-  // in (endAnnounced), instead of training on to their own end while rank 0 waits.
+  // tells the others when it ends early (early stopping, a signal), and they end after the
+  // update they are in (endAnnounced), instead of training on to their own end while it waits.
   virtual void announceEnd() {}
   virtual bool endAnnounced() { return false; }
   // What the display line adds since the last call (multi-node: bytes, utilisation, staleness).

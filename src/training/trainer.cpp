@@ -227,8 +227,10 @@ public:
       }
     }
     faultPoint("end", rank_);
-    if(ranks_ > 1 && !lockstep && rank_ == 0)
-      graphGroup_->announceEnd();  // the others end after their current update
+    // what only rank 0 knows (its validations, its signal) ends the others after their current
+    // update; the ends every rank reaches by itself (--after-epochs, --after-batches) they keep
+    if(ranks_ > 1 && !lockstep && rank_ == 0 && (earlyStopped() || signalled()))
+      graphGroup_->announceEnd();
     graphGroup_->finish();
     timeline::write();
     if(resume && state_.batches == firstUpdate && !signalled()) {
