@@ -256,7 +256,11 @@ private:
 
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
-  // Ranks not in lockstep end when rank 0 has ended (GraphGroup::announceEnd), said once.
+  bool agreeOnStop(bool stop) const {
+    return transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
+  }
+
+  // Ranks not in lockstep end when rank 0 has ended early (GraphGroup::announceEnd), said once.
   bool rankZeroEnded() {
     if(rank_ == 0 || ranks_ == 1 || graphGroup_->ranksInLockstep() || !graphGroup_->endAnnounced())
       return false;
@@ -264,10 +268,6 @@ private:
       LOG(info, "[training] Rank 0 has ended training: this rank ends at update {}", state_.batches);
     heardRankZeroEnd_ = true;
     return true;
-  }
-
-  bool agreeOnStop(bool stop) const {
-    return transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
   }
 
   uint64_t drawSeed() const {
