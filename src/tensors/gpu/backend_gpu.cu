@@ -11,6 +11,24 @@
 namespace marian {
 namespace gpu {
 
+namespace {
+// `bytes` of device memory on the current GPU `id`; out of memory is an error that says how much
+// was asked for and was free, and leaves no CUDA error behind for the next launch check to blame
+// on its kernel.
+void* deviceMemory(int id, size_t bytes, const char* what) {
+  void* p = nullptr;
+  cudaError_t rc = cudaMalloc(&p, bytes);
+  if(rc != cudaSuccess) {
+    cudaGetLastError();
+    size_t free = 0, total = 0;
+    cudaMemGetInfo(&free, &total);
+    ABORT("Out of GPU memory on gpu{}: {} bytes of {} requested, {} of {} bytes free ({})", id, bytes, what, free,
+          total, cudaGetErrorString(rc));
+  }
+  return p;
+}
+}  // namespace
+
 void* Context::scratch(size_t bytes, int slot) {
   if(bytes > scratchBytes_[slot]) {
     size_t grown = std::max(bytes, scratchBytes_[slot] * 3 / 2);
@@ -20,13 +38,7 @@ void* Context::scratch(size_t bytes, int slot) {
       scratch_[slot] = nullptr;  // an allocation that fails below leaves no freed buffer behind
       scratchBytes_[slot] = 0;
     }
-    void* p = nullptr;
-    cudaError_t rc = cudaMalloc(&p, grown);
-    if(rc != cudaSuccess) {
-      cudaGetLastError();  // the next launch check must not blame its kernel for this
-      ABORT("Out of GPU memory on gpu{}: {} bytes of scratch requested ({})", id, grown, cudaGetErrorString(rc));
-    }
-    scratch_[slot] = p;
+    scratch_[slot] = deviceMemory(id, grown, "scratch");
     scratchBytes_[slot] = grown;
   }
   return scratch_[slot];
@@ -65,8 +77,13 @@ std::mutex contextsMutex;
 std::map<int, Context*> contexts;  // lane contexts of each GPU, owned by the backends (alive until exit)
 bool tf32Products = false;         // setTf32, under contextsMutex
 
-// CUBLAS_DEFAULT_MATH keeps single-precision products in FP32 (no TF32 unless asked for).
-cublasMath_t productMath() { return tf32Products ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH; }
+// Every lane's cuBLAS handle of one GPU to TF32 or, with CUBLAS_DEFAULT_MATH, FP32 products (no
+// TF32 unless asked for). Under contextsMutex.
+void applyProductMath(Context* lanes) {
+  for(int lane = 0; lane < kLanes; ++lane)
+    CUBLAS_CHECK(cublasLibrary().setMathMode(lanes[lane].cublas,
+                                             tf32Products ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+}
 
 class GpuBackend : public Backend {
 public:
@@ -89,8 +106,7 @@ public:
     // Direct access between this GPU and the others this process uses, both ways (gradient
     // sums across devices); cudaMemcpyPeer copies work without it where hardware does not allow it.
     std::lock_guard<std::mutex> lock(contextsMutex);
-    for(Context& c : lanes_)
-      CUBLAS_CHECK(cublasLibrary().setMathMode(c.cublas, productMath()));
+    applyProductMath(lanes_);
     for(auto& [other, ctx] : contexts) {
       int can = 0;
       if(cudaDeviceCanAccessPeer(&can, id, other) == cudaSuccess && can) {
@@ -106,17 +122,8 @@ public:
   Device device() const override { return gpuDevice(id_); }
 
   void* allocate(size_t bytes) override {
-    void* p = nullptr;
     useDevice(id_);
-    cudaError_t rc = cudaMalloc(&p, bytes ? bytes : 256);
-    if(rc != cudaSuccess) {
-      cudaGetLastError();  // the next launch check must not blame its kernel for this
-      size_t free = 0, total = 0;
-      cudaMemGetInfo(&free, &total);
-      ABORT("Out of GPU memory on gpu{}: {} bytes requested, {} of {} bytes free ({})", id_, bytes,
-            free, total, cudaGetErrorString(rc));
-    }
-    return p;
+    return deviceMemory(id_, bytes ? bytes : 256, "tensors");
   }
   void release(void* ptr) override {
     useDevice(id_);
@@ -176,8 +183,7 @@ void setTf32(bool on) {
   std::lock_guard<std::mutex> lock(contextsMutex);
   tf32Products = on;
   for(auto& [id, lanes] : contexts)
-    for(int lane = 0; lane < kLanes; ++lane)
-      CUBLAS_CHECK(cublasLibrary().setMathMode(lanes[lane].cublas, productMath()));
+    applyProductMath(lanes);
 }
 
 Context& context(int id) {
