@@ -181,20 +181,27 @@ TEST(DecoderState, KeepsRowsInOrderAcrossSteps) {
   EXPECT_THROW(state.keepRows({4}), Error);  // beyond its 4 rows
 }
 
-void checkGreedy(const std::string& type) {
+// Greedy decoding of sources of 3 to 6 tokens in one batch, capped at twice the longest source
+// of the batch (Marian's rule) or, when perSentence, twice the sentence's own source.
+void checkGreedy(const std::string& type, bool perSentence) {
   Fixture f(type);
   BeamOptions options;
   options.beamSize = 1;
   options.maxLengthFactor = 2;
+  options.maxLengthPerSentence = perSentence;
   BeamSearch search(*f.model, f.graph, options);
   auto results = search.search(f.batch());
   ASSERT_EQ(results.size(), f.sources.size());
+  size_t longest = 0;
+  for(const auto& source : f.sources)
+    longest = std::max(longest, source.size());
+  int cutShorterThanLongest = 0;
   for(size_t s = 0; s < f.sources.size(); ++s) {
     SCOPED_TRACE("sentence " + std::to_string(s));
     // greedy: the most probable word but <unk> at every step until </s>, or until the length
     // limit, where the last word chosen ends the translation (Marian's)
     std::vector<int> greedy;
-    size_t limit = size_t(std::ceil(2.0 * double(f.sources[s].size())));
+    size_t limit = size_t(std::ceil(2.0 * double(perSentence ? f.sources[s].size() : longest)));
     bool cut = false;
     while(true) {
       std::vector<float> lp = f.nextWord(s, greedy);
@@ -212,11 +219,18 @@ void checkGreedy(const std::string& type) {
     EXPECT_EQ(results[s][0].words, greedy);
     EXPECT_NEAR(results[s][0].score, f.score(s, greedy, !cut), 1e-3);
     EXPECT_EQ(results[s][0].wordScores.size(), greedy.size() + (cut ? 0 : 1));
+    cutShorterThanLongest += cut && f.sources[s].size() < longest;
   }
+  // the untrained models run into the cap, so the two rules give different translations
+  EXPECT_GT(cutShorterThanLongest, 0);
 }
 
-TEST(BeamSearch, BeamSizeOneIsGreedyTransformer) { checkGreedy("transformer"); }
-TEST(BeamSearch, BeamSizeOneIsGreedyS2S) { checkGreedy("s2s"); }
+TEST(BeamSearch, BeamSizeOneIsGreedyTransformer) { checkGreedy("transformer", false); }
+TEST(BeamSearch, BeamSizeOneIsGreedyS2S) { checkGreedy("s2s", false); }
+TEST(BeamSearch, BeamSizeOneIsGreedyCappedPerSentence) {
+  checkGreedy("transformer", true);
+  checkGreedy("s2s", true);
+}
 
 TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
   for(const std::string type : {"transformer", "s2s"}) {

@@ -34,9 +34,14 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
   std::vector<int> maxLength(static_cast<size_t>(B));
   for(int s = 0; s < B; ++s) {
-    float length = 0;
-    for(int t = 0; t < S; ++t)
-      length += batch.srcMask[size_t(s) * S + t];
+    // Marian's cap: the longest source of the batch (its width S), so a sentence's translation
+    // depends on its batch; or, when asked, the sentence's own source
+    float length = float(S);
+    if(options_.maxLengthPerSentence) {
+      length = 0;
+      for(int t = 0; t < S; ++t)
+        length += batch.srcMask[size_t(s) * S + t];
+    }
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
     live.push_back({s, {}, 0.f, {}, s});
   }

@@ -18,7 +18,8 @@ struct BeamOptions {
   int beamSize = 12;
   float normalize = 0.f;        // final score = score / length^normalize (length with </s>)
   float wordPenalty = 0.f;      // subtracted from the score for every word, </s> included
-  float maxLengthFactor = 3.f;  // at most this many times the source length (</s> included)
+  float maxLengthFactor = 3.f;  // at most this many times the longest source of the batch (</s> included)
+  bool maxLengthPerSentence = false;  // ... times the sentence's own source instead
   bool allowUnk = false;        // Marian's --allow-unk
   int eosId = 0, unkId = 1;     // the target vocabulary's
 };

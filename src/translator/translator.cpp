@@ -31,6 +31,7 @@ BeamOptions beamOptions(const Options& o) {
   b.normalize = o.get<float>("normalize");
   b.wordPenalty = o.get<float>("word-penalty");
   b.maxLengthFactor = o.get<float>("max-length-factor");
+  b.maxLengthPerSentence = o.get<bool>("max-length-factor-per-sentence");
   b.allowUnk = o.get<bool>("allow-unk", false);
   return b;
 }
