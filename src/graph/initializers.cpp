@@ -41,16 +41,19 @@ Initializer normal(float mean, float stddev) {
   };
 }
 
-Initializer glorotUniform() {
-  return [](std::vector<float>& values, const Shape& shape, std::mt19937_64& rng) {
-    float fanOut = float(shape.back());
-    float fanIn = shape.rank() > 1 ? float(shape[-2]) : fanOut;
-    float s = std::sqrt(6.f / (fanIn + fanOut));
+Initializer glorotUniform(bool fanIn, bool fanOut) {
+  ABORT_IF(!fanIn && !fanOut, "glorotUniform needs at least one of its fans");
+  return [fanIn, fanOut](std::vector<float>& values, const Shape& shape, std::mt19937_64& rng) {
+    float out = float(shape.back());
+    float in = shape.rank() > 1 ? float(shape[-2]) : out;
+    float s = fanIn && fanOut ? std::sqrt(6.f / (in + out)) : std::sqrt(3.f / (fanIn ? in : out));
     std::uniform_real_distribution<float> dist(-s, s);
     for(float& v : values)
       v = dist(rng);
   };
 }
+
+Initializer embeddingUniform() { return glorotUniform(/*fanIn=*/false, /*fanOut=*/true); }
 
 }  // namespace inits
 }  // namespace marian

@@ -19,8 +19,12 @@ Initializer fromValue(float v);
 Initializer fromVector(std::vector<float> values);  // size must match the shape
 Initializer uniform(float low = 0.f, float high = 1.f);
 Initializer normal(float mean = 0.f, float stddev = 1.f);
-// U(-s, s) with s = sqrt(6 / (fan_in + fan_out)); fans from the last two axes.
-Initializer glorotUniform();
+// Glorot's uniform U(-s, s) with Marian's fan modes, the fans from the last two axes [fanIn, fanOut]:
+// both: s = sqrt(6 / (fanIn + fanOut)); fanIn only: sqrt(3 / fanIn); fanOut only: sqrt(3 / fanOut).
+Initializer glorotUniform(bool fanIn = true, bool fanOut = true);
+// Marian's rule for a table of vectors [rows, dim] (embeddings, an untied output matrix): fanOut
+// only, so each row has roughly unit length once scaled by sqrt(dim), whatever the vocabulary size.
+Initializer embeddingUniform();
 }  // namespace inits
 
 }  // namespace marian

@@ -22,7 +22,7 @@ Expr layerNorm(ExpressionGraph& g, const std::string& prefix, Expr x, const std:
 }
 
 Expr embeddingTable(ExpressionGraph& g, const std::string& name, int vocab, int dim) {
-  return g.param(name, {vocab, dim}, inits::glorotUniform());
+  return g.param(name, {vocab, dim}, inits::embeddingUniform());
 }
 
 Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batch, int len) {
@@ -94,7 +94,7 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab, const std::st
   Expr b = g.param(prefix + "_b", {1, vocab}, inits::zeros());
   if(tied)
     return affine(h, tied, b, /*transW=*/true);
-  Expr Wt = g.param(prefix + "_Wt", {vocab, h->shape().back()}, inits::glorotUniform());
+  Expr Wt = g.param(prefix + "_Wt", {vocab, h->shape().back()}, inits::embeddingUniform());
   return affine(h, Wt, b, /*transW=*/true);
 }
 
