@@ -80,6 +80,11 @@ TEST(LearningRate, WarmupAndInverseSquareRootDecay) {
   EXPECT_NEAR(late.at(999, 0), 1.f, 1e-7);
   EXPECT_NEAR(late.at(1299, 0), std::sqrt(100.f / 400.f), 1e-7);
   EXPECT_NEAR(LearningRateSchedule(1.f, "0", {"2e"}).at(0, 0, 8), 0.5f, 1e-7);
+  // --lr-warmup-start-rate: the ramp starts there (Marian's linear interpolation)
+  LearningRateSchedule fromStart(0.001f, "100", {"0"}, 0.0002f);
+  EXPECT_NEAR(fromStart.at(0, 0), 0.0002f + 0.0008f / 100.f, 1e-9);
+  EXPECT_NEAR(fromStart.at(49, 0), 0.0002f + 0.0008f * 50 / 100.f, 1e-9);
+  EXPECT_NEAR(fromStart.at(500, 0), 0.001f, 1e-9);
   EXPECT_THROW(LearningRateSchedule(0.1f, "0", {"100u", "2e"}), Error);
   EXPECT_THROW(LearningRateSchedule(0.1f, "0", {"1", "2", "3"}), Error);
 }

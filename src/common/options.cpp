@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/marian_only_options.h"
 
 namespace marian {
 
@@ -154,6 +155,7 @@ const std::vector<Spec>& specs() {
       {"optimizer-delay", "", Float(1, 1e6), "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
       {"learn-rate", "l", Float(0, 1e6), "0.0001", kTrain, "Learning rate"},
       {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},
+      {"lr-warmup-start-rate", "", Float(0, 1e6), "0", kTrain, "The rate the warm-up starts from (it rises linearly to --learn-rate)"},
       {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
       {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
       {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
@@ -312,21 +314,12 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
   return typed(spec, YAML::Node(value), " on the command line");
 }
 
-// Options of Marian's that change a model or its training, which this program does not have: a
-// Marian-written configuration may carry them only with these (Marian's default) values.
-const std::pair<const char*, const char*> kUnsupportedMarianFeatures[] = {
-    {"right-left", "false"}, {"transformer-decoder-autoreg", "self-attention"}, {"transformer-no-projection", "false"},
-    {"transformer-rnn-projection", "false"}, {"transformer-train-position-embeddings", "false"},
-    {"transformer-disable-position-embeddings", "false"}, {"transformer-pool", "false"}, {"output-omit-bias", "false"},
-    {"ulr", "false"}, {"lemma-dim-emb", "0"}, {"guided-alignment", "none"}, {"data-weighting", ""},
-    {"embedding-vectors", ""}, {"pretrained-model", ""}, {"lr-decay", "0"}, {"lr-warmup-start-rate", "0"},
-    {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factors-dim-emb", "0"}};
-
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
 // merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
-// values and unknown keys, except in a model's own configuration (modelFile), where Marian writes
-// keys this program has no use for (version, authors, relative-paths, ...); `file` names where
-// it came from.
+// values and unknown keys; Marian's options this program lacks are accepted while they ask for
+// nothing (common/marian_only_options.h). A model's own configuration (modelFile) may also hold
+// its writer's "version" and options of other Marian versions, ignored; `file` names where it
+// came from.
 void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
                  bool modelFile = false, std::map<std::string, std::string>* origin = nullptr) {
   YAML::Node loaded;
@@ -349,35 +342,33 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
              lineOf[key], line);
     lineOf[key] = line;
     const Spec* spec = findSpec(key, modeBit);
+    std::string where = " in config file '" + file + "', line " + std::to_string(line);
+    bool ours = spec && (spec->modes & modeBit);
     // a model's "version" is the program that wrote it, not the --version flag
-    if(modelFile && (!spec || !(spec->modes & modeBit) || key == "version")) {
-      if(key == "version")
-        continue;
-      const YAML::Node& v = it->second;
-      bool empty = v.IsNull() || (v.IsScalar() && v.Scalar().empty()) || (v.IsSequence() && v.size() == 0);
-      for(const auto& [feature, value] : kUnsupportedMarianFeatures)
-        ABORT_IF(key == feature && !(*value ? v.IsScalar() && v.Scalar() == value : empty),
-                 "Config file '{}', line {}: '{}: {}' is a feature of Marian's this program does not implement "
-                 "(only '{}')",
-                 file, line, key, YAML::Dump(it->second), value);
+    if(modelFile && key == "version")
+      continue;
+    if(!ours && acceptMarianOnlyOption(key, it->second, where)) {
       ignored += (ignored.empty() ? "" : ", ") + key;
       continue;
     }
-    ABORT_IF(!spec || !(spec->modes & modeBit), "Unknown option '{}' in config file '{}', line {}", key, file, line);
+    if(!ours && modelFile) {  // an option of another Marian version, or of the other program
+      ignored += (ignored.empty() ? "" : ", ") + key;
+      continue;
+    }
+    ABORT_IF(!ours, "Unknown option '{}' in config file '{}', line {}", key, file, line);
     if(key == "config" || key == "dump-config")
       continue;
-    config[key] = typed(*spec, it->second, " in config file '" + file + "', line " + std::to_string(line));
+    config[key] = typed(*spec, it->second, where);
     if(origin)
       (*origin)[key] = file;
   }
   if(!ignored.empty())
-    LOG(debug, "[config] {}: options of Marian's this program has no use for, ignored: {}", file, ignored);
+    LOG(debug, "[config] {}: options of Marian's that ask for nothing here, ignored: {}", file, ignored);
 }
 
 // Marian's own model.npz.yml carries "version: v1.12.0 65bf82ff 2023-02-21" (its program's
 // version, where a user's config could only hold the --version flag) and all of its 220 options:
-// such a file is read like a model's configuration, its options this program has no use for
-// ignored (said in the log).
+// such a file is read like a model's configuration.
 bool writtenByMarian(const std::string& text) {
   try {
     YAML::Node n = YAML::Load(text);
@@ -466,6 +457,13 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     }
   }
 
+  // Marian's options this program lacks parse too, out of --help: a bare flag, a value or a list
+  po::options_description hidden;
+  for(const std::string& name : marianOnlyOptionNames())
+    hidden.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(), "");
+  po::options_description parseable;
+  parseable.add(desc).add(hidden);
+
   // "--exponential-smoothing 0.001" as Marian accepts it: join an optional value to its option.
   // "--overwrite-checkpoint=false" as Marian's flags take it: boost's zero-token flags take no
   // value, so the value is kept aside and the flag passed bare.
@@ -497,7 +495,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   std::map<std::string, std::vector<std::string>> given;
   try {
     po::parsed_options parsed = po::command_line_parser(args)
-                                   .options(desc)
+                                   .options(parseable)
                                    // full names only, as Marian: "--lr-decay" must not become --lr-decay-inv-sqrt
                                    .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
                                    .run();
@@ -554,6 +552,18 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   }
 
   // 3. the command line
+  for(const std::string& name : marianOnlyOptionNames()) {
+    if(!given.count(name))
+      continue;
+    const std::vector<std::string>& values = given[name];
+    YAML::Node value(values.empty() ? YAML::Node("true") : YAML::Node(values[0]));
+    if(values.size() > 1) {
+      value = YAML::Node(YAML::NodeType::Sequence);
+      for(const std::string& v : values)
+        value.push_back(v);
+    }
+    acceptMarianOnlyOption(name, value, " on the command line");
+  }
   for(const Spec& s : specs()) {
     if(!(s.modes & modeBit) || !given.count(s.name) || std::string(s.name) == "config")
       continue;

@@ -1,5 +1,6 @@
 #pragma once
-// defines: marian::LearningRateSchedule — --learn-rate with --lr-warmup (linear ramp) and
+// defines: marian::LearningRateSchedule — --learn-rate with --lr-warmup (linear ramp from
+// --lr-warmup-start-rate, 0 by default) and
 // --lr-decay-inv-sqrt N [START] (lr * sqrt(N / (progress - START + N)) once progress passes START,
 // START = N when not given), progress measured in updates, target labels or epochs as each
 // option's unit says. Epochs count as Marian counts them: the current epoch's number (1-based),
@@ -15,8 +16,9 @@ namespace marian {
 
 class LearningRateSchedule {
 public:
-  LearningRateSchedule(float base, const std::string& warmup, const std::vector<std::string>& decayInvSqrt)
-      : base_(base), warmup_(SchedulingParameter::parse(warmup, "lr-warmup")),
+  LearningRateSchedule(float base, const std::string& warmup, const std::vector<std::string>& decayInvSqrt,
+                       float warmupStart = 0.f)
+      : base_(base), warmupStart_(warmupStart), warmup_(SchedulingParameter::parse(warmup, "lr-warmup")),
         decay_(SchedulingParameter::parse(decayInvSqrt.empty() ? "0" : decayInvSqrt[0], "lr-decay-inv-sqrt")),
         decayStart_(decay_.n) {
     ABORT_IF(decayInvSqrt.size() > 2, "--lr-decay-inv-sqrt takes one or two values (N and where the decay starts), not {}",
@@ -34,7 +36,8 @@ public:
   float at(uint64_t updates, uint64_t labels, uint64_t epoch = 1) const {
     float lr = base_;
     if(warmup_)
-      lr *= float(std::min(1.0, progress(warmup_, updates, labels, epoch) / double(warmup_.n)));
+      lr = warmupStart_ +
+           (lr - warmupStart_) * float(std::min(1.0, progress(warmup_, updates, labels, epoch) / double(warmup_.n)));
     if(decay_) {
       double p = progress(decay_, updates, labels, epoch);
       if(p > double(decayStart_))
@@ -53,7 +56,7 @@ private:
     return double(updates + 1);
   }
 
-  float base_;
+  float base_, warmupStart_;
   SchedulingParameter warmup_, decay_;
   uint64_t decayStart_;
 };

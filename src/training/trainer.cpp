@@ -56,7 +56,7 @@ public:
         after_(SchedulingParameter::parse(o.get<std::string>("after"), "after")),
         delay_(optimizerDelay(o)),
         schedule_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"),
-                  o.get<std::vector<std::string>>("lr-decay-inv-sqrt")) {}
+                  o.get<std::vector<std::string>>("lr-decay-inv-sqrt"), o.get<float>("lr-warmup-start-rate")) {}
 
   void run() {
     // the model's folder is created, as a user who names a new one expects
