@@ -88,6 +88,13 @@ TEST(Vocab, SentencePieceIsTrainedWhenMissingAndRoundTrips) {
   EXPECT_EQ(v->decode(ids), "katzen hund baum");
   // a second load reads the file that the first one trained
   EXPECT_EQ(loadOrCreateVocab(folder + "/v.spm", {}, 40)->encode("hund"), v->encode("hund"));
+  // Marian's --no-spm-decode / --no-spm-encode: pieces separated by spaces out and in
+  auto pieces = unitsOf(v);
+  std::string split = pieces->decode(ids);
+  EXPECT_GT(std::count(split.begin(), split.end(), ' '), 2) << split;  // more pieces than the 3 words
+  EXPECT_NE(split.find("\xe2\x96\x81"), std::string::npos) << split;   // with SentencePiece's word marks
+  EXPECT_EQ(pieces->encode(split), ids);
+  EXPECT_EQ(pieces->encode("nosuchpiece", false), std::vector<int>{v->unkId()});
 }
 
 // spm_train's own special ids (<unk> 0, <s> 1, </s> 2) are used as Marian uses them: the model's

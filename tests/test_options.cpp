@@ -226,8 +226,11 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   } catch(const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'optimize: true'"), std::string::npos) << e.what();
   }
-  const char* inert[] = {"marian-decoder", "--no-spm-encode", "false", "--stat-freq", "100u", "--model-mmap"};
-  EXPECT_NO_THROW(parseOptions(6, inert, ProgramMode::translation));
+  const char* inert[] = {"marian-decoder", "--no-spm-decode=false", "--stat-freq", "100u", "--model-mmap"};
+  EXPECT_NO_THROW(parseOptions(5, inert, ProgramMode::translation));
+  const char* pieces[] = {"marian-decoder", "--no-spm-decode"};  // the decoder's own option here
+  EXPECT_TRUE(parseOptions(2, pieces, ProgramMode::translation).options.get<bool>("no-spm-decode"));
+  EXPECT_NE(errorOf({"--no-spm-encode"}).find("'no-spm-encode: true'"), std::string::npos);  // training: not done
 }
 
 TEST(SchedulingParameter, UnitsAndErrors) {

@@ -73,6 +73,10 @@ int main(int argc, char** argv) {
       ABORT_IF(!fileExists(vocabPaths[i]), "Vocabulary {} does not exist", vocabPaths[i]);
       vocabs.push_back(loadOrCreateVocab(vocabPaths[i], {}, size_t(dims[i])));
     }
+    if(o.get<bool>("no-spm-encode"))  // the input is already in pieces
+      vocabs[0] = unitsOf(vocabs[0]);
+    if(o.get<bool>("no-spm-decode"))  // the output stays in pieces
+      vocabs[1] = unitsOf(vocabs[1]);
     auto inputs = o.get<std::vector<std::string>>("input");
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 

@@ -71,6 +71,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"quantize-biases", "*"},
     // translation
     {"allow-special", "false"}, {"force-decode", "false"}, {"stat-freq", "*"}, {"no-spm-encode", "false"},
+    {"no-spm-decode", "false"},
     {"skip-cost", "false"}, {"shortlist", "[]"}, {"weights", "[]|[1]"}, {"output-sampling", "[]"},
     {"output-approx-knn", "[]"}, {"optimize", "false"}, {"gemm-type", "float32"}, {"quantize-range", "*"},
     {"encryption-key-path", "\"\""},

@@ -97,6 +97,8 @@ const std::vector<Spec>& specs() {
       {"max-length-factor", "", Float(0.01, 1000), "3", kBoth, "Translations are at most N times the longest source of their mini-batch (Marian's rule)"},
       {"max-length-factor-per-sentence", "", kFlag, "false", kBoth, "--max-length-factor times each sentence's own source length instead (a translation then does not depend on its mini-batch)"},
       {"allow-unk", "", kFlag, "false", kBoth, "Let translations contain <unk> (Marian suppresses it by default)"},
+      {"no-spm-encode", "", kFlag, "false", kTranslate, "The input is already SentencePiece pieces separated by spaces"},
+      {"no-spm-decode", "", kFlag, "false", kTranslate, "Write SentencePiece pieces separated by spaces, not text"},
       {"word-scores", "", kFlag, "false", kTranslate, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
       {"alignment", "", kString, "\"\"", kTranslate, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
       {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},
@@ -459,8 +461,13 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // Marian's options this program lacks parse too, out of --help: a bare flag, a value or a list
   po::options_description hidden;
+  auto ours = [&](const std::string& name) {
+    const Spec* s = findSpec(name, modeBit);
+    return s && (s->modes & modeBit);
+  };
   for(const std::string& name : marianOnlyOptionNames())
-    hidden.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(), "");
+    if(!ours(name))  // Marian's --no-spm-encode is the decoder's here, inert in training
+      hidden.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(), "");
   po::options_description parseable;
   parseable.add(desc).add(hidden);
 
@@ -553,7 +560,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // 3. the command line
   for(const std::string& name : marianOnlyOptionNames()) {
-    if(!given.count(name))
+    if(!given.count(name) || ours(name))
       continue;
     const std::vector<std::string>& values = given[name];
     YAML::Node value(values.empty() ? YAML::Node("true") : YAML::Node(values[0]));

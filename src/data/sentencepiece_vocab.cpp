@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/logging.h"
@@ -53,6 +54,26 @@ public:
     std::string out;
     auto status = spm_.Decode(upToEos, &out);
     ABORT_IF(!status.ok(), "SentencePiece '{}' cannot decode: {}", path_, status.ToString());
+    return out;
+  }
+
+  std::vector<int> encodeUnits(const std::string& line, bool addEos) const override {
+    std::vector<int> ids;
+    std::istringstream pieces(line);
+    for(std::string piece; pieces >> piece;)
+      ids.push_back(spm_.PieceToId(piece));  // <unk>'s id for a piece it does not have
+    if(addEos)
+      ids.push_back(eos_);
+    return ids;
+  }
+
+  std::string decodeUnits(const std::vector<int>& ids) const override {
+    std::string out;
+    for(int id : ids) {
+      if(id == eos_)
+        break;
+      out += (out.empty() ? "" : " ") + spm_.IdToPiece(id);
+    }
     return out;
   }
 

@@ -44,7 +44,22 @@ private:
   std::shared_ptr<Vocab> full_;
   size_t size_;
 };
+class UnitsVocab : public Vocab {
+public:
+  explicit UnitsVocab(std::shared_ptr<Vocab> vocab) : vocab_(std::move(vocab)) {}
+  std::vector<int> encode(const std::string& line, bool addEos) const override { return vocab_->encodeUnits(line, addEos); }
+  std::string decode(const std::vector<int>& ids) const override { return vocab_->decodeUnits(ids); }
+  size_t size() const override { return vocab_->size(); }
+  int eosId() const override { return vocab_->eosId(); }
+  int unkId() const override { return vocab_->unkId(); }
+  std::string path() const override { return vocab_->path(); }
+
+private:
+  std::shared_ptr<Vocab> vocab_;
+};
 }  // namespace
+
+std::shared_ptr<Vocab> unitsOf(std::shared_ptr<Vocab> vocab) { return std::make_shared<UnitsVocab>(std::move(vocab)); }
 
 std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vector<std::string>& trainFiles,
                                          size_t maxSize, const VocabTraining& training) {

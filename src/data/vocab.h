@@ -19,11 +19,19 @@ public:
   virtual std::vector<int> encode(const std::string& line, bool addEos = true) const = 0;
   // Text of ids; stops at the first </s>.
   virtual std::string decode(const std::vector<int>& ids) const = 0;
+  // The same with lines of the vocabulary's own units separated by spaces (SentencePiece's
+  // pieces; a word vocabulary's units are its words, so there they are encode and decode).
+  virtual std::vector<int> encodeUnits(const std::string& line, bool addEos = true) const { return encode(line, addEos); }
+  virtual std::string decodeUnits(const std::vector<int>& ids) const { return decode(ids); }
   virtual size_t size() const = 0;
   virtual int eosId() const { return kEos; }
   virtual int unkId() const { return kUnk; }
   virtual std::string path() const = 0;
 };
+
+// A view of `vocab` whose encode and decode read and write its units (Marian's --no-spm-encode
+// for the source, --no-spm-decode for the target).
+std::shared_ptr<Vocab> unitsOf(std::shared_ptr<Vocab> vocab);
 
 // How a missing SentencePiece vocabulary is trained (Marian's --sentencepiece-max-lines, its
 // extra --sentencepiece-options for spm_train, and --tempdir for the sampled lines).
