@@ -232,6 +232,12 @@ const Spec* findSpec(const std::string& name, int modeBit) {
   return other;
 }
 
+// This program's option of that name for this mode, or nullptr.
+const Spec* ownSpec(const std::string& name, int modeBit) {
+  const Spec* s = findSpec(name, modeBit);
+  return s && (s->modes & modeBit) ? s : nullptr;
+}
+
 const char* kindName(Kind k) {
   switch(k) {
     case Kind::Flag: return "a boolean";
@@ -343,9 +349,9 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     ABORT_IF(lineOf.count(key), "Config file '{}': option '{}' is given twice (lines {} and {})", file, key,
              lineOf[key], line);
     lineOf[key] = line;
-    const Spec* spec = findSpec(key, modeBit);
+    const Spec* spec = ownSpec(key, modeBit);
     std::string where = " in config file '" + file + "', line " + std::to_string(line);
-    bool ours = spec && (spec->modes & modeBit);
+    bool ours = spec != nullptr;
     // a model's "version" is the program that wrote it, not the --version flag
     if(modelFile && key == "version")
       continue;
@@ -461,12 +467,8 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // Marian's options this program lacks parse too, out of --help: a bare flag, a value or a list
   po::options_description hidden;
-  auto ours = [&](const std::string& name) {
-    const Spec* s = findSpec(name, modeBit);
-    return s && (s->modes & modeBit);
-  };
   for(const std::string& name : marianOnlyOptionNames())
-    if(!ours(name))  // Marian's --no-spm-encode is the decoder's here, inert in training
+    if(!ownSpec(name, modeBit))  // Marian's --no-spm-encode is the decoder's here, inert in training
       hidden.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(), "");
   po::options_description parseable;
   parseable.add(desc).add(hidden);
@@ -560,7 +562,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   // 3. the command line
   for(const std::string& name : marianOnlyOptionNames()) {
-    if(!given.count(name) || ours(name))
+    if(!given.count(name) || ownSpec(name, modeBit))
       continue;
     const std::vector<std::string>& values = given[name];
     YAML::Node value(values.empty() ? YAML::Node("true") : YAML::Node(values[0]));
