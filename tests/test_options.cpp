@@ -194,6 +194,23 @@ TEST(Options, MarianWrittenModelConfigIsRead) {
   EXPECT_NE(errorOf({"-c", temp("user.yml")}).find("Unknown option 'check-nans'"), std::string::npos);
 }
 
+// The model.npz.yml real Marian v1.12.43 wrote for examples/multi30k/train.yml (all of its 250
+// keys, no version key) trains here with -c: every key accepted, the shared ones in effect.
+TEST(Options, RealMarianModelConfigTrainsHere) {
+  Options o = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml", "--valid-sets",
+                     temp("a.src"), temp("a.trg")});
+  EXPECT_EQ(o.get<std::string>("type"), "transformer");
+  EXPECT_EQ(o.get<int>("dim-emb"), 256);
+  EXPECT_EQ(o.get<int>("transformer-heads"), 4);
+  EXPECT_TRUE(o.get<bool>("tied-embeddings-all"));
+  EXPECT_EQ(o.get<std::string>("cost-type"), "ce-mean-words");
+  EXPECT_EQ(o.get<std::string>("lr-warmup"), "500");
+  EXPECT_EQ(o.get<std::vector<float>>("optimizer-params"), (std::vector<float>{0.9f, 0.98f, 1e-9f}));
+  EXPECT_FLOAT_EQ(o.get<float>("label-smoothing"), 0.1f);
+  EXPECT_EQ(o.get<std::vector<int>>("dim-vocabs"), (std::vector<int>{8000, 8000}));
+  EXPECT_EQ(o.get<int>("seed"), 1111);
+}
+
 // Marian's options this program lacks, in a user's config or on the command line: accepted with
 // the value that asks for nothing (Marian's default, in any of YAML's spellings, or any value
 // where none changes a result here), an error naming option and value when they ask for more.

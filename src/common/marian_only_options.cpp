@@ -69,8 +69,8 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"mini-batch-round-up", "*"}, {"tsv", "false"}, {"tsv-fields", "0"},
     {"quantize-bits", "0"}, {"quantize-optimization-steps", "*"}, {"quantize-log-based", "*"},
     {"quantize-biases", "*"},
-    // translation
-    {"allow-special", "false"}, {"force-decode", "false"}, {"stat-freq", "*"}, {"no-spm-encode", "false"},
+    // translation (the first three are the decoder's here; Marian's training has them too)
+    {"ignore-model-config", "false"}, {"n-best", "false"}, {"word-scores", "false"}, {"allow-special", "false"}, {"force-decode", "false"}, {"stat-freq", "*"}, {"no-spm-encode", "false"},
     {"no-spm-decode", "false"},
     {"skip-cost", "false"}, {"shortlist", "[]"}, {"weights", "[]|[1]"}, {"output-sampling", "[]"},
     {"output-approx-knn", "[]"}, {"optimize", "false"}, {"gemm-type", "float32"}, {"quantize-range", "*"},
