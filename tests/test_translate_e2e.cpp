@@ -350,6 +350,8 @@ TEST(Translate, TheEmbeddedConfigIsMarians) {
       "assert 'type' in keys and 'transformer-heads' in keys and 'version' in keys, keys\n"
       "assert 'dim-vocabs: [18, 18]' in b.decode(), b\" " + m + "/model.npz";
   EXPECT_EQ(sh(check), 0);
+  // model.npz.yml too records the sizes trained with, not the option's 0 (all words)
+  EXPECT_NE(readFile(m + "/model.npz.yml").find("dim-vocabs: [18, 18]"), std::string::npos);
   sh("mv " + m + "/model.npz.yml " + m + "/aside.yml");
   std::string out = m + "/out";
   EXPECT_EQ(sh(decoder("embedded", "-b 1", out)), 0) << readFile(out + ".log");

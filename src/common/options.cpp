@@ -415,7 +415,15 @@ T Options::get(const std::string& key) const {
   }
 }
 
-#define MARIAN_OPTION_TYPE(T) template T Options::get<T>(const std::string&) const;
+template <class T>
+void Options::set(const std::string& key, const T& value) {
+  node_ = std::make_shared<YAML::Node>(YAML::Clone(*node_));
+  (*node_)[key] = value;
+}
+
+#define MARIAN_OPTION_TYPE(T)                                   \
+  template T Options::get<T>(const std::string&) const;         \
+  template void Options::set<T>(const std::string&, const T&);
 MARIAN_OPTION_TYPE(bool)
 MARIAN_OPTION_TYPE(int)
 MARIAN_OPTION_TYPE(size_t)

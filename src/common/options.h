@@ -29,6 +29,11 @@ public:
     return has(key) ? get<T>(key) : fallback;
   }
 
+  // Sets one option in this object only (copies made before keep their value). Defined for the
+  // types get is.
+  template <class T>
+  void set(const std::string& key, const T& value);
+
   std::string asYaml() const;  // the effective configuration, keys sorted
   const YAML::Node& yaml() const { return *node_; }
 

@@ -311,6 +311,8 @@ private:
           LOG(info, "[data] Removed the vocabulary '{}' this failed run created", path);
       throw;
     }
+    // the sizes trained with, as Marian records them in model.npz.yml
+    options_.set("dim-vocabs", std::vector<int>{int(vocabs_[0]->size()), int(vocabs_[1]->size())});
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
       validator_ = std::make_unique<Validator>(
           options_, vocabs_, [this](const std::string& path, const std::vector<float>& values) { writeModel(path, values); });
