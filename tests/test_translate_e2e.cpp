@@ -401,15 +401,22 @@ TEST(Translate, BleuValidationWritesTranslations) {
 TEST(Translate, AnotherVocabularyOrArchitectureIsRefused) {
   train("mismatch", kTransformer + " --after-batches 50");
   std::string d = dir(), m = d + "/mismatch";
-  // a vocabulary with more entries than the model was trained with
-  sh("cp " + d + "/vocab.yml " + m + "/big.yml && for w in q r s t u; do echo \"$w: $(( $(wc -l < " + m +
-     "/big.yml) ))\" >> " + m + "/big.yml; done");
-  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/big.yml " + m +
-                    "/big.yml < " + d + "/test.src > " + m + "/out 2> " + m + "/err";
-  EXPECT_NE(sh(cmd), 0);
-  std::string err = readFile(m + "/err");
+  auto decodeWith = [&](const std::string& vocab, const std::string& out) {
+    return sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + vocab + " " + vocab + " < " +
+              d + "/test.src > " + out + " 2> " + out + ".err");
+  };
+  // a word vocabulary with fewer entries than the model was trained with
+  sh("head -n 15 " + d + "/vocab.yml > " + m + "/small.yml");
+  EXPECT_NE(decodeWith(m + "/small.yml", m + "/out"), 0);
+  std::string err = readFile(m + "/out.err");
   EXPECT_NE(err.find("vocabulary of 18 entries"), std::string::npos) << err;
   EXPECT_NE(err.find(m + "/model.npz"), std::string::npos) << err;
+  // one with more: as in Marian, its first entries, as many as model.npz.yml's dim-vocabs records
+  sh("cp " + d + "/vocab.yml " + m + "/big.yml && for w in q r s t u; do echo \"$w: $(( $(wc -l < " + m +
+     "/big.yml) ))\" >> " + m + "/big.yml; done");
+  ASSERT_EQ(decodeWith(m + "/big.yml", m + "/big.out"), 0) << readFile(m + "/big.out.err");
+  ASSERT_EQ(decodeWith(d + "/vocab.yml", m + "/same.out"), 0) << readFile(m + "/same.out.err");
+  EXPECT_EQ(readFile(m + "/big.out"), readFile(m + "/same.out"));
   // a configuration that says two decoder layers
   sh("sed -i 's/^dec-depth: 1/dec-depth: 2/' " + m + "/model.npz.yml");
   ASSERT_NE(readFile(m + "/model.npz.yml").find("dec-depth: 2"), std::string::npos);
