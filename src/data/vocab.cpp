@@ -44,6 +44,8 @@ private:
   std::shared_ptr<Vocab> full_;
   size_t size_;
 };
+
+// encode and decode through the units (unitsOf)
 class UnitsVocab : public Vocab {
 public:
   explicit UnitsVocab(std::shared_ptr<Vocab> vocab) : vocab_(std::move(vocab)) {}
