@@ -195,7 +195,8 @@ TEST(Options, MarianWrittenModelConfigIsRead) {
 }
 
 // The model.npz.yml real Marian v1.12.43 wrote for examples/multi30k/train.yml (all of its 250
-// keys, no version key) trains here with -c: every key accepted, the shared ones in effect.
+// keys, no version key) and for its s2s variant train here with -c: every key accepted, the
+// shared ones in effect.
 TEST(Options, RealMarianModelConfigTrainsHere) {
   Options o = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml", "--valid-sets",
                      temp("a.src"), temp("a.trg")});
@@ -209,6 +210,10 @@ TEST(Options, RealMarianModelConfigTrainsHere) {
   EXPECT_FLOAT_EQ(o.get<float>("label-smoothing"), 0.1f);
   EXPECT_EQ(o.get<std::vector<int>>("dim-vocabs"), (std::vector<int>{8000, 8000}));
   EXPECT_EQ(o.get<int>("seed"), 1111);
+  Options s2s = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-s2s.npz.yml"});
+  EXPECT_EQ(s2s.get<std::string>("type"), "s2s");
+  EXPECT_EQ(s2s.get<int>("dim-rnn"), 256);
+  EXPECT_EQ(s2s.get<int>("max-length"), 50);
 }
 
 // Marian's options this program lacks, in a user's config or on the command line: accepted with
