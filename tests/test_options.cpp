@@ -210,7 +210,8 @@ TEST(Options, RealMarianModelConfigTrainsHere) {
   EXPECT_FLOAT_EQ(o.get<float>("label-smoothing"), 0.1f);
   EXPECT_EQ(o.get<std::vector<int>>("dim-vocabs"), (std::vector<int>{8000, 8000}));
   EXPECT_EQ(o.get<int>("seed"), 1111);
-  Options s2s = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-s2s.npz.yml"});
+  Options s2s = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-s2s.npz.yml", "--valid-sets", temp("a.src"),
+                       temp("a.trg")});
   EXPECT_EQ(s2s.get<std::string>("type"), "s2s");
   EXPECT_EQ(s2s.get<int>("dim-rnn"), 256);
   EXPECT_EQ(s2s.get<int>("max-length"), 50);
