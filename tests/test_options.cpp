@@ -194,7 +194,7 @@ TEST(Options, MarianWrittenModelConfigIsRead) {
   EXPECT_NE(errorOf({"-c", temp("user.yml")}).find("Unknown option 'check-nans'"), std::string::npos);
 }
 
-// The model.npz.yml real Marian v1.12.43 wrote for examples/multi30k/train.yml (all of its 250
+// The model.npz.yml real Marian v1.12.43 wrote for examples/multi30k/train.yml (all of its 220
 // keys, no version key) and for its s2s variant train here with -c: every key accepted, the
 // shared ones in effect.
 TEST(Options, RealMarianModelConfigTrainsHere) {
