@@ -12,6 +12,8 @@
 
 namespace marian {
 
+class Options;
+
 // Named arrays of one optimizer's state (for a range), plus its step count.
 struct OptimizerState {
   std::map<std::string, std::vector<float>> arrays;
@@ -78,5 +80,7 @@ private:
 
 // --optimizer NAME --optimizer-params ...; an unknown name is an error.
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params);
+// The same from a run's options: the one place the graph groups make their optimizers.
+std::unique_ptr<Optimizer> createOptimizer(const Options& options);
 
 }  // namespace marian

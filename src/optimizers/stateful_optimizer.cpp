@@ -1,4 +1,6 @@
 #include "optimizers/optimizer.h"
+
+#include "common/options.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -59,6 +61,10 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
     return std::make_unique<Adam>(p.size() > 0 ? p[0] : 0.9f, p.size() > 1 ? p[1] : 0.999f,
                                   p.size() > 2 ? p[2] : 1e-8f);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
+}
+
+std::unique_ptr<Optimizer> createOptimizer(const Options& options) {
+  return createOptimizer(options.get<std::string>("optimizer"), options.get<std::vector<float>>("optimizer-params"));
 }
 
 }  // namespace marian

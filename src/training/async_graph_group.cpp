@@ -22,6 +22,7 @@
 #include "tensors/devices_from_options.h"
 #include "training/dropout_seeds.h"
 #include "training/graph_group.h"
+#include "optimizers/gradient_clipping.h"
 #include "optimizers/parameter_shard.h"
 
 namespace marian {
@@ -61,7 +62,7 @@ public:
       s->device = workers_[k]->device().type == DeviceType::gpu ? workers_[k]->device() : cpuDevice(0);
       s->params = std::make_unique<ParameterShard>(
           range, s->device, workers_[0]->params().values().slice(range.offset, range.size), /*inPlace=*/false,
-          createOptimizer(options_.get<std::string>("optimizer"), options_.get<std::vector<float>>("optimizer-params")),
+          createOptimizer(options_),
           emaAlpha_);
       Backend& owner = backendFor(s->device);
       s->updated = owner.createEvent();
@@ -167,10 +168,7 @@ private:
       mine.record(s->pulled[d].get());
     }
     double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
-    double norm = std::sqrt(kernels::squaredNorm(grads));
-    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
-    if(clipNorm_ > 0.f && norm > clipNorm_)
-      kernels::scale(grads, float(clipNorm_ / norm));
+    clipGradients(grads, clipNorm_, work.update);
     if(gpu)
       mine.record(gradsReady_[d].get());
     for(auto& s : shards_) {  // push: each shard applies the gradients at once

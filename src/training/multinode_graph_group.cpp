@@ -17,6 +17,7 @@
 #include "common/float_mode.h"
 #include "common/logging.h"
 #include "common/timeline.h"
+#include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
 #include "tensors/backend.h"
@@ -85,7 +86,7 @@ public:
     Options o = options_;
     shard_ = std::make_unique<ServerShard>(
         transport_.rank(), layout_.node(transport_.rank()), layout_.total, initial, devices,
-        [o] { return createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params")); },
+        [o] { return createOptimizer(o); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
     server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); }, timeout_);
     for(size_t d = 0; d < devices; ++d) {
@@ -103,7 +104,7 @@ public:
         kernels::fromHost(c->bufferParams->all(), initial);
       }
       if(localOptimizer_ || compression_.local != LocalGradients::off)
-        c->optimizer = createOptimizer(o.get<std::string>("optimizer"), o.get<std::vector<float>>("optimizer-params"));
+        c->optimizer = createOptimizer(o);
       if(compression_.local == LocalGradients::partial)
         c->unsent = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
       clients_.push_back(std::move(c));
@@ -374,11 +375,7 @@ private:
     auto begin = Clock::now();
     Tensor values = w.params().values(), grads = w.params().grads();
     double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
-    // the same norm and clipping as the single-node groups, so one rank reproduces them exactly
-    double norm = std::sqrt(kernels::squaredNorm(grads));
-    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, work.update + 1);
-    if(clipNorm_ > 0.f && norm > clipNorm_)
-      kernels::scale(grads, float(clipNorm_ / norm));
+    clipGradients(grads, clipNorm_, work.update);
     c.lastLr = work.lr;
     if(localOptimizer_ || compression_.local == LocalGradients::sum)  // move locally too, between synchronisations
       c.optimizer->update(values, grads, work.lr);

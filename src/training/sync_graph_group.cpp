@@ -22,6 +22,7 @@
 
 #include "common/logging.h"
 #include "common/timeline.h"
+#include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "tensors/backend.h"
@@ -59,7 +60,7 @@ public:
       Range range = equalPart(n, k, workers_.size());
       shards_.push_back(std::make_unique<ParameterShard>(
           range, workers_[k]->device(), workers_[k]->params().values().slice(range.offset, range.size),
-          /*inPlace=*/true, createOptimizer(options_.get<std::string>("optimizer"), options_.get<std::vector<float>>("optimizer-params")),
+          /*inPlace=*/true, createOptimizer(options_),
           emaAlpha_));
     }
     if(transport_) {
@@ -199,12 +200,10 @@ public:
     }
     std::vector<double> squares(n);
     parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
-    double norm = 0;
+    double squaredNorm = 0;
     for(double s : squares)
-      norm += s;
-    norm = std::sqrt(norm);
-    ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, update + 1);
-    float clip = clipNorm_ > 0.f && norm > clipNorm_ ? float(clipNorm_ / norm) : 1.f;
+      squaredNorm += s;
+    float clip = clipFactor(squaredNorm, clipNorm_, update);
 
     parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
       timeline::Span span("update", "update");
