@@ -22,6 +22,10 @@ ParameterShard::ParameterShard(Range range, Device device, Tensor storage, bool 
   }
 }
 
+std::vector<float> ParameterShard::toHost(bool smoothedValues) const {
+  return kernels::toHost((smoothedValues ? smoothed() : values()).slice(0, range_.size));
+}
+
 void ParameterShard::update(Tensor grads, float lr) {
   if(range_.size == 0)
     return;

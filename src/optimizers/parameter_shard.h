@@ -27,6 +27,8 @@ public:
   Tensor values() const { return values_; }
   // the moving average, or the values without one
   Tensor smoothed() const { return ema_ ? ema_->all() : values_; }
+  // The values (or the moving average) copied to the host, the shard's range exactly.
+  std::vector<float> toHost(bool smoothed) const;
 
   // Everything a replica of the shard holds where it lives: values, moving average and, with
   // moments, the optimizer arrays (replicas on several ranks are averaged through these).
@@ -46,5 +48,17 @@ private:
   std::unique_ptr<Optimizer> optimizer_;
   float emaAlpha_;
 };
+
+// The values (or moving averages) of shards of consecutive ranges joined on the host, in order;
+// shardOf(element) is the ParameterShard of an element of `shards`.
+template <class Shards, class ShardOf>
+std::vector<float> joinShards(const Shards& shards, bool smoothed, ShardOf shardOf) {
+  std::vector<float> all;
+  for(const auto& element : shards) {
+    std::vector<float> part = shardOf(element).toHost(smoothed);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
 
 }  // namespace marian

@@ -94,13 +94,7 @@ public:
 
   std::vector<float> values(bool smoothed) override {
     finish();
-    std::vector<float> all;
-    for(auto& s : shards_) {
-      Tensor t = smoothed ? s->params->smoothed() : s->params->values();
-      std::vector<float> part = kernels::toHost(t.slice(0, s->params->range().size));
-      all.insert(all.end(), part.begin(), part.end());
-    }
-    return all;
+    return joinShards(shards_, smoothed, [](const auto& s) -> const ParameterShard& { return *s->params; });
   }
 
   ModelState saveState() override {

@@ -257,12 +257,7 @@ public:
   std::vector<float> ownValues(bool smoothed) {
     if(!smoothed)
       return kernels::toHost(workers_[0]->params().values());
-    std::vector<float> all;
-    for(auto& shard : shards_) {
-      std::vector<float> part = kernels::toHost(shard->smoothed().slice(0, shard->range().size));
-      all.insert(all.end(), part.begin(), part.end());
-    }
-    return all;
+    return joinShards(shards_, true, [](const auto& shard) -> const ParameterShard& { return *shard; });
   }
 
   ModelState saveState() override {

@@ -92,12 +92,7 @@ Message ServerShard::updateAndReply(const Message& in) {
 
 std::vector<float> ServerShard::values(bool smoothed) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<float> all;
-  for(auto& d : devices_) {
-    std::vector<float> part = kernels::toHost((smoothed ? d->smoothed() : d->values()).slice(0, d->range().size));
-    all.insert(all.end(), part.begin(), part.end());
-  }
-  return all;
+  return joinShards(devices_, smoothed, [](const auto& d) -> const ParameterShard& { return *d; });
 }
 
 std::vector<float> ServerShard::clientView(int client) {
