@@ -3,7 +3,9 @@
 
 #include <cmath>
 
+#include "common/error.h"
 #include "optimizers/lr_schedule.h"
+#include "optimizers/model_state.h"
 #include "optimizers/optimizer.h"
 #include "tensors/kernels.h"
 
@@ -60,6 +62,29 @@ TEST(Optimizers, StateRoundTripContinuesIdentically) {
   EXPECT_EQ(p1.host(), p2.host());
   EXPECT_EQ(a->state().steps, 2u);
   EXPECT_THROW(createOptimizer("rmsprop", {}), Error);
+}
+
+// The residuals of another layout: summed in the order of their numbers (rank 10 after rank 2,
+// where the names sort it before), scaled, other names left out, a wrong size named.
+TEST(ModelStateTest, SumOfExtrasAddsNumberedArraysInNumberOrder) {
+  ModelState state;
+  state.n = 2;
+  EXPECT_TRUE(state.sumOfExtras("allreduce-residual.rank", 1.f).empty());
+  state.extras["allreduce-residual.rank0"] = {1e8f, 1.f};
+  state.extras["allreduce-residual.rank2"] = {1.f, 2.f};
+  state.extras["allreduce-residual.rank10"] = {-1e8f, 3.f};
+  state.extras["allreduce-threshold.rank0"] = {5.f};
+  state.extras["allreduce-residual.rankX"] = {7.f, 7.f};
+  // (1e8 + 1) - 1e8 = 0 in float in number order; 1e8 - 1e8 + 1 = 1 in name order
+  EXPECT_EQ(state.sumOfExtras("allreduce-residual.rank", 1.f), (std::vector<float>{0.f, 6.f}));
+  EXPECT_EQ(state.sumOfExtras("allreduce-residual.rank", 0.5f), (std::vector<float>{0.f, 3.f}));
+  state.extras["allreduce-residual.rank3"] = {1.f};
+  try {
+    state.sumOfExtras("allreduce-residual.rank", 1.f);
+    ADD_FAILURE() << "a residual of 1 value for a model of 2 was summed";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'allreduce-residual.rank3' holds 1 values"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LearningRate, WarmupAndInverseSquareRootDecay) {

@@ -1,82 +1,26 @@
 #include "optimizers/model_state.h"
 
-#include <cstring>
+#include <algorithm>
 
-#include "common/error.h"
+#include "common/byte_record.h"
 
 namespace marian {
 
 namespace {
 
-class Writer {
-public:
-  std::vector<char> bytes;
-  template <class T>
-  void scalar(T v) {
-    append(&v, sizeof(T));
-  }
-  void string(const std::string& s) {
-    scalar<uint64_t>(s.size());
-    append(s.data(), s.size());
-  }
-  void floats(const std::vector<float>& v) {
-    scalar<uint64_t>(v.size());
-    append(v.data(), v.size() * sizeof(float));
-  }
-
-private:
-  void append(const void* p, size_t n) {
-    const char* c = static_cast<const char*>(p);
-    bytes.insert(bytes.end(), c, c + n);
-  }
-};
-
-class Reader {
-public:
-  explicit Reader(const std::vector<char>& bytes) : bytes_(bytes) {}
-  template <class T>
-  T scalar() {
-    T v;
-    take(&v, sizeof(T));
-    return v;
-  }
-  std::string string() {
-    std::string s(size_t(scalar<uint64_t>()), '\0');
-    take(s.data(), s.size());
-    return s;
-  }
-  std::vector<float> floats() {
-    uint64_t n = scalar<uint64_t>();
-    ABORT_IF(n > (bytes_.size() - at_) / sizeof(float), "Model state message truncated: {} values announced", n);
-    std::vector<float> v(static_cast<size_t>(n));
-    take(v.data(), v.size() * sizeof(float));
-    return v;
-  }
-
-private:
-  void take(void* p, size_t n) {
-    ABORT_IF(at_ + n > bytes_.size(), "Model state message of {} bytes truncated at {}", bytes_.size(), at_);
-    if(n)
-      std::memcpy(p, bytes_.data() + at_, n);
-    at_ += n;
-  }
-  const std::vector<char>& bytes_;
-  size_t at_ = 0;
-};
-
-void writeArrays(Writer& w, const std::map<std::string, std::vector<float>>& arrays) {
-  w.scalar<uint64_t>(arrays.size());
+void writeArrays(ByteWriter& w, const std::map<std::string, std::vector<float>>& arrays) {
+  w.put<uint64_t>(arrays.size());
   for(const auto& [name, values] : arrays) {
-    w.string(name);
-    w.floats(values);
+    w.putString(name);
+    w.putCounted(values);
   }
 }
 
-std::map<std::string, std::vector<float>> readArrays(Reader& r) {
+std::map<std::string, std::vector<float>> readArrays(ByteReader& r) {
   std::map<std::string, std::vector<float>> arrays;
-  for(uint64_t i = 0, count = r.scalar<uint64_t>(); i < count; ++i) {
-    std::string name = r.string();
-    arrays[name] = r.floats();
+  for(uint64_t i = 0, count = r.get<uint64_t>(); i < count; ++i) {
+    std::string name = r.getString();
+    arrays[name] = r.getCounted<float>();
   }
   return arrays;
 }
@@ -84,49 +28,70 @@ std::map<std::string, std::vector<float>> readArrays(Reader& r) {
 }  // namespace
 
 std::vector<char> ModelState::pack() const {
-  Writer w;
-  w.scalar<uint64_t>(n);
-  w.scalar<int32_t>(ranks);
-  w.scalar<uint64_t>(devices);
-  w.floats(values);
-  w.floats(smoothed);
+  ByteWriter w;
+  w.put<uint64_t>(n);
+  w.put<int32_t>(ranks);
+  w.put<uint64_t>(devices);
+  w.putCounted(values);
+  w.putCounted(smoothed);
   writeArrays(w, optimizer);
-  w.scalar<uint64_t>(optimizerSteps.size());
+  w.put<uint64_t>(optimizerSteps.size());
   for(const auto& [range, steps] : optimizerSteps) {
-    w.scalar<uint64_t>(range.offset);
-    w.scalar<uint64_t>(range.size);
-    w.scalar<uint64_t>(steps);
+    w.put<uint64_t>(range.offset);
+    w.put<uint64_t>(range.size);
+    w.put<uint64_t>(steps);
   }
   writeArrays(w, extras);
-  w.scalar<uint64_t>(counters.size());
+  w.put<uint64_t>(counters.size());
   for(const auto& [name, value] : counters) {
-    w.string(name);
-    w.scalar<uint64_t>(value);
+    w.putString(name);
+    w.put<uint64_t>(value);
   }
-  return std::move(w.bytes);
+  return w.take();
 }
 
 ModelState ModelState::unpack(const std::vector<char>& bytes) {
-  Reader r(bytes);
+  ByteReader r(bytes, "Model state message");
   ModelState s;
-  s.n = size_t(r.scalar<uint64_t>());
-  s.ranks = r.scalar<int32_t>();
-  s.devices = size_t(r.scalar<uint64_t>());
-  s.values = r.floats();
-  s.smoothed = r.floats();
+  s.n = size_t(r.get<uint64_t>());
+  s.ranks = r.get<int32_t>();
+  s.devices = size_t(r.get<uint64_t>());
+  s.values = r.getCounted<float>();
+  s.smoothed = r.getCounted<float>();
   s.optimizer = readArrays(r);
-  for(uint64_t i = 0, count = r.scalar<uint64_t>(); i < count; ++i) {
+  for(uint64_t i = 0, count = r.get<uint64_t>(); i < count; ++i) {
     Range range;
-    range.offset = size_t(r.scalar<uint64_t>());
-    range.size = size_t(r.scalar<uint64_t>());
-    s.optimizerSteps.push_back({range, r.scalar<uint64_t>()});
+    range.offset = size_t(r.get<uint64_t>());
+    range.size = size_t(r.get<uint64_t>());
+    s.optimizerSteps.push_back({range, r.get<uint64_t>()});
   }
   s.extras = readArrays(r);
-  for(uint64_t i = 0, count = r.scalar<uint64_t>(); i < count; ++i) {
-    std::string name = r.string();
-    s.counters[name] = r.scalar<uint64_t>();
+  for(uint64_t i = 0, count = r.get<uint64_t>(); i < count; ++i) {
+    std::string name = r.getString();
+    s.counters[name] = r.get<uint64_t>();
   }
+  r.expectEnd();
   return s;
+}
+
+std::vector<float> ModelState::sumOfExtras(const std::string& prefix, float scale) const {
+  std::vector<std::pair<uint64_t, const std::string*>> named;  // (number, name)
+  for(const auto& [name, array] : extras) {
+    std::string number = name.substr(std::min(name.size(), prefix.size()));
+    if(name.compare(0, prefix.size(), prefix) == 0 && !number.empty() &&
+       number.find_first_not_of("0123456789") == std::string::npos && number.size() < 19)
+      named.push_back({std::stoull(number), &name});
+  }
+  std::sort(named.begin(), named.end());
+  std::vector<float> sum;
+  for(const auto& [number, name] : named) {
+    const std::vector<float>& array = extras.at(*name);
+    ABORT_IF(array.size() != n, "The checkpoint's '{}' holds {} values, not the model's {}", *name, array.size(), n);
+    sum.resize(n, 0.f);
+    for(size_t i = 0; i < n; ++i)
+      sum[i] += scale * array[i];
+  }
+  return sum;
 }
 
 void ModelState::merge(ModelState&& part, Range range) {

@@ -38,6 +38,11 @@ struct ModelState {
     return optimizerSteps.empty() ? 0 : optimizerSteps.front().second;
   }
 
+  // scale x the sum of the extras named prefix + a number, in the numbers' order: the residuals
+  // every saved rank or client held back, owed once to a run of another layout. Empty when there
+  // is none; one that does not hold n values is an error naming it.
+  std::vector<float> sumOfExtras(const std::string& prefix, float scale) const;
+
   // Bytes for the wire (a parameter server's shard state travels to rank 0) and back.
   std::vector<char> pack() const;
   static ModelState unpack(const std::vector<char>& bytes);

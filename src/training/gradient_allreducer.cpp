@@ -4,9 +4,8 @@
 #include <cmath>
 
 #include "comm/allreduce/sparse_ops.h"
-#include "common/error.h"
+#include "common/byte_record.h"
 #include "common/logging.h"
-#include <cstring>
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -158,19 +157,6 @@ namespace {
 // Apart from every allreduce step's tag (oktopk's highest phase starts at 5 << 12) and within
 // 32767, the largest tag every MPI library must accept (UCX allows 2^23 - 1).
 constexpr int kCheckpointTag = 32766;
-
-std::vector<char> packFloats(const std::vector<float>& v) {
-  std::vector<char> out(v.size() * sizeof(float));
-  if(!v.empty())
-    std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-std::vector<float> unpackFloats(const std::vector<char>& bytes) {
-  std::vector<float> v(bytes.size() / sizeof(float));
-  if(!v.empty())
-    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
-  return v;
-}
 }  // namespace
 
 void GradientAllreducer::saveTo(ModelState& state) {
@@ -188,9 +174,9 @@ void GradientAllreducer::saveTo(ModelState& state) {
   }
   int self = transport_.rank();
   if(self != 0) {
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(mine), transport_.peerTimeout());
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(thresholds), transport_.peerTimeout());
-    transport_.send(Channel::collective, 0, kCheckpointTag, packFloats(velocity), transport_.peerTimeout());
+    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(mine), transport_.peerTimeout());
+    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(thresholds), transport_.peerTimeout());
+    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(velocity), transport_.peerTimeout());
     return;
   }
   state.counters["allreduce-selector-calls"] = calls;
@@ -199,9 +185,13 @@ void GradientAllreducer::saveTo(ModelState& state) {
   for(int r = 0; r < transport_.size(); ++r) {
     if(r != 0) {
       std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
-      mine = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
-      thresholds = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
-      velocity = unpackFloats(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes);
+      auto receive = [&] {
+        return unpackArray<float>(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes,
+                                  "Residual message");
+      };
+      mine = receive();
+      thresholds = receive();
+      velocity = receive();
       ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
     }
     state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;
@@ -257,10 +247,8 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
   // Another layout: what every saved rank held back is owed once to the sum, so rank 0 takes
   // the sum of all residuals; a reused threshold is recomputed at the next call; momentum
   // correction's velocities start again at zero (a velocity is a rank's own).
-  std::vector<float> total(n_, 0.f);
-  for(int r = 0; const std::vector<float>* residual = saved("allreduce-residual", r); ++r)
-    for(size_t i = 0; i < n_ && i < residual->size(); ++i)
-      total[i] += residualScale * (*residual)[i];
+  ABORT_IF(state.n != n_, "The checkpoint holds a model of {} parameters, not {}", state.n, n_);
+  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", residualScale);
   uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st;

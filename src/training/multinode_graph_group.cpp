@@ -226,14 +226,7 @@ public:
       for(const std::string& what : lost)
         LOG(warn, "[training] Resumed: {} start at zero", what);
     }
-    std::vector<float> summed;
-    if(!sameClients)
-      for(const auto& [name, values] : state.extras)
-        if(name.rfind("dropping-residual.client", 0) == 0) {
-          summed.resize(values.size(), 0.f);
-          for(size_t i = 0; i < values.size(); ++i)
-            summed[i] += values[i];
-        }
+    std::vector<float> summed = sameClients ? std::vector<float>() : state.sumOfExtras("dropping-residual.client", 1.f);
     for(auto& c : clients_) {
       std::vector<float> residual;
       if(sameClients) {

@@ -291,12 +291,7 @@ public:
     }
     // One rank does not compress: what the saved ranks held back joins the first gradient, as
     // error feedback would have added it to their next one.
-    for(const auto& [name, values] : state.extras)
-      if(name.rfind("allreduce-residual.rank", 0) == 0 && values.size() == state.n) {
-        heldBack_.resize(state.n, 0.f);
-        for(size_t i = 0; i < values.size(); ++i)
-          heldBack_[i] += (mean ? 1.f / float(state.ranks) : 1.f) * values[i];
-      }
+    heldBack_ = state.sumOfExtras("allreduce-residual.rank", mean ? 1.f / float(state.ranks) : 1.f);
     if(!heldBack_.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
                 "rank 0's first gradient (one rank does not compress)",
