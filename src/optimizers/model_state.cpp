@@ -106,7 +106,7 @@ void ModelState::merge(ModelState&& part, Range range) {
     ABORT_IF(mine.size() != n || theirs.size() != n || range.end() > n,
              "Merging a shard state [{}, {}) of arrays of {} and {} values", range.offset, range.end(), theirs.size(),
              mine.size());
-    std::copy(theirs.begin() + long(range.offset), theirs.begin() + long(range.end()), mine.begin() + long(range.offset));
+    placeRange(mine, range, rangeOf(theirs, range));
   };
   auto mergeArrays = [&](std::map<std::string, std::vector<float>>& mine, std::map<std::string, std::vector<float>>& theirs) {
     for(auto& [name, values] : theirs)

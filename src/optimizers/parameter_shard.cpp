@@ -51,7 +51,7 @@ void ParameterShard::saveTo(ModelState& state) const {
   auto put = [&](std::vector<float>& global, const std::vector<float>& part) {
     if(global.size() != state.n)
       global.assign(state.n, 0.f);
-    std::copy(part.begin(), part.end(), global.begin() + long(range_.offset));
+    placeRange(global, range_, part);
   };
   OptimizerState s = optimizer_->state();
   state.optimizerSteps.push_back({range_, s.steps});
@@ -67,9 +67,7 @@ void ParameterShard::saveTo(ModelState& state) const {
 void ParameterShard::restoreFrom(const ModelState& state) {
   ABORT_IF(range_.end() > state.n, "A saved model of {} parameters has no range [{}, {})", state.n, range_.offset,
            range_.end());
-  auto part = [&](const std::vector<float>& global) {
-    return std::vector<float>(global.begin() + long(range_.offset), global.begin() + long(range_.end()));
-  };
+  auto part = [&](const std::vector<float>& global) { return rangeOf(global, range_); };
   OptimizerState s;
   s.steps = state.stepsAt(range_.offset);
   for(const auto& [name, values] : state.optimizer)

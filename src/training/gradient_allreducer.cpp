@@ -167,8 +167,9 @@ void GradientAllreducer::saveTo(ModelState& state) {
   uint64_t calls = 0;
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
-    std::copy(st.residual.begin(), st.residual.end(), mine.begin() + long(pieces_[s].global.offset));
-    std::copy(st.velocity.begin(), st.velocity.end(), velocity.begin() + long(pieces_[s].global.offset));
+    placeRange(mine, pieces_[s].global, st.residual);
+    if(!st.velocity.empty())
+      placeRange(velocity, pieces_[s].global, st.velocity);
     thresholds.push_back(st.threshold);
     calls = st.calls;
   }
@@ -235,9 +236,9 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     for(size_t s = 0; s < selectors_.size(); ++s) {
       TopkSelector::State st;
       Range r = pieces_[s].global;
-      st.residual.assign(residual.begin() + long(r.offset), residual.begin() + long(r.end()));
+      st.residual = rangeOf(residual, r);
       if(velocity)  // momentum correction's velocity; none saved: it starts at zero
-        st.velocity.assign(velocity->begin() + long(r.offset), velocity->begin() + long(r.end()));
+        st.velocity = rangeOf(*velocity, r);
       st.calls = calls;
       st.threshold = thresholds && s < thresholds->size() ? (*thresholds)[s] : 0.f;
       selectors_[s]->setState(st);
@@ -255,7 +256,7 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     Range r = pieces_[s].global;
     st.residual.assign(r.size, 0.f);
     if(self == 0)
-      st.residual.assign(total.begin() + long(r.offset), total.begin() + long(r.end()));
+      st.residual = rangeOf(total, r);
     st.calls = next;
     selectors_[s]->setState(st);
   }

@@ -151,7 +151,6 @@ public:
     int self = transport_.rank();
     int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
     for(int s = 0; s < layout_.nodes; ++s) {
-      auto [offset, n] = layout_.node(s);
       std::vector<float> part;
       if(s == self) {
         part = shard_->values(smoothed);
@@ -164,8 +163,7 @@ public:
         transport_.send(Channel::toServer, s, tag, pull.pack(), timeout_);
         part = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, "a pull of shard " + std::to_string(s)).bytes).dense;
       }
-      ABORT_IF(part.size() != n, "Shard {} holds {} values, expected {}", s, part.size(), n);
-      std::copy(part.begin(), part.end(), all.begin() + offset);
+      placeRange(all, layout_.node(s), part);
     }
     return all;
   }

@@ -192,8 +192,7 @@ public:
       for(size_t k = 0; k < n; ++k) {
         Range r = shards_[k]->range();
         FlatBuffer host(cpuDevice(), Type::float32, std::max<size_t>(r.size, 1));
-        kernels::fromHost(host.all().slice(0, r.size), std::vector<float>(heldBack_.begin() + long(r.offset),
-                                                                          heldBack_.begin() + long(r.end())));
+        kernels::fromHost(host.all().slice(0, r.size), rangeOf(heldBack_, r));
         kernels::add(shard(k, k, true), host.all().slice(0, r.size));
       }
       heldBack_.clear();

@@ -20,7 +20,7 @@ ServerShard::ServerShard(int shard, Range range, size_t total, const std::vector
       seed_(uint64_t(shard) * 7919 + 17) {
   ABORT_IF(initial.size() != total || range.end() > total, "Shard [{}, {}) of a model of {} given {} values",
            range.offset, range.end(), total, initial.size());
-  std::vector<float> mine(initial.begin() + long(range.offset), initial.begin() + long(range.end()));
+  std::vector<float> mine = rangeOf(initial, range);
   Tensor values = params_.all().slice(0, range.size);
   if(range.size)
     kernels::fromHost(values, mine);
@@ -111,7 +111,7 @@ void ServerShard::saveTo(ModelState& state) {
     if(global.size() != state.n)
       global.assign(state.n, 0.f);
     std::vector<float> view = kernels::toHost(views_[c]->all().slice(0, range_.size));
-    std::copy(view.begin(), view.end(), global.begin() + long(range_.offset));
+    placeRange(global, range_, view);
   }
   state.counters["server-version.shard" + std::to_string(shard_)] = version_;
 }
@@ -130,7 +130,7 @@ void ServerShard::restoreFrom(const ModelState& state, bool sameClients) {
       continue;
     }
     const std::vector<float>& global = state.extras.at(viewName(c));
-    kernels::fromHost(view, std::vector<float>(global.begin() + long(range_.offset), global.begin() + long(range_.end())));
+    kernels::fromHost(view, rangeOf(global, range_));
   }
 }
 

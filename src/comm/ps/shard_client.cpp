@@ -111,8 +111,7 @@ std::vector<float> ShardClient::residual() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<float> all(layout_.total, 0.f);
   for(size_t s = 0; s < selectors_.size(); ++s) {
-    std::vector<float> part = selectors_[s]->state().residual;
-    std::copy(part.begin(), part.end(), all.begin() + long(layout_.node(int(s)).offset));
+    placeRange(all, layout_.node(int(s)), selectors_[s]->state().residual);
   }
   return all;
 }
@@ -134,8 +133,9 @@ void ShardClient::saveTo(ModelState& state) const {
   std::vector<float> velocity(compression_.momentum > 0.f ? layout_.total : 0, 0.f);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
-    std::copy(st.residual.begin(), st.residual.end(), all.begin() + long(layout_.node(int(s)).offset));
-    std::copy(st.velocity.begin(), st.velocity.end(), velocity.begin() + long(layout_.node(int(s)).offset));
+    placeRange(all, layout_.node(int(s)), st.residual);
+    if(!st.velocity.empty())
+      placeRange(velocity, layout_.node(int(s)), st.velocity);
     state.counters["dropping-calls.client" + std::to_string(id_)] = st.calls;
   }
   if(!velocity.empty())
@@ -164,10 +164,10 @@ void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const s
     if(!residual.empty()) {
       ABORT_IF(residual.size() != layout_.total, "A residual of {} values for a model of {}", residual.size(),
                layout_.total);
-      st.residual.assign(residual.begin() + long(range.offset), residual.begin() + long(range.end()));
+      st.residual = rangeOf(residual, range);
     }
     if(hasVelocity)
-      st.velocity.assign(velocity->second.begin() + long(range.offset), velocity->second.begin() + long(range.end()));
+      st.velocity = rangeOf(velocity->second, range);
     selectors_[s]->setState(st);
   }
 }
