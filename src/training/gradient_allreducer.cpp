@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "comm/allreduce/sparse_ops.h"
-#include "common/byte_record.h"
+#include "comm/state_gather.h"
 #include "common/logging.h"
 #include "tensors/kernels.h"
 
@@ -153,53 +153,39 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
 
 namespace marian {
 
-namespace {
-// Apart from every allreduce step's tag (oktopk's highest phase starts at 5 << 12) and within
-// 32767, the largest tag every MPI library must accept (UCX allows 2^23 - 1).
-constexpr int kCheckpointTag = 32766;
-}  // namespace
-
 void GradientAllreducer::saveTo(ModelState& state) {
   if(selectors_.empty())
     return;  // dense, or no update yet: nothing is held back
-  // this rank's residual in the global layout, then its selectors' calls and thresholds
-  std::vector<float> mine(n_, 0.f), thresholds, velocity(compression_.momentum > 0.f ? n_ : 0, 0.f);
+  // this rank's residual and momentum velocity in the global layout, its selectors' thresholds
+  ModelState mine;
+  mine.n = n_;
+  std::vector<float>& residual = mine.extras["residual"];
+  std::vector<float>& thresholds = mine.extras["threshold"];
+  std::vector<float> velocity(compression_.momentum > 0.f ? n_ : 0, 0.f);
+  residual.assign(n_, 0.f);
   uint64_t calls = 0;
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st = selectors_[s]->state();
-    placeRange(mine, pieces_[s].global, st.residual);
+    placeRange(residual, pieces_[s].global, st.residual);
     if(!st.velocity.empty())
       placeRange(velocity, pieces_[s].global, st.velocity);
     thresholds.push_back(st.threshold);
     calls = st.calls;
   }
-  int self = transport_.rank();
-  if(self != 0) {
-    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(mine), transport_.peerTimeout());
-    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(thresholds), transport_.peerTimeout());
-    transport_.send(Channel::collective, 0, kCheckpointTag, packArray(velocity), transport_.peerTimeout());
+  if(!velocity.empty())
+    mine.extras["velocity"] = std::move(velocity);
+  std::vector<ModelState> all = gatherStates(transport_, mine, "the allreduce residual");
+  if(transport_.rank() != 0)
     return;
-  }
   state.counters["allreduce-selector-calls"] = calls;
   state.counters["allreduce-shards"] = selectors_.size();  // pieces: shards x buckets
   state.counters["allreduce-buckets"] = buckets_.size();
-  for(int r = 0; r < transport_.size(); ++r) {
-    if(r != 0) {
-      std::string what = "the residual of rank " + std::to_string(r) + " for a checkpoint";
-      auto receive = [&] {
-        return unpackArray<float>(transport_.recv(Channel::collective, r, kCheckpointTag, transport_.peerTimeout(), what).bytes,
-                                  "Residual message");
-      };
-      mine = receive();
-      thresholds = receive();
-      velocity = receive();
-      ABORT_IF(mine.size() != n_, "Rank {} sent a residual of {} values for {}", r, mine.size(), n_);
+  for(size_t r = 0; r < all.size(); ++r)
+    for(const auto& [name, array] : all[r].extras) {
+      ABORT_IF(name != "threshold" && array.size() != n_, "Rank {} sent a {} of {} values for {}", r, name,
+               array.size(), n_);
+      state.extras["allreduce-" + name + ".rank" + std::to_string(r)] = array;
     }
-    state.extras["allreduce-residual.rank" + std::to_string(r)] = mine;
-    state.extras["allreduce-threshold.rank" + std::to_string(r)] = thresholds;
-    if(!velocity.empty())
-      state.extras["allreduce-velocity.rank" + std::to_string(r)] = velocity;
-  }
 }
 
 void GradientAllreducer::restoreFrom(const ModelState& state, float residualScale) {

@@ -35,6 +35,7 @@
 #include "common/parallel.h"
 #include "comm/allreduce/row_allgather.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "comm/state_gather.h"
 
 namespace marian {
 
@@ -456,22 +457,14 @@ private:
   // own copy exactly, and the state's own arrays become their mean: the model that is exported,
   // and what another layout resumes from.
   void gatherReplicas(ModelState& state) {
-    constexpr int kReplicaTag = 32765;  // beside the allreducer's checkpoint tag
     ModelState mine;
     mine.n = state.n;
     mine.values = state.values;
     mine.smoothed = state.smoothed;
     mine.optimizer = state.optimizer;
-    if(rank() != 0) {
-      transport_->send(Channel::collective, 0, kReplicaTag, mine.pack(), transport_->peerTimeout());
+    std::vector<ModelState> all = gatherStates(*transport_, mine, "the parameters");
+    if(rank() != 0)
       return;
-    }
-    std::vector<ModelState> all;
-    all.push_back(std::move(mine));
-    for(int r = 1; r < ranks(); ++r)
-      all.push_back(ModelState::unpack(transport_->recv(Channel::collective, r, kReplicaTag, transport_->peerTimeout(),
-                                                        "the parameters of rank " + std::to_string(r) + " for a checkpoint")
-                                           .bytes));
     auto keepAndAverage = [&](const std::string& name, std::vector<float>& mean, auto array) {
       if(mean.empty())
         return;
