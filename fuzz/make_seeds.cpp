@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/npz.h"
+#include "wire_records.h"
 #include "data/vocab.h"
 #include "training/checkpoint.h"
 
@@ -209,6 +210,31 @@ int main(int argc, char** argv) {
   for(const NpzItem& item : readNpz(dir + "/npz/checkpoint.npz"))
     if(item.name == "special:state.yml")
       write("progress", "state.yml", std::string(item.bytes.begin(), item.bytes.end()));
+  // wire: reader byte (wire_records.h), then a record as the ranks send it
+  auto wire = [](char reader, const std::vector<char>& record) { return std::string(1, reader) + std::string(record.begin(), record.end()); };
+  ModelState state;
+  state.n = 4;
+  state.values = {1.f, -2.f, 0.5f, 3.f};
+  state.optimizer["adam-m"] = {0.1f, 0.2f, 0.3f, 0.4f};
+  state.optimizerSteps = {{Range{0, 4}, 7}};
+  state.counters["ps-version"] = 12;
+  Message push;
+  push.header.kind = MessageKind::pushSparse;
+  push.header.client = 1;
+  push.header.lr = 1e-3f;
+  push.sparse = {{0, 3}, {0.25f, -1.f}};
+  Message reply;
+  reply.header.kind = MessageKind::replyDense;
+  reply.dense = {1.f, 2.f, 3.f};
+  Message stateReply;
+  stateReply.header.kind = MessageKind::replyState;
+  stateReply.blob = state.pack();
+  write("wire", "push-sparse", wire(0, push.pack()));
+  write("wire", "reply-dense", wire(0, reply.pack()));
+  write("wire", "reply-state", wire(0, stateReply.pack()));
+  write("wire", "model-state", wire(1, state.pack()));
+  write("wire", "sparse", wire(2, packSparse(push.sparse)));
+  write("wire", "floats", wire(3, packArray(reply.dense)));
   std::cout << "seeds written to " << dir << "\n";
   return 0;
 }

@@ -208,8 +208,9 @@ inline void localGradientsGiveTheUnsentPartAndResyncEveryThirdExchange(Transport
         held += u[i] != 0.f;
       }
       EXPECT_GT(held, Cluster::kTotal / 2) << "most of the gradient stays local";
-      if(t.size() == 1 && r % 3 == 2)
+      if(t.size() == 1 && r % 3 == 2) {
         EXPECT_EQ(kernels::toHost(cluster.params[c]->all()), cluster.shard->values(false)) << "round " << r;
+      }
     }
   t.barrier(60, "all pushes");
   for(int client = 0; client < 2 * t.size(); ++client)  // the servers' records follow the full replies

@@ -13,10 +13,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "common/error.h"
 #include "common/npz.h"
+#include "wire_records.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
 #include "training/checkpoint.h"
@@ -493,48 +495,108 @@ TEST(HostileProgress, CheckpointArraysMustHoldTheModelsParameters) {
 
 // --- what the fuzzers found ------------------------------------------------------------------
 
-// Every input kept under fuzz/regressions/<target>/ is given to its loader: it must load or be
-// an Error, never crash (the fuzz build runs the same files through the fuzz targets).
+// Every input kept under fuzz/regressions/<target>/, and every seed under fuzz/corpus/<target>/,
+// is given to its loader: it must load or be an Error, never crash (the fuzz build runs the same
+// files through the fuzz targets). Each target must have had inputs, so a renamed folder or a
+// target the test does not know fails here instead of passing with nothing read.
 TEST(HostileInput, RegressionInputs) {
   namespace fs = std::filesystem;
-  fs::path root = fs::path(MARIAN_SOURCE_DIR) / "fuzz" / "regressions";
-  if(!fs::exists(root))
-    GTEST_SKIP() << root << " does not exist";
-  size_t count = 0;
-  for(const auto& target : fs::directory_iterator(root)) {
-    if(!target.is_directory())
-      continue;
-    std::string name = target.path().filename().string();
-    for(const auto& input : fs::directory_iterator(target.path())) {
-      if(!input.is_regular_file() || input.path().filename().string()[0] == '.')
+  std::map<std::string, size_t> read;  // inputs per target
+  for(std::string kind : {"regressions", "corpus"}) {
+    fs::path root = fs::path(MARIAN_SOURCE_DIR) / "fuzz" / kind;
+    ASSERT_TRUE(fs::is_directory(root)) << root;
+    for(const auto& target : fs::directory_iterator(root)) {
+      if(!target.is_directory())
         continue;
-      std::string bytes = readAll(input.path().string());
-      SCOPED_TRACE(input.path().string());
-      std::string ext = name == "npz" ? ".npz" : name == "vocab" ? ".yml" : name == "corpus" ? ".txt" : ".yml";
-      std::string copy = temp("regression" + ext);
-      writeAll(copy, bytes);
-      try {
-        if(name == "npz") {
-          readNpz(copy);
-        } else if(name == "vocab") {
-          loadOrCreateVocab(copy, {}, 0);
-        } else if(name == "corpus") {
-          readLines(copy, "Corpus file");
-          writeAll(copy + ".gz", bytes);
-          readLines(copy + ".gz", "Corpus file");
-        } else if(name == "progress") {
-          TrainingState::parse(bytes, copy);
-          Checkpoint c;
-          readCheckpointState(bytes, copy, c);
-        } else {
-          continue;  // the options target: test_options and the fuzz build run those
+      std::string name = target.path().filename().string();
+      if(name == "options")
+        continue;  // test_options and the fuzz build run those
+      for(const auto& input : fs::directory_iterator(target.path())) {
+        if(!input.is_regular_file() || input.path().filename().string()[0] == '.')
+          continue;
+        std::string bytes = readAll(input.path().string());
+        SCOPED_TRACE(input.path().string());
+        std::string ext = name == "npz" ? ".npz" : name == "corpus" ? ".txt" : ".yml";
+        std::string copy = temp("regression" + ext);
+        writeAll(copy, bytes);
+        try {
+          if(name == "npz") {
+            readNpz(copy);
+          } else if(name == "vocab") {
+            loadOrCreateVocab(copy, {}, 0);
+          } else if(name == "corpus") {
+            readLines(copy, "Corpus file");
+            writeAll(copy + ".gz", bytes);
+            readLines(copy + ".gz", "Corpus file");
+          } else if(name == "progress") {
+            TrainingState::parse(bytes, copy);
+            Checkpoint c;
+            readCheckpointState(bytes, copy, c);
+          } else if(name == "wire") {
+            fuzz::readWireRecord(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+          } else {
+            ADD_FAILURE() << "fuzz target '" << name << "' has inputs but no loader in this test";
+            continue;
+          }
+        } catch(const Error&) {
         }
-      } catch(const Error&) {
+        ++read[name];
       }
-      ++count;
     }
   }
-  std::cout << count << " regression inputs loaded or refused\n";
+  for(std::string target : {"npz", "vocab", "corpus", "progress", "wire"})
+    EXPECT_GT(read[target], 0u) << "no input of fuzz target '" << target << "' was read";
+  size_t count = 0;
+  for(const auto& [target, n] : read)
+    count += n;
+  std::cout << count << " fuzz seeds and regression inputs loaded or refused\n";
+}
+
+// --- records between ranks ------------------------------------------------------------------
+
+// A valid record cut at every length, and with a byte more, is an Error naming it, never a crash
+// or an allocation of what a corrupt count claims.
+TEST(HostileWire, CutOrLongRecordsAreNamedErrors) {
+  ModelState state;
+  state.n = 3;
+  state.values = {1.f, 2.f, 3.f};
+  state.optimizer["adam-v"] = {0.f, 1.f, 2.f};
+  state.counters["calls"] = 5;
+  Message m;
+  m.header.kind = MessageKind::pushSparse;
+  m.sparse = {{1, 2}, {0.5f, -0.5f}};
+  std::vector<char> packedState = state.pack(), packedMessage = m.pack();
+  EXPECT_EQ(ModelState::unpack(packedState).pack(), packedState);
+  EXPECT_EQ(Message::unpack(packedMessage).pack(), packedMessage);
+  for(size_t cut = 0; cut < packedState.size(); ++cut)
+    expectError([&] { ModelState::unpack(std::vector<char>(packedState.begin(), packedState.begin() + long(cut))); },
+                {"Model state message"});
+  for(size_t cut = 0; cut < packedMessage.size(); ++cut)
+    expectError([&] { Message::unpack(std::vector<char>(packedMessage.begin(), packedMessage.begin() + long(cut))); },
+                {"Parameter-server message"});
+  packedState.push_back(0);
+  expectError([&] { ModelState::unpack(packedState); }, {"Model state message", "1 bytes after its end"});
+  packedMessage.push_back(0);
+  expectError([&] { Message::unpack(packedMessage); }, {"Parameter-server message"});
+}
+
+TEST(HostileWire, CountsBeyondTheRecordAreRefusedBeforeAllocating) {
+  ByteWriter w;
+  w.put<uint64_t>(uint64_t(1) << 60);  // values of a model state: far more than the record holds
+  w.put<float>(1.f);
+  std::vector<char> bytes = w.take();
+  expectError([&] { ByteReader(bytes, "Test record").getCounted<float>(); }, {"Test record", "announces"});
+  Message m;
+  m.header.kind = MessageKind::replyDense;
+  m.header.count = uint64_t(1) << 62;
+  std::vector<char> header(reinterpret_cast<const char*>(&m.header), reinterpret_cast<const char*>(&m.header + 1));
+  expectError([&] { Message::unpack(header); }, {"Parameter-server message", "announces"});
+  m.header.kind = MessageKind(99);
+  m.header.count = 0;
+  header.assign(reinterpret_cast<const char*>(&m.header), reinterpret_cast<const char*>(&m.header + 1));
+  expectError([&] { Message::unpack(header); }, {"unknown kind 99"});
+  expectError([&] { unpackSparse(std::vector<char>(12)); }, {"Sparse message of 12 bytes"});
+  expectError([&] { unpackArray<float>(std::vector<char>(6), "Residual message"); }, {"Residual message of 6 bytes"});
 }
 
 }  // namespace

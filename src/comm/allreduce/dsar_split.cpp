@@ -3,12 +3,10 @@
 // bytes than the block's plain values (fill-in: overlapping indices from P ranks). The allgather
 // then moves each block in whichever form is smaller, so no rank ever receives more than about
 // k pairs + (P-1)/P n values, and the result turns dense when any block did.
-#include <cstring>
-
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
-#include "common/error.h"
+#include "common/byte_record.h"
 
 namespace marian {
 
@@ -27,17 +25,20 @@ public:
     std::vector<uint32_t> blocks = equalBlocks(n, P);
     SparseVector mine = splitAndReduce(local, blocks, 0);
 
-    std::vector<char> out;
+    // [kind: uint32][the block's values, or its sparse record]
+    ByteWriter out;
     size_t length = blocks[size_t(r) + 1] - blocks[size_t(r)];
     if(mine.bytes() > length * sizeof(float)) {
       std::vector<float> dense(length, 0.f);
       for(size_t j = 0; j < mine.size(); ++j)
         dense[mine.indices[j] - blocks[size_t(r)]] = mine.values[j];
-      out = withKind(kDenseBlock, packDense(dense.data(), length));
+      out.put(kDenseBlock);
+      out.putArray(dense);
     } else {
-      out = withKind(kSparseBlock, packSparse(mine));
+      out.put(kSparseBlock);
+      out.putArray(packSparse(mine));
     }
-    std::vector<std::vector<char>> pieces = ringAllgather(std::move(out), P);
+    std::vector<std::vector<char>> pieces = ringAllgather(out.take(), P);
 
     AllreduceResult result;
     for(const auto& piece : pieces)
@@ -46,14 +47,16 @@ public:
       result.dense.assign(n, 0.f);
     for(int b = 0; b < P; ++b) {
       const std::vector<char>& piece = pieces[size_t(b)];
-      std::vector<char> payload(piece.begin() + sizeof(uint32_t), piece.end());
+      ByteReader read(piece, "dsar-split block message");
+      read.get<uint32_t>();  // kindOf checked it
       size_t begin = blocks[size_t(b)], blockLength = blocks[size_t(b) + 1] - begin;
       if(kindOf(piece) == kDenseBlock) {
-        ABORT_IF(payload.size() != blockLength * sizeof(float), "dsar-split: dense block {} has {} bytes, not {}", b,
-                 payload.size(), blockLength * sizeof(float));
-        std::memcpy(result.dense.data() + begin, payload.data(), payload.size());
+        ABORT_IF(read.left() != blockLength * sizeof(float), "dsar-split: dense block {} has {} bytes, not {}", b,
+                 read.left(), blockLength * sizeof(float));
+        std::vector<float> values = read.getArray<float>(blockLength);
+        std::copy(values.begin(), values.end(), result.dense.begin() + long(begin));
       } else {
-        SparseVector in = unpackSparse(payload);
+        SparseVector in = unpackSparse(read.getArray<char>(read.left()));
         for(uint32_t i : in.indices)
           ABORT_IF(i < begin || i >= begin + blockLength, "dsar-split: index {} outside block {}", i, b);
         if(result.isDense)
@@ -66,17 +69,8 @@ public:
   }
 
 private:
-  static std::vector<char> withKind(uint32_t kind, const std::vector<char>& payload) {
-    std::vector<char> out(sizeof(uint32_t) + payload.size());
-    std::memcpy(out.data(), &kind, sizeof(kind));
-    if(!payload.empty())
-      std::memcpy(out.data() + sizeof(kind), payload.data(), payload.size());
-    return out;
-  }
   static uint32_t kindOf(const std::vector<char>& piece) {
-    ABORT_IF(piece.size() < sizeof(uint32_t), "dsar-split: a block message of {} bytes has no header", piece.size());
-    uint32_t kind;
-    std::memcpy(&kind, piece.data(), sizeof(kind));
+    uint32_t kind = ByteReader(piece, "dsar-split block message").get<uint32_t>();
     ABORT_IF(kind != kSparseBlock && kind != kDenseBlock, "dsar-split: unknown block kind {}", kind);
     return kind;
   }

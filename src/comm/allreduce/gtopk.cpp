@@ -9,13 +9,12 @@
 // selection kept is lost (selected, it does not go back to the residual); here every rank's
 // values at the selected indices are gathered around a ring ((P-1) k values) and summed in rank
 // order, so nothing a rank sent is lost on any number of ranks.
-#include <cstring>
 #include <limits>
 
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
-#include "common/error.h"
+#include "common/byte_record.h"
 
 namespace marian {
 
@@ -57,16 +56,13 @@ public:
         send(r + d, broadcastRound, bytes);
     if(P > 2) {  // on 2 ranks rank 0's merge already summed both, in this order
       std::vector<float> mine = valuesAt(local, acc.indices);
-      std::vector<std::vector<char>> all = ringAllgather(packDense(mine.data(), mine.size()), broadcastRound + 1);
+      std::vector<std::vector<char>> all = ringAllgather(packArray(mine), broadcastRound + 1);
       std::fill(acc.values.begin(), acc.values.end(), 0.f);
-      for(const std::vector<char>& theirs : all) {
-        ABORT_IF(theirs.size() != acc.size() * sizeof(float), "gtopk: {} bytes of values for {} selected entries",
-                 theirs.size(), acc.size());
-        for(size_t j = 0; j < acc.size(); ++j) {
-          float v;
-          std::memcpy(&v, theirs.data() + j * sizeof(float), sizeof(float));
-          acc.values[j] += v;
-        }
+      for(const std::vector<char>& bytes : all) {
+        std::vector<float> theirs = unpackArray<float>(bytes, "gtopk values message");
+        ABORT_IF(theirs.size() != acc.size(), "gtopk: {} values for {} selected entries", theirs.size(), acc.size());
+        for(size_t j = 0; j < acc.size(); ++j)
+          acc.values[j] += theirs[j];
       }
     }
     AllreduceResult result;

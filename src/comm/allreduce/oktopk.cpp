@@ -10,14 +10,13 @@
 // The result is the selection; at most about 6k (P-1)/P values (3 k (P-1)/P pairs) per rank.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "common/byte_record.h"
 #include "common/equal_split.h"
-#include "common/error.h"
 
 namespace marian {
 
@@ -26,23 +25,6 @@ namespace {
 // message rounds of the phases
 constexpr int kRepartition = 0, kSplit = 1 << 12, kThreshold = 2 << 12, kSizes = 3 << 12, kBalance = 4 << 12,
               kGather = 5 << 12;
-
-template <class T>
-std::vector<char> packValues(const std::vector<T>& v) {
-  std::vector<char> out(v.size() * sizeof(T));
-  if(!v.empty())
-    std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
-template <class T>
-std::vector<T> unpackValues(const std::vector<char>& bytes) {
-  ABORT_IF(bytes.size() % sizeof(T) != 0, "oktopk: message of {} bytes is not whole values", bytes.size());
-  std::vector<T> v(bytes.size() / sizeof(T));
-  if(!v.empty())
-    std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
 
 class OkTopkAllreduce : public Allreduce {
 public:
@@ -103,8 +85,8 @@ private:
       cuts[size_t(b) - 1] = local.size() ? local.indices[local.size() * size_t(b) / size_t(P)]
                                          : uint32_t(equalPart(n, size_t(b), size_t(P)).offset);
     std::vector<double> mean(cuts.size(), 0.0);
-    for(const std::vector<char>& piece : ringAllgather(packValues(cuts), kRepartition)) {
-      std::vector<uint32_t> theirs = unpackValues<uint32_t>(piece);
+    for(const std::vector<char>& piece : ringAllgather(packArray(cuts), kRepartition)) {
+      std::vector<uint32_t> theirs = unpackArray<uint32_t>(piece, "oktopk message");
       ABORT_IF(theirs.size() != cuts.size(), "oktopk: a rank sent {} region cuts, not {}", theirs.size(), cuts.size());
       for(size_t b = 0; b < cuts.size(); ++b)
         mean[b] += double(theirs[b]) / P;
@@ -124,8 +106,8 @@ private:
     for(float v : largestK(region, k).values)
       magnitudes.push_back(std::fabs(v));
     std::vector<float> all;
-    for(const std::vector<char>& piece : ringAllgather(packValues(magnitudes), kThreshold)) {
-      std::vector<float> theirs = unpackValues<float>(piece);
+    for(const std::vector<char>& piece : ringAllgather(packArray(magnitudes), kThreshold)) {
+      std::vector<float> theirs = unpackArray<float>(piece, "oktopk message");
       all.insert(all.end(), theirs.begin(), theirs.end());
     }
     if(all.size() <= k)
@@ -136,8 +118,8 @@ private:
 
   std::vector<uint64_t> gatherSizes(uint64_t mine) {
     std::vector<uint64_t> sizes;
-    for(const std::vector<char>& piece : ringAllgather(packValues(std::vector<uint64_t>{mine}), kSizes)) {
-      std::vector<uint64_t> one = unpackValues<uint64_t>(piece);
+    for(const std::vector<char>& piece : ringAllgather(packArray(std::vector<uint64_t>{mine}), kSizes)) {
+      std::vector<uint64_t> one = unpackArray<uint64_t>(piece, "oktopk message");
       ABORT_IF(one.size() != 1, "oktopk: a size message holds {} values", one.size());
       sizes.push_back(one[0]);
     }

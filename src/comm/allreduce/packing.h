@@ -1,6 +1,7 @@
 #pragma once
-// defines: what the allreduce algorithms put on the wire: sparse (index, value) pairs as all
-// indices then all values (8 bytes a pair), dense values as they are.
+// defines: the sparse record of the allreduce algorithms: (index, value) pairs as all indices,
+// then all values (8 bytes a pair), sized by the record (common/byte_record.h's format; dense
+// payloads are packArray's).
 #include <vector>
 
 #include "comm/sparse_vector.h"
@@ -9,6 +10,5 @@ namespace marian {
 
 std::vector<char> packSparse(const SparseVector& v);
 SparseVector unpackSparse(const std::vector<char>& bytes);
-std::vector<char> packDense(const float* values, size_t n);
 
 }  // namespace marian

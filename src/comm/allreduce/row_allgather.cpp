@@ -1,9 +1,7 @@
 #include "comm/allreduce/row_allgather.h"
 
-#include <cstring>
-
 #include "comm/allreduce/sparse_ops.h"
-#include "common/error.h"
+#include "common/byte_record.h"
 
 namespace marian {
 
@@ -40,33 +38,25 @@ private:
       startOf[j] = values;
       values += rowEnd(rows[j], n) - size_t(rows[j]) * width_;
     }
-    uint32_t count = uint32_t(rows.size());
-    size_t head = sizeof(uint32_t) * (1 + rows.size());
-    std::vector<char> out(head + values * sizeof(float), 0);
-    std::memcpy(out.data(), &count, sizeof(count));
-    if(count)
-      std::memcpy(out.data() + sizeof(uint32_t), rows.data(), rows.size() * sizeof(uint32_t));
-    float* into = reinterpret_cast<float*>(out.data() + head);
+    std::vector<float> filled(values, 0.f);
     size_t j = 0;
     for(size_t e = 0; e < v.size(); ++e) {
       while(rows[j] != v.indices[e] / width_)
         ++j;
-      into[startOf[j] + v.indices[e] - size_t(rows[j]) * width_] = v.values[e];
+      filled[startOf[j] + v.indices[e] - size_t(rows[j]) * width_] = v.values[e];
     }
-    return out;
+    ByteWriter w;
+    w.put(uint32_t(rows.size()));
+    w.putArray(rows);
+    w.putArray(filled);
+    return w.take();
   }
 
   // The pairs of a message whose values are not 0 (the zeros a row was filled with add nothing).
   SparseVector unpack(const std::vector<char>& bytes, size_t n) const {
-    uint32_t count = 0;
-    ABORT_IF(bytes.size() < sizeof(count), "{}: a message of {} bytes has no row count", name(), bytes.size());
-    std::memcpy(&count, bytes.data(), sizeof(count));
-    size_t head = sizeof(uint32_t) * (1 + size_t(count));
-    ABORT_IF(bytes.size() < head, "{}: a message of {} bytes is too short for its {} row indices", name(),
-             bytes.size(), count);
-    std::vector<uint32_t> rows(count);
-    if(count)
-      std::memcpy(rows.data(), bytes.data() + sizeof(uint32_t), rows.size() * sizeof(uint32_t));
+    ByteReader r(bytes, "row-allgather message");
+    uint32_t count = r.get<uint32_t>();
+    std::vector<uint32_t> rows = r.getArray<uint32_t>(count);
     size_t values = 0;
     for(size_t j = 0; j < rows.size(); ++j) {
       ABORT_IF(size_t(rows[j]) * width_ >= n || (j > 0 && rows[j] <= rows[j - 1]),
@@ -74,19 +64,17 @@ private:
                (n + width_ - 1) / width_, width_);
       values += rowEnd(rows[j], n) - size_t(rows[j]) * width_;
     }
-    ABORT_IF(bytes.size() != head + values * sizeof(float), "{}: a message of {} bytes for {} rows holding {} values",
-             name(), bytes.size(), count, values);
+    ABORT_IF(r.left() != values * sizeof(float), "{}: a message of {} bytes for {} rows holding {} values", name(),
+             bytes.size(), count, values);
+    std::vector<float> filled = r.getArray<float>(values);
     SparseVector v;
-    const char* at = bytes.data() + head;
+    size_t at = 0;
     for(uint32_t row : rows)
-      for(size_t i = size_t(row) * width_; i < rowEnd(row, n); ++i, at += sizeof(float)) {
-        float value;
-        std::memcpy(&value, at, sizeof(value));
-        if(value != 0.f) {
+      for(size_t i = size_t(row) * width_; i < rowEnd(row, n); ++i, ++at)
+        if(filled[at] != 0.f) {
           v.indices.push_back(uint32_t(i));
-          v.values.push_back(value);
+          v.values.push_back(filled[at]);
         }
-      }
     return v;
   }
 
