@@ -61,7 +61,7 @@ Message ServerShard::updateAndReply(const Message& in) {
   Message out;
   out.header = h;
   out.header.staleness = version_ - std::min(version_, h.version);
-  parallelFor(devices_.size(), [&](size_t d) {  // each device's sub-range in parallel
+  parallelFor(devices_.size(), [&](size_t d) {  // the devices' sub-ranges on parallel CPU threads (host memory)
     Range part = devices_[d]->range();
     devices_[d]->update(grads_.all().slice(part.offset - range_.offset, part.size), h.lr);
   });

@@ -19,7 +19,8 @@ public:
   using OptimizerFactory = std::function<std::unique_ptr<Optimizer>()>;
 
   // range: the node's part of the model of `total` parameters; initial: the whole model (every
-  // client starts with it too); devices: how many sub-ranges run their optimizer in parallel;
+  // client starts with it too); devices: how many sub-ranges (one per device of the node) run their
+  // optimizer on parallel CPU threads: the shard lives in host memory whatever the devices;
   // deltaKeep < 1: dropped replies.
   ServerShard(int shard, Range range, size_t total, const std::vector<float>& initial, size_t devices,
               const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha);

@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::ShardLayout — which node serves which part of the flat parameter vector:
-// equal parts over nodes, then each node's part equal over its devices (seed 004 §3.6: the
-// network, not the update, is the bottleneck, so nodes get equal parts).
+// equal parts over nodes (seed 004 §3.6: the network, not the update, is the bottleneck, so nodes
+// get equal parts); ServerShard splits a node's part equally over its devices' threads.
 #include "common/equal_split.h"
 
 namespace marian {

@@ -2,9 +2,10 @@
 // defines: cpu::setKernelThreads, cpu::parallelRanges — the threads one CPU device's kernels
 // split their work over. A single device training on several cores gives BLAS all of them; the
 // element-wise, softmax, cross-entropy, layer-norm and optimizer kernels between the products
-// would otherwise leave all but one core idle (a quarter of a step on 2 cores). Each part of the
-// work is computed exactly as on one thread (no reduction crosses parts), so results do not
-// depend on the count.
+// would otherwise leave all but one core idle (a quarter of a step on 2 cores). Those kernels
+// compute each part exactly as on one thread (no reduction crosses parts): their results do not
+// depend on the count. Products split by cpu/gemm.cpp agree with one thread's to float rounding
+// only (BLAS may block a part differently from the whole; test_kernels checks both).
 #include <cstddef>
 #include <functional>
 
