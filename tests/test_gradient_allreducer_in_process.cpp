@@ -1,0 +1,28 @@
+// The cases of gradient_allreducer_cases.h on 2, 3 and 4 ranks that are threads of this process
+// (InProcessTransport); the cases computed by hand for 2 ranks on 2.
+#include "gradient_allreducer_cases.h"
+#include "in_process_ranks.h"
+
+namespace marian {
+namespace {
+
+using namespace gradient_allreducer_cases;
+
+class GradientAllreducerInProcess : public ::testing::TestWithParam<int> {};
+
+TEST_P(GradientAllreducerInProcess, OneShardEqualsTheReference) { runOnRanks(GetParam(), oneShardEqualsTheReference); }
+TEST_P(GradientAllreducerInProcess, TwoShardsGiveEveryRankTheSameSum) { runOnRanks(GetParam(), twoShardsGiveEveryRankTheSameSum); }
+TEST_P(GradientAllreducerInProcess, BucketsGiveTheUnbucketedDenseSumBitwise) { runOnRanks(GetParam(), bucketsGiveTheUnbucketedDenseSumBitwise); }
+TEST_P(GradientAllreducerInProcess, EachBucketSelectsItsOwnTopkAndLosesNothing) { runOnRanks(GetParam(), eachBucketSelectsItsOwnTopkAndLosesNothing); }
+TEST_P(GradientAllreducerInProcess, LocalGradientsApplyEveryOwnGradientOnce) { runOnRanks(GetParam(), localGradientsApplyEveryOwnGradientOnce); }
+TEST_P(GradientAllreducerInProcess, MomentumCorrectionVelocityIsSavedPerRank) { runOnRanks(GetParam(), momentumCorrectionVelocityIsSavedPerRank); }
+
+TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand) { runOnRanks(2, localGradientsAddTheOwnGradientByHand); }
+TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByHand) { runOnRanks(2, localClippingScalesTheRanksGradientByHand); }
+TEST(GradientAllreducerInProcessTwoRanks, MomentumCorrectionByHand) { runOnRanks(2, momentumCorrectionByHand); }
+
+INSTANTIATE_TEST_SUITE_P(Ranks, GradientAllreducerInProcess, ::testing::Values(2, 3, 4),
+                         [](const ::testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace marian
