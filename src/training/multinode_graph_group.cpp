@@ -14,6 +14,7 @@
 
 #include "comm/ps/server_loop.h"
 #include "comm/ps/shard_client.h"
+#include "comm/ps/shard_reader.h"
 #include "common/float_mode.h"
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -148,23 +149,9 @@ public:
     if(workers_[0]->device().type == DeviceType::gpu)
       queue_->waitIdle();
     std::vector<float> all(layout_.total);
-    int self = transport_.rank();
-    int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
-    for(int s = 0; s < layout_.nodes; ++s) {
-      std::vector<float> part;
-      if(s == self) {
-        part = shard_->values(smoothed);
-      } else {
-        Message pull;
-        pull.header.kind = MessageKind::pull;
-        pull.header.client = tag;
-        pull.header.shard = s;
-        pull.header.smoothed = smoothed;
-        transport_.send(Channel::toServer, s, tag, pull.pack(), timeout_);
-        part = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, "a pull of shard " + std::to_string(s)).bytes).dense;
-      }
-      placeRange(all, layout_.node(s), part);
-    }
+    ShardReader reader(transport_, int(workers_.size()), timeout_);
+    for(int s = 0; s < layout_.nodes; ++s)
+      placeRange(all, layout_.node(s), s == transport_.rank() ? shard_->values(smoothed) : reader.values(s, smoothed));
     return all;
   }
 
@@ -178,28 +165,11 @@ public:
     state.n = layout_.total;
     state.ranks = transport_.size();
     state.devices = workers_.size();
-    int self = transport_.rank();
-    if(self != 0)
+    if(transport_.rank() != 0)
       return state;
-    int tag = int(workers_.size()) * transport_.size() + self;  // no client has this id
-    for(int s = 0; s < layout_.nodes; ++s) {
-      ModelState part;
-      if(s == self) {
-        part = nodeState();
-      } else {
-        Message pull;
-        pull.header.kind = MessageKind::pullState;
-        pull.header.client = tag;
-        pull.header.shard = s;
-        transport_.send(Channel::toServer, s, tag, pull.pack(), timeout_);
-        std::string what = "the state of shard " + std::to_string(s) + " for a checkpoint";
-        Message reply = Message::unpack(transport_.recv(Channel::toClient, s, tag, timeout_, what).bytes);
-        ABORT_IF(reply.header.kind != MessageKind::replyState, "Shard {} answered {} with message kind {}", s, what,
-                 uint32_t(reply.header.kind));
-        part = ModelState::unpack(reply.blob);
-      }
-      state.merge(std::move(part), layout_.node(s));
-    }
+    ShardReader reader(transport_, int(workers_.size()), timeout_);
+    for(int s = 0; s < layout_.nodes; ++s)
+      state.merge(s == transport_.rank() ? nodeState() : reader.state(s), layout_.node(s));
     return state;
   }
 
