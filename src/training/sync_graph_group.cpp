@@ -17,8 +17,6 @@
 // during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <numeric>
 
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -28,13 +26,13 @@
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
+#include "training/lookup_rows_apart.h"
 #include "training/overlapped_allreduce.h"
 #include "optimizers/parameter_shard.h"
 #include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
-#include "comm/allreduce/row_allgather.h"
-#include "comm/allreduce/sparse_ops.h"
+#include "comm/allreduce/algorithms.h"
 #include "comm/state_gather.h"
 
 namespace marian {
@@ -77,12 +75,8 @@ public:
       bool lookupsApart =
           floats > 0 && options_.get<float>("compression-density") >= 1.f && !first.lookupTables().empty();
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
-      if(lookupsApart && buckets.size() > 1) {
+      if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();
-        std::sort(lookupTables_.begin(), lookupTables_.end(),
-                  [&](size_t a, size_t b) { return layout().entries()[a].offset < layout().entries()[b].offset; });
-      }
-      lookupsApart = !lookupTables_.empty();
       checkSameBucketsAsRankZero(buckets);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
@@ -96,14 +90,14 @@ public:
         for(auto& w : workers_)
           devices.push_back(w->device());
         std::function<void()> afterBackward;
-        if(lookupsApart) {  // with compression the top-k selects from the whole table
-          for(size_t table : lookupTables_)
-            lookupWidth_ = std::gcd(lookupWidth_, size_t(layout().entries()[table].shape.back()));
-          lookupRowSum_ = createRowAllgather(*transport_, lookupWidth_);
-          lookupDense_ = createAllreduce("ring", *transport_, AllreduceSettings());
-          lookupRows_.resize(workers_.size());
-          apart_.resize(workers_.size());
-          afterBackward = [this] { reduceLookupRows(); };
+        if(!lookupTables_.empty()) {  // with compression the top-k selects from the whole table
+          lookupRows_ = std::make_unique<LookupRowsApart>(layout(), lookupTables_, workers_.size(), *transport_);
+          afterBackward = [this] {  // averaged as the buckets are for mean cost types
+            std::vector<Range> ranges;
+            for(auto& s : shards_)
+              ranges.push_back(s->range());
+            lookupRows_->reduceInto(gradShards_, ranges, active_, rankMeanScale());
+          };
         }
         overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
                                                          [this](size_t b) { reduceBucket(b); }, afterBackward);
@@ -159,8 +153,8 @@ public:
         ExpressionGraph::LookupsApart apart;
         if(overlap_)
           ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
-        if(lookupRowSum_)
-          apart = [this, d](size_t param) { return lookupRowsOf(d, param); };
+        if(lookupRows_)
+          apart = [this, d](size_t param) { return lookupRows_->rowsOf(d, workers_[d]->device(), param); };
         ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready, apart);
         if(overlap_)
           overlap_->backwardDone(d);
@@ -362,92 +356,6 @@ private:
     reduceAcrossRanks(b);
   }
 
-  // Device d's buffer (zeros) for the rows that lookups of parameter `param` add apart.
-  Tensor lookupRowsOf(size_t d, size_t param) {
-    const Parameters::Entry& e = layout().entries()[param];
-    std::unique_ptr<FlatBuffer>& buffer = lookupRows_[d][param];
-    if(!buffer)
-      buffer = std::make_unique<FlatBuffer>(workers_[d]->device(), Type::float32, e.shape.elements());
-    Tensor rows = buffer->all().reshaped(e.shape);
-    kernels::fill(rows, 0.f);
-    apart_[d].push_back(param);
-    return rows;
-  }
-
-  // On the communication thread after every bucket: the rows that lookups added apart, summed
-  // over the node's devices, then over ranks, into the reduced gradient shards (averaged as the
-  // buckets are for mean cost types). The tables are taken end to end, in rows of their common
-  // width. Over ranks as rows (createRowAllgather: each rank's looked-up rows, an index a row,
-  // gathered around the ring and added in rank order, the same on every rank) while that moves
-  // fewer bytes than a ring over the tables whole; otherwise the tables whole. An idle rank takes
-  // part with zeros.
-  void reduceLookupRows() {
-    std::vector<float> sums;    // this rank's: the tables end to end
-    std::vector<size_t> bases;  // where each table starts in `sums`
-    for(size_t table : lookupTables_) {
-      bases.push_back(sums.size());
-      sums.resize(sums.size() + layout().entries()[table].shape.elements(), 0.f);
-      for(size_t d = 0; d < workers_.size(); ++d)
-        if(active_[d] && std::find(apart_[d].begin(), apart_[d].end(), table) != apart_[d].end()) {
-          std::vector<float> part = kernels::toHost(lookupRows_[d][table]->all());
-          for(size_t i = 0; i < part.size(); ++i)
-            sums[bases.back() + i] += part[i];
-        }
-    }
-    for(auto& a : apart_)
-      a.clear();
-    size_t width = lookupWidth_;
-    std::vector<size_t> rows;  // those that hold a value
-    for(size_t row = 0; row * width < sums.size(); ++row)
-      if(std::any_of(sums.begin() + long(row * width), sums.begin() + long((row + 1) * width),
-                     [](float v) { return v != 0.f; }))
-        rows.push_back(row);
-    float lookedUp = float(rows.size()), tableRows = float(sums.size() / width);  // whole numbers below 2^24
-    transport_->allreduceSum(&lookedUp, 1, transport_->peerTimeout(), "the count of rows looked up");
-    // bytes each rank receives: (P-1)/P of every rank's rows with their indices, or 2(P-1)/P of the tables
-    bool asRows = double(lookedUp) * double(width + 1) < 2.0 * double(tableRows) * double(width);
-    SparseVector summed;  // over ranks, indices into `sums`
-    if(asRows) {
-      SparseVector mine;
-      for(size_t row : rows)
-        for(size_t i = row * width; i < (row + 1) * width; ++i)
-          if(sums[i] != 0.f) {
-            mine.indices.push_back(uint32_t(i));
-            mine.values.push_back(sums[i]);
-          }
-      summed = lookupRowSum_->reduce(mine, sums.size()).sparse;
-    } else {
-      lookupDense_->sumDense(sums);
-      for(size_t i = 0; i < sums.size(); ++i)
-        if(sums[i] != 0.f) {
-          summed.indices.push_back(uint32_t(i));
-          summed.values.push_back(sums[i]);
-        }
-    }
-    for(size_t e = 0, t = 0; e < summed.size(); ++e) {  // into the flat layout (tables by offset)
-      while(t + 1 < bases.size() && summed.indices[e] >= bases[t + 1])
-        ++t;
-      summed.indices[e] = uint32_t(layout().entries()[lookupTables_[t]].offset + summed.indices[e] - bases[t]);
-    }
-    if(transport_->rank() == 0 && !loggedLookups_[asRows]) {
-      loggedLookups_[asRows] = true;
-      std::string names;
-      for(size_t table : lookupTables_)
-        names += (names.empty() ? "" : ", ") + layout().entries()[table].name;
-      LOG(info, "[training] Embedding lookups of {} are summed apart after backward, {} ({} of {} rows looked up over "
-                "the ranks in this update); the rest of their gradient in its bucket during backward",
-          names, asRows ? "as rows (an index a row)" : "as a dense allreduce of the tables", lookedUp, tableRows);
-    }
-    float scale = rankMeanScale();
-    for(size_t k = 0; k < shards_.size(); ++k) {
-      Range r = shards_[k]->range();
-      SparseVector part = sliceFrom(summed, uint32_t(r.offset), uint32_t(r.end()));
-      for(float& v : part.values)
-        v *= scale;
-      kernels::scatterAdd(gradShards_[k], part.indices, part.values);
-    }
-  }
-
   static std::string replicaName(int rank, const std::string& array) {
     return "replica.rank" + std::to_string(rank) + "." + array;
   }
@@ -562,14 +470,8 @@ private:
   std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
-  // dense sums with buckets: per device, the buffers of the rows lookups add apart, by parameter,
-  // and the parameters put apart in this update; their sum over ranks
-  std::vector<std::map<size_t, std::unique_ptr<FlatBuffer>>> lookupRows_;
-  std::vector<std::vector<size_t>> apart_;
-  std::vector<size_t> lookupTables_;               // by offset; empty: lookups stay in the gradient
-  size_t lookupWidth_ = 0;                         // the tables' rows' common width
-  std::unique_ptr<Allreduce> lookupRowSum_, lookupDense_;  // their rows over ranks: as rows, or the tables whole
-  bool loggedLookups_[2] = {false, false};         // by path (dense, rows)
+  std::vector<size_t> lookupTables_;  // dense sums with buckets: tables whose lookups go apart (or none)
+  std::unique_ptr<LookupRowsApart> lookupRows_;
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
 };
 
