@@ -26,14 +26,13 @@
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/gradient_allreducer.h"
+#include "training/local_replicas.h"
 #include "training/lookup_rows_apart.h"
 #include "training/overlapped_allreduce.h"
 #include "optimizers/parameter_shard.h"
 #include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
-#include "comm/allreduce/algorithms.h"
-#include "comm/state_gather.h"
 
 namespace marian {
 
@@ -80,8 +79,8 @@ public:
       checkSameBucketsAsRankZero(buckets);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
-      if(localGradients())  // its bytes count with the allreduce's (the same channel)
-        averager_ = createAllreduce("ring", *transport_, AllreduceSettings());
+      if(c.compresses() && c.local != LocalGradients::off)
+        replicas_ = std::make_unique<LocalReplicas>(*transport_, c.averageMoments);
       if(c.local != LocalGradients::off && !c.compresses() && transport_->rank() == 0)
         LOG(warn, "[training] --local-gradients has no effect without compression (--compression-density 1): "
                   "every rank applies the same dense sum");
@@ -210,8 +209,10 @@ public:
     averaged_.clear();
     averagedSmoothed_.clear();
     uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
-    if(localGradients() && every > 0 && (update + 1) % every == 0)
-      averageReplicas();
+    if(replicas_ && every > 0 && (update + 1) % every == 0) {
+      replicas_->average(shards_);
+      allGather();
+    }
 
     StepStats stats;
     for(double c : ce)
@@ -225,18 +226,14 @@ public:
 
   // Local gradients: rank 0 validates the mean of the ranks' copies; nothing changes them.
   void prepareValidation() override {
-    if(!localGradients())
+    if(!replicas_)
       return;
     for(bool smoothed : {false, true}) {
       if(smoothed && emaAlpha_ <= 0.f) {  // without a moving average the smoothed values are the values
         averagedSmoothed_ = averaged_;
         break;
       }
-      std::vector<float> mean = ownValues(smoothed);
-      transport_->allreduceSum(mean.data(), mean.size(), transport_->peerTimeout(), "averaging the ranks' copies");
-      for(float& v : mean)
-        v /= float(transport_->size());
-      (smoothed ? averagedSmoothed_ : averaged_) = std::move(mean);
+      (smoothed ? averagedSmoothed_ : averaged_) = replicas_->mean(ownValues(smoothed));
     }
   }
 
@@ -263,8 +260,8 @@ public:
       shard->saveTo(state);
     if(allreducer_)  // collective: every rank's residuals go to rank 0
       allreducer_->saveTo(state);
-    if(localGradients())  // collective: every rank's copy goes to rank 0
-      gatherReplicas(state);
+    if(replicas_)  // collective: every rank's copy goes to rank 0
+      replicas_->gather(state);
     return rank() == 0 ? state : ModelState();
   }
 
@@ -356,68 +353,16 @@ private:
     reduceAcrossRanks(b);
   }
 
-  static std::string replicaName(int rank, const std::string& array) {
-    return "replica.rank" + std::to_string(rank) + "." + array;
-  }
-
-  // Local gradients: the ranks' copies differ. Rank 0 keeps every rank's arrays (values, moving
-  // average, optimizer moments) as extras "replica.rankR.ARRAY", so that each rank resumes its
-  // own copy exactly, and the state's own arrays become their mean: the model that is exported,
-  // and what another layout resumes from.
-  void gatherReplicas(ModelState& state) {
-    ModelState mine;
-    mine.n = state.n;
-    mine.values = state.values;
-    mine.smoothed = state.smoothed;
-    mine.optimizer = state.optimizer;
-    std::vector<ModelState> all = gatherStates(*transport_, mine, "the parameters");
-    if(rank() != 0)
-      return;
-    auto keepAndAverage = [&](const std::string& name, std::vector<float>& mean, auto array) {
-      if(mean.empty())
-        return;
-      std::fill(mean.begin(), mean.end(), 0.f);
-      for(int r = 0; r < ranks(); ++r) {
-        const std::vector<float>& theirs = array(all[size_t(r)]);
-        ABORT_IF(theirs.size() != mean.size(), "Rank {} sent {} values of '{}' for {}", r, theirs.size(), name,
-                 mean.size());
-        state.extras[replicaName(r, name)] = theirs;
-        for(size_t i = 0; i < mean.size(); ++i)
-          mean[i] += theirs[i] / float(ranks());
-      }
-    };
-    keepAndAverage("values", state.values, [](const ModelState& s) -> const std::vector<float>& { return s.values; });
-    keepAndAverage("smoothed", state.smoothed, [](const ModelState& s) -> const std::vector<float>& { return s.smoothed; });
-    for(auto& [name, mean] : state.optimizer)
-      keepAndAverage(name, mean, [&](const ModelState& s) -> const std::vector<float>& { return s.optimizer.at(name); });
-  }
-
-  // The own copy saved by gatherReplicas, when the checkpoint has one for this rank of as many
-  // ranks; otherwise every rank starts from the saved mean.
+  // A checkpoint of local gradients holds every rank's copy: this rank's own, on as many ranks
+  // as saved it; otherwise every rank starts from the saved mean.
   void restoreOwnReplica(const ModelState& state) {
-    auto values = state.extras.find(replicaName(rank(), "values"));
-    if(!localGradients() || state.ranks != ranks() || values == state.extras.end()) {
-      if(values != state.extras.end() && rank() == 0)
-        LOG(info, "[training] The checkpoint's copies of {} rank(s) resume as their mean", state.ranks);
+    std::optional<ModelState> own = replicas_ ? replicas_->ownCopy(state) : std::nullopt;
+    if(!own)
       return;
-    }
-    ModelState own;
-    own.n = state.n;
-    own.optimizerSteps = state.optimizerSteps;
-    own.values = values->second;
-    if(!state.smoothed.empty())
-      own.smoothed = state.extras.at(replicaName(rank(), "smoothed"));
-    for(const auto& [name, mean] : state.optimizer)
-      own.optimizer[name] = state.extras.at(replicaName(rank(), name));
     for(auto& w : workers_)
-      kernels::fromHost(w->params().values(), own.values);
+      kernels::fromHost(w->params().values(), own->values);
     for(auto& shard : shards_)
-      shard->restoreFrom(own);
-  }
-
-  bool localGradients() const {
-    return allreducer_ && allreducer_->compression().compresses() &&
-           allreducer_->compression().local != LocalGradients::off;
+      shard->restoreFrom(*own);
   }
 
   // Every device copies every other device's updated shard.
@@ -432,23 +377,6 @@ private:
       });
   }
 
-  // Local gradients let the ranks' copies drift apart: each shard's values, moving average and
-  // (--local-average-state all) optimizer moments become their mean over ranks (Aji et al.
-  // 2019's periodic averaging).
-  void averageReplicas() {
-    timeline::Span span("average replicas", "comm");
-    float inverse = 1.f / float(transport_->size());
-    for(auto& s : shards_)
-      for(Tensor t : s->replicaTensors(allreducer_->compression().averageMoments)) {
-        std::vector<float> host = kernels::toHost(t);
-        averager_->sumDense(host);
-        for(float& v : host)
-          v *= inverse;
-        kernels::fromHost(t, host);
-      }
-    allGather();
-  }
-
   // Shard k of device d's parameters or gradients.
   Tensor shard(size_t d, size_t k, bool grads) {
     Tensor all = grads ? workers_[d]->params().grads() : workers_[d]->params().values();
@@ -461,7 +389,7 @@ private:
   uint64_t seed_;
   Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
-  std::unique_ptr<Allreduce> averager_;  // local gradients: the ranks' copies averaged by a ring
+  std::unique_ptr<LocalReplicas> replicas_;  // local gradients: the ranks' copies
   std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
   std::vector<char> active_;  // which devices compute in this update
   uint64_t updatesSinceStatus_ = 0;
