@@ -37,6 +37,7 @@ public:
   bool allocated() const { return values_ && layoutSize_ == entries_.size(); }
 
   const std::vector<Entry>& entries() const { return entries_; }
+  Device device() const { return device_; }
   size_t totalSize() const { return values_ ? values_->size() : 0; }
   Tensor value(size_t i) const;
   Tensor grad(size_t i) const;

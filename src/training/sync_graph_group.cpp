@@ -20,7 +20,6 @@
 
 #include "common/logging.h"
 #include "common/timeline.h"
-#include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
 #include "tensors/backend.h"
@@ -28,8 +27,8 @@
 #include "training/gradient_allreducer.h"
 #include "training/local_replicas.h"
 #include "training/lookup_rows_apart.h"
+#include "training/node_shards.h"
 #include "training/overlapped_allreduce.h"
-#include "optimizers/parameter_shard.h"
 #include "training/dropout_seeds.h"
 #include "training/graph_group.h"
 #include "common/parallel.h"
@@ -53,17 +52,13 @@ public:
 
   void initialize(const Batch& sample) override {
     parallelFor(workers_.size(), [&](size_t d) { workers_[d]->initialize(sample); });
-    size_t n = workers_[0]->params().totalSize();
-    for(size_t k = 0; k < workers_.size(); ++k) {
-      Range range = equalPart(n, k, workers_.size());
-      shards_.push_back(std::make_unique<ParameterShard>(
-          range, workers_[k]->device(), workers_[k]->params().values().slice(range.offset, range.size),
-          /*inPlace=*/true, createOptimizer(options_),
-          emaAlpha_));
-    }
+    std::vector<Parameters*> params;
+    for(auto& w : workers_)
+      params.push_back(&w->params());
+    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
     if(transport_) {
-      for(size_t k = 0; k < shards_.size(); ++k)
-        gradShards_.push_back(shard(k, k, true));
+      for(size_t k = 0; k < shards_->size(); ++k)
+        gradShards_.push_back(shards_->shard(k, k, true));
       float megabytes = options_.get<float>("bucket-size");
       ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
       size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
@@ -92,10 +87,7 @@ public:
         if(!lookupTables_.empty()) {  // with compression the top-k selects from the whole table
           lookupRows_ = std::make_unique<LookupRowsApart>(layout(), lookupTables_, workers_.size(), *transport_);
           afterBackward = [this] {  // averaged as the buckets are for mean cost types
-            std::vector<Range> ranges;
-            for(auto& s : shards_)
-              ranges.push_back(s->range());
-            lookupRows_->reduceInto(gradShards_, ranges, active_, rankMeanScale());
+            lookupRows_->reduceInto(gradShards_, shards_->ranges(), active_, rankMeanScale());
           };
         }
         overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
@@ -173,7 +165,7 @@ public:
       Range all{0, layout().totalSize()};
       parallelFor(n, [&](size_t k) {
         timeline::Span span("reduce-scatter", "sync");
-        sumDevicesInto(k, all);
+        shards_->sumDevicesInto(k, all, active_);
       });
       if(allreducer_) {
         timeline::Span span("allreduce", "comm");
@@ -183,35 +175,17 @@ public:
       }
     }
     if(!heldBack_.empty()) {
-      for(size_t k = 0; k < n; ++k) {
-        Range r = shards_[k]->range();
-        FlatBuffer host(cpuDevice(), Type::float32, std::max<size_t>(r.size, 1));
-        kernels::fromHost(host.all().slice(0, r.size), rangeOf(heldBack_, r));
-        kernels::add(shard(k, k, true), host.all().slice(0, r.size));
-      }
+      shards_->addToGradients(heldBack_);
       heldBack_.clear();
     }
-    std::vector<double> squares(n);
-    parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
-    double squaredNorm = 0;
-    for(double s : squares)
-      squaredNorm += s;
-    float clip = clipFactor(squaredNorm, clipNorm_, update);
-
-    parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
-      timeline::Span span("update", "update");
-      Tensor grads = shard(k, k, true);
-      if(clip != 1.f)
-        kernels::scale(grads, clip);
-      shards_[k]->update(grads, lr);
-    });
-    allGather();
+    shards_->step(lr, clipNorm_, update);
+    shards_->allGather();
     averaged_.clear();
     averagedSmoothed_.clear();
     uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
     if(replicas_ && every > 0 && (update + 1) % every == 0) {
-      replicas_->average(shards_);
-      allGather();
+      replicas_->average(shards_->shards());
+      shards_->allGather();
     }
 
     StepStats stats;
@@ -248,7 +222,7 @@ public:
   std::vector<float> ownValues(bool smoothed) {
     if(!smoothed)
       return kernels::toHost(workers_[0]->params().values());
-    return joinShards(shards_, true, [](const auto& shard) -> const ParameterShard& { return *shard; });
+    return shards_->smoothed();
   }
 
   ModelState saveState() override {
@@ -256,8 +230,7 @@ public:
     state.n = layout().totalSize();
     state.ranks = ranks();
     state.devices = workers_.size();
-    for(auto& shard : shards_)
-      shard->saveTo(state);
+    shards_->saveTo(state);
     if(allreducer_)  // collective: every rank's residuals go to rank 0
       allreducer_->saveTo(state);
     if(replicas_)  // collective: every rank's copy goes to rank 0
@@ -268,10 +241,7 @@ public:
   void restoreState(const ModelState& state) override {
     ABORT_IF(state.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", state.n,
              layout().totalSize());
-    for(auto& w : workers_)  // every device holds all parameters; its shard restores its range
-      kernels::fromHost(w->params().values(), state.values);
-    for(auto& shard : shards_)
-      shard->restoreFrom(state);
+    shards_->restoreFrom(state);
     restoreOwnReplica(state);
     // Mean cost types divide the sum over ranks by the ranks: what R saved ranks held back
     // counted 1/R each, and counts 1/R' each on R' ranks.
@@ -290,37 +260,15 @@ public:
   }
 
 private:
-  // The part of shard k inside `range` (empty when they do not meet), on device d.
-  Tensor shardPart(size_t d, size_t k, Range range) {
-    Range r = shards_[k]->range();
-    size_t begin = std::max(r.offset, range.offset), end = std::max(begin, std::min(r.end(), range.end()));
-    return workers_[d]->params().grads().slice(begin, end - begin);
-  }
-
-  // Reduce-scatter, for the values in `range`: every other computing device's gradients of
-  // shard k added into device k's.
-  void sumDevicesInto(size_t k, Range range) {
-    Tensor mine = shardPart(k, k, range);
-    if(mine.size() == 0)
-      return;
-    for(size_t d = 0; d < workers_.size(); ++d)
-      if(d != k && active_[d])
-        kernels::add(mine, shardPart(d, k, range));
-  }
-  void sumDevicesInto(size_t k, const GradientBucket& bucket) {
-    for(const Range& range : bucket)
-      sumDevicesInto(k, range);
-  }
-
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
   // which selects and scatters each piece where it lives. Mean cost types average over ranks,
   // as one rank averages over its devices' sentences or words.
   void reduceAcrossRanks(size_t b) {
     allreducer_->reduceBucket(b, gradShards_);
     if(float scale = rankMeanScale(); scale != 1.f)
-      for(size_t k = 0; k < shards_.size(); ++k)
+      for(size_t k = 0; k < shards_->size(); ++k)
         for(const Range& range : allreducer_->bucket(b))
-          if(Tensor part = shardPart(k, k, range); part.size() > 0)
+          if(Tensor part = shards_->gradPart(k, k, range); part.size() > 0)
             kernels::scale(part, scale);
   }
 
@@ -348,8 +296,8 @@ private:
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
   void reduceBucket(size_t b) {
-    for(size_t k = 0; k < shards_.size(); ++k)
-      sumDevicesInto(k, allreducer_->bucket(b));
+    for(size_t k = 0; k < shards_->size(); ++k)
+      shards_->sumDevicesInto(k, allreducer_->bucket(b), active_);
     reduceAcrossRanks(b);
   }
 
@@ -359,28 +307,7 @@ private:
     std::optional<ModelState> own = replicas_ ? replicas_->ownCopy(state) : std::nullopt;
     if(!own)
       return;
-    for(auto& w : workers_)
-      kernels::fromHost(w->params().values(), own->values);
-    for(auto& shard : shards_)
-      shard->restoreFrom(*own);
-  }
-
-  // Every device copies every other device's updated shard.
-  void allGather() {
-    size_t n = workers_.size();
-    if(n > 1)
-      parallelFor(n, [&](size_t d) {
-        timeline::Span span("all-gather", "sync");
-        for(size_t k = 0; k < n; ++k)
-          if(k != d)
-            kernels::copy(shard(d, k, false), shard(k, k, false));
-      });
-  }
-
-  // Shard k of device d's parameters or gradients.
-  Tensor shard(size_t d, size_t k, bool grads) {
-    Tensor all = grads ? workers_[d]->params().grads() : workers_[d]->params().values();
-    return all.slice(shards_[k]->range().offset, shards_[k]->range().size);
+    shards_->restoreFrom(*own);
   }
 
   Options options_;
@@ -395,7 +322,7 @@ private:
   uint64_t updatesSinceStatus_ = 0;
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
-  std::vector<std::unique_ptr<ParameterShard>> shards_;  // shard k on device k, in its own arena
+  std::unique_ptr<NodeShards> shards_;
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   std::vector<size_t> lookupTables_;  // dense sums with buckets: tables whose lookups go apart (or none)
