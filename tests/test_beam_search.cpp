@@ -291,10 +291,11 @@ TEST(BeamSearch, UnknownWordsOnlyWhenAllowed) {
       ASSERT_FALSE(list.empty());
       for(const Hypothesis& h : list) {
         size_t unks = size_t(std::count(h.words.begin(), h.words.end(), Vocab::kUnk));
-        if(!allow)
+        if(!allow) {
           EXPECT_EQ(unks, 0u);
-        else if(&h == &list[0])  // the best: <unk> throughout, up to the length limit
+        } else if(&h == &list[0]) {  // the best: <unk> throughout, up to the length limit
           EXPECT_TRUE(unks == h.words.size() && unks > 0) << unks << " of " << h.words.size();
+        }
       }
     }
   }

@@ -168,8 +168,9 @@ TEST(Graph, LookupsApartLeaveTheTablesGradientReadyAfterItsDenseReaders) {
   EXPECT_EQ(atReady, dense);  // nothing added to the gradient after it was ready
   for(size_t i = 0; i < 15; ++i) {
     EXPECT_NEAR(dense[i] + rows[i], full[i], 1e-5f) << i;
-    if(i / 3 == 2 || i / 3 == 4)  // rows no lookup read
+    if(i / 3 == 2 || i / 3 == 4) {  // rows no lookup read
       EXPECT_EQ(rows[i], 0.f) << i;
+    }
   }
   EXPECT_NEAR(rows[3], 2 * (2 * 0.4f) + 1, 1e-6f);  // row 1, looked up twice by a (d(a*a) = 2a) and once by b
   EXPECT_NE(dense, full);
