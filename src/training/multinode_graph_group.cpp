@@ -7,8 +7,6 @@
 // communication thread is idle (or after --multi-node-max-delay steps).
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -21,6 +19,7 @@
 #include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
+#include "training/double_buffers.h"
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/device_worker.h"
@@ -98,12 +97,6 @@ public:
                                                      compression_, timeout_,
                                                      seed_ * 31 + uint64_t(c->id), device);
       kernels::fromHost(workers_[d]->params().values(), initial);
-      if(overlap_) {  // the double buffers on the client's device (FlatBuffers start zeroed)
-        c->sum = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-        c->bufferGrads = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-        c->bufferParams = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-        kernels::fromHost(c->bufferParams->all(), initial);
-      }
       if(localOptimizer_ || compression_.local != LocalGradients::off)
         c->optimizer = createOptimizer(o);
       if(compression_.local == LocalGradients::partial)
@@ -111,9 +104,13 @@ public:
       clients_.push_back(std::move(c));
     }
     for(size_t d = 0; d < devices; ++d) {
-      computeThreads_.emplace_back([this, d] { computeLoop(d); });
+      Client* c = clients_[d].get();
       if(overlap_)
-        clients_[d]->commThread = std::thread([this, d] { commLoop(d); });
+        c->buffers = std::make_unique<DoubleBuffers>(
+            workers_[d]->device(), initial, [this, c](Tensor grads, Tensor params, float lr) { exchangeNow(*c, grads, params, lr); },
+            maxDelay_, applySummed_, [this](std::exception_ptr e) { queue_->fail(e); },
+            "client " + std::to_string(d) + " communication");
+      computeThreads_.emplace_back([this, d] { computeLoop(d); });
     }
   }
 
@@ -129,12 +126,9 @@ public:
   // This rank's batches are done and, after the barrier, every rank's.
   void finish() override {
     queue_->waitIdle();
-    for(size_t d = 0; d < clients_.size(); ++d)  // a last exchange of what the overlap left summed
-      if(overlap_) {
-        Client& c = *clients_[d];
-        waitCommIdle(c);
-        exchangeNow(c, c.sum->all(), c.bufferParams->all(), c.lastLr);
-      }
+    for(auto& c : clients_)  // a last exchange of what the overlap left summed
+      if(c->buffers)
+        c->buffers->flush(c->lastLr);
     if(!finished_barrier_) {
       transport_.barrier(transport_.peerTimeout(), "the end of training");
       finished_barrier_ = true;
@@ -210,10 +204,8 @@ public:
       const std::vector<float>& params = sameClients && view != state.extras.end() ? view->second : state.values;
       size_t d = size_t(c->id - transport_.rank() * int(workers_.size()));
       kernels::fromHost(workers_[d]->params().values(), params);
-      if(overlap_) {
-        kernels::fromHost(c->bufferParams->all(), params);
-        kernels::fill(c->sum->all(), 0.f);
-      }
+      if(c->buffers)
+        c->buffers->reset(params);
     }
     if(!sameClients && transport_.rank() == 0)
       LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} x {}: re-sharded; the saved "
@@ -255,17 +247,10 @@ private:
   struct Client {
     int id = 0;
     std::unique_ptr<ShardClient> shardClient;
-    // --multi-node-overlap, on the client's device: gradients summed since the last swap, those
-    // handed to the communication thread, and its copy of the parameters, updated by replies
-    std::unique_ptr<FlatBuffer> sum, bufferGrads, bufferParams;
+    std::unique_ptr<DoubleBuffers> buffers;  // --multi-node-overlap
     std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer, --local-gradients
     std::unique_ptr<FlatBuffer> unsent;     // --local-gradients partial: what the exchange did not send
-    std::thread commThread;
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool commBusy = false, commStop = false;
-    float commLr = 0, lastLr = 0;
-    size_t sinceSync = 0;
+    float lastLr = 0;
     std::mutex statsMutex;
     double busySeconds = 0;
     uint64_t steps = 0;
@@ -297,38 +282,6 @@ private:
     c.shardClient->exchange(grads, params, lr, unsent);
   }
 
-  void waitCommIdle(Client& c) {
-    std::unique_lock<std::mutex> lock(c.mutex);
-    c.cv.wait(lock, [&] { return !c.commBusy; });
-  }
-
-  void commLoop(size_t d) {
-    flushDenormalsToZero();
-    timeline::nameThisThread("client " + std::to_string(d) + " communication");
-    Client& c = *clients_[d];
-    setDeviceLane(1);  // on a GPU: a stream of its own, beside the compute thread's
-    for(;;) {
-      {
-        std::unique_lock<std::mutex> lock(c.mutex);
-        c.cv.wait(lock, [&] { return c.commBusy || c.commStop; });
-        if(c.commStop && !c.commBusy)
-          return;
-      }
-      try {
-        exchangeNow(c, c.bufferGrads->all(), c.bufferParams->all(), c.commLr);
-        // nothing of this lane may still run on the buffers it hands back
-        backendFor(workers_[d]->device()).synchronize();
-      } catch(...) {
-        queue_->fail(std::current_exception());
-      }
-      {
-        std::lock_guard<std::mutex> lock(c.mutex);
-        c.commBusy = false;
-      }
-      c.cv.notify_all();
-    }
-  }
-
   // One batch on device d: gradients, then the exchange (now, or handed to the comm thread).
   StepStats step(size_t d, const BatchWork& work) {
     Client& c = *clients_[d];
@@ -347,36 +300,11 @@ private:
     } else if(!overlap_)
       exchangeNow(c, grads, values, work.lr);
     else
-      overlapStep(c, w, grads, values, work.lr);
+      c.buffers->step(grads, values, work.lr);
     std::lock_guard<std::mutex> lock(c.statsMutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
-  }
-
-  // The double buffers (Algorithms 5/6): sum the gradients; when the communication thread is
-  // free, take the parameters its last exchange produced and hand it the sum. On a GPU this
-  // thread's lane and the communication thread's lane are separate streams, so each hand-over
-  // waits for this lane's work on the buffers it passes.
-  void overlapStep(Client& c, DeviceWorker& w, Tensor grads, Tensor values, float lr) {
-    kernels::add(c.sum->all(), grads);
-    ++c.sinceSync;
-    std::unique_lock<std::mutex> lock(c.mutex);
-    if(maxDelay_ && c.sinceSync >= maxDelay_)
-      c.cv.wait(lock, [&] { return !c.commBusy; });  // bounded staleness: wait for the exchange
-    if(c.commBusy)
-      return;
-    kernels::copy(values, c.bufferParams->all());
-    if(applySummed_)
-      kernels::add(values, c.sum->all(), -lr);
-    std::swap(c.bufferGrads, c.sum);
-    kernels::fill(c.sum->all(), 0.f);
-    backendFor(w.device()).synchronize();  // the sum is complete and the parameters copied
-    c.commLr = lr;
-    c.commBusy = true;
-    c.sinceSync = 0;
-    lock.unlock();
-    c.cv.notify_all();
   }
 
   void computeLoop(size_t d) {
@@ -393,15 +321,9 @@ private:
     queue_->stop();
     for(std::thread& t : computeThreads_)
       t.join();
-    for(auto& c : clients_) {
-      {
-        std::lock_guard<std::mutex> lock(c->mutex);
-        c->commStop = true;
-      }
-      c->cv.notify_all();
-      if(c->commThread.joinable())
-        c->commThread.join();
-    }
+    for(auto& c : clients_)
+      if(c->buffers)
+        c->buffers->stop();
     if(server_) {
       transport_.barrier(transport_.peerTimeout(), "the shutdown of the servers");
       server_->stop();
