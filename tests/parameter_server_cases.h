@@ -174,7 +174,7 @@ inline void shardAndClientStateRoundTrips(Transport& t) {
   Cluster fresh(t, 2, 0.1, "adam");
   fresh.shard->restoreFrom(first, true);
   for(auto& c : fresh.clients)
-    c->restoreFrom(first, true, first.extras.at("dropping-residual.client" + std::to_string(c->id())));
+    c->restoreFrom(first, true);
   ModelState second;
   second.n = Cluster::kTotal;
   fresh.shard->saveTo(second);

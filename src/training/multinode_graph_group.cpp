@@ -188,17 +188,8 @@ public:
       for(const std::string& what : lost)
         LOG(warn, "[training] Resumed: {} start at zero", what);
     }
-    std::vector<float> summed = sameClients ? std::vector<float>() : state.sumOfExtras("dropping-residual.client", 1.f);
     for(auto& c : clients_) {
-      std::vector<float> residual;
-      if(sameClients) {
-        auto it = state.extras.find("dropping-residual.client" + std::to_string(c->id));
-        if(it != state.extras.end())
-          residual = it->second;
-      } else if(c->id == 0) {
-        residual = summed;
-      }
-      c->shardClient->restoreFrom(state, sameClients, residual);
+      c->shardClient->restoreFrom(state, sameClients);
       // what this client holds: with delta dropping exactly what its server recorded as sent
       auto view = state.extras.find("server-view.client" + std::to_string(c->id));
       const std::vector<float>& params = sameClients && view != state.extras.end() ? view->second : state.values;
@@ -239,8 +230,8 @@ public:
     double perUpdate = steps ? 1.0 / double(steps) : 0.0;
     return format(" : Sent {} : Recv {} : Util {}% : Staleness {}",
                   humanBytes(sent * perUpdate) + "/up", humanBytes(received * perUpdate) + "/up",
-                  fixed(100.0 * busy / std::max(wall * double(clients_.size()), 1e-9), 1),
-                  fixed(s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0, 2));
+                  formatNumber("%.1f", 100.0 * busy / std::max(wall * double(clients_.size()), 1e-9)),
+                  formatNumber("%.2f", s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0));
   }
 
 private:
@@ -266,12 +257,6 @@ private:
     for(auto& c : clients_)
       c->shardClient->saveTo(state);
     return state;
-  }
-
-  static std::string fixed(double v, int digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-    return buf;
   }
 
   void exchangeNow(Client& c, Tensor grads, Tensor params, float lr, Tensor unsent = Tensor()) {

@@ -142,7 +142,15 @@ void ShardClient::saveTo(ModelState& state) const {
     state.extras[velocityName(id_)] = velocity;
 }
 
-void ShardClient::restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual) {
+void ShardClient::restoreFrom(const ModelState& state, bool sameClients) {
+  std::vector<float> residual;
+  if(sameClients) {
+    auto it = state.extras.find(residualName(id_));
+    if(it != state.extras.end())
+      residual = it->second;
+  } else if(id_ == 0) {
+    residual = state.sumOfExtras("dropping-residual.client", 1.f);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   auto count = [&](const std::string& name) {
     auto it = state.counters.find(name);

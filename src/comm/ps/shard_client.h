@@ -50,9 +50,10 @@ public:
   // "dropping-residual.clientC" (and "dropping-velocity.clientC" with momentum correction) and
   // the exchange count, for checkpoints.
   void saveTo(ModelState& state) const;
-  // The same client's residual and count back; `residual` (possibly empty) is what this client
-  // takes instead when the checkpoint was written by another layout.
-  void restoreFrom(const ModelState& state, bool sameClients, const std::vector<float>& residual);
+  // The same client's residual and count back (sameClients: the checkpoint's layout is this
+  // run's). From another layout, client 0 takes the sum of every saved client's residual
+  // (nothing owed is lost or sent twice) and the others start at zero.
+  void restoreFrom(const ModelState& state, bool sameClients);
 
 private:
   int id_;
