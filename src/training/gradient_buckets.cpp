@@ -85,4 +85,22 @@ std::vector<GradientBucket> gradientBuckets(const Parameters& layout, size_t flo
   return buckets;
 }
 
+void checkSameBucketsAsRankZero(Transport& transport, const Parameters& layout,
+                                const std::vector<GradientBucket>& buckets, const std::vector<size_t>& tablesApart) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the tables' offsets and the ranges
+  for(size_t table : tablesApart)
+    hash = (hash ^ layout.entries()[table].offset) * 1099511628211ull;
+  for(const GradientBucket& bucket : buckets) {
+    for(const Range& r : bucket)
+      for(uint64_t v : {uint64_t(r.offset), uint64_t(r.size)})
+        hash = (hash ^ v) * 1099511628211ull;
+    hash = (hash ^ 0xB0C4E7ull) * 1099511628211ull;  // where a bucket ends
+  }
+  uint64_t root = transport.broadcastFromRoot(hash, transport.peerTimeout(), "the gradient buckets");
+  ABORT_IF(root != hash,
+           "Rank {} cut {} gradient buckets{} that differ from rank 0's: the ranks built different graphs (give every "
+           "rank the same model options)",
+           transport.rank(), buckets.size(), tablesApart.empty() ? "" : " (lookups apart)");
+}
+
 }  // namespace marian

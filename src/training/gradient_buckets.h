@@ -5,6 +5,7 @@
 // bucket's parameters need not be neighbours in the flat layout (it is sorted by name).
 #include <vector>
 
+#include "comm/transport.h"
 #include "common/equal_split.h"
 #include "graph/parameters.h"
 
@@ -24,5 +25,11 @@ std::vector<size_t> bucketOfEachParameter(const Parameters& layout, const std::v
 // the parameter that would take it past `floats` values (a larger parameter goes alone);
 // neighbouring parameters of a bucket make one range. floats = 0: one bucket of everything.
 std::vector<GradientBucket> gradientBuckets(const Parameters& layout, size_t floats, const std::vector<size_t>& order);
+
+// The ranks must cut the same buckets (collectives match by order and size) and put the same
+// tables' lookups apart: rank 0's are broadcast as a hash and compared; an error on a rank whose
+// differ.
+void checkSameBucketsAsRankZero(Transport& transport, const Parameters& layout,
+                                const std::vector<GradientBucket>& buckets, const std::vector<size_t>& tablesApart);
 
 }  // namespace marian

@@ -77,4 +77,7 @@ std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n);
 // The scale of the summed cross-entropy that gives --cost-type's cost for the whole batch.
 float costScale(const std::string& costType, const Batch& batch);
 
+// " : Sent X/up : Recv Y/up" of a status line: the bytes of `updates` updates, per update.
+std::string trafficPerUpdate(double sent, double received, uint64_t updates);
+
 }  // namespace marian

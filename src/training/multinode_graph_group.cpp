@@ -227,10 +227,8 @@ public:
     double sent = double(pushes.sent - lastPushes_.sent), received = double(replies.received - lastReplies_.received);
     lastPushes_ = pushes;
     lastReplies_ = replies;
-    double perUpdate = steps ? 1.0 / double(steps) : 0.0;
-    return format(" : Sent {} : Recv {} : Util {}% : Staleness {}",
-                  humanBytes(sent * perUpdate) + "/up", humanBytes(received * perUpdate) + "/up",
-                  formatNumber("%.1f", 100.0 * busy / std::max(wall * double(clients_.size()), 1e-9)),
+    return trafficPerUpdate(sent, received, steps) +
+           format(" : Util {}% : Staleness {}", formatNumber("%.1f", 100.0 * busy / std::max(wall * double(clients_.size()), 1e-9)),
                   formatNumber("%.2f", s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0));
   }
 

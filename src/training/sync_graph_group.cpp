@@ -19,19 +19,18 @@
 #include <cmath>
 
 #include "common/logging.h"
+#include "common/parallel.h"
 #include "common/timeline.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 #include "training/device_worker.h"
-#include "tensors/backend.h"
-#include "tensors/devices_from_options.h"
+#include "training/dropout_seeds.h"
 #include "training/gradient_allreducer.h"
+#include "training/graph_group.h"
 #include "training/local_replicas.h"
 #include "training/lookup_rows_apart.h"
 #include "training/node_shards.h"
 #include "training/overlapped_allreduce.h"
-#include "training/dropout_seeds.h"
-#include "training/graph_group.h"
-#include "common/parallel.h"
 
 namespace marian {
 
@@ -71,7 +70,7 @@ public:
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
       if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();
-      checkSameBucketsAsRankZero(buckets);
+      checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
       const Compression& c = allreducer_->compression();
       if(c.compresses() && c.local != LocalGradients::off)
@@ -104,7 +103,7 @@ public:
     if(!allreducer_)
       return "";
     AllreduceBytes b = allreducer_->takeBytes();  // the channel's: with the lookups' rows summed apart
-    double perUpdate = updatesSinceStatus_ ? 1.0 / double(updatesSinceStatus_) : 0.0;
+    uint64_t updates = updatesSinceStatus_;
     updatesSinceStatus_ = 0;
     // the share of the allreduce's time that backward hid: the thread's busy time the update
     // did not wait for
@@ -114,8 +113,7 @@ public:
     busySinceStatus_ = waitSinceStatus_ = 0;
     if(!b.counted)  // MPI_Allreduce's own messages never pass our transport
       return " : Sent not counted (MPI_Allreduce) : Recv not counted" + hidden;
-    return format(" : Sent {}/up : Recv {}/up", humanBytes(double(b.sent) * perUpdate),
-                  humanBytes(double(b.received) * perUpdate)) + hidden;
+    return trafficPerUpdate(double(b.sent), double(b.received), updates) + hidden;
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
@@ -275,25 +273,6 @@ private:
   // What the sum over ranks is multiplied by: mean cost types average over ranks.
   float rankMeanScale() const { return costType_ != "ce-sum" ? 1.f / float(transport_->size()) : 1.f; }
 
-  // The ranks must cut the same buckets (collectives match by order and size): rank 0's are
-  // broadcast as a hash and compared.
-  void checkSameBucketsAsRankZero(const std::vector<GradientBucket>& buckets) {
-    uint64_t hash = 1469598103934665603ull;
-    for(size_t table : lookupTables_)
-      hash = (hash ^ layout().entries()[table].offset) * 1099511628211ull;
-    for(const GradientBucket& bucket : buckets) {
-      for(const Range& r : bucket)
-        for(uint64_t v : {uint64_t(r.offset), uint64_t(r.size)})
-          hash = (hash ^ v) * 1099511628211ull;
-      hash = (hash ^ 0xB0C4E7ull) * 1099511628211ull;  // where a bucket ends
-    }
-    uint64_t root = transport_->broadcastFromRoot(hash, transport_->peerTimeout(), "the gradient buckets");
-    ABORT_IF(root != hash,
-             "Rank {} cut {} gradient buckets{} that differ from rank 0's: the ranks built different graphs (give every "
-             "rank the same model options)",
-             transport_->rank(), buckets.size(), lookupTables_.empty() ? "" : " (lookups apart)");
-  }
-
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
   void reduceBucket(size_t b) {
     for(size_t k = 0; k < shards_->size(); ++k)
@@ -332,46 +311,9 @@ private:
 
 }  // namespace
 
-float costScale(const std::string& costType, const Batch& batch) {
-  if(costType == "ce-mean")
-    return 1.f / float(batch.sentences);
-  if(costType == "ce-mean-words")
-    return 1.f / float(batch.trgWords);
-  return 1.f;
-}
-
-std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n) {
-  if(n == 1)
-    return batch.split();
-  std::vector<Batch> share;
-  for(const Batch& part : batch.split())
-    if(auto [begin, end] = deviceSlice(part.sentences, d, n); begin < end)
-      share.push_back(part.slice(begin, end - begin));
-  return share;
-}
-
-std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                  uint64_t seed, const std::vector<Device>& devices);
-
-std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
-                                                      uint64_t seed, Transport& ranks);
-
-std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
-                                             Transport* mpi) {
-  setBlasThreads(devicesFromOptions(o));
-  setGpuTf32(o.get<bool>("tf32"));
-  if(o.get<bool>("multi-node")) {
-    ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
-    return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);
-  }
-  validateAllreduceOptions(o);
-  ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
-           "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
-           mpi->size());
-  std::vector<Device> devices = devicesFromOptions(o);
-  if(devices.size() == 1 || o.get<bool>("sync-sgd"))
-    return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, devices, mpi);
-  return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);
+std::unique_ptr<GraphGroup> createSyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                                 const std::vector<Device>& devices, Transport* ranks) {
+  return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, devices, ranks);
 }
 
 }  // namespace marian
