@@ -87,6 +87,7 @@ void everyBucketOnceInRankZerosOrder(Transport& t) {
   // a backward that fails after bucket 2: nothing more is reduced, and the next update is whole
   for(auto& r : reports)
     r = 0;
+  activeDevices = 2;
   reduced.clear();
   overlap.start({1, 1});
   ++reports[2];
