@@ -3,7 +3,6 @@
 // parameter-server message, 1 a packed model state, 2 an allreduce sparse record, 3 a float
 // array), the rest is the record. Shared by fuzz_wire.cpp and HostileInput.RegressionInputs.
 #include <cstdint>
-#include <cstdlib>
 #include <vector>
 
 #include "comm/allreduce/packing.h"

@@ -16,7 +16,6 @@
 // comes first) add their rows apart (ExpressionGraph::LookupsApart): the parameter's bucket goes
 // during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
 #include <algorithm>
-#include <cmath>
 
 #include "common/logging.h"
 #include "common/parallel.h"
