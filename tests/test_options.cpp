@@ -222,14 +222,13 @@ TEST(Options, RealMarianModelConfigTrainsHere) {
 // where none changes a result here), an error naming option and value when they ask for more.
 TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
-        "check-nan: true\ndata-threads: 4\ntsv: false\ntsv-fields: 0\nprecision: [float32, float32]\n"
+        "check-nan: true\nprecision: [float32, float32]\n"
         "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
         "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--data-threads", "8", "--no-reload=false", "--precision", "float32",
-                     "float32", "--lr-decay-strategy", "batches"});
-  EXPECT_FALSE(o.has("data-threads"));  // nothing of them reaches the options
+  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--precision", "float32", "float32",
+                     "--lr-decay-strategy", "batches"});
+  EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
-          {"tsv: true\n", "'tsv: true'"},
           {"precision: [float16, float32]\n", "'precision: [float16, float32]'"},
           {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},
           {"logical-epoch: [2e]\n", "'logical-epoch: [2e]'"},
@@ -239,7 +238,8 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
     EXPECT_NE(error.find(shown), std::string::npos) << error;
     EXPECT_NE(error.find("not implemented"), std::string::npos) << error;
   }
-  EXPECT_NE(errorOf({"--tsv"}).find("'tsv: true'"), std::string::npos) << errorOf({"--tsv"});
+  EXPECT_NE(errorOf({"--all-caps-every", "2"}).find("'all-caps-every: 2'"), std::string::npos)
+      << errorOf({"--all-caps-every", "2"});
   EXPECT_NE(errorOf({"--sentencepiece-alphas", "0.1", "0.2"}).find("on the command line"), std::string::npos);
   // the decoder's side: --optimize (intgemm) only off
   const char* optimize[] = {"marian-decoder", "--optimize"};

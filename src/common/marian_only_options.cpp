@@ -64,9 +64,9 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"valid-reset-stalled", "false"}, {"valid-reset-all", "false"}, {"early-stopping-epsilon", "[0]"},
     {"quiet-validation", "*"},  // validation logs no translations here
     {"no-nccl", "*"}, {"sharding", "*"}, {"sync-freq", "*"}, {"gradient-checkpointing", "*"},
-    {"data-threads", "*"}, {"all-caps-every", "0"}, {"english-title-case-every", "0"},
+    {"all-caps-every", "0"}, {"english-title-case-every", "0"},
     {"mini-batch-words-ref", "0"}, {"mini-batch-warmup", "0"}, {"mini-batch-track-lr", "*"},
-    {"mini-batch-round-up", "*"}, {"tsv", "false"}, {"tsv-fields", "0"},
+    {"mini-batch-round-up", "*"},
     {"quantize-bits", "0"}, {"quantize-optimization-steps", "*"}, {"quantize-log-based", "*"},
     {"quantize-biases", "*"},
     // translation (the first three are the decoder's here; Marian's training has them too)

@@ -85,7 +85,7 @@ const std::vector<Spec>& specs() {
       {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
       {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
-      {"tempdir", "", kString, "/tmp", kTrain, "Folder for temporary files (the lines sampled for SentencePiece)"},
+      {"tempdir", "", kString, "/tmp", kTrain, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
       // translation (marian-decoder) and validation by translation
       {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
       {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
@@ -148,7 +148,12 @@ const std::vector<Spec>& specs() {
       {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},
       {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
       {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
-      {"shuffle-in-ram", "", kFlag, "false", kTrain, "Shuffle in memory (always: the corpus is held in memory)"},
+      {"shuffle-in-ram", "", kFlag, "false", kTrain, "Hold the whole training corpus in memory and shuffle it whole (as a corpus that fits --shuffle-window always is)"},
+      {"shuffle-window", "", Int(1, 1e9), "200000", kTrain,
+       "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
+      {"data-threads", "", Int(1, 256), "8", kTrain, "Threads that read and encode the training corpus, in the background of training"},
+      {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
+      {"tsv-fields", "", Int(0, 2), "0", kTrain, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
       {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
       {"max-length-crop", "", kFlag, "false", kBoth, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer

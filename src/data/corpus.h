@@ -1,7 +1,8 @@
 #pragma once
-// defines: marian::Corpus — a line-aligned parallel corpus encoded to word ids and held in
-// memory. Pairs with an empty side or a side longer than maxLength tokens (</s> included, as
-// Marian counts) are skipped (counted).
+// defines: marian::SentencePair, marian::PairEncoder (the one rule by which a line pair becomes
+// a training pair), marian::Corpus — encoded sentence pairs held in memory: the whole training
+// corpus (--shuffle-in-ram, or a corpus that fits the shuffle window), one window of a streamed
+// one, or a validation set.
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,16 +11,34 @@
 
 namespace marian {
 
+class CorpusChunks;
+
 struct SentencePair {
   std::vector<int> src, trg;  // ids with </s> appended
   size_t line;                // 0-based line in the files
 };
 
+// Pairs with an empty side, or a side longer than maxLength tokens (</s> included, as Marian
+// counts) are skipped and counted; with crop, long sides are cut to maxLength instead.
+struct PairEncoder {
+  std::vector<std::shared_ptr<Vocab>> vocabs;  // source, target
+  size_t maxLength = 0;
+  bool crop = false;
+
+  // false: skipped (counted in skippedEmpty or skippedLong)
+  bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
+              size_t& skippedLong) const;
+};
+
 class Corpus {
 public:
-  // crop: cut long sentences to maxLength instead of skipping them (for validation)
+  // Two line-aligned files read whole (validation sets).
   Corpus(const std::vector<std::string>& files, const std::vector<std::shared_ptr<Vocab>>& vocabs,
          size_t maxLength, bool crop = false);
+  // The chunks named, in that order, encoded by `threads` threads (the result does not depend
+  // on their number).
+  Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, const PairEncoder& encoder,
+         size_t threads);
 
   size_t size() const { return pairs_.size(); }
   const SentencePair& operator[](size_t i) const { return pairs_[i]; }

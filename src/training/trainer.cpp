@@ -15,13 +15,14 @@
 #include "common/logging.h"
 #include "common/timeline.h"
 #include "common/scheduling_parameter.h"
-#include "data/batch_generator.h"
+#include "data/corpus_chunks.h"
 #include "optimizers/lr_schedule.h"
 #include "common/float_mode.h"
 #include "training/batch_fit.h"
 #include "training/graph_group.h"
 #include "training/training_state.h"
 #include "training/checkpoint.h"
+#include "training/epoch_data.h"
 #include "training/stop_signal.h"
 #include "tensors/devices_from_options.h"
 #include "training/validator.h"
@@ -104,7 +105,7 @@ public:
       timeline::nameThisThread("main (device 0)");
     }
     graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, transport_);
-    graphGroup_->initialize(Batch::fromPairs(*corpus_, {0}));
+    graphGroup_->initialize(sampleBatch());
     std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
     for(const Device& d : devices)
@@ -126,7 +127,8 @@ public:
     else if(rank_ == 0)
       writeFileAtomic(modelPath_ + ".yml", options_.asYaml());
 
-    BatchingOptions b;
+    EpochDataOptions d;
+    BatchingOptions& b = d.batching;
     b.miniBatch = size_t(options_.get<int>("mini-batch"));
     b.miniBatchWords = size_t(options_.get<int>("mini-batch-words"));
     b.maxiBatch = size_t(options_.get<int>("maxi-batch"));
@@ -143,32 +145,20 @@ public:
     b.shuffleData = shuffle == "data";
     b.shuffleBatches = shuffle != "none";
     b.seed = state_.seed;
-    BatchGenerator batches(*corpus_, b);
+    d.windowPairs = size_t(options_.get<int>("shuffle-window"));
+    d.threads = size_t(options_.get<int>("data-threads"));
+    d.delay = delay_;
+    bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
+    d.lockstep = lockstep;
+    EpochData data(std::move(corpus_), chunks_.get(), encoder_, d, rank_, ranks_, transport_);
 
     lastDisplay_ = std::chrono::steady_clock::now();
-    bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
     bool stop = stopByEpochs(state_.epochs - 1) || stopByUpdates() || earlyStopped();  // a resume may be there
     uint64_t firstUpdate = state_.batches;
     while(!stop) {
-      batches.startEpoch(state_.epochs);
-      // resuming mid-epoch: past every batch any rank of the saved run took (on R ranks each
-      // update of a rank stands for one batch of every rank)
-      batches.skip(size_t(state_.corpusBatchesEpoch));
-      while(!stop && batches.hasNext()) {
-        // --optimizer-delay N: this rank's next N batches make one update
-        std::vector<Batch> group;
-        while(group.size() < delay_ && batches.hasNext()) {
-          if(ranks_ > 1 && batches.position() % size_t(ranks_) != size_t(rank_)) {
-            batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
-            continue;
-          }
-          size_t round = delay_ * size_t(ranks_);
-          if(lockstep && batches.position() >= batches.batchesInEpoch() / round * round) {
-            batches.skip(1);  // the last incomplete round: every rank must make the same updates
-            continue;
-          }
-          group.push_back(batches.next());
-        }
+      data.startEpoch(state_);
+      while(!stop) {
+        std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
         if(group.empty())
           break;
         Batch batch = Batch::merge(group);
@@ -201,23 +191,29 @@ public:
         if(lockstep && saveFreq_.unit == SchedulingUnit::labels)  // ranks count their own labels
           saveNow = agreeOnStop(saveNow);
         if(saveNow)
-          save();
+          save(data);
         stop = stop || stopByUpdates() || signalled() || rankZeroEnded();
         if(lockstep)
           stop = agreeOnStop(stop);
       }
       // an epoch too small to give every rank a whole update would repeat without end
       ABORT_IF(!stop && state_.batchesEpoch == 0,
-               "Epoch {} gave this rank no update: the corpus makes {} mini-batch(es), fewer than the {} one update "
-               "of every rank needs ({} rank(s) x --optimizer-delay {}); lower --mini-batch or --mini-batch-words",
-               state_.epochs, batches.batchesInEpoch(), delay_ * size_t(ranks_), ranks_, delay_);
+               "Epoch {} gave this rank no update: the corpus makes fewer mini-batches than the {} one update of "
+               "every rank needs ({} rank(s) x --optimizer-delay {}); lower --mini-batch or --mini-batch-words",
+               state_.epochs, delay_ * size_t(ranks_), ranks_, delay_);
       if(!stop) {
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
+        if(data.streamed())
+          LOG(info, "[data] Epoch {} on this rank: {} pairs longer than --max-length {} skipped, {} empty skipped{}",
+              state_.epochs, data.skippedLong(), options_.get<int>("max-length"), data.skippedEmpty(),
+              data.droppedBatches() ? format(", its last {} mini-batch(es) not trained (another rank had no update left)",
+                                             data.droppedBatches())
+                                    : std::string());
         size_t finished = state_.epochs;
         if(validFreq_.unit == SchedulingUnit::epochs && validFreq_ && finished % validFreq_.n == 0)
           stop = validate() || stop;
         if(saveFreq_.unit == SchedulingUnit::epochs && saveFreq_ && finished % saveFreq_.n == 0)
-          save();
+          save(data);
         // the last epoch keeps its number (and a complete position) in the final log and files
         stop = stop || stopByEpochs(finished) || rankZeroEnded();
         if(lockstep)
@@ -247,7 +243,7 @@ public:
         validate();
     }
     if(lastSaved_ != state_.batches)
-      save();
+      save(data);
   }
 
 private:
@@ -284,6 +280,12 @@ private:
     for(int d : dims)
       ABORT_IF(d != 0 && d < 3, "--dim-vocabs {}: a vocabulary needs </s>, <unk> and at least one word (0: all words)", d);
     bool joint = vocabPaths[0] == vocabPaths[1];
+    bool tsv = options_.get<bool>("tsv");
+    int tsvFields = options_.get<int>("tsv-fields");
+    ABORT_IF(tsv && tsvFields != 0 && tsvFields != 2, "--tsv-fields {}: a parallel corpus has 2 fields per line", tsvFields);
+    for(const std::string& v : vocabPaths)
+      ABORT_IF(tsv && !fileExists(v), "--tsv: the vocabulary '{}' does not exist; create it first (marian-vocab, or a "
+                                      "run on the corpus as two files)", v);
     // Vocabularies this run creates go again if the corpus turns out unusable: a later run on
     // good data must not silently load them.
     std::vector<std::string> created;
@@ -301,10 +303,25 @@ private:
         vocabs_.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
       }
       size_t maxLength = size_t(options_.get<int>("max-length"));
-      corpus_ = std::make_unique<Corpus>(trainSets, vocabs_, maxLength, options_.get<bool>("max-length-crop"));
-      LOG(info, "[data] Training corpus: {} sentence pairs ({} longer than --max-length {} skipped, {} empty skipped)",
-          grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
-      ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
+      encoder_ = PairEncoder{vocabs_, maxLength, options_.get<bool>("max-length-crop")};
+      size_t window = size_t(options_.get<int>("shuffle-window"));
+      chunks_ = std::make_unique<CorpusChunks>(trainSets, options_.get<bool>("tsv"), EpochData::chunkLines(window),
+                                               options_.get<std::string>("tempdir"));
+      if(options_.get<bool>("shuffle-in-ram") || chunks_->lines() <= window) {
+        std::vector<size_t> all(chunks_->chunks());
+        for(size_t c = 0; c < all.size(); ++c)
+          all[c] = c;
+        corpus_ = std::make_unique<Corpus>(*chunks_, all, encoder_, size_t(options_.get<int>("data-threads")));
+        chunks_.reset();
+        LOG(info, "[data] Training corpus: {} sentence pairs in memory ({} longer than --max-length {} skipped, {} empty "
+                  "skipped)",
+            grouped(corpus_->size()), corpus_->skippedLong(), maxLength, corpus_->skippedEmpty());
+        ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
+      } else {
+        LOG(info, "[data] Training corpus: {} sentence pairs ({} MB of text) streamed from disk in windows of {} "
+                  "pairs (--shuffle-window), {} lines a chunk",
+            grouped(chunks_->lines()), formatNumber("%.1f", double(chunks_->bytes()) / 1e6), grouped(window), chunks_->chunkLines());
+      }
     } catch(const std::exception&) {
       for(const std::string& path : created)
         if(std::remove(path.c_str()) == 0)
@@ -316,6 +333,19 @@ private:
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
       validator_ = std::make_unique<Validator>(
           options_, vocabs_, [this](const std::string& path, const std::vector<float>& values) { writeModel(path, values); });
+  }
+
+  // A batch of one training pair, from which the graph group learns the shapes.
+  Batch sampleBatch() const {
+    if(corpus_)
+      return Batch::fromPairs(*corpus_, {0});
+    for(size_t c = 0; c < chunks_->chunks(); ++c) {
+      Corpus chunk(*chunks_, {c}, encoder_, 1);
+      if(chunk.size())
+        return Batch::fromPairs(chunk, {0});
+    }
+    ABORT("The training corpus has no usable sentence pairs (every pair is empty or longer than --max-length {})",
+          options_.get<int>("max-length"));
   }
 
   // Whether a frequency in updates or labels fell due with the update just done.
@@ -470,10 +500,11 @@ private:
   // Groups in lockstep gather their state collectively, so every rank comes here at the same
   // update; rank 0 writes. The exports (model.npz, its iteration copy, the YAML files) go first,
   // the checkpoint is the commit, progress.yml is written last for readers.
-  void save() {
+  void save(const EpochData& data) {
     bool collective = ranks_ > 1 && graphGroup_->ranksInLockstep();
     if(rank_ != 0 && !collective)
       return;
+    data.recordPosition(state_);
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
@@ -543,7 +574,9 @@ private:
   size_t delay_;  // mini-batches per update
   LearningRateSchedule schedule_;
   std::vector<std::shared_ptr<Vocab>> vocabs_;
-  std::unique_ptr<Corpus> corpus_;
+  PairEncoder encoder_;
+  std::unique_ptr<Corpus> corpus_;       // the training corpus in memory, until EpochData takes it
+  std::unique_ptr<CorpusChunks> chunks_;  // or streamed from disk
   std::unique_ptr<Validator> validator_;
   std::unique_ptr<GraphGroup> graphGroup_;
   TrainingState state_;

@@ -15,6 +15,15 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "batches" << YAML::Value << batches;
   out << YAML::Key << "batches-epoch" << YAML::Value << batchesEpoch;
   out << YAML::Key << "corpus-batches-epoch" << YAML::Value << corpusBatchesEpoch;
+  if(stream.ranks) {
+    out << YAML::Key << "stream" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "from" << YAML::Value << stream.from;
+    out << YAML::Key << "ranks" << YAML::Value << stream.ranks;
+    out << YAML::Key << "window-chunks" << YAML::Value << stream.windowChunks;
+    out << YAML::Key << "windows" << YAML::Value << YAML::Flow << stream.windows;
+    out << YAML::Key << "batches" << YAML::Value << YAML::Flow << stream.batches;
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
   out << YAML::Key << "seed" << YAML::Value << seed;
@@ -68,6 +77,26 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
              s.batchesEpoch, s.batches);
     s.corpusBatchesEpoch = YAML::Node(y)["corpus-batches-epoch"] ? get<uint64_t>(y, "corpus-batches-epoch", origin)
                                                                  : s.batchesEpoch;
+    if(YAML::Node(y)["stream"]) {
+      YAML::Node st = YAML::Node(y)["stream"];
+      yamlfield::requireMap(st, origin, "stream");
+      s.stream.from = get<uint64_t>(st, "from", origin, "stream");
+      s.stream.ranks = get<uint64_t>(st, "ranks", origin, "stream");
+      s.stream.windowChunks = get<uint64_t>(st, "window-chunks", origin, "stream");
+      for(auto [key, list] : {std::make_pair("windows", &s.stream.windows), std::make_pair("batches", &s.stream.batches)}) {
+        YAML::Node seq = st[key];
+        ABORT_IF(!seq.IsSequence() || seq.size() != s.stream.ranks || s.stream.ranks == 0 || s.stream.windowChunks == 0,
+                 "{}: key 'stream.{}'{} must list one non-negative integer per rank ({} ranks, window-chunks {})",
+                 origin, key, yamlfield::lineOf(seq), s.stream.ranks, s.stream.windowChunks);
+        for(const YAML::Node& v : seq) {
+          uint64_t value = 0;
+          ABORT_IF(!v.IsScalar() || !YAML::convert<uint64_t>::decode(v, value) || v.Scalar().find('-') != std::string::npos,
+                   "{}: key 'stream.{}'{} holds {}, not a non-negative integer", origin, key, yamlfield::lineOf(v),
+                   yamlfield::describe(v));
+          list->push_back(value);
+        }
+      }
+    }
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
     s.seed = get<uint64_t>(y, "seed", origin);

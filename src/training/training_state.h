@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace YAML {
 class Node;
@@ -18,12 +19,21 @@ struct ValidatorState {
   size_t stalled = 0;
 };
 
+// Where each rank stands in an epoch of a streamed corpus (StreamedBatches): the epoch's chunks
+// from position `from` dealt over `ranks` ranks in windows of `windowChunks`, and each rank's
+// windows done and batches taken of the next. ranks 0: not streamed, or the epoch not begun.
+struct StreamState {
+  uint64_t from = 0, ranks = 0, windowChunks = 0;
+  std::vector<uint64_t> windows, batches;  // per rank
+};
+
 struct TrainingState {
   size_t epochs = 1;         // the current epoch, 1-based
   uint64_t batches = 0;      // updates done
   size_t batchesEpoch = 0;   // updates done in the current epoch
   uint64_t corpusBatchesEpoch = 0;  // batches of the corpus consumed in the epoch, by all ranks
                                     // (the position a resume skips to, whatever the rank count)
+  StreamState stream;
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
@@ -40,6 +50,7 @@ struct TrainingState {
     ++epochs;
     batchesEpoch = 0;
     corpusBatchesEpoch = 0;
+    stream = StreamState();
     samplesEpoch = 0;
   }
 

@@ -1,0 +1,278 @@
+#include "data/corpus_chunks.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "common/error.h"
+#include "common/file_util.h"
+
+namespace marian {
+
+namespace {
+
+constexpr size_t kReadBlock = 1 << 20;
+
+bool isGzip(int fd) {
+  unsigned char magic[2] = {0, 0};
+  bool gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  return gz;
+}
+
+// An unlinked temporary file in `dir` (it goes when its descriptor closes).
+int anonymousTempFile(const std::string& dir, const std::string& forWhat) {
+  std::string path = (dir.empty() ? std::string("/tmp") : dir) + "/marian-corpus.XXXXXX";
+  std::vector<char> name(path.begin(), path.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  ABORT_IF(fd < 0, "Cannot create a temporary file in --tempdir '{}' to decompress '{}': {}", dir, forWhat,
+           std::strerror(errno));
+  unlink(name.data());
+  return fd;
+}
+
+void writeAll(int fd, const char* data, size_t n, const std::string& what) {
+  while(n > 0) {
+    ssize_t w = write(fd, data, n);
+    if(w < 0 && errno == EINTR)
+      continue;
+    ABORT_IF(w <= 0, "{}: {}", what, std::strerror(errno));
+    data += w;
+    n -= size_t(w);
+  }
+}
+
+// Streams a file's bytes (decompressed when .gz, copied then into `copyFd`) through `onBytes`.
+template <class OnBytes>
+void streamFile(const std::string& name, int fd, int copyFd, const std::string& tempdir, OnBytes onBytes) {
+  std::vector<char> buf(kReadBlock);
+  if(copyFd < 0) {
+    for(;;) {
+      ssize_t n = read(fd, buf.data(), buf.size());
+      if(n < 0 && errno == EINTR)
+        continue;
+      ABORT_IF(n < 0, "Corpus file '{}' cannot be read: {}", name, std::strerror(errno));
+      if(n == 0)
+        return;
+      onBytes(buf.data(), size_t(n));
+    }
+  }
+  int dupFd = dup(fd);  // gzclose closes what it was given
+  ABORT_IF(dupFd < 0, "Corpus file '{}' cannot be read: {}", name, std::strerror(errno));
+  lseek(dupFd, 0, SEEK_SET);
+  gzFile gz = gzdopen(dupFd, "rb");
+  ABORT_IF(!gz, "Corpus file '{}' cannot be opened as gzip", name);
+  gzbuffer(gz, 1 << 17);
+  int n;
+  std::string failure;
+  try {
+    while((n = gzread(gz, buf.data(), unsigned(buf.size()))) > 0) {
+      writeAll(copyFd, buf.data(), size_t(n),
+               "Cannot decompress '" + name + "' into --tempdir '" + tempdir + "'");
+      onBytes(buf.data(), size_t(n));
+    }
+  } catch(...) {
+    gzclose(gz);
+    throw;
+  }
+  int err = Z_OK;
+  std::string msg = gzerror(gz, &err);
+  gzclose(gz);
+  ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "Corpus file '{}' is corrupt or truncated: {}", name,
+           msg.empty() ? "read error" : msg);
+}
+
+std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& name) {
+  std::string bytes(size_t(to - from), '\0');
+  size_t done = 0;
+  while(done < bytes.size()) {
+    ssize_t n = pread(fd, bytes.data() + done, bytes.size() - done, off_t(from + done));
+    if(n < 0 && errno == EINTR)
+      continue;
+    ABORT_IF(n <= 0, "Corpus file '{}' cannot be read at byte {}: {}", name, from + done,
+             n == 0 ? "it became shorter while training" : std::strerror(errno));
+    done += size_t(n);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+size_t firstInvalidUtf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while(i < n) {
+    unsigned char c = p[i];
+    if(c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    unsigned min;
+    unsigned cp;
+    if((c & 0xE0) == 0xC0) { len = 2; min = 0x80; cp = c & 0x1F; }
+    else if((c & 0xF0) == 0xE0) { len = 3; min = 0x800; cp = c & 0x0F; }
+    else if((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; cp = c & 0x07; }
+    else return i;
+    if(i + len > n)
+      return i;
+    for(size_t k = 1; k < len; ++k) {
+      if((p[i + k] & 0xC0) != 0x80)
+        return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if(cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))  // overlong, too large, surrogate
+      return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
+                           const std::string& tempdir)
+    : tsv_(tsv), chunkLines_(chunkLines) {
+  ABORT_IF(chunkLines == 0, "CorpusChunks: chunks need at least one line");
+  ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
+           files.size());
+  ABORT_IF(!tsv && files.size() != 2, "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
+  sides_.resize(files.size());
+  for(size_t k = 0; k < files.size(); ++k) {
+    Side& s = sides_[k];
+    s.name = files[k];
+    ABORT_IF(isDirectory(s.name), "Corpus file '{}' is a directory, not a file", s.name);
+    s.fd = open(s.name.c_str(), O_RDONLY | O_CLOEXEC);
+    ABORT_IF(s.fd < 0, "Corpus file '{}' cannot be opened: {}", s.name, std::strerror(errno));
+  }
+  // One pass per side, the sides in parallel: line starts every chunkLines lines.
+  std::vector<std::exception_ptr> failed(sides_.size());
+  auto scan = [&](size_t k) {
+    try {
+      Side& s = sides_[k];
+      int copyFd = -1;
+      if(isGzip(s.fd))
+        copyFd = anonymousTempFile(tempdir, s.name);
+      uint64_t at = 0;
+      bool lineOpen = false;  // bytes seen since the last '\n'
+      streamFile(s.name, s.fd, copyFd, tempdir, [&](const char* data, size_t n) {
+        const char* p = data;
+        const char* end = data + n;
+        while(p < end) {
+          if(!lineOpen) {
+            if(s.lines % chunkLines_ == 0)
+              s.offsets.push_back(at + uint64_t(p - data));
+            lineOpen = true;
+          }
+          const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+          if(!nl) {
+            p = end;
+            break;
+          }
+          ++s.lines;
+          lineOpen = false;
+          p = nl + 1;
+        }
+        at += n;
+      });
+      if(lineOpen)  // a last line without '\n'
+        ++s.lines;
+      s.size = at;
+      if(copyFd >= 0) {
+        close(s.fd);
+        s.fd = copyFd;
+      }
+    } catch(...) {
+      failed[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> scanners;
+  for(size_t k = 1; k < sides_.size(); ++k)
+    scanners.emplace_back(scan, k);
+  scan(0);
+  for(auto& t : scanners)
+    t.join();
+  for(auto& f : failed)
+    if(f)
+      std::rethrow_exception(f);
+  for(const Side& s : sides_)
+    ABORT_IF(s.lines == 0, "Corpus file '{}' is empty", s.name);
+  if(sides_.size() == 2)
+    ABORT_IF(sides_[0].lines != sides_[1].lines,
+             "Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
+             sides_[0].name, sides_[0].lines, sides_[1].name, sides_[1].lines,
+             sides_[0].lines < sides_[1].lines ? sides_[0].name : sides_[1].name,
+             std::min(sides_[0].lines, sides_[1].lines));
+  lines_ = sides_[0].lines;
+}
+
+CorpusChunks::~CorpusChunks() {
+  for(Side& s : sides_)
+    if(s.fd >= 0)
+      close(s.fd);
+}
+
+uint64_t CorpusChunks::bytes() const {
+  uint64_t total = 0;
+  for(const Side& s : sides_)
+    total += s.size;
+  return total;
+}
+
+std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) const {
+  uint64_t from = side.offsets[chunk];
+  uint64_t to = chunk + 1 < side.offsets.size() ? side.offsets[chunk + 1] : side.size;
+  std::string text = readRange(side.fd, from, to, side.name);
+  size_t first = chunk * chunkLines_;
+  size_t count = std::min(chunkLines_, lines_ - first);
+  std::vector<std::string> lines;
+  lines.reserve(count);
+  size_t p = 0;
+  while(p < text.size() && lines.size() < count) {
+    size_t nl = text.find('\n', p);
+    if(nl == std::string::npos)
+      nl = text.size();
+    size_t end = nl > p && text[nl - 1] == '\r' ? nl - 1 : nl;
+    lines.emplace_back(text, p, end - p);
+    p = nl + 1;
+  }
+  ABORT_IF(lines.size() != count, "Corpus file '{}' changed while training: chunk {} has {} lines, not {}", side.name,
+           chunk, lines.size(), count);
+  for(size_t i = 0; i < lines.size(); ++i) {
+    size_t bad = firstInvalidUtf8(lines[i]);
+    ABORT_IF(bad != std::string::npos, "Corpus file '{}' line {} is not valid UTF-8 (byte {} of the line)", side.name,
+             first + i + 1, bad + 1);
+  }
+  return lines;
+}
+
+std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
+  ABORT_IF(chunk >= chunks(), "CorpusChunks: chunk {} of {}", chunk, chunks());
+  size_t first = chunk * chunkLines_;
+  std::vector<RawPair> pairs;
+  if(tsv_) {
+    std::vector<std::string> lines = linesOf(sides_[0], chunk);
+    pairs.reserve(lines.size());
+    for(size_t i = 0; i < lines.size(); ++i) {
+      size_t tab = lines[i].find('\t');
+      size_t fields = 1;
+      for(char c : lines[i])
+        fields += c == '\t';
+      ABORT_IF(fields != 2, "TSV file '{}' line {} has {} field(s): --tsv needs a source and a target separated by one TAB",
+               sides_[0].name, first + i + 1, fields);
+      pairs.push_back(RawPair{lines[i].substr(0, tab), lines[i].substr(tab + 1), first + i});
+    }
+    return pairs;
+  }
+  std::vector<std::string> src = linesOf(sides_[0], chunk), trg = linesOf(sides_[1], chunk);
+  pairs.reserve(src.size());
+  for(size_t i = 0; i < src.size(); ++i)
+    pairs.push_back(RawPair{std::move(src[i]), std::move(trg[i]), first + i});
+  return pairs;
+}
+
+}  // namespace marian

@@ -1,0 +1,54 @@
+#pragma once
+// defines: marian::CorpusChunks — a parallel corpus left on disk, cut into chunks of consecutive
+// lines whose byte offsets are known, so that any chunk can be read alone (and by several
+// threads at once) while only the offsets stay in memory. One pass at the start counts the lines,
+// records the offsets and checks that the sides have the same number of lines; a .gz file is
+// decompressed once into --tempdir during that pass (the copy is unlinked at once, so it goes
+// when the run ends, however it ends). The two sides come from two files or from one TSV file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace marian {
+
+struct RawPair {
+  std::string src, trg;
+  size_t line;  // 0-based
+};
+
+class CorpusChunks {
+public:
+  // files: a source and a target file, or one TSV file when tsv (source TAB target per line).
+  CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines, const std::string& tempdir);
+  ~CorpusChunks();
+  CorpusChunks(const CorpusChunks&) = delete;
+  CorpusChunks& operator=(const CorpusChunks&) = delete;
+
+  size_t lines() const { return lines_; }
+  size_t chunks() const { return (lines_ + chunkLines_ - 1) / chunkLines_; }
+  size_t chunkLines() const { return chunkLines_; }
+  // The pairs of one chunk in file order. A line that is not UTF-8, or a TSV line without
+  // exactly one TAB, is an error naming file and line. Safe to call from several threads.
+  std::vector<RawPair> read(size_t chunk) const;
+  // The bytes of text on disk (the decompressed size for .gz): what a full pass reads.
+  uint64_t bytes() const;
+
+private:
+  struct Side {
+    std::string name;               // as the user gave it
+    int fd = -1;                    // the file, or its decompressed copy
+    std::vector<uint64_t> offsets;  // where each chunk's first line starts
+    uint64_t size = 0;              // bytes
+    size_t lines = 0;
+  };
+  std::vector<std::string> linesOf(const Side& side, size_t chunk) const;
+
+  std::vector<Side> sides_;  // two files, or one TSV file
+  bool tsv_;
+  size_t chunkLines_, lines_ = 0;
+};
+
+// The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.
+size_t firstInvalidUtf8(const std::string& text);
+
+}  // namespace marian

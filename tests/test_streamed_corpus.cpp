@@ -1,0 +1,260 @@
+// The streamed training corpus: chunks read alone give the files' lines (plain, .gz, TSV), bad
+// data is named by file and line, and the ranks' streamed epochs cover every usable pair once
+// between them, deterministically, resumably, in file order with --shuffle none.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "data/corpus.h"
+#include "data/corpus_chunks.h"
+#include "data/streamed_batches.h"
+#include "data/vocab.h"
+
+namespace marian {
+namespace {
+
+std::string temp(const std::string& name) {
+  return ::testing::TempDir() + "marian_stream_" + std::to_string(getpid()) + "_" + name;
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+void writeGz(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+}
+
+template <class F>
+std::string errorOf(F f) {
+  try {
+    f();
+  } catch(const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// n pairs "s<i> w<i%7> ..." / "t<i> ..." of varied lengths; every 10th pair's target empty
+struct Pairs {
+  std::string src, trg, tsv;
+  std::vector<std::string> srcLines, trgLines;
+};
+Pairs makePairs(size_t n) {
+  Pairs p;
+  for(size_t i = 0; i < n; ++i) {
+    std::string s = "s" + std::to_string(i), t = i % 10 == 3 ? "" : "t" + std::to_string(i);
+    for(size_t k = 0; k < i % 6; ++k) {
+      s += " w" + std::to_string((i + k) % 7);
+      t += " v" + std::to_string((i * k) % 5);
+    }
+    p.srcLines.push_back(s);
+    p.trgLines.push_back(t);
+    p.src += s + "\n";
+    p.trg += t + (i % 4 == 1 ? "\r\n" : "\n");  // Windows line ends read as Unix ones
+    p.tsv += s + "\t" + t + "\n";
+  }
+  return p;
+}
+
+std::vector<std::shared_ptr<Vocab>> vocabsFor(const Pairs& p) {
+  write(temp("vs.txt"), p.src);
+  write(temp("vt.txt"), p.trg);
+  std::remove(temp("vs.yml").c_str());
+  std::remove(temp("vt.yml").c_str());
+  return {loadOrCreateVocab(temp("vs.yml"), {temp("vs.txt")}, 0), loadOrCreateVocab(temp("vt.yml"), {temp("vt.txt")}, 0)};
+}
+
+TEST(CorpusChunks, ChunksReadAloneGiveTheLinesOfPlainGzipAndTsvFiles) {
+  Pairs p = makePairs(103);
+  write(temp("a.src"), p.src);
+  write(temp("a.trg"), p.trg.substr(0, p.trg.size() - 1));  // the last line without '\n'
+  writeGz(temp("a.src.gz"), p.src);
+  write(temp("a.tsv"), p.tsv);
+  CorpusChunks plain({temp("a.src"), temp("a.trg")}, false, 10, "");
+  CorpusChunks gz({temp("a.src.gz"), temp("a.trg")}, false, 10, ::testing::TempDir());
+  CorpusChunks tsv({temp("a.tsv")}, true, 10, "");
+  for(const CorpusChunks* c : {&plain, &gz, &tsv}) {
+    ASSERT_EQ(c->lines(), 103u);
+    ASSERT_EQ(c->chunks(), 11u);
+    for(size_t k : {size_t(10), size_t(3), size_t(0)}) {  // in any order
+      std::vector<RawPair> got = c->read(k);
+      ASSERT_EQ(got.size(), k == 10 ? 3u : 10u);
+      for(const RawPair& r : got) {
+        EXPECT_EQ(r.src, p.srcLines[r.line]);
+        EXPECT_EQ(r.trg, p.trgLines[r.line]);
+      }
+      EXPECT_EQ(got.front().line, k * 10);
+    }
+  }
+}
+
+TEST(CorpusChunks, BadDataIsNamedByFileAndLine) {
+  Pairs p = makePairs(50);
+  write(temp("b.src"), p.src);
+  write(temp("b.trg"), p.trg + "one more\n");
+  std::string e = errorOf([&] { CorpusChunks({temp("b.src"), temp("b.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("(50 lines)"), std::string::npos) << e;
+  EXPECT_NE(e.find("(51 lines)"), std::string::npos) << e;
+  EXPECT_NE(e.find("'" + temp("b.src") + "' ends after line 50"), std::string::npos) << e;
+
+  write(temp("empty.trg"), "");
+  e = errorOf([&] { CorpusChunks({temp("b.src"), temp("empty.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("'" + temp("empty.trg") + "' is empty"), std::string::npos) << e;
+
+  std::string bad = p.trg;
+  size_t line37 = 0;
+  for(int i = 0; i < 36; ++i)
+    line37 = bad.find('\n', line37) + 1;
+  bad.insert(line37, "caf\xe9 ");  // Latin-1, not UTF-8
+  write(temp("bad.trg"), bad);
+  CorpusChunks chunks({temp("b.src"), temp("bad.trg")}, false, 8, "");  // found when read
+  EXPECT_NO_THROW(chunks.read(0));
+  e = errorOf([&] { chunks.read(4); });
+  EXPECT_NE(e.find("'" + temp("bad.trg") + "' line 37 is not valid UTF-8 (byte 4"), std::string::npos) << e;
+
+  write(temp("bad.tsv"), "a\tb\nc\td\te\n");
+  CorpusChunks tsv({temp("bad.tsv")}, true, 8, "");
+  e = errorOf([&] { tsv.read(0); });
+  EXPECT_NE(e.find("line 2 has 3 field(s)"), std::string::npos) << e;
+  e = errorOf([&] { CorpusChunks({"/no/such.src", temp("b.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("'/no/such.src' cannot be opened"), std::string::npos) << e;
+}
+
+TEST(CorpusChunks, Utf8IsCheckedAsTheStandardSays) {
+  EXPECT_EQ(firstInvalidUtf8("plain ascii"), std::string::npos);
+  EXPECT_EQ(firstInvalidUtf8("Gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x98\x80"), std::string::npos);
+  EXPECT_EQ(firstInvalidUtf8("ab\xc3"), 2u);              // cut short
+  EXPECT_EQ(firstInvalidUtf8("\xc0\xaf"), 0u);            // overlong
+  EXPECT_EQ(firstInvalidUtf8("x\xed\xa0\x80"), 1u);       // a surrogate
+  EXPECT_EQ(firstInvalidUtf8("xy\xf4\x90\x80\x80"), 2u);  // beyond U+10FFFF
+  EXPECT_EQ(firstInvalidUtf8("\x80"), 0u);
+}
+
+std::vector<size_t> allChunks(const CorpusChunks& chunks) {
+  std::vector<size_t> ids(chunks.chunks());
+  for(size_t c = 0; c < ids.size(); ++c)
+    ids[c] = c;
+  return ids;
+}
+
+// The lines each rank trains on in one epoch, in order.
+std::vector<std::vector<size_t>> epochLines(const CorpusChunks& chunks, const PairEncoder& enc,
+                                            const BatchingOptions& b, size_t windowChunks, int ranks, size_t epoch) {
+  std::vector<std::vector<size_t>> lines(static_cast<size_t>(ranks));
+  for(int r = 0; r < ranks; ++r) {
+    StreamedBatches s(chunks, enc, b, windowChunks, 2, r, ranks);
+    s.startEpoch(epoch);
+    // the Batch keeps no line numbers: recover each from its source ids
+    while(std::optional<Batch> batch = s.next()) {
+      EXPECT_LE(batch->sentences, 8);
+      for(int k = 0; k < batch->sentences; ++k)
+        lines[size_t(r)].push_back(size_t(batch->srcIds[size_t(k * batch->srcLen)]));
+    }
+  }
+  return lines;
+}
+
+TEST(StreamedBatches, EveryUsablePairOnceAnEpochOnOneTwoAndThreeRanks) {
+  Pairs p = makePairs(997);
+  write(temp("c.src"), p.src);
+  write(temp("c.trg"), p.trg);
+  auto vocabs = vocabsFor(p);
+  CorpusChunks chunks({temp("c.src"), temp("c.trg")}, false, 16, "");
+  PairEncoder enc{vocabs, 5, false};  // pairs of more than 4 words skipped too
+  std::set<int> usable;               // by the first source id, which is unique to the line ("s<i>")
+  Corpus all(chunks, allChunks(chunks), enc, 3);
+  for(size_t i = 0; i < all.size(); ++i)
+    EXPECT_TRUE(usable.insert(all[i].src[0]).second);
+  ASSERT_GT(usable.size(), 500u);
+  ASSERT_LT(usable.size(), 997u);
+  BatchingOptions b;
+  b.miniBatch = 8;
+  b.maxiBatch = 3;
+  b.seed = 11;
+  for(int ranks : {1, 2, 3}) {
+    for(size_t epoch : {size_t(1), size_t(2)}) {
+      SCOPED_TRACE("ranks " + std::to_string(ranks) + " epoch " + std::to_string(epoch));
+      auto lines = epochLines(chunks, enc, b, 4, ranks, epoch);
+      std::multiset<int> seen;
+      for(const auto& mine : lines) {
+        EXPECT_GT(mine.size(), usable.size() / size_t(ranks) / 2);  // dealt about evenly
+        seen.insert(mine.begin(), mine.end());
+      }
+      EXPECT_EQ(seen, std::multiset<int>(usable.begin(), usable.end()));
+      EXPECT_EQ(lines, epochLines(chunks, enc, b, 4, ranks, epoch));  // deterministic for a seed
+    }
+    EXPECT_NE(epochLines(chunks, enc, b, 4, ranks, 1), epochLines(chunks, enc, b, 4, ranks, 2));
+  }
+}
+
+TEST(StreamedBatches, ShuffleNoneKeepsFileOrderAndAResumeContinuesExactly) {
+  Pairs p = makePairs(300);
+  write(temp("d.src"), p.src);
+  write(temp("d.trg"), p.trg);
+  auto vocabs = vocabsFor(p);
+  CorpusChunks chunks({temp("d.src"), temp("d.trg")}, false, 7, "");
+  PairEncoder enc{vocabs, 50, false};
+  BatchingOptions none;
+  none.miniBatch = 5;
+  none.sortBy = "none";
+  none.shuffleData = none.shuffleBatches = false;
+  std::vector<size_t> lines = epochLines(chunks, enc, none, 3, 1, 1)[0];
+  std::vector<size_t> inOrder;  // the usable lines' first source ids, in file order
+  Corpus all(chunks, allChunks(chunks), enc, 1);
+  for(size_t i = 0; i < all.size(); ++i)
+    inOrder.push_back(size_t(all[i].src[0]));
+  EXPECT_EQ(lines, inOrder);
+
+  // a resume at (window, batch) gives what the uninterrupted epoch gave from there
+  BatchingOptions shuffled;
+  shuffled.miniBatch = 4;
+  shuffled.maxiBatch = 2;
+  shuffled.seed = 5;
+  StreamedBatches whole(chunks, enc, shuffled, 3, 2, 1, 2);
+  whole.startEpoch(3);
+  std::vector<std::vector<int>> batches;
+  uint64_t window = 0, batch = 0;
+  while(std::optional<Batch> b = whole.next()) {
+    batches.push_back(b->srcIds);
+    if(batches.size() == 17) {
+      window = whole.window();
+      batch = whole.batch();
+    }
+  }
+  ASSERT_GT(batches.size(), 25u);
+  ASSERT_GT(window, 0u);
+  StreamedBatches resumed(chunks, enc, shuffled, 3, 1, 1, 2);
+  resumed.startEpoch(3, 0, window, batch);
+  std::vector<std::vector<int>> rest;
+  while(std::optional<Batch> b = resumed.next())
+    rest.push_back(b->srcIds);
+  EXPECT_EQ(rest, std::vector<std::vector<int>>(batches.begin() + 17, batches.end()));
+}
+
+TEST(StreamedBatches, AnErrorFoundInTheBackgroundComesOutOfNext) {
+  Pairs p = makePairs(60);
+  std::string bad = p.src + "\xff\xfe\n";
+  write(temp("e.src"), bad);
+  write(temp("e.trg"), p.trg + "x\n");
+  auto vocabs = vocabsFor(p);
+  CorpusChunks chunks({temp("e.src"), temp("e.trg")}, false, 10, "");
+  BatchingOptions none;
+  none.shuffleData = none.shuffleBatches = false;
+  StreamedBatches s(chunks, PairEncoder{vocabs, 50, false}, none, 2, 1, 0, 1);
+  s.startEpoch(1);
+  std::string e = errorOf([&] {
+    while(s.next()) {
+    }
+  });
+  EXPECT_NE(e.find("line 61 is not valid UTF-8"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace marian
