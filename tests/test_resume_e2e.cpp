@@ -56,6 +56,13 @@ TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
                        2});
 }
 
+// A streamed corpus (windows of 100 pairs of the 2,000: the stop at update 10 falls in a later
+// window than the first) resumes at its window without encoding what came before.
+TEST(Resume, StreamedCorpusContinuesExactly) {
+  expectResumeIsExact({"streamed singleton", "--shuffle-window 100", 0});
+  expectResumeIsExact({"streamed 2 ranks sync", "--sync-sgd --shuffle-window 100", 2});
+}
+
 TEST(Resume, ParameterServerOnOneRankContinuesExactly) {
   expectResumeIsExact({"PS 1 rank dense", "--multi-node", 1});
   // the client's residual and the server's record of what it sent the client come back
@@ -107,6 +114,9 @@ TEST(Resume, ACheckpointResumesOnAnotherNumberOfRanksOrDevices) {
   expectResumesOn("sync-2-to-3", sync, 2, "", 3, "", "summed into rank 0");
   expectResumesOn("devices-2-to-1", kCommon + "--sync-sgd ", 0, "--cpu-threads 2", 0, "--cpu-threads 1",
                   "saved on 1 rank(s) x 2 device(s)");
+  // streamed: the epoch goes on after the chunks the saved ranks had started
+  expectResumesOn("streamed-2-to-1", kCommon + "--sync-sgd --shuffle-window 100 ", 2, "", 1, "",
+                  "The checkpoint was saved on 2 rank(s) with windows of 50 chunks, this run has 1 with 100");
 }
 
 // Re-sharding moves values, it never changes them: a checkpoint of 2 ranks resumed on 3 (and on

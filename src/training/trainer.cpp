@@ -122,6 +122,7 @@ public:
       restore();
     if(resume && options_.get<bool>("no-restore-corpus")) {  // the epoch's corpus from its start
       state_.corpusBatchesEpoch = state_.batchesEpoch = state_.samplesEpoch = 0;
+      state_.stream = StreamState();
       LOG(info, "[training] --no-restore-corpus: epoch {} starts again from the first sentence", state_.epochs);
     }
     else if(rank_ == 0)
