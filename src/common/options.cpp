@@ -149,7 +149,7 @@ const std::vector<Spec>& specs() {
       {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
       {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
       {"shuffle-in-ram", "", kFlag, "false", kTrain, "Hold the whole training corpus in memory and shuffle it whole (as a corpus that fits --shuffle-window always is)"},
-      {"shuffle-window", "", Int(1, 1e9), "200000", kTrain,
+      {"shuffle-window", "", Int(1, 1e9), "100000", kTrain,
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
       {"data-threads", "", Int(1, 256), "8", kTrain, "Threads that read and encode the training corpus, in the background of training"},
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},

@@ -7,29 +7,37 @@
 namespace marian {
 
 namespace {
-void fill(const std::vector<const std::vector<int>*>& sents, int& len, std::vector<int>& ids,
-          std::vector<float>& mask, size_t& words) {
+void fill(const std::vector<IdSpan>& sents, int& len, std::vector<int>& ids, std::vector<float>& mask,
+          size_t& words) {
   len = 0;
-  for(auto* s : sents)
-    len = std::max(len, int(s->size()));
+  for(const IdSpan& s : sents)
+    len = std::max(len, int(s.size()));
   ids.assign(sents.size() * size_t(len), Vocab::kEos);
   mask.assign(sents.size() * size_t(len), 0.f);
   words = 0;
   for(size_t b = 0; b < sents.size(); ++b) {
-    std::copy(sents[b]->begin(), sents[b]->end(), ids.begin() + b * len);
-    std::fill(mask.begin() + b * len, mask.begin() + b * len + sents[b]->size(), 1.f);
-    words += sents[b]->size();
+    std::copy(sents[b].begin(), sents[b].end(), ids.begin() + b * len);
+    std::fill(mask.begin() + b * len, mask.begin() + b * len + sents[b].size(), 1.f);
+    words += sents[b].size();
   }
+}
+
+std::vector<IdSpan> spans(const std::vector<const std::vector<int>*>& sents) {
+  std::vector<IdSpan> out;
+  for(const std::vector<int>* s : sents)
+    out.push_back(IdSpan{s->data(), s->size()});
+  return out;
 }
 }  // namespace
 
 Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices) {
   Batch b;
   b.sentences = int(indices.size());
-  std::vector<const std::vector<int>*> src, trg;
+  std::vector<IdSpan> src, trg;
   for(size_t i : indices) {
-    src.push_back(&corpus[i].src);
-    trg.push_back(&corpus[i].trg);
+    PairView p = corpus[i];
+    src.push_back(p.src);
+    trg.push_back(p.trg);
   }
   fill(src, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
   fill(trg, b.trgLen, b.trgIds, b.trgMask, b.trgWords);
@@ -39,7 +47,7 @@ Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices)
 Batch Batch::fromSources(const std::vector<const std::vector<int>*>& sources) {
   Batch b;
   b.sentences = int(sources.size());
-  fill(sources, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
+  fill(spans(sources), b.srcLen, b.srcIds, b.srcMask, b.srcWords);
   return b;
 }
 
@@ -65,8 +73,8 @@ Batch fromRows(const std::vector<std::vector<int>>& srcRows, const std::vector<s
   }
   Batch b;
   b.sentences = int(srcRows.size());
-  fill(src, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
-  fill(trg, b.trgLen, b.trgIds, b.trgMask, b.trgWords);
+  fill(spans(src), b.srcLen, b.srcIds, b.srcMask, b.srcWords);
+  fill(spans(trg), b.trgLen, b.trgIds, b.trgMask, b.trgWords);
   return b;
 }
 }  // namespace

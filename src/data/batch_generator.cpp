@@ -36,7 +36,7 @@ void BatchGenerator::startEpoch(size_t epoch) {
   size_t maxi = std::max<size_t>(1, opt_.maxiBatch) * std::max<size_t>(1, perMini);
 
   auto length = [&](size_t i) {
-    const SentencePair& p = corpus_[i];
+    PairView p = corpus_[i];
     return opt_.sortBy == "src" ? std::make_pair(p.src.size(), p.trg.size())
                                 : std::make_pair(p.trg.size(), p.src.size());
   };

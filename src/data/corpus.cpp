@@ -43,33 +43,57 @@ Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::sha
   ABORT_IF(src.size() != trg.size(), "Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length",
            files[0], src.size(), files[1], trg.size());
   PairEncoder encoder{vocabs, maxLength, crop};
-  pairs_.reserve(src.size());
+  std::vector<Builder> all(1);
   SentencePair p;
   for(size_t i = 0; i < src.size(); ++i)
-    if(encoder.encode(src[i], trg[i], i, p, skippedEmpty_, skippedLong_))
-      pairs_.push_back(std::move(p));
+    if(encoder.encode(src[i], trg[i], i, p, all[0].skippedEmpty, all[0].skippedLong))
+      all[0].add(p);
+  join(all);
+}
+
+void Corpus::Builder::add(const SentencePair& p) {
+  begins.push_back(ids.size());
+  ids.insert(ids.end(), p.src.begin(), p.src.end());
+  ids.insert(ids.end(), p.trg.begin(), p.trg.end());
+  srcLengths.push_back(uint32_t(p.src.size()));
+  trgLengths.push_back(uint32_t(p.trg.size()));
+  lines.push_back(p.line);
+}
+
+void Corpus::join(std::vector<Builder>& parts) {
+  size_t pairs = 0, ids = 0;
+  for(const Builder& b : parts) {
+    pairs += b.begins.size();
+    ids += b.ids.size();
+  }
+  ids_.reserve(ids);
+  pairs_.reserve(pairs);
+  for(Builder& b : parts) {
+    uint64_t offset = ids_.size();
+    ids_.insert(ids_.end(), b.ids.begin(), b.ids.end());
+    for(size_t i = 0; i < b.begins.size(); ++i)
+      pairs_.push_back(Entry{offset + b.begins[i], b.srcLengths[i], b.trgLengths[i], b.lines[i]});
+    skippedEmpty_ += b.skippedEmpty;
+    skippedLong_ += b.skippedLong;
+    b = Builder();  // each part freed once copied
+  }
 }
 
 Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, const PairEncoder& encoder,
                size_t threads) {
   ABORT_IF(encoder.vocabs.size() != 2, "A parallel corpus needs two vocabularies");
-  // each chunk encoded into its own slot, then concatenated in the order given
-  struct Encoded {
-    std::vector<SentencePair> pairs;
-    size_t empty = 0, longer = 0;
-  };
-  std::vector<Encoded> parts(chunkIds.size());
+  // each chunk encoded into its own part, then joined in the order given
+  std::vector<Builder> parts(chunkIds.size());
   std::vector<std::exception_ptr> failed(chunkIds.size());
   auto work = [&](size_t t, size_t workers) {
     for(size_t i = t; i < chunkIds.size(); i += workers) {
       try {
         std::vector<RawPair> raw = chunks.read(chunkIds[i]);
-        Encoded& e = parts[i];
-        e.pairs.reserve(raw.size());
+        Builder& b = parts[i];
         SentencePair p;
         for(const RawPair& r : raw)
-          if(encoder.encode(r.src, r.trg, r.line, p, e.empty, e.longer))
-            e.pairs.push_back(std::move(p));
+          if(encoder.encode(r.src, r.trg, r.line, p, b.skippedEmpty, b.skippedLong))
+            b.add(p);
       } catch(...) {
         failed[i] = std::current_exception();
         return;
@@ -86,16 +110,7 @@ Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, 
   for(auto& f : failed)  // the earliest bad chunk: the same error whatever the thread count
     if(f)
       std::rethrow_exception(f);
-  size_t total = 0;
-  for(const Encoded& e : parts)
-    total += e.pairs.size();
-  pairs_.reserve(total);
-  for(Encoded& e : parts) {
-    for(SentencePair& p : e.pairs)
-      pairs_.push_back(std::move(p));
-    skippedEmpty_ += e.empty;
-    skippedLong_ += e.longer;
-  }
+  join(parts);
 }
 
 }  // namespace marian

@@ -1,8 +1,11 @@
 #pragma once
-// defines: marian::SentencePair, marian::PairEncoder (the one rule by which a line pair becomes
-// a training pair), marian::Corpus — encoded sentence pairs held in memory: the whole training
-// corpus (--shuffle-in-ram, or a corpus that fits the shuffle window), one window of a streamed
-// one, or a validation set.
+// defines: marian::IdSpan, marian::PairView, marian::SentencePair, marian::PairEncoder (the one
+// rule by which a line pair becomes a training pair), marian::Corpus — encoded sentence pairs
+// held in memory: the whole training corpus (--shuffle-in-ram, or a corpus that fits the shuffle
+// window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
+// array and 24 bytes per pair beside it: millions of small vectors would cost three times the
+// memory, scattered over the allocator's per-thread arenas, and never go back to the system.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +16,23 @@ namespace marian {
 
 class CorpusChunks;
 
+// A sentence's ids (with </s>), a view into the memory of its Corpus.
+struct IdSpan {
+  const int* data = nullptr;
+  size_t length = 0;
+  size_t size() const { return length; }
+  const int* begin() const { return data; }
+  const int* end() const { return data + length; }
+  int operator[](size_t i) const { return data[i]; }
+  int back() const { return data[length - 1]; }
+};
+
+struct PairView {
+  IdSpan src, trg;
+  size_t line;  // 0-based line in the files
+};
+
+// One pair as the encoder makes it.
 struct SentencePair {
   std::vector<int> src, trg;  // ids with </s> appended
   size_t line;                // 0-based line in the files
@@ -41,12 +61,33 @@ public:
          size_t threads);
 
   size_t size() const { return pairs_.size(); }
-  const SentencePair& operator[](size_t i) const { return pairs_[i]; }
+  PairView operator[](size_t i) const {
+    const Entry& e = pairs_[i];
+    return PairView{IdSpan{ids_.data() + e.begin, e.srcLength}, IdSpan{ids_.data() + e.begin + e.srcLength, e.trgLength},
+                    size_t(e.line)};
+  }
   size_t skippedLong() const { return skippedLong_; }
   size_t skippedEmpty() const { return skippedEmpty_; }
 
+  // Pairs in the making: appended one by one, then joined into a Corpus.
+  struct Builder {
+    std::vector<int> ids;
+    std::vector<uint64_t> begins, lines;
+    std::vector<uint32_t> srcLengths, trgLengths;
+    size_t skippedLong = 0, skippedEmpty = 0;
+    void add(const SentencePair& p);
+  };
+
 private:
-  std::vector<SentencePair> pairs_;
+  struct Entry {
+    uint64_t begin;                   // of the source ids in ids_; the target's follow
+    uint32_t srcLength, trgLength;
+    uint64_t line;
+  };
+  void join(std::vector<Builder>& parts);  // in order, into exactly sized arrays
+
+  std::vector<int> ids_;
+  std::vector<Entry> pairs_;
   size_t skippedLong_ = 0, skippedEmpty_ = 0;
 };
 

@@ -1,10 +1,16 @@
 #include "data/streamed_batches.h"
 
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <random>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "common/timeline.h"
 #include "data/corpus_chunks.h"
 
@@ -80,6 +86,11 @@ void StreamedBatches::startEpoch(size_t epoch, uint64_t from, uint64_t window, u
 
 void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow) {
   timeline::nameThisThread("data (rank's windows)");
+  // SCHED_IDLE (inherited by the encoding threads it starts): where cores are few, the next
+  // window is prepared in training's idle time instead of slowing its updates; while training
+  // waits for a window, nothing competes with it.
+  sched_param idle{};
+  sched_setscheduler(pid_t(syscall(SYS_gettid)), SCHED_IDLE, &idle);
   try {
     std::vector<size_t> mine = rankChunks(epoch, from);
     size_t windows = (mine.size() + windowChunks_ - 1) / windowChunks_;
@@ -91,6 +102,7 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
           return;
       }
       auto win = std::make_unique<Window>();
+      auto started = std::chrono::steady_clock::now();
       {
         timeline::Span span("prepare window", "data");
         win->index = w;
@@ -107,6 +119,9 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
           win->batches = generator.epochBatches();
         }
       }
+      LOG(info, "[data] Rank {} epoch {}: window {} of {} ready, {} pairs in {} mini-batches ({} s)", rank_, epoch, w + 1,
+          windows, win->pairs->size(), win->batches.size(),
+          formatNumber("%.1f", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.push_back(std::move(win));
       changed_.notify_all();

@@ -8,7 +8,7 @@
 
 namespace marian {
 
-size_t EpochData::chunkLines(size_t windowPairs) { return std::clamp<size_t>(windowPairs / 64, 1, 1000); }
+size_t EpochData::chunkLines(size_t windowPairs) { return std::clamp<size_t>(windowPairs / 200, 1, 1000); }
 
 size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks) {
   return std::max<size_t>(1, windowPairs / size_t(std::max(ranks, 1)) / std::max<size_t>(chunkLines, 1));

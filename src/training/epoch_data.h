@@ -24,7 +24,7 @@ class Transport;
 
 struct EpochDataOptions {
   BatchingOptions batching;
-  size_t windowPairs = 200000;  // --shuffle-window: pairs in memory at once, over all ranks
+  size_t windowPairs = 100000;  // --shuffle-window: pairs in memory at once, over all ranks
   size_t threads = 1;           // --data-threads
   size_t delay = 1;             // mini-batches per update
   bool lockstep = false;        // ranks make the same updates (sync-SGD): an epoch ends on all at once
