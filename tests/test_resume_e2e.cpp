@@ -61,6 +61,9 @@ TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
 TEST(Resume, StreamedCorpusContinuesExactly) {
   expectResumeIsExact({"streamed singleton", "--shuffle-window 100", 0});
   expectResumeIsExact({"streamed 2 ranks sync", "--sync-sgd --shuffle-window 100", 2});
+  expectResumeIsExact({"streamed 2 devices sync, 2 batches an update", "--sync-sgd --cpu-threads 2 --optimizer-delay 2 "
+                       "--shuffle-window 100 --shuffle batches", 0});
+  expectResumeIsExact({"streamed PS 1 rank", "--multi-node --shuffle-window 100", 1});
 }
 
 TEST(Resume, ParameterServerOnOneRankContinuesExactly) {

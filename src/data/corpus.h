@@ -68,6 +68,7 @@ public:
   }
   size_t skippedLong() const { return skippedLong_; }
   size_t skippedEmpty() const { return skippedEmpty_; }
+  size_t bytes() const { return ids_.capacity() * sizeof(int) + pairs_.capacity() * sizeof(Entry); }
 
   // Pairs in the making: appended one by one, then joined into a Corpus.
   struct Builder {

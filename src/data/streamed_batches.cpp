@@ -43,6 +43,13 @@ StreamedBatches::StreamedBatches(const CorpusChunks& chunks, PairEncoder encoder
 
 StreamedBatches::~StreamedBatches() { stopProducer(); }
 
+void StreamedBatches::hold(long long bytes) {
+  size_t now = size_t((long long)(heldBytes_ += size_t(bytes)));
+  size_t peak = peakBytes_.load();
+  while(now > peak && !peakBytes_.compare_exchange_weak(peak, now)) {
+  }
+}
+
 std::vector<size_t> StreamedBatches::chunkOrder(size_t epoch) const {
   std::vector<size_t> order(chunks_.chunks());
   std::iota(order.begin(), order.end(), 0);
@@ -68,6 +75,9 @@ void StreamedBatches::stopProducer() {
   changed_.notify_all();
   if(producer_.joinable())
     producer_.join();
+  for(auto& w : ready_)
+    if(w)
+      hold(-(long long)w->pairs->bytes());
   ready_.clear();
   failure_ = nullptr;
   cancel_ = false;
@@ -75,6 +85,8 @@ void StreamedBatches::stopProducer() {
 
 void StreamedBatches::startEpoch(size_t epoch, uint64_t from, uint64_t window, uint64_t batch) {
   stopProducer();
+  if(current_)
+    hold(-(long long)current_->pairs->bytes());
   current_.reset();
   window_ = window;
   batch_ = 0;
@@ -109,6 +121,7 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
         std::vector<size_t> ids(mine.begin() + w * windowChunks_,
                                 mine.begin() + std::min(mine.size(), size_t(w + 1) * windowChunks_));
         win->pairs = std::make_unique<Corpus>(chunks_, ids, encoder_, threads_);
+        hold((long long)win->pairs->bytes());
         win->skippedLong = win->pairs->skippedLong();
         win->skippedEmpty = win->pairs->skippedEmpty();
         if(win->pairs->size() > 0) {
@@ -146,6 +159,7 @@ std::optional<Batch> StreamedBatches::next() {
     if(current_) {  // the window is done: the position moves past it
       window_ = current_->index + 1;
       batch_ = 0;
+      hold(-(long long)current_->pairs->bytes());
       current_.reset();
     }
     std::unique_ptr<Window> win;

@@ -10,6 +10,7 @@
 // mini-batches shuffled), within the window. A background thread prepares the next window while
 // the current one trains. (window, batch) says where a rank stands without encoding what came
 // before, so a resume starts at its window.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -43,6 +44,9 @@ public:
   uint64_t batch() const { return batch_; }    // batches taken of the window after them
   size_t skippedLong() const { return skippedLong_; }    // pairs skipped in this rank's windows so far
   size_t skippedEmpty() const { return skippedEmpty_; }  // in this epoch
+  // The most bytes of encoded windows held at once since the start (the one training, the one
+  // ready and the one in preparation).
+  size_t peakBytes() const { return peakBytes_.load(); }
 
   // The epoch's chunk order (tests, and the positions a resume on another rank count skips to).
   std::vector<size_t> chunkOrder(size_t epoch) const;
@@ -71,6 +75,8 @@ private:
   std::deque<std::unique_ptr<Window>> ready_;  // null: the epoch's end
   std::exception_ptr failure_;
   bool cancel_ = false;
+  std::atomic<size_t> heldBytes_{0}, peakBytes_{0};
+  void hold(long long bytes);
 
   std::unique_ptr<Window> current_;
   uint64_t window_ = 0, batch_ = 0, skipBatches_ = 0;

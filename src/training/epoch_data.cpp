@@ -133,6 +133,7 @@ void EpochData::recordPosition(TrainingState& state) const {
 }
 
 size_t EpochData::skippedLong() const { return stream_ ? stream_->skippedLong() : corpus_->skippedLong(); }
+size_t EpochData::peakBytes() const { return stream_ ? stream_->peakBytes() : corpus_->bytes(); }
 size_t EpochData::skippedEmpty() const { return stream_ ? stream_->skippedEmpty() : corpus_->skippedEmpty(); }
 
 }  // namespace marian

@@ -49,6 +49,8 @@ public:
   size_t droppedBatches() const { return dropped_; }
   size_t skippedLong() const;
   size_t skippedEmpty() const;
+  // The most bytes of encoded corpus this rank held at once (the whole corpus in memory).
+  size_t peakBytes() const;
 
   // The chunks per rank window on `ranks` ranks.
   static size_t windowChunks(size_t windowPairs, size_t chunkLines, int ranks);

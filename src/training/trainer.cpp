@@ -223,6 +223,11 @@ public:
           state_.newEpoch();
       }
     }
+    LOG(info, "[data] This rank held at most {} MB of encoded corpus at once ({})",
+        formatNumber("%.1f", double(data.peakBytes()) / 1e6),
+        data.streamed() ? "windows of --shuffle-window " + grouped(d.windowPairs) + " pairs over " +
+                              std::to_string(ranks_) + " rank(s)"
+                        : std::string("the whole corpus in memory"));
     faultPoint("end", rank_);
     // what only rank 0 knows (its validations, its signal) ends the others after their current
     // update; the ends every rank reaches by itself (--after-epochs, --after-batches) they keep
@@ -320,7 +325,7 @@ private:
         ABORT_IF(corpus_->size() == 0, "The training corpus has no usable sentence pairs");
       } else {
         LOG(info, "[data] Training corpus: {} sentence pairs ({} MB of text) streamed from disk in windows of {} "
-                  "pairs (--shuffle-window), {} lines a chunk",
+                  "pairs (--shuffle-window), chunks of {} line(s)",
             grouped(chunks_->lines()), formatNumber("%.1f", double(chunks_->bytes()) / 1e6), grouped(window), chunks_->chunkLines());
       }
     } catch(const std::exception&) {
