@@ -3,12 +3,14 @@
 // between them, deterministically, resumably, in file order with --shuffle none.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "common/error.h"
 #include "data/corpus.h"
@@ -93,6 +95,23 @@ TEST(CorpusChunks, ChunksReadAloneGiveTheLinesOfPlainGzipAndTsvFiles) {
       EXPECT_EQ(got.front().line, k * 10);
     }
   }
+}
+
+// --train-sets <(zcat ...): a pipe is copied on the pass, as a .gz file is
+TEST(CorpusChunks, APipeIsReadLikeAFile) {
+  Pairs p = makePairs(40);
+  write(temp("f.trg"), p.trg);
+  std::string fifo = temp("f.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { write(fifo, p.src); });
+  CorpusChunks chunks({fifo, temp("f.trg")}, false, 16, ::testing::TempDir());
+  writer.join();
+  ASSERT_EQ(chunks.lines(), 40u);
+  std::vector<RawPair> last = chunks.read(2);
+  ASSERT_EQ(last.size(), 8u);
+  EXPECT_EQ(last[7].src, p.srcLines[39]);
+  EXPECT_EQ(last[7].trg, p.trgLines[39]);
 }
 
 TEST(CorpusChunks, BadDataIsNamedByFileAndLine) {

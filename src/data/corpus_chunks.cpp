@@ -1,6 +1,7 @@
 #include "data/corpus_chunks.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -48,7 +49,8 @@ void writeAll(int fd, const char* data, size_t n, const std::string& what) {
   }
 }
 
-// Streams a file's bytes (decompressed when .gz, copied then into `copyFd`) through `onBytes`.
+// Streams a file's bytes through `onBytes`; with a `copyFd`, decompressed when gzip (zlib reads
+// other bytes as they are) and copied into `copyFd` on the way.
 template <class OnBytes>
 void streamFile(const std::string& name, int fd, int copyFd, const std::string& tempdir, OnBytes onBytes) {
   std::vector<char> buf(kReadBlock);
@@ -65,7 +67,6 @@ void streamFile(const std::string& name, int fd, int copyFd, const std::string& 
   }
   int dupFd = dup(fd);  // gzclose closes what it was given
   ABORT_IF(dupFd < 0, "Corpus file '{}' cannot be read: {}", name, std::strerror(errno));
-  lseek(dupFd, 0, SEEK_SET);
   gzFile gz = gzdopen(dupFd, "rb");
   ABORT_IF(!gz, "Corpus file '{}' cannot be opened as gzip", name);
   gzbuffer(gz, 1 << 17);
@@ -154,8 +155,10 @@ CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size
   auto scan = [&](size_t k) {
     try {
       Side& s = sides_[k];
+      // a .gz file, or a pipe (--train-sets <(zcat ...)), cannot be read at offsets: copied
+      struct stat st {};
       int copyFd = -1;
-      if(isGzip(s.fd))
+      if(fstat(s.fd, &st) != 0 || !S_ISREG(st.st_mode) || isGzip(s.fd))
         copyFd = anonymousTempFile(tempdir, s.name);
       uint64_t at = 0;
       bool lineOpen = false;  // bytes seen since the last '\n'

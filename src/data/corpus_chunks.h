@@ -2,9 +2,10 @@
 // defines: marian::CorpusChunks — a parallel corpus left on disk, cut into chunks of consecutive
 // lines whose byte offsets are known, so that any chunk can be read alone (and by several
 // threads at once) while only the offsets stay in memory. One pass at the start counts the lines,
-// records the offsets and checks that the sides have the same number of lines; a .gz file is
-// decompressed once into --tempdir during that pass (the copy is unlinked at once, so it goes
-// when the run ends, however it ends). The two sides come from two files or from one TSV file.
+// records the offsets and checks that the sides have the same number of lines; a .gz file (or a
+// pipe) is copied, decompressed, into --tempdir during that pass (the copy is unlinked at once,
+// so it goes when the run ends, however it ends). The two sides come from two files or from one
+// TSV file.
 #include <cstdint>
 #include <string>
 #include <vector>
