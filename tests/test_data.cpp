@@ -15,32 +15,16 @@
 #include "data/corpus.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
+#include "data_files.h"
 
 namespace marian {
 namespace {
 
-// per process: ctest runs the cases of this file in parallel processes
-std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "marian_data_" + std::to_string(getpid()) + "_" + name;
-}
+using testdata::errorOf;
+using testdata::write;
+using testdata::writeGz;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-void writeGz(const std::string& path, const std::string& text) {
-  gzFile f = gzopen(path.c_str(), "wb");
-  gzwrite(f, text.data(), unsigned(text.size()));
-  gzclose(f);
-}
-
-template <class F>
-std::string errorOf(F f) {
-  try {
-    f();
-  } catch(const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string temp(const std::string& name) { return testdata::temp("marian_data_", name); }
 
 std::shared_ptr<Vocab> wordVocab(const std::string& name, const std::string& text) {
   write(temp(name + ".txt"), text);

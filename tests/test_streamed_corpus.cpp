@@ -17,31 +17,16 @@
 #include "data/corpus_chunks.h"
 #include "data/streamed_batches.h"
 #include "data/vocab.h"
+#include "data_files.h"
 
 namespace marian {
 namespace {
 
-std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "marian_stream_" + std::to_string(getpid()) + "_" + name;
-}
+using testdata::errorOf;
+using testdata::write;
+using testdata::writeGz;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-void writeGz(const std::string& path, const std::string& text) {
-  gzFile f = gzopen(path.c_str(), "wb");
-  gzwrite(f, text.data(), unsigned(text.size()));
-  gzclose(f);
-}
-
-template <class F>
-std::string errorOf(F f) {
-  try {
-    f();
-  } catch(const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string temp(const std::string& name) { return testdata::temp("marian_stream_", name); }
 
 // n pairs "s<i> w<i%7> ..." / "t<i> ..." of varied lengths; every 10th pair's target empty
 struct Pairs {
@@ -63,6 +48,14 @@ Pairs makePairs(size_t n) {
     p.tsv += s + "\t" + t + "\n";
   }
   return p;
+}
+
+// The pairs as NAME.src and NAME.trg, in chunks of chunkLines.
+std::unique_ptr<CorpusChunks> writeChunks(const std::string& name, const Pairs& p, size_t chunkLines) {
+  write(temp(name + ".src"), p.src);
+  write(temp(name + ".trg"), p.trg);
+  return std::make_unique<CorpusChunks>(std::vector<std::string>{temp(name + ".src"), temp(name + ".trg")}, false,
+                                        chunkLines, "");
 }
 
 std::vector<std::shared_ptr<Vocab>> vocabsFor(const Pairs& p) {
@@ -182,10 +175,9 @@ std::vector<std::vector<size_t>> epochLines(const CorpusChunks& chunks, const Pa
 
 TEST(StreamedBatches, EveryUsablePairOnceAnEpochOnOneTwoAndThreeRanks) {
   Pairs p = makePairs(997);
-  write(temp("c.src"), p.src);
-  write(temp("c.trg"), p.trg);
   auto vocabs = vocabsFor(p);
-  CorpusChunks chunks({temp("c.src"), temp("c.trg")}, false, 16, "");
+  std::unique_ptr<CorpusChunks> written = writeChunks("c", p, 16);
+  const CorpusChunks& chunks = *written;
   PairEncoder enc{vocabs, 5, false};  // pairs of more than 4 words skipped too
   std::set<int> usable;               // by the first source id, which is unique to the line ("s<i>")
   Corpus all(chunks, allChunks(chunks), enc, 3);
@@ -215,10 +207,9 @@ TEST(StreamedBatches, EveryUsablePairOnceAnEpochOnOneTwoAndThreeRanks) {
 
 TEST(StreamedBatches, ShuffleNoneKeepsFileOrderAndAResumeContinuesExactly) {
   Pairs p = makePairs(300);
-  write(temp("d.src"), p.src);
-  write(temp("d.trg"), p.trg);
   auto vocabs = vocabsFor(p);
-  CorpusChunks chunks({temp("d.src"), temp("d.trg")}, false, 7, "");
+  std::unique_ptr<CorpusChunks> written = writeChunks("d", p, 7);
+  const CorpusChunks& chunks = *written;
   PairEncoder enc{vocabs, 50, false};
   BatchingOptions none;
   none.miniBatch = 5;

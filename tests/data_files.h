@@ -1,0 +1,40 @@
+#pragma once
+// defines: the helpers of the data tests: a temporary path per process (ctest runs each case in
+// its own process), writing plain and gzip files, and the message of the Error a call throws.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+
+namespace marian {
+namespace testdata {
+
+inline std::string temp(const std::string& prefix, const std::string& name) {
+  return ::testing::TempDir() + prefix + std::to_string(getpid()) + "_" + name;
+}
+
+inline void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+inline void writeGz(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+}
+
+// "" when f throws nothing
+template <class F>
+std::string errorOf(F f) {
+  try {
+    f();
+  } catch(const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace testdata
+}  // namespace marian
