@@ -120,3 +120,30 @@ TEST(TrainEndToEnd, BadInputsAreNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// One TSV file trains as its two columns do, held in memory and streamed; .gz streamed alike.
+TEST(TrainEndToEnd, TsvAndGzipCorporaTrainAsTwoPlainFiles) {
+  std::string d = e2e::corpusDir();
+  std::system(("paste " + d + "/train.src " + d + "/train.trg > " + d + "/train.tsv && gzip -1 -c " + d +
+               "/train.src > " + d + "/train.src.gz")
+                  .c_str());
+  for(std::string window : {"", " --shuffle-window 100"}) {
+    SCOPED_TRACE(window.empty() ? "in memory" : "streamed");
+    RunResult plain = e2e::run("plain", "--after-batches 15" + window);
+    RunResult tsv = e2e::run("tsv", "--after-batches 15 --tsv --train-sets " + d + "/train.tsv" + window);
+    RunResult gz = e2e::run("gz", "--after-batches 15 --train-sets " + d + "/train.src.gz " + d + "/train.trg" + window);
+    ASSERT_EQ(plain.status, 0) << plain.log;
+    ASSERT_EQ(tsv.status, 0) << tsv.log;
+    ASSERT_EQ(gz.status, 0) << gz.log;
+    ASSERT_EQ(costs(plain.log).size(), 3u) << plain.log;
+    EXPECT_EQ(costs(tsv.log), costs(plain.log)) << tsv.log;
+    EXPECT_EQ(costs(gz.log), costs(plain.log)) << gz.log;
+  }
+  RunResult two = e2e::run("tsv", "--after-batches 1 --tsv");  // the two files of the tiny options
+  EXPECT_NE(two.status, 0);
+  EXPECT_NE(two.log.find("--tsv: --train-sets needs one file"), std::string::npos) << two.log;
+}
+
+}  // namespace

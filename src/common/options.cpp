@@ -628,7 +628,12 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   // Files that must exist now (vocabularies may be created).
   if(mode == ProgramMode::training) {
     auto train = opt.get<std::vector<std::string>>("train-sets", {});
-    ABORT_IF(train.size() != 2, "--train-sets needs a source and a target file, got {}", train.size());
+    if(opt.get<bool>("tsv", false))
+      ABORT_IF(train.size() != 1, "--tsv: --train-sets needs one file (source TAB target on each line), got {}",
+               train.size());
+    else
+      ABORT_IF(train.size() != 2, "--train-sets needs a source and a target file (or one with --tsv), got {}",
+               train.size());
     for(const std::string& f : train)
       ABORT_IF(!fileExists(f), "Training file '{}' (--train-sets) does not exist", f);
     for(const std::string& f : opt.get<std::vector<std::string>>("valid-sets", {}))

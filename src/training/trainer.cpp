@@ -301,7 +301,8 @@ private:
           vocabs_.push_back(vocabs_[0]);
           continue;
         }
-        std::vector<std::string> from = joint ? trainSets : std::vector<std::string>{trainSets[i]};
+        // (--tsv: the vocabularies exist, checked above)
+        std::vector<std::string> from = joint || tsv ? trainSets : std::vector<std::string>{trainSets.at(i)};
         if(!fileExists(vocabPaths[i]))
           created.push_back(vocabPaths[i]);
         VocabTraining training{size_t(options_.get<int>("sentencepiece-max-lines")),
