@@ -101,7 +101,7 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
   std::mt19937_64 rng(1234);
   size_t seen = 0;
   for(const std::string& f : trainFiles) {
-    for(std::string& line : readLines(f, "Training file")) {
+    forEachLine(f, "Training file", [&](std::string& line) {  // a corpus of any size: one line at a time
       ++seen;
       if(sample.size() < maxLines) {
         sample.push_back(std::move(line));
@@ -110,7 +110,7 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
         if(j < maxLines)
           sample[j] = std::move(line);
       }
-    }
+    });
   }
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   std::string sampleFile = (std::filesystem::path(training.tempDir) /

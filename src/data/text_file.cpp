@@ -11,13 +11,18 @@
 namespace marian {
 
 std::vector<std::string> readLines(const std::string& path, const std::string& what) {
+  std::vector<std::string> lines;
+  forEachLine(path, what, [&](std::string& line) { lines.push_back(std::move(line)); });
+  return lines;
+}
+
+void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine) {
   ABORT_IF(isDirectory(path), "{} '{}' is a directory, not a file", what, path);
   // gzopen reads uncompressed files transparently, so one path serves both.
   errno = 0;
   gzFile f = gzopen(path.c_str(), "rb");
   ABORT_IF(!f, "{} '{}' cannot be opened: {}", what, path, std::strerror(errno ? errno : ENOENT));
   gzbuffer(f, 1 << 17);
-  std::vector<std::string> lines;
   std::string line;
   char buf[1 << 16];
   int n;
@@ -26,7 +31,7 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
       if(buf[i] == '\n') {
         if(!line.empty() && line.back() == '\r')
           line.pop_back();
-        lines.push_back(std::move(line));
+        onLine(line);
         line.clear();
       } else {
         line.push_back(buf[i]);
@@ -46,8 +51,7 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
   if(!line.empty() && line.back() == '\r')  // a last line without '\n' ends as the others do
     line.pop_back();
   if(!line.empty())
-    lines.push_back(std::move(line));
-  return lines;
+    onLine(line);
 }
 
 }  // namespace marian

@@ -72,21 +72,25 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
     if(isSentencePiece(path)) {
       trainSentencePieceVocab(path, trainFiles, maxSize, training);
     } else {
-      std::vector<std::string> lines;
+      // counted a line at a time: the corpus may be larger than memory
+      std::unordered_map<std::string, size_t> counts;
+      size_t lines = 0;
+      bool anyWord = false;
       for(const std::string& f : trainFiles)
-        for(std::string& l : readLines(f, "Training file"))
-          lines.push_back(std::move(l));
+        forEachLine(f, "Training file", [&](std::string& l) {
+          ++lines;
+          anyWord = anyWord || l.find_first_not_of(" \t\r") != std::string::npos;
+          countWords(l, counts);
+        });
       // each process (MPI rank) writes its own temporary file; the renames are atomic and the
       // contents identical, so ranks creating the same vocabulary at once do not collide
-      std::string built = buildYamlVocab(lines, maxSize);
+      std::string built = buildYamlVocab(counts, maxSize);
       // </s> and <unk> alone: an empty corpus would leave a vocabulary that makes every later
       // run on real data train an all-<unk> model
-      bool anyWord = std::any_of(lines.begin(), lines.end(),
-                                 [](const std::string& l) { return l.find_first_not_of(" \t\r") != std::string::npos; });
       ABORT_IF(!anyWord, "Cannot create vocabulary '{}': the training files ({}) contain no words", path,
                trainFiles.front() + (trainFiles.size() > 1 ? ", " + trainFiles.back() : ""));
       writeFileAtomic(path, built);
-      LOG(info, "[data] Created vocabulary '{}' from {} lines", path, lines.size());
+      LOG(info, "[data] Created vocabulary '{}' from {} lines", path, lines);
     }
   }
   std::shared_ptr<Vocab> vocab;

@@ -5,6 +5,7 @@
 // this program trained it; spm_train's defaults are <unk> = 0, </s> = 2).
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace marian {
@@ -49,5 +50,8 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
 
 // Builds a YAML word vocabulary (frequency order, ties alphabetical) from lines of text.
 std::string buildYamlVocab(const std::vector<std::string>& lines, size_t maxSize);
+// The same from word counts gathered a line at a time (countWords), for a corpus of any size.
+void countWords(const std::string& line, std::unordered_map<std::string, size_t>& counts);
+std::string buildYamlVocab(const std::unordered_map<std::string, size_t>& counts, size_t maxSize);
 
 }  // namespace marian

@@ -118,12 +118,20 @@ private:
 
 }  // namespace
 
+void countWords(const std::string& line, std::unordered_map<std::string, size_t>& counts) {
+  for(const std::string& w : tokens(line))
+    if(w != "</s>" && w != "<unk>")
+      ++counts[w];
+}
+
 std::string buildYamlVocab(const std::vector<std::string>& lines, size_t maxSize) {
   std::unordered_map<std::string, size_t> counts;
   for(const std::string& line : lines)
-    for(const std::string& w : tokens(line))
-      if(w != "</s>" && w != "<unk>")
-        ++counts[w];
+    countWords(line, counts);
+  return buildYamlVocab(counts, maxSize);
+}
+
+std::string buildYamlVocab(const std::unordered_map<std::string, size_t>& counts, size_t maxSize) {
   std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
