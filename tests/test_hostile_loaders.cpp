@@ -426,6 +426,26 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
     expectError([&] { TrainingState::parse(text, path); }, {path});
 }
 
+// A streamed corpus' position: each rank's window and mini-batch
+TEST(HostileProgress, AStreamPositionReadsBackAndABadOneIsNamed) {
+  std::string stream = "stream:\n  from: 12\n  ranks: 2\n  window-chunks: 50\n  windows: [3, 4]\n  batches: [7, 0]\n";
+  TrainingState s = TrainingState::parse(kProgress + stream, "p.yml");
+  EXPECT_EQ(s.stream.from, 12u);
+  EXPECT_EQ(s.stream.windows, (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(s.stream.batches, (std::vector<uint64_t>{7, 0}));
+  EXPECT_EQ(TrainingState::parse(s.toYaml(), "p.yml").toYaml(), s.toYaml());
+  std::string path = "model.npz.progress.yml";
+  expectError([&] { TrainingState::parse(kProgress + replaced(stream, "[3, 4]", "[3]"), path); },
+              {path, "'stream.windows'", "one non-negative integer per rank", "2 ranks"});
+  expectError([&] { TrainingState::parse(kProgress + replaced(stream, "[7, 0]", "[7, -1]"), path); },
+              {path, "'stream.batches'", "'-1'"});
+  expectError([&] { TrainingState::parse(kProgress + replaced(stream, "[7, 0]", "[7, x]"), path); },
+              {path, "'stream.batches'", "'x'"});
+  expectError([&] { TrainingState::parse(kProgress + replaced(stream, "  from: 12\n", ""), path); },
+              {path, "'stream.from'", "missing"});
+  expectError([&] { TrainingState::parse(kProgress + "stream: 5\n", path); }, {path, "'stream'", "must be a map"});
+}
+
 TEST(HostileProgress, AMissingFileOrADirectoryIsNamed) {
   expectError([&] { TrainingState::fromYaml("/no/such/progress.yml"); }, {"/no/such/progress.yml", "does not exist"});
   std::string dir = temp("progress-dir.yml");
