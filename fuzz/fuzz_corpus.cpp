@@ -2,10 +2,13 @@
 // (0: plain text; 1: gzip-compressed by us, a valid .gz of the text; 2: the bytes as a .gz file
 // as they are, corrupt or not; 3: compressed, then cut), the second the maximum length (1 + it), the
 // third whether long sentences are cropped; the rest is the source side, then after the first
-// NUL byte the target side (the source again when there is none).
+// NUL byte the target side (the source again when there is none). The same files are read as
+// streamed chunks (CorpusChunks, chunks of 1 + the third byte / 2 % 8 lines), and the source as
+// a TSV file: every chunk read gives the lines readLines gives, or a named error.
 #include <zlib.h>
 
 #include "data/corpus.h"
+#include "data/corpus_chunks.h"
 #include "data/text_file.h"
 #include "fuzz_common.h"
 
@@ -84,13 +87,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::errorsAllowed([&] {
     Corpus corpus({srcPath, trgPath}, {vocab(), vocab()}, maxLength, crop);
     for(size_t i = 0; i < corpus.size(); ++i) {
-      const SentencePair& p = corpus[i];
-      for(const std::vector<int>* s : {&p.src, &p.trg}) {
-        FUZZ_CHECK(s->size() >= 2 && s->back() == Vocab::kEos && s->size() - 1 <= maxLength);
-        for(int id : *s)
+      PairView p = corpus[i];
+      for(const IdSpan& s : {p.src, p.trg}) {
+        FUZZ_CHECK(s.size() >= 2 && s.back() == Vocab::kEos && s.size() - 1 <= maxLength);
+        for(int id : s)
           FUZZ_CHECK(id >= 0 && size_t(id) < vocab()->size());
       }
     }
+  });
+  size_t chunkLines = 1 + size_t(data[2] >> 1) % 8;
+  fuzz::errorsAllowed([&] {
+    std::vector<std::string> src = readLines(srcPath, "Corpus file"), trg = readLines(trgPath, "Corpus file");
+    CorpusChunks chunks({srcPath, trgPath}, false, chunkLines, fuzz::folder());
+    FUZZ_CHECK(chunks.lines() == src.size() && src.size() == trg.size());
+    for(size_t c = 0; c < chunks.chunks(); ++c)
+      fuzz::errorsAllowed([&] {  // a line that is not UTF-8 fails its chunk alone
+        for(const RawPair& r : chunks.read(c))
+          FUZZ_CHECK(r.line < src.size() && r.src == src[r.line] && r.trg == trg[r.line]);
+      });
+  });
+  fuzz::errorsAllowed([&] {
+    CorpusChunks tsv({srcPath}, true, chunkLines, "");
+    for(size_t c = 0; c < tsv.chunks(); ++c)
+      fuzz::errorsAllowed([&] {
+        for(const RawPair& r : tsv.read(c))
+          FUZZ_CHECK(r.src.find('\t') == std::string::npos && r.trg.find('\t') == std::string::npos);
+      });
   });
   return 0;
 }

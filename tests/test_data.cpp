@@ -145,6 +145,15 @@ TEST(Corpus, MaxLengthCountsTheEndOfSentenceAsMarian) {
   EXPECT_EQ(cropped[0].src.back(), Vocab::kEos);
 }
 
+TEST(Corpus, CroppingToTheEndOfSentenceAloneIsRefused) {
+  write(temp("crop1.src"), "a b c\n");
+  write(temp("crop1.trg"), "x y\n");
+  auto v = wordVocab("crop1v", "a b c x y\n");
+  std::string e = errorOf([&] { Corpus({temp("crop1.src"), temp("crop1.trg")}, {v, v}, 1, /*crop=*/true); });
+  EXPECT_NE(e.find("--max-length-crop needs --max-length 2 or more"), std::string::npos) << e;
+  EXPECT_EQ(Corpus({temp("crop1.src"), temp("crop1.trg")}, {v, v}, 2, true)[0].src.size(), 2u);
+}
+
 Corpus makeCorpus(size_t n) {
   std::string src, trg, words;
   for(size_t i = 0; i < n; ++i) {

@@ -24,6 +24,8 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
       ++skippedLong;
       return false;
     }
+    // cropped to </s> alone, a side would be the empty sentence every corpus skips
+    ABORT_IF(maxLength < 2, "--max-length-crop needs --max-length 2 or more (a word and </s>), not {}", maxLength);
     for(int k = 0; k < 2; ++k) {
       std::vector<int>& side = k == 0 ? p.src : p.trg;
       if(side.size() > maxLength) {

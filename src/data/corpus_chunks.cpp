@@ -142,6 +142,17 @@ CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size
   ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
            files.size());
   ABORT_IF(!tsv && files.size() != 2, "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
+  try {
+    scan(files, tempdir);
+  } catch(...) {  // the destructor does not run for a constructor that throws
+    for(Side& side : sides_)
+      if(side.fd >= 0)
+        close(side.fd);
+    throw;
+  }
+}
+
+void CorpusChunks::scan(const std::vector<std::string>& files, const std::string& tempdir) {
   sides_.resize(files.size());
   for(size_t k = 0; k < files.size(); ++k) {
     Side& s = sides_[k];
@@ -152,23 +163,25 @@ CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size
   }
   // One pass per side, the sides in parallel: line starts every chunkLines lines.
   std::vector<std::exception_ptr> failed(sides_.size());
-  auto scan = [&](size_t k) {
+  auto scanSide = [&](size_t k) {
+    int copyFd = -1;
     try {
       Side& s = sides_[k];
       // a .gz file, or a pipe (--train-sets <(zcat ...)), cannot be read at offsets: copied
       struct stat st {};
-      int copyFd = -1;
       if(fstat(s.fd, &st) != 0 || !S_ISREG(st.st_mode) || isGzip(s.fd))
         copyFd = anonymousTempFile(tempdir, s.name);
-      uint64_t at = 0;
+      uint64_t at = 0, lineStart = 0;
       bool lineOpen = false;  // bytes seen since the last '\n'
+      char lastByte = '\n';
       streamFile(s.name, s.fd, copyFd, tempdir, [&](const char* data, size_t n) {
         const char* p = data;
         const char* end = data + n;
         while(p < end) {
           if(!lineOpen) {
+            lineStart = at + uint64_t(p - data);
             if(s.lines % chunkLines_ == 0)
-              s.offsets.push_back(at + uint64_t(p - data));
+              s.offsets.push_back(lineStart);
             lineOpen = true;
           }
           const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
@@ -181,22 +194,28 @@ CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size
           p = nl + 1;
         }
         at += n;
+        lastByte = data[n - 1];
       });
-      if(lineOpen)  // a last line without '\n'
+      // a last line without '\n' is a line if it has text (a lone '\r' has none), as readLines reads
+      if(lineOpen && (at - lineStart > 1 || lastByte != '\r'))
         ++s.lines;
+      else if(lineOpen && s.lines % chunkLines_ == 0)
+        s.offsets.pop_back();  // the chunk it opened holds no line
       s.size = at;
       if(copyFd >= 0) {
         close(s.fd);
         s.fd = copyFd;
       }
     } catch(...) {
+      if(copyFd >= 0 && copyFd != sides_[k].fd)
+        close(copyFd);
       failed[k] = std::current_exception();
     }
   };
   std::vector<std::thread> scanners;
   for(size_t k = 1; k < sides_.size(); ++k)
-    scanners.emplace_back(scan, k);
-  scan(0);
+    scanners.emplace_back(scanSide, k);
+  scanSide(0);
   for(auto& t : scanners)
     t.join();
   for(auto& f : failed)

@@ -42,6 +42,7 @@ private:
     uint64_t size = 0;              // bytes
     size_t lines = 0;
   };
+  void scan(const std::vector<std::string>& files, const std::string& tempdir);  // the pass
   std::vector<std::string> linesOf(const Side& side, size_t chunk) const;
 
   std::vector<Side> sides_;  // two files, or one TSV file
