@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "common/npz.h"
 #include "wire_records.h"
+#include "data/corpus_chunks.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
 #include "training/checkpoint.h"
@@ -545,9 +546,11 @@ TEST(HostileInput, RegressionInputs) {
           } else if(name == "vocab") {
             loadOrCreateVocab(copy, {}, 0);
           } else if(name == "corpus") {
-            readLines(copy, "Corpus file");
+            size_t lines = readLines(copy, "Corpus file").size();
             writeAll(copy + ".gz", bytes);
             readLines(copy + ".gz", "Corpus file");
+            CorpusChunks chunks({copy, copy}, false, 3, ::testing::TempDir());  // the streamed reader
+            EXPECT_EQ(chunks.lines(), lines);
           } else if(name == "progress") {
             TrainingState::parse(bytes, copy);
             Checkpoint c;
