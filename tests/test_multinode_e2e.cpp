@@ -53,7 +53,10 @@ TEST(MultiNode, EveryConfigurationTrains) {
   };
   for(const Config& c : configs) {
     SCOPED_TRACE(std::to_string(c.ranks) + " ranks " + c.options);
-    RunResult r = e2e::run("mn", "--multi-node --after-batches 90 --valid-freq 30 --learn-rate 0.002 " + e2e::validation() + c.options,
+    // 150 updates: at 90, one CI run under load saw the single client of 2 devices with overlap
+    // validate 36.9507 at 30 and no lower at 60 and 90 (it learns, unevenly: 35.79, 36.21, 29.61)
+    RunResult r = e2e::run("mn", "--multi-node --after-batches 150 --valid-freq 30 --learn-rate 0.002 " +
+                                     e2e::validation() + c.options,
                            true, mpirun(c.ranks));
     ASSERT_EQ(r.status, 0) << r.log;
     std::vector<double> ce = validCE(r.log);
@@ -64,7 +67,7 @@ TEST(MultiNode, EveryConfigurationTrains) {
     EXPECT_LT(*std::min_element(ce.begin() + 1, ce.end()), ce.front()) << r.log;
     // every rank trained and logged its own lines
     for(int rank = 1; rank < c.ranks; ++rank)
-      EXPECT_TRUE(std::regex_search(r.log, std::regex("\\[rank " + std::to_string(rank) + "\\] Ep\\. \\d+ : Up\\. 90 ")))
+      EXPECT_TRUE(std::regex_search(r.log, std::regex("\\[rank " + std::to_string(rank) + "\\] Ep\\. \\d+ : Up\\. 150 ")))
           << r.log;
   }
 }
