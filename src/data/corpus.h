@@ -3,7 +3,7 @@
 // rule by which a line pair becomes a training pair), marian::Corpus — encoded sentence pairs
 // held in memory: the whole training corpus (--shuffle-in-ram, or a corpus that fits the shuffle
 // window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
-// array and 24 bytes per pair beside it: millions of small vectors would cost three times the
+// array and 24 bytes per pair beside it: millions of small vectors would cost several times the
 // memory, scattered over the allocator's per-thread arenas, and never go back to the system.
 #include <cstdint>
 #include <memory>
