@@ -75,9 +75,6 @@ void StreamedBatches::stopProducer() {
   changed_.notify_all();
   if(producer_.joinable())
     producer_.join();
-  for(auto& w : ready_)
-    if(w)
-      hold(-(long long)w->pairs->bytes());
   ready_.clear();
   failure_ = nullptr;
   cancel_ = false;
@@ -85,8 +82,6 @@ void StreamedBatches::stopProducer() {
 
 void StreamedBatches::startEpoch(size_t epoch, uint64_t from, uint64_t window, uint64_t batch) {
   stopProducer();
-  if(current_)
-    hold(-(long long)current_->pairs->bytes());
   current_.reset();
   window_ = window;
   batch_ = 0;
@@ -121,9 +116,8 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
         std::vector<size_t> ids(mine.begin() + w * windowChunks_,
                                 mine.begin() + std::min(mine.size(), size_t(w + 1) * windowChunks_));
         win->pairs = std::make_unique<Corpus>(chunks_, ids, encoder_, threads_);
+        win->owner = this;
         hold((long long)win->pairs->bytes());
-        win->skippedLong = win->pairs->skippedLong();
-        win->skippedEmpty = win->pairs->skippedEmpty();
         if(win->pairs->size() > 0) {
           BatchingOptions opt = batching_;
           opt.seed = mix({batching_.seed, epoch, from, uint64_t(ranks_), uint64_t(rank_), w});
@@ -159,7 +153,6 @@ std::optional<Batch> StreamedBatches::next() {
     if(current_) {  // the window is done: the position moves past it
       window_ = current_->index + 1;
       batch_ = 0;
-      hold(-(long long)current_->pairs->bytes());
       current_.reset();
     }
     std::unique_ptr<Window> win;
@@ -179,8 +172,8 @@ std::optional<Batch> StreamedBatches::next() {
       ended_ = true;
       continue;
     }
-    skippedLong_ += win->skippedLong;
-    skippedEmpty_ += win->skippedEmpty;
+    skippedLong_ += win->pairs->skippedLong();
+    skippedEmpty_ += win->pairs->skippedEmpty();
     window_ = win->index;
     batch_ = 0;
     if(skipBatches_) {  // resuming inside this window

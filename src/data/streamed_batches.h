@@ -48,17 +48,20 @@ public:
   // ready and the one in preparation).
   size_t peakBytes() const { return peakBytes_.load(); }
 
-  // The epoch's chunk order (tests, and the positions a resume on another rank count skips to).
-  std::vector<size_t> chunkOrder(size_t epoch) const;
+private:
+  std::vector<size_t> chunkOrder(size_t epoch) const;  // the epoch's order of all chunks
   // This rank's chunks of the epoch from `from`, in order.
   std::vector<size_t> rankChunks(size_t epoch, uint64_t from) const;
 
-private:
   struct Window {
     uint64_t index = 0;
     std::unique_ptr<Corpus> pairs;
     std::vector<std::vector<size_t>> batches;
-    size_t skippedLong = 0, skippedEmpty = 0;
+    StreamedBatches* owner = nullptr;  // counts the window's bytes while it lives
+    ~Window() {
+      if(owner && pairs)
+        owner->hold(-(long long)pairs->bytes());
+    }
   };
   void stopProducer();
   void produce(size_t epoch, uint64_t from, uint64_t firstWindow);

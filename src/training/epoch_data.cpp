@@ -23,6 +23,7 @@ EpochData::EpochData(std::unique_ptr<Corpus> inMemory, const CorpusChunks* chunk
     return;
   }
   ABORT_IF(!chunks, "EpochData: no corpus");
+  chunkCount_ = chunks->chunks();
   windowChunks_ = windowChunks(opt_.windowPairs, chunks->chunkLines(), ranks);
   stream_ = std::make_unique<StreamedBatches>(*chunks, std::move(encoder), opt_.batching, windowChunks_, opt_.threads,
                                               rank, ranks);
@@ -47,16 +48,15 @@ void EpochData::startEpoch(const TrainingState& state) {
     batch = s.batches[size_t(rank_)];
   } else if(s.ranks) {
     // the first chunk position after every chunk the saved ranks had started
-    size_t chunks = stream_->chunkOrder(state.epochs).size();
     for(uint64_t r = 0; r < s.ranks; ++r) {
       uint64_t started = (s.windows[r] + 1) * s.windowChunks;  // entries of rank r's list
-      from_ = std::max(from_, std::min<uint64_t>(chunks, s.from + (started - 1) * s.ranks + r + 1));
+      from_ = std::max(from_, std::min<uint64_t>(chunkCount_, s.from + (started - 1) * s.ranks + r + 1));
     }
     if(rank_ == 0)
       LOG(info, "[data] The checkpoint was saved on {} rank(s) with windows of {} chunks, this run has {} with {}: epoch "
                 "{} goes on from chunk {} of {}, after every chunk a saved rank had started (their windows in "
                 "training are not trained again this epoch)",
-          s.ranks, s.windowChunks, ranks_, windowChunks_, state.epochs, from_, chunks);
+          s.ranks, s.windowChunks, ranks_, windowChunks_, state.epochs, from_, chunkCount_);
   } else if(state.corpusBatchesEpoch && rank_ == 0) {
     LOG(warn, "[data] The checkpoint's position in epoch {} was saved with the corpus in memory; streamed, the epoch "
               "starts again from its beginning",
@@ -133,7 +133,7 @@ void EpochData::recordPosition(TrainingState& state) const {
 }
 
 size_t EpochData::skippedLong() const { return stream_ ? stream_->skippedLong() : corpus_->skippedLong(); }
-size_t EpochData::peakBytes() const { return stream_ ? stream_->peakBytes() : corpus_->bytes(); }
 size_t EpochData::skippedEmpty() const { return stream_ ? stream_->skippedEmpty() : corpus_->skippedEmpty(); }
+size_t EpochData::peakBytes() const { return stream_ ? stream_->peakBytes() : corpus_->bytes(); }
 
 }  // namespace marian

@@ -64,7 +64,7 @@ private:
   EpochDataOptions opt_;
   int rank_, ranks_;
   Transport* transport_;
-  size_t windowChunks_ = 1;
+  size_t windowChunks_ = 1, chunkCount_ = 0;
   uint64_t from_ = 0;  // of the current epoch's dealing
   size_t dropped_ = 0;
   bool ended_ = false;
