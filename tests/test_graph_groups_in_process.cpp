@@ -3,8 +3,10 @@
 // backward) gives both ranks the same parameters, those of one device training on both ranks'
 // batches as one update (--optimizer-delay's merged batch) to float rounding; the parameter
 // server on one rank equals the singleton bitwise; compressed sync training keeps every rank's
-// parameters the same.
-// The same comparisons run end to end under mpirun (test_sync_allreduce_e2e, test_multinode_e2e).
+// parameters the same; a checkpoint resumes on another number of ranks as the singleton trains
+// on, and re-sharding it moves values without changing them.
+// The same comparisons run end to end under mpirun (test_sync_allreduce_e2e, test_multinode_e2e,
+// test_resume_e2e).
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -154,6 +156,124 @@ TEST(GraphGroupsInProcess, CompressedSyncKeepsEveryRanksParametersTheSame) {
   EXPECT_EQ(ranks[1], ranks[0]);
   EXPECT_EQ(ranks[2], ranks[0]);
   EXPECT_NE(ranks[0], start) << "it trained";
+}
+
+// The state saved by `ranks` ranks after training updates [0, updates) on their own batches.
+ModelState trainAndSave(const Options& o, int ranks, int updates) {
+  ModelState saved;
+  runOnRanks(ranks, [&](Transport& t) {
+    auto group = createGraphGroup(o, kVocab, kVocab, kSeed, &t);
+    group->initialize(randomBatch(2, 99));
+    for(int u = 0; u < updates; ++u)
+      group->update(randomBatch(4, unsigned(100 * u + t.rank())), uint64_t(u), 0.003f);
+    group->finish();
+    ModelState state = group->saveState();  // collective; rank 0's holds everything
+    if(t.rank() == 0)
+      saved = std::move(state);
+  });
+  return saved;
+}
+
+// `saved` restored on `ranks` ranks, trained on updates [from, to) and saved again: the values of
+// every rank (values[r]) and rank 0's state.
+struct Resumed {
+  std::vector<std::vector<float>> values;
+  ModelState state;
+};
+Resumed resumeOn(const Options& o, const ModelState& saved, int ranks, int from, int to) {
+  Resumed out;
+  out.values.resize(size_t(ranks));
+  runOnRanks(ranks, [&](Transport& t) {
+    auto group = createGraphGroup(o, kVocab, kVocab, kSeed, &t);
+    group->initialize(randomBatch(2, 99));
+    group->restoreState(saved);
+    for(int u = from; u < to; ++u)
+      group->update(randomBatch(4, unsigned(100 * u + t.rank())), uint64_t(u), 0.003f);
+    group->finish();
+    out.values[size_t(t.rank())] = group->values(false);
+    ModelState state = group->saveState();
+    if(t.rank() == 0)
+      out.state = std::move(state);
+  });
+  return out;
+}
+
+// Adam, with an epsilon large enough that a gradient near 0 moves its parameter by about
+// lr x g / eps, not by +-lr whatever its rounding: the optimizer state travels and the
+// comparison with the singleton holds to float rounding.
+Options adamOptions(const std::vector<std::string>& extra) {
+  std::vector<std::string> all = {"--optimizer", "adam", "--optimizer-params", "0.9", "0.98", "0.01"};
+  all.insert(all.end(), extra.begin(), extra.end());
+  return options(all);
+}
+
+TEST(GraphGroupsInProcess, SyncResumedOnAnotherRankCountTrainsAsTheSingletonOnTheMergedBatches) {
+  Options o = adamOptions({"--sync-sgd", "--bucket-size", "0.001"});
+  for(int after : {1, 3}) {
+    SCOPED_TRACE("2 ranks resumed on " + std::to_string(after));
+    // the singleton: updates 0 and 1 on both saved ranks' batches, 2 and 3 on the new ranks'
+    auto single = createGraphGroup(o, kVocab, kVocab, kSeed, nullptr);
+    single->initialize(randomBatch(2, 99));
+    for(int u = 0; u < 4; ++u) {
+      std::vector<Batch> parts;
+      for(int r = 0; r < (u < 2 ? 2 : after); ++r)
+        parts.push_back(randomBatch(4, unsigned(100 * u + r)));
+      single->update(Batch::merge(parts), uint64_t(u), 0.003f);
+    }
+    std::vector<float> reference = single->values(false);
+
+    ModelState saved = trainAndSave(o, 2, 2);
+    EXPECT_EQ(saved.ranks, 2);
+    EXPECT_FALSE(saved.optimizer.empty()) << "Adam's moments are in the checkpoint";
+    Resumed resumed = resumeOn(o, saved, after, 2, 4);
+    for(int r = 0; r < after; ++r) {
+      SCOPED_TRACE("rank " + std::to_string(r));
+      EXPECT_EQ(resumed.values[size_t(r)], resumed.values[0]) << "the ranks apply the same update";
+      expectClose(resumed.values[size_t(r)], reference);
+    }
+  }
+}
+
+// Every array of a re-saved checkpoint equals the first's value for value; what the saved ranks
+// or clients held back (extras named residualPrefix + a number) keeps its sum.
+void expectSameState(const ModelState& again, const ModelState& saved, const std::string& residualPrefix) {
+  EXPECT_EQ(again.n, saved.n);
+  EXPECT_EQ(again.values, saved.values);
+  EXPECT_EQ(again.smoothed, saved.smoothed);
+  ASSERT_EQ(again.optimizer.size(), saved.optimizer.size());
+  for(const auto& [name, array] : saved.optimizer)
+    EXPECT_EQ(again.optimizer.at(name), array) << name;
+  std::vector<float> before = saved.sumOfExtras(residualPrefix, 1.f), after = again.sumOfExtras(residualPrefix, 1.f);
+  ASSERT_EQ(before.size(), saved.n) << "the first checkpoint holds residuals";
+  double held = 0;
+  for(float v : before)
+    held += std::fabs(v);
+  EXPECT_GT(held, 0.0) << "something was held back";
+  expectClose(after, before);
+}
+
+TEST(GraphGroupsInProcess, ReshardingACheckpointMovesValuesWithoutChangingThem) {
+  struct Case {
+    std::string name;
+    Options options;
+    std::string residuals;
+  };
+  std::vector<Case> cases = {
+      {"sync, topka", adamOptions({"--sync-sgd", "--sparse-allreduce", "topka", "--compression-density", "0.05",
+                                   "--exponential-smoothing", "0.01"}),
+       "allreduce-residual.rank"},
+      {"parameter server, dropping", adamOptions({"--multi-node", "--grad-dropping-rate", "0.9",
+                                                  "--exponential-smoothing", "0.01"}),
+       "dropping-residual.client"}};
+  for(const Case& c : cases) {
+    ModelState saved = trainAndSave(c.options, 2, 3);
+    for(int after : {1, 3}) {
+      SCOPED_TRACE(c.name + ": 2 ranks re-saved on " + std::to_string(after));
+      Resumed again = resumeOn(c.options, saved, after, 3, 3);  // no update between
+      EXPECT_EQ(again.state.ranks, after);
+      expectSameState(again.state, saved, c.residuals);
+    }
+  }
 }
 
 }  // namespace

@@ -232,6 +232,8 @@ public:
       allreducer_->saveTo(state);
     if(replicas_)  // collective: every rank's copy goes to rank 0
       replicas_->gather(state);
+    if(!heldBack_.empty())  // resumed on one rank, saved before its first update: still owed
+      state.extras["allreduce-residual.rank0"] = heldBack_;
     return rank() == 0 ? state : ModelState();
   }
 
