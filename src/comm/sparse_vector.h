@@ -7,12 +7,20 @@
 
 namespace marian {
 
+// (index, value) pairs read where they lie (a received message, a part of a SparseVector).
+struct SparseView {
+  const uint32_t* indices = nullptr;
+  const float* values = nullptr;
+  size_t size = 0;
+};
+
 struct SparseVector {
   std::vector<uint32_t> indices;  // ascending, relative to the start of the range
   std::vector<float> values;
 
   size_t size() const { return indices.size(); }
   size_t bytes() const { return indices.size() * (sizeof(uint32_t) + sizeof(float)); }
+  SparseView view() const { return {indices.data(), values.data(), indices.size()}; }
   void clear() {
     indices.clear();
     values.clear();

@@ -136,8 +136,8 @@ void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values) {
   ON_DEVICE(onGpu(residual), takeAbove(residual, threshold, indices, values));
 }
-void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
-  ON_DEVICE(onGpu(dense), scatterAdd(dense, indices, values));
+void scatterAdd(Tensor dense, const uint32_t* indices, const float* values, size_t k) {
+  ON_DEVICE(onGpu(dense), scatterAdd(dense, indices, values, k));
 }
 void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32_t>& indices) {
   ON_DEVICE(onGpu(dense), gatherAt(values, dense, indices));

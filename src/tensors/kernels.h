@@ -111,8 +111,11 @@ float exactThreshold(Tensor x, size_t k);
 // Dropping is: add(residual, grad); t = sampledThreshold(residual, keep); takeAbove(residual, t).
 void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
                std::vector<float>& values);
-// dense[indices[k]] += values[k]
-void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values);
+// dense[indices[j]] += values[j] for j < k (host arrays: a received message is read in place)
+void scatterAdd(Tensor dense, const uint32_t* indices, const float* values, size_t k);
+inline void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
+  scatterAdd(dense, indices.data(), values.data(), indices.size());
+}
 // values[k] = dense[indices[k]]
 void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32_t>& indices);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm/sparse_vector.h"
+#include "tensors/tensor.h"
 
 namespace marian {
 
@@ -36,6 +37,18 @@ struct MessageHeader {
 
 static_assert(sizeof(MessageHeader) == 56, "a header without hidden padding, so its bytes round-trip");
 
+// A message read in place from its bytes (checked as Message::unpack checks them): the payload
+// points into the bytes, which must outlive the view. The parameter server reads pushes and
+// replies this way, so their payloads are not copied out of the received bytes.
+struct MessageView {
+  MessageHeader header{};
+  const char* payload = nullptr;  // header.count entries of the kind's layout
+
+  // A dense payload as a host tensor (read-only use: the optimizer reads it as its gradients).
+  Tensor dense() const;
+  SparseView sparse() const;
+};
+
 struct Message {
   MessageHeader header{};
   std::vector<float> dense;
@@ -47,9 +60,14 @@ struct Message {
   static size_t entryBytes(MessageKind k) { return isSparse(k) ? 8 : k == MessageKind::replyState ? 1 : 4; }
 
   std::vector<char> pack() const;
+  // A dense message of `values` (on any device) packed straight from the tensor: one copy.
+  static std::vector<char> packDense(MessageHeader header, Tensor values);
   // A message off the wire: its header, then exactly `count` entries of its kind; anything
   // else (an unknown kind, a short or long message) is an Error.
+  static MessageView read(const std::vector<char>& bytes);
   static Message unpack(const std::vector<char>& bytes);
+  // Sets the header's trainingEnds in packed bytes (the server loop marks the shard's replies).
+  static void setTrainingEnds(std::vector<char>& packed, bool ends);
 };
 
 }  // namespace marian

@@ -35,26 +35,27 @@ void ServerLoop::run() {
 void ServerLoop::serve() {
   for(;;) {
     Transport::Message in = transport_.recv(Channel::toServer, -1, -1, 0, "a push");
-    Message m = Message::unpack(in.bytes);
+    MessageView m = Message::read(in.bytes);
     if(m.header.kind == MessageKind::stop)
       return;
     faultPoint("server", transport_.rank());
-    Message reply;
-    if(m.header.kind == MessageKind::pull) {
-      reply.header = m.header;
-      reply.header.kind = MessageKind::replyDense;
-      reply.dense = shard_.values(m.header.smoothed != 0);
-    } else if(m.header.kind == MessageKind::pullState) {
-      reply.header = m.header;
-      reply.header.kind = MessageKind::replyState;
-      reply.blob = nodeState_().pack();
+    std::vector<char> reply;
+    if(m.header.kind == MessageKind::pull || m.header.kind == MessageKind::pullState) {
+      Message r;
+      r.header = m.header;
+      r.header.kind = m.header.kind == MessageKind::pull ? MessageKind::replyDense : MessageKind::replyState;
+      if(m.header.kind == MessageKind::pull)
+        r.dense = shard_.values(m.header.smoothed != 0);
+      else
+        r.blob = nodeState_().pack();
+      reply = r.pack();
     } else {
       ABORT_IF(m.header.client != in.tag, "Message of client {} arrived with tag {}", m.header.client, in.tag);
       timeline::Span span("server update", "update");
       reply = shard_.updateAndReply(m);
     }
-    reply.header.trainingEnds = ending_ ? 1 : 0;
-    transport_.send(Channel::toClient, in.source, in.tag, reply.pack(), timeout_);
+    Message::setTrainingEnds(reply, ending_);
+    transport_.send(Channel::toClient, in.source, in.tag, reply, timeout_);
   }
 }
 

@@ -37,24 +37,27 @@ ServerShard::ServerShard(int shard, Range range, size_t total, const std::vector
     }
 }
 
-Message ServerShard::updateAndReply(const Message& in) {
+std::vector<char> ServerShard::updateAndReply(const MessageView& in) {
   const MessageHeader& h = in.header;
   ABORT_IF(h.shard != shard_, "Server of shard {} got a push for shard {}", shard_, h.shard);
   ABORT_IF(h.client < 0 || size_t(h.client) >= lastVersion_.size(), "Push from unknown client {}", h.client);
   std::lock_guard<std::mutex> lock(mutex_);
   size_t n = range_.size;
 
-  // the gradients, dense, in the shard's coordinates
-  float* g = grads_.all().f32();
+  // the gradients, dense, in the shard's coordinates: a dense push as it was received
+  Tensor grads;
   if(h.kind == MessageKind::pushDense) {
-    ABORT_IF(in.dense.size() != n, "Dense push of {} values to a shard of {}", in.dense.size(), n);
-    std::copy(in.dense.begin(), in.dense.end(), g);
+    ABORT_IF(h.count != n, "Dense push of {} values to a shard of {}", h.count, n);
+    grads = in.dense();
   } else {
     ABORT_IF(h.kind != MessageKind::pushSparse, "Server got message kind {} as a push", uint32_t(h.kind));
+    grads = grads_.all();
+    float* g = grads.f32();
     std::fill(g, g + n, 0.f);
-    for(size_t k = 0; k < in.sparse.size(); ++k) {
-      ABORT_IF(in.sparse.indices[k] >= n, "Sparse push index {} outside a shard of {}", in.sparse.indices[k], n);
-      g[in.sparse.indices[k]] = in.sparse.values[k];
+    SparseView s = in.sparse();
+    for(size_t k = 0; k < s.size; ++k) {
+      ABORT_IF(s.indices[k] >= n, "Sparse push index {} outside a shard of {}", s.indices[k], n);
+      g[s.indices[k]] = s.values[k];
     }
   }
 
@@ -63,7 +66,7 @@ Message ServerShard::updateAndReply(const Message& in) {
   out.header.staleness = version_ - std::min(version_, h.version);
   parallelFor(devices_.size(), [&](size_t d) {  // the devices' sub-ranges on parallel CPU threads (host memory)
     Range part = devices_[d]->range();
-    devices_[d]->update(grads_.all().slice(part.offset - range_.offset, part.size), h.lr);
+    devices_[d]->update(grads.slice(part.offset - range_.offset, part.size), h.lr);
   });
   ++version_;
   lastVersion_[h.client] = version_;
@@ -72,10 +75,11 @@ Message ServerShard::updateAndReply(const Message& in) {
   Tensor params = params_.all().slice(0, n);
   if(deltaKeep_ >= 1.0 || h.fullReply) {  // a full reply: the client's view is the parameters again
     out.header.kind = MessageKind::replyDense;
-    out.dense = kernels::toHost(params);
     if(deltaKeep_ < 1.0)
       kernels::copy(views_[size_t(h.client)]->all().slice(0, n), params);
-  } else if(n) {
+    return Message::packDense(out.header, params);
+  }
+  if(n) {
     // delta = params - what the client has; send the largest, record exactly what was sent
     out.header.kind = MessageKind::replySparse;
     Tensor view = views_[size_t(h.client)]->all().slice(0, n), delta = delta_.all().slice(0, n);
@@ -87,7 +91,7 @@ Message ServerShard::updateAndReply(const Message& in) {
   } else {
     out.header.kind = MessageKind::replySparse;
   }
-  return out;
+  return out.pack();
 }
 
 std::vector<float> ServerShard::values(bool smoothed) {

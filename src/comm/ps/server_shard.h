@@ -25,10 +25,11 @@ public:
   ServerShard(int shard, Range range, size_t total, const std::vector<float>& initial, size_t devices,
               const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha);
 
-  // Applies a push (pushDense or pushSparse) with the optimizer and returns the reply for that
-  // client: the parameters, or the dropped deltas. Thread-safe: the server thread and the node's
-  // own clients (local bypass) call it concurrently.
-  Message updateAndReply(const Message& push);
+  // Applies a push (pushDense or pushSparse, read where it was received: a dense push is the
+  // optimizer's gradient as it lies) and returns the packed reply for that client: the
+  // parameters, or the dropped deltas. Thread-safe: the server thread and the node's own clients
+  // (local bypass) call it concurrently.
+  std::vector<char> updateAndReply(const MessageView& push);
   // The shard's parameters (or their moving average).
   std::vector<float> values(bool smoothed);
   // What the server recorded as sent to a client, in the shard's coordinates.

@@ -52,6 +52,7 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
     push.header.fullReply = fullReply ? 1 : 0;
     push.header.kind = keep < 1.0 ? MessageKind::pushSparse : MessageKind::pushDense;
     Tensor g = grads.slice(range.offset, range.size);
+    std::vector<char> pushed;  // the push as it goes on the wire
     if(keep < 1.0) {
       Tensor mine = unsent.empty() ? Tensor() : unsent.slice(range.offset, range.size);
       if(!mine.empty())
@@ -61,24 +62,25 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
         kernels::scale(mine, -1.f);
         kernels::add(mine, selectors_[size_t(shard)]->residual());
       }
+      pushed = push.pack();
     } else
-      push.dense = kernels::toHost(g);
+      pushed = Message::packDense(push.header, g);  // the gradients straight into the message
 
-    Message reply;
+    std::vector<char> replied;  // the reply's bytes, read in place below
     if(shard == self && localShard_) {
       timeline::Span span("local shard", "update");
-      reply = localShard_->updateAndReply(push);
+      replied = localShard_->updateAndReply(Message::read(pushed));
     } else {
-      std::vector<char> bytes = push.pack();
       {
         timeline::Span span("send", "comm");
-        transport_->send(Channel::toServer, shard, id_, bytes, timeout_);
+        transport_->send(Channel::toServer, shard, id_, pushed, timeout_);
       }
       timeline::Span span("receive", "comm");
-      Transport::Message m = transport_->recv(Channel::toClient, shard, id_, timeout_,
-                                                 format("the reply of shard {} to client {}", shard, id_));
-      reply = Message::unpack(m.bytes);
+      replied = transport_->recv(Channel::toClient, shard, id_, timeout_,
+                                 format("the reply of shard {} to client {}", shard, id_))
+                    .bytes;
     }
+    MessageView reply = Message::read(replied);
     ABORT_IF(reply.header.client != id_ || reply.header.shard != shard,
              "Client {} got the reply for client {} of shard {} from shard {}", id_, reply.header.client,
              reply.header.shard, shard);
@@ -89,13 +91,15 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
     local.exchanges += 1;
     Tensor p = params.slice(range.offset, range.size);
     if(reply.header.kind == MessageKind::replyDense) {
-      ABORT_IF(reply.dense.size() != range.size, "Shard {} replied {} values for {}", shard, reply.dense.size(),
+      ABORT_IF(reply.header.count != range.size, "Shard {} replied {} values for {}", shard, reply.header.count,
                range.size);
-      kernels::fromHost(p, reply.dense);
+      kernels::copy(p, reply.dense());
     } else {
-      for(uint32_t i : reply.sparse.indices)
-        ABORT_IF(i >= range.size, "Shard {} sent a delta at {} outside its {} values", shard, i, range.size);
-      kernels::scatterAdd(p, reply.sparse.indices, reply.sparse.values);
+      SparseView delta = reply.sparse();
+      for(size_t j = 0; j < delta.size; ++j)
+        ABORT_IF(delta.indices[j] >= range.size, "Shard {} sent a delta at {} outside its {} values", shard,
+                 delta.indices[j], range.size);
+      kernels::scatterAdd(p, delta.indices, delta.values, delta.size);
     }
   }
   {

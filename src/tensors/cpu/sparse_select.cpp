@@ -93,12 +93,12 @@ void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
   }
 }
 
-void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
+void scatterAdd(Tensor dense, const uint32_t* indices, const float* values, size_t k) {
   float* d = dense.f32();
-  for(size_t k = 0; k < indices.size(); ++k) {
-    ABORT_IF(indices[k] >= dense.size(), "scatterAdd: index {} out of range for {} values",
-             indices[k], dense.size());
-    d[indices[k]] += values[k];
+  for(size_t j = 0; j < k; ++j) {
+    ABORT_IF(indices[j] >= dense.size(), "scatterAdd: index {} out of range for {} values",
+             indices[j], dense.size());
+    d[indices[j]] += values[j];
   }
 }
 

@@ -44,9 +44,9 @@ __global__ void gatherAtKernel(float* v, const float* dense, const uint32_t* idx
   GRID_STRIDE(i, k) v[i] = dense[idx[i]];
 }
 
-void checkIndices(const std::vector<uint32_t>& indices, size_t n, const char* what) {
-  for(uint32_t i : indices)
-    ABORT_IF(i >= n, "{}: index {} out of range for {} values", what, i, n);
+void checkIndices(const uint32_t* indices, size_t k, size_t n, const char* what) {
+  for(size_t j = 0; j < k; ++j)
+    ABORT_IF(indices[j] >= n, "{}: index {} out of range for {} values", what, indices[j], n);
 }
 
 
@@ -133,23 +133,21 @@ struct SparseScratch {
   uint32_t* idx;
   float* val;
 };
-SparseScratch upload(Context& c, const std::vector<uint32_t>& indices, size_t n, const char* what) {
-  checkIndices(indices, n, what);
-  size_t k = indices.size();
+SparseScratch upload(Context& c, const uint32_t* indices, size_t k, size_t n, const char* what) {
+  checkIndices(indices, k, n, what);
   char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
   SparseScratch s{reinterpret_cast<uint32_t*>(base), reinterpret_cast<float*>(base + alignUp(k * sizeof(float)))};
-  CUDA_CHECK(cudaMemcpyAsync(s.idx, indices.data(), k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
+  CUDA_CHECK(cudaMemcpyAsync(s.idx, indices, k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
   return s;
 }
 }  // namespace
 
-void scatterAdd(Tensor dense, const std::vector<uint32_t>& indices, const std::vector<float>& values) {
-  size_t k = indices.size();
+void scatterAdd(Tensor dense, const uint32_t* indices, const float* values, size_t k) {
   if(k == 0)
     return;
   Context& c = context(dense);
-  SparseScratch s = upload(c, indices, dense.size(), "scatterAdd");
-  CUDA_CHECK(cudaMemcpyAsync(s.val, values.data(), k * sizeof(float), cudaMemcpyHostToDevice, c.stream));
+  SparseScratch s = upload(c, indices, k, dense.size(), "scatterAdd");
+  CUDA_CHECK(cudaMemcpyAsync(s.val, values, k * sizeof(float), cudaMemcpyHostToDevice, c.stream));
   scatterAddKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(dense.f32(), s.idx, s.val, k);
   checkLaunch();
   c.synchronize();  // the host vectors may go away after return
@@ -161,7 +159,7 @@ void gatherAt(std::vector<float>& values, Tensor dense, const std::vector<uint32
   if(k == 0)
     return;
   Context& c = context(dense);
-  SparseScratch s = upload(c, indices, dense.size(), "gatherAt");
+  SparseScratch s = upload(c, indices.data(), k, dense.size(), "gatherAt");
   gatherAtKernel<<<blocksFor(k), kThreads, 0, c.stream>>>(s.val, dense.f32(), s.idx, k);
   checkLaunch();
   CUDA_CHECK(cudaMemcpyAsync(values.data(), s.val, k * sizeof(float), cudaMemcpyDeviceToHost, c.stream));
