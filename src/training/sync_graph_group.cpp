@@ -53,7 +53,8 @@ public:
     std::vector<Parameters*> params;
     for(auto& w : workers_)
       params.push_back(&w->params());
-    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
+    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_,
+                                           NodeShards::Placement::inPlace);
     if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
         gradShards_.push_back(shards_->shard(k, k, true));
@@ -204,7 +205,7 @@ public:
         averagedSmoothed_ = averaged_;
         break;
       }
-      (smoothed ? averagedSmoothed_ : averaged_) = replicas_->mean(ownValues(smoothed));
+      (smoothed ? averagedSmoothed_ : averaged_) = replicas_->mean(shards_->values(smoothed));
     }
   }
 
@@ -212,14 +213,7 @@ public:
     const std::vector<float>& mean = smoothed ? averagedSmoothed_ : averaged_;
     if(!mean.empty())  // prepareValidation's, until the next update
       return mean;
-    return ownValues(smoothed);
-  }
-
-  // This rank's copy of the parameters or of their moving average.
-  std::vector<float> ownValues(bool smoothed) {
-    if(!smoothed)
-      return kernels::toHost(workers_[0]->params().values());
-    return shards_->smoothed();
+    return shards_->values(smoothed);  // this rank's copy
   }
 
   ModelState saveState() override {
