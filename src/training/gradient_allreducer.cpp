@@ -119,18 +119,22 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
       kernels::copy(pieceOf(pieces_[p], shards), hostView(pieces_[p]));
     return;
   }
-  SparseVector sent;
   std::vector<SparseVector> parts(pieces.size());
   for(size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces_[pieces[i]];
     prepareLocal(pieces[i], pieceOf(p, shards));
     parts[i] = selectors_[pieces[i]]->select(pieceOf(p, shards), keptOf(p.global.size));
-    for(size_t e = 0; e < parts[i].size(); ++e) {
-      sent.indices.push_back(uint32_t(p.inBucket + parts[i].indices[e]));
-      sent.values.push_back(parts[i].values[e]);
-    }
   }
-  AllreduceResult result = algorithms_[b]->reduce(sent, size, keptOf(size));
+  // A bucket of one piece (one device per rank) is its selection as it is; several pieces are
+  // joined in the bucket's coordinates.
+  bool whole = pieces.size() == 1;
+  SparseVector joined;
+  for(size_t i = 0; i < pieces.size() && !whole; ++i)
+    for(size_t e = 0; e < parts[i].size(); ++e) {
+      joined.indices.push_back(uint32_t(pieces_[pieces[i]].inBucket + parts[i].indices[e]));
+      joined.values.push_back(parts[i].values[e]);
+    }
+  AllreduceResult result = algorithms_[b]->reduce(whole ? parts[0] : joined, size, keptOf(size));
   for(size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces_[pieces[i]];
     Tensor piece = pieceOf(p, shards);
@@ -139,7 +143,10 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
       kernels::fromHost(piece, std::vector<float>(result.dense.begin() + long(at),
                                                   result.dense.begin() + long(at + p.global.size)));
     } else {
-      SparseVector mine = sliceFrom(result.sparse, uint32_t(at), uint32_t(at + p.global.size));
+      SparseVector relative;  // the piece's part of the result in its own coordinates
+      if(!whole)
+        relative = sliceFrom(result.sparse, uint32_t(at), uint32_t(at + p.global.size));
+      const SparseVector& mine = whole ? result.sparse : relative;
       if(result.isSelection)  // what the global selection left out goes back to the residual
         selectors_[pieces[i]]->restoreUnselected(parts[i], mine);
       kernels::fill(piece, 0.f);

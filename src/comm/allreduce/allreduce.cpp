@@ -78,25 +78,27 @@ std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, 
 SparseVector Allreduce::splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts,
                                        int firstRound) {
   int P = transport_.size(), r = transport_.rank();
-  std::vector<SparseVector> parts(static_cast<size_t>(P));
-  parts[size_t(r)] = slice(local, starts[size_t(r)], starts[size_t(r) + 1]);
+  // every part read where it lies (my own pairs in `local`, the others in their messages) and
+  // summed once
+  auto region = [&](int b) { return sliceView(local.view(), starts[size_t(b)], starts[size_t(b) + 1]); };
+  std::vector<std::vector<char>> received(static_cast<size_t>(P));
+  std::vector<SparseView> parts(static_cast<size_t>(P));
+  parts[size_t(r)] = region(r);
   for(int s = 1; s < P; ++s) {
     int dest = (r + s) % P, source = (r - s + P) % P;
-    std::vector<char> out = packSparse(slice(local, starts[size_t(dest)], starts[size_t(dest) + 1]));
-    parts[size_t(source)] = unpackSparse(exchange(dest, source, firstRound + s - 1, out));
-    for(uint32_t i : parts[size_t(source)].indices)
-      ABORT_IF(i < starts[size_t(r)] || i >= starts[size_t(r) + 1],
-               "{}: rank {} sent index {} outside my region [{}, {})", name(), source, i, starts[size_t(r)],
-               starts[size_t(r) + 1]);
+    received[size_t(source)] = exchange(dest, source, firstRound + s - 1, packSparse(region(dest)));
+    SparseView in = parts[size_t(source)] = readSparse(received[size_t(source)]);
+    for(size_t j = 0; j < in.size; ++j)
+      ABORT_IF(in.indices[j] < starts[size_t(r)] || in.indices[j] >= starts[size_t(r) + 1] ||
+                   (j > 0 && in.indices[j] <= in.indices[j - 1]),
+               "{}: rank {} sent index {} outside my region [{}, {}) or out of order", name(), source, in.indices[j],
+               starts[size_t(r)], starts[size_t(r) + 1]);
   }
-  SparseVector mine;
-  for(const SparseVector& p : parts)
-    mine = mergeSparse(mine, p);
-  return mine;
+  return mergeSparse(parts);
 }
 
-void Allreduce::checkIndices(const SparseVector& v, size_t n) const {
-  for(size_t j = 0; j < v.size(); ++j) {
+void Allreduce::checkIndices(SparseView v, size_t n) const {
+  for(size_t j = 0; j < v.size; ++j) {
     ABORT_IF(v.indices[j] >= n, "{}: index {} outside dimension {}", name(), v.indices[j], n);
     ABORT_IF(j > 0 && v.indices[j] <= v.indices[j - 1], "{}: indices not ascending at entry {}", name(), j);
   }

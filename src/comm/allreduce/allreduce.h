@@ -81,7 +81,8 @@ protected:
   // (step s: to r+s, from r-s) so no owner is hit by all at once. Returns the sum of every
   // rank's pairs in my region, added in rank order.
   SparseVector splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts, int firstRound);
-  void checkIndices(const SparseVector& v, size_t n) const;
+  void checkIndices(SparseView v, size_t n) const;
+  void checkIndices(const SparseVector& v, size_t n) const { checkIndices(v.view(), n); }
   Transport& transport_;
 
 private:

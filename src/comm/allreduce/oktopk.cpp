@@ -47,36 +47,57 @@ public:
       threshold_ = globalThreshold(region, k);
     ++calls_;
 
-    SparseVector kept;
+    auto keeps = [&](size_t j) { return region.values[j] != 0.f && std::fabs(region.values[j]) >= threshold_; };
+    uint64_t kept = 0;
     for(size_t j = 0; j < region.size(); ++j)
-      if(region.values[j] != 0.f && std::fabs(region.values[j]) >= threshold_) {
-        kept.indices.push_back(region.indices[j]);
-        kept.values.push_back(region.values[j]);
-      }
-    std::vector<uint64_t> sizes = gatherSizes(kept.size());
+      kept += keeps(j);
+    std::vector<uint64_t> sizes = gatherSizes(kept);
     uint64_t total = 0, largest = 0;
     for(uint64_t s : sizes) {
       total += s;
       largest = std::max(largest, s);
     }
-    if(P > 1 && largest * uint64_t(P) > 4 * total)
-      kept = rebalance(kept, sizes, total);
+    std::vector<char> mine;
+    if(P > 1 && largest * uint64_t(P) > 4 * total) {
+      mine = packSparse(rebalance(keptOf(region, keeps), sizes, total));
+    } else {  // packed straight from the region
+      ByteWriter w;
+      w.reserve(kept * 8);
+      for(size_t j = 0; j < region.size(); ++j)
+        if(keeps(j))
+          w.put(region.indices[j]);
+      for(size_t j = 0; j < region.size(); ++j)
+        if(keeps(j))
+          w.put(region.values[j]);
+      mine = w.take();
+    }
 
     AllreduceResult result;
     result.isSelection = true;
     result.threshold = threshold_;
-    for(const std::vector<char>& piece : ringAllgather(packSparse(kept), kGather)) {
-      SparseVector in = unpackSparse(piece);
+    for(const std::vector<char>& piece : ringAllgather(std::move(mine), kGather)) {
+      SparseView in = readSparse(piece);  // appended from where it was received
       checkIndices(in, n);
-      ABORT_IF(in.size() && result.sparse.size() && in.indices.front() <= result.sparse.indices.back(),
+      ABORT_IF(in.size && result.sparse.size() && in.indices[0] <= result.sparse.indices.back(),
                "oktopk: gathered pieces out of index order");
-      result.sparse.indices.insert(result.sparse.indices.end(), in.indices.begin(), in.indices.end());
-      result.sparse.values.insert(result.sparse.values.end(), in.values.begin(), in.values.end());
+      result.sparse.indices.insert(result.sparse.indices.end(), in.indices, in.indices + in.size);
+      result.sparse.values.insert(result.sparse.values.end(), in.values, in.values + in.size);
     }
     return result;
   }
 
 private:
+  template <class Keeps>
+  static SparseVector keptOf(const SparseVector& region, Keeps keeps) {
+    SparseVector kept;
+    for(size_t j = 0; j < region.size(); ++j)
+      if(keeps(j)) {
+        kept.indices.push_back(region.indices[j]);
+        kept.values.push_back(region.values[j]);
+      }
+    return kept;
+  }
+
   // P+1 region starts: each rank's own cuts (equal counts of its pairs), averaged over ranks.
   std::vector<uint32_t> balancedRegions(const SparseVector& local, size_t n) {
     int P = transport_.size();

@@ -4,21 +4,27 @@
 
 namespace marian {
 
-std::vector<char> packSparse(const SparseVector& v) {
+std::vector<char> packSparse(SparseView v) {
   ByteWriter w;
-  w.reserve(v.bytes());
-  w.putArray(v.indices);
-  w.putArray(v.values);
+  w.reserve(v.size * 8);
+  w.putArray(v.indices, v.size);
+  w.putArray(v.values, v.size);
   return w.take();
 }
 
-SparseVector unpackSparse(const std::vector<char>& bytes) {
+SparseView readSparse(const std::vector<char>& bytes) {
   ABORT_IF(bytes.size() % 8 != 0, "Sparse message of {} bytes is not (index, value) pairs", bytes.size());
-  ByteReader r(bytes, "Sparse message");
-  SparseVector v;
-  v.indices = r.getArray<uint32_t>(bytes.size() / 8);
-  v.values = r.getArray<float>(bytes.size() / 8);
-  return v;
+  size_t n = bytes.size() / 8;
+  // vector storage is aligned for any value, and the values start 4n bytes in
+  return {reinterpret_cast<const uint32_t*>(bytes.data()), reinterpret_cast<const float*>(bytes.data() + 4 * n), n};
+}
+
+SparseVector unpackSparse(const std::vector<char>& bytes) {
+  SparseView v = readSparse(bytes);
+  SparseVector out;
+  out.indices.assign(v.indices, v.indices + v.size);
+  out.values.assign(v.values, v.values + v.size);
+  return out;
 }
 
 }  // namespace marian

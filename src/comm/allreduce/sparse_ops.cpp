@@ -43,12 +43,49 @@ SparseVector mergeSparse(const SparseVector& a, const SparseVector& b) {
   return out;
 }
 
-SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end) {
-  size_t lo = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), begin) - v.indices.begin());
-  size_t hi = size_t(std::lower_bound(v.indices.begin(), v.indices.end(), end) - v.indices.begin());
+SparseVector mergeSparse(const std::vector<SparseView>& parts) {
+  size_t total = 0;
+  for(const SparseView& p : parts)
+    total += p.size;
   SparseVector out;
-  out.indices.assign(v.indices.begin() + long(lo), v.indices.begin() + long(hi));
-  out.values.assign(v.values.begin() + long(lo), v.values.begin() + long(hi));
+  out.indices.reserve(total);
+  out.values.reserve(total);
+  std::vector<size_t> at(parts.size(), 0);
+  for(;;) {
+    // the smallest index at the parts' heads (few parts: a scan beats a heap)
+    uint32_t next = UINT32_MAX;
+    bool any = false;
+    for(size_t p = 0; p < parts.size(); ++p)
+      if(at[p] < parts[p].size && (!any || parts[p].indices[at[p]] < next)) {
+        next = parts[p].indices[at[p]];
+        any = true;
+      }
+    if(!any)
+      return out;
+    float sum = 0.f;
+    bool first = true;
+    for(size_t p = 0; p < parts.size(); ++p)  // in the parts' order
+      if(at[p] < parts[p].size && parts[p].indices[at[p]] == next) {
+        sum = first ? parts[p].values[at[p]] : sum + parts[p].values[at[p]];
+        first = false;
+        ++at[p];
+      }
+    out.indices.push_back(next);
+    out.values.push_back(sum);
+  }
+}
+
+SparseView sliceView(SparseView v, uint32_t begin, uint32_t end) {
+  size_t lo = size_t(std::lower_bound(v.indices, v.indices + v.size, begin) - v.indices);
+  size_t hi = size_t(std::lower_bound(v.indices, v.indices + v.size, end) - v.indices);
+  return {v.indices + lo, v.values + lo, hi - lo};
+}
+
+SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end) {
+  SparseView s = sliceView(v.view(), begin, end);
+  SparseVector out;
+  out.indices.assign(s.indices, s.indices + s.size);
+  out.values.assign(s.values, s.values + s.size);
   return out;
 }
 

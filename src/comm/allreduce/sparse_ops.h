@@ -10,6 +10,11 @@ namespace marian {
 
 // a + b, both sorted by index; entries present in both are added (a's value first)
 SparseVector mergeSparse(const SparseVector& a, const SparseVector& b);
+// The sum of sorted parts in one pass, each index's values added in the parts' order (as merging
+// them one after another into the first would add them, without writing the first ones again).
+SparseVector mergeSparse(const std::vector<SparseView>& parts);
+// The pairs of v with index in [begin, end), where they lie in v
+SparseView sliceView(SparseView v, uint32_t begin, uint32_t end);
 // The pairs of v with index in [begin, end)
 SparseVector slice(const SparseVector& v, uint32_t begin, uint32_t end);
 // The same, with indices relative to begin (a part of the vector as a vector of its own)
