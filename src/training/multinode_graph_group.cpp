@@ -6,7 +6,6 @@
 // for the network, sums gradients while the exchange is in flight, and swaps buffers when the
 // communication thread is idle (or after --multi-node-max-delay steps).
 #include <chrono>
-#include <cmath>
 #include <mutex>
 #include <thread>
 
@@ -19,8 +18,7 @@
 #include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
 #include "training/batch_queue.h"
-#include "training/double_buffers.h"
-#include "tensors/backend.h"
+#include "training/ps_device_client.h"
 #include "tensors/devices_from_options.h"
 #include "training/device_worker.h"
 #include "training/dropout_seeds.h"
@@ -37,23 +35,24 @@ public:
   MultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, Transport& ranks)
       : options_(o), transport_(ranks),
         costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
-        seed_(seed), overlap_(o.get<bool>("multi-node-overlap")),
-        maxDelay_(size_t(o.get<int>("multi-node-max-delay"))),
-        applySummed_(o.get<bool>("multi-node-apply-summed")),
-        singleClient_(o.get<bool>("multi-node-single-client")),
-        localOptimizer_(o.get<bool>("multi-node-local-optimizer")),
-        keep_(1.0 - double(o.get<float>("grad-dropping-rate"))),
-        timeout_(double(o.get<int>("multi-node-timeout"))) {
+        seed_(seed), singleClient_(o.get<bool>("multi-node-single-client")),
+        keep_(1.0 - double(o.get<float>("grad-dropping-rate"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
-    compression_ = Compression::fromOptions(o, keep_);
-    ABORT_IF(localOptimizer_ && compression_.local != LocalGradients::off,
+    PsClientSettings& c = clientSettings_;
+    c.overlap = o.get<bool>("multi-node-overlap");
+    c.maxDelay = size_t(o.get<int>("multi-node-max-delay"));
+    c.applySummed = o.get<bool>("multi-node-apply-summed");
+    c.localOptimizer = o.get<bool>("multi-node-local-optimizer");
+    c.timeout = double(o.get<int>("multi-node-timeout"));
+    c.compression = Compression::fromOptions(o, keep_);
+    ABORT_IF(c.localOptimizer && c.compression.local != LocalGradients::off,
              "--multi-node-local-optimizer and --local-gradients both move the clients' own parameters: give one");
-    if(compression_.local != LocalGradients::off && (keep_ >= 1.0 || overlap_)) {
+    if(c.compression.local != LocalGradients::off && (keep_ >= 1.0 || c.overlap)) {
       if(transport_.rank() == 0)
         LOG(warn, "[training] --local-gradients has no effect {}", keep_ >= 1.0
                   ? "without gradient dropping (--grad-dropping-rate 0): the clients send everything"
                   : "with --multi-node-overlap (the double buffers apply summed gradients instead)");
-      compression_.local = LocalGradients::off;
+      c.compression.local = LocalGradients::off;
     }
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
@@ -72,7 +71,7 @@ public:
   }
   bool endAnnounced() override {
     for(auto& c : clients_)
-      if(c->shardClient->heardEnd())
+      if(c->shardClient().heardEnd())
         return true;
     return false;
   }
@@ -88,30 +87,19 @@ public:
         transport_.rank(), layout_.node(transport_.rank()), layout_.total, initial, devices,
         [o] { return createOptimizer(o); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
-    server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); }, timeout_);
+    server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); },
+                                           clientSettings_.timeout);
     for(size_t d = 0; d < devices; ++d) {
-      auto c = std::make_unique<Client>();
-      Device device = workers_[d]->device();
-      c->id = transport_.rank() * int(devices) + int(d);
-      c->shardClient = std::make_unique<ShardClient>(c->id, layout_, &transport_, shard_.get(),
-                                                     compression_, timeout_,
-                                                     seed_ * 31 + uint64_t(c->id), device);
+      int id = transport_.rank() * int(devices) + int(d);
       kernels::fromHost(workers_[d]->params().values(), initial);
-      if(localOptimizer_ || compression_.local != LocalGradients::off)
-        c->optimizer = createOptimizer(o);
-      if(compression_.local == LocalGradients::partial)
-        c->unsent = std::make_unique<FlatBuffer>(device, Type::float32, initial.size());
-      clients_.push_back(std::move(c));
+      clients_.push_back(std::make_unique<PsDeviceClient>(
+          id, workers_[d]->device(), layout_, transport_, *shard_, clientSettings_, seed_ * 31 + uint64_t(id), initial,
+          [o] { return createOptimizer(o); }, singleClient_ ? &rankMutex_ : nullptr,
+          [this](std::exception_ptr e) { queue_->fail(e); }));
+      stats_.push_back(std::make_unique<ComputeStats>());
     }
-    for(size_t d = 0; d < devices; ++d) {
-      Client* c = clients_[d].get();
-      if(overlap_)
-        c->buffers = std::make_unique<DoubleBuffers>(
-            workers_[d]->device(), initial, [this, c](Tensor grads, Tensor params, float lr) { exchangeNow(*c, grads, params, lr); },
-            maxDelay_, applySummed_, [this](std::exception_ptr e) { queue_->fail(e); },
-            "client " + std::to_string(d) + " communication");
+    for(size_t d = 0; d < devices; ++d)
       computeThreads_.emplace_back([this, d] { computeLoop(d); });
-    }
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
@@ -127,8 +115,7 @@ public:
   void finish() override {
     queue_->waitIdle();
     for(auto& c : clients_)  // a last exchange of what the overlap left summed
-      if(c->buffers)
-        c->buffers->flush(c->lastLr);
+      c->flush();
     if(!finished_barrier_) {
       transport_.barrier(transport_.peerTimeout(), "the end of training");
       finished_barrier_ = true;
@@ -143,7 +130,7 @@ public:
     if(workers_[0]->device().type == DeviceType::gpu)
       queue_->waitIdle();
     std::vector<float> all(layout_.total);
-    ShardReader reader(transport_, int(workers_.size()), timeout_);
+    ShardReader reader(transport_, int(workers_.size()), clientSettings_.timeout);
     for(int s = 0; s < layout_.nodes; ++s)
       placeRange(all, layout_.node(s), s == transport_.rank() ? shard_->values(smoothed) : reader.values(s, smoothed));
     return all;
@@ -161,7 +148,7 @@ public:
     state.devices = workers_.size();
     if(transport_.rank() != 0)
       return state;
-    ShardReader reader(transport_, int(workers_.size()), timeout_);
+    ShardReader reader(transport_, int(workers_.size()), clientSettings_.timeout);
     for(int s = 0; s < layout_.nodes; ++s)
       state.merge(s == transport_.rank() ? nodeState() : reader.state(s), layout_.node(s));
     return state;
@@ -178,26 +165,18 @@ public:
     shard_->restoreFrom(state, sameClients);
     if(transport_.rank() == 0) {  // what a checkpoint does not hold
       std::vector<std::string> lost;
-      if(overlap_)
+      if(clientSettings_.overlap)
         lost.push_back("gradients summed but not yet sent (--multi-node-overlap)");
-      if(localOptimizer_)
+      if(clientSettings_.localOptimizer)
         lost.push_back("the clients' local optimizer states (--multi-node-local-optimizer)");
-      if(compression_.local != LocalGradients::off)
+      if(clientSettings_.compression.local != LocalGradients::off)
         lost.push_back("the clients' local optimizer states and their own steps since their last full reply "
                        "(--local-gradients)");
       for(const std::string& what : lost)
         LOG(warn, "[training] Resumed: {} start at zero", what);
     }
-    for(auto& c : clients_) {
-      c->shardClient->restoreFrom(state, sameClients);
-      // what this client holds: with delta dropping exactly what its server recorded as sent
-      auto view = state.extras.find("server-view.client" + std::to_string(c->id));
-      const std::vector<float>& params = sameClients && view != state.extras.end() ? view->second : state.values;
-      size_t d = size_t(c->id - transport_.rank() * int(workers_.size()));
-      kernels::fromHost(workers_[d]->params().values(), params);
-      if(c->buffers)
-        c->buffers->reset(params);
-    }
+    for(size_t d = 0; d < clients_.size(); ++d)
+      clients_[d]->restoreFrom(state, sameClients, workers_[d]->params().values());
     if(!sameClients && transport_.rank() == 0)
       LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} x {}: re-sharded; the saved "
                 "dropping residuals are summed into client 0",
@@ -210,15 +189,16 @@ public:
     ExchangeStats s;
     double busy = 0;
     uint64_t steps = 0;
-    for(auto& c : clients_) {
-      ExchangeStats cs = c->shardClient->takeStats();
+    for(size_t d = 0; d < clients_.size(); ++d) {
+      ExchangeStats cs = clients_[d]->shardClient().takeStats();
       s.exchanges += cs.exchanges;
       s.staleness += cs.staleness;
-      std::lock_guard<std::mutex> lock(c->statsMutex);
-      busy += c->busySeconds;
-      steps += c->steps;
-      c->busySeconds = 0;
-      c->steps = 0;
+      ComputeStats& c = *stats_[d];
+      std::lock_guard<std::mutex> lock(c.mutex);
+      busy += c.busySeconds;
+      steps += c.steps;
+      c.busySeconds = 0;
+      c.steps = 0;
     }
     lastStatus_ = now;
     // the clients' pushes and the replies they got, as the transport counted them (the local
@@ -233,14 +213,8 @@ public:
   }
 
 private:
-  struct Client {
-    int id = 0;
-    std::unique_ptr<ShardClient> shardClient;
-    std::unique_ptr<DoubleBuffers> buffers;  // --multi-node-overlap
-    std::unique_ptr<Optimizer> optimizer;  // --multi-node-local-optimizer, --local-gradients
-    std::unique_ptr<FlatBuffer> unsent;     // --local-gradients partial: what the exchange did not send
-    float lastLr = 0;
-    std::mutex statsMutex;
+  struct ComputeStats {  // a compute thread's, for the status line
+    std::mutex mutex;
     double busySeconds = 0;
     uint64_t steps = 0;
   };
@@ -253,38 +227,21 @@ private:
     state.devices = workers_.size();
     shard_->saveTo(state);
     for(auto& c : clients_)
-      c->shardClient->saveTo(state);
+      c->shardClient().saveTo(state);
     return state;
   }
 
-  void exchangeNow(Client& c, Tensor grads, Tensor params, float lr, Tensor unsent = Tensor()) {
-    timeline::Span span("exchange", "comm");
-    std::unique_lock<std::mutex> single(rankMutex_, std::defer_lock);
-    if(singleClient_)
-      single.lock();
-    c.shardClient->exchange(grads, params, lr, unsent);
-  }
-
-  // One batch on device d: gradients, then the exchange (now, or handed to the comm thread).
+  // One batch on device d: gradients, checked and clipped, then the device's client takes them.
   StepStats step(size_t d, const BatchWork& work) {
-    Client& c = *clients_[d];
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
-    Tensor values = w.params().values(), grads = w.params().grads();
+    Tensor grads = w.params().grads();
     double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
     clipGradients(grads, clipNorm_, work.update);
-    c.lastLr = work.lr;
-    if(localOptimizer_ || compression_.local == LocalGradients::sum)  // move locally too, between synchronisations
-      c.optimizer->update(values, grads, work.lr);
     auto computeEnd = Clock::now();
-    if(compression_.local == LocalGradients::partial) {  // the exchange, then the own unsent part (Aji et al. 2019)
-      exchangeNow(c, grads, values, work.lr, c.unsent->all());
-      c.optimizer->update(values, c.unsent->all(), work.lr);
-    } else if(!overlap_)
-      exchangeNow(c, grads, values, work.lr);
-    else
-      c.buffers->step(grads, values, work.lr);
-    std::lock_guard<std::mutex> lock(c.statsMutex);
+    clients_[d]->step(grads, w.params().values(), work.lr);
+    ComputeStats& c = *stats_[d];
+    std::lock_guard<std::mutex> lock(c.mutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
@@ -305,8 +262,7 @@ private:
     for(std::thread& t : computeThreads_)
       t.join();
     for(auto& c : clients_)
-      if(c->buffers)
-        c->buffers->stop();
+      c->stop();
     if(server_) {
       transport_.barrier(transport_.peerTimeout(), "the shutdown of the servers");
       server_->stop();
@@ -318,17 +274,16 @@ private:
   std::string costType_;
   float clipNorm_;
   uint64_t seed_;
-  bool overlap_;
-  size_t maxDelay_;
-  bool applySummed_, singleClient_, localOptimizer_;
-  Compression compression_;  // what the clients do besides dropping (local gradients off where they cannot act)
-  double keep_, timeout_;
+  bool singleClient_;
+  double keep_;
+  PsClientSettings clientSettings_;  // local gradients off where they cannot act
 
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   ShardLayout layout_;
   std::unique_ptr<ServerShard> shard_;
   std::unique_ptr<ServerLoop> server_;
-  std::vector<std::unique_ptr<Client>> clients_;
+  std::vector<std::unique_ptr<PsDeviceClient>> clients_;
+  std::vector<std::unique_ptr<ComputeStats>> stats_;
   std::vector<std::thread> computeThreads_;
   std::mutex rankMutex_;  // --multi-node-single-client
 

@@ -7,10 +7,6 @@
 
 namespace marian {
 
-namespace {
-std::string viewName(size_t client) { return "server-view.client" + std::to_string(client); }
-}  // namespace
-
 ServerShard::ServerShard(int shard, Range range, size_t total, const std::vector<float>& initial, size_t devices,
                          const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha)
     : shard_(shard), range_(range), deltaKeep_(deltaKeep),
@@ -111,7 +107,7 @@ void ServerShard::saveTo(ModelState& state) {
   for(auto& d : devices_)
     d->saveTo(state);
   for(size_t c = 0; c < views_.size(); ++c) {
-    std::vector<float>& global = state.extras[viewName(c)];
+    std::vector<float>& global = state.extras[viewName(int(c))];
     if(global.size() != state.n)
       global.assign(state.n, 0.f);
     std::vector<float> view = kernels::toHost(views_[c]->all().slice(0, range_.size));
@@ -129,11 +125,11 @@ void ServerShard::restoreFrom(const ModelState& state, bool sameClients) {
   std::fill(lastVersion_.begin(), lastVersion_.end(), version_);
   for(size_t c = 0; c < views_.size(); ++c) {
     Tensor view = views_[c]->all().slice(0, range_.size);
-    if(!sameClients || !state.extras.count(viewName(c))) {
+    if(!sameClients || !state.extras.count(viewName(int(c)))) {
       kernels::copy(view, params_.all().slice(0, range_.size));
       continue;
     }
-    const std::vector<float>& global = state.extras.at(viewName(c));
+    const std::vector<float>& global = state.extras.at(viewName(int(c)));
     kernels::fromHost(view, rangeOf(global, range_));
   }
 }

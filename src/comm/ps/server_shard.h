@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "comm/ps/message.h"
@@ -35,6 +36,8 @@ public:
   // What the server recorded as sent to a client, in the shard's coordinates.
   std::vector<float> clientView(int client);
   Range range() const { return range_; }
+  // The extra of a checkpoint that holds what the servers sent to a client (global layout).
+  static std::string viewName(int client) { return "server-view.client" + std::to_string(client); }
 
   // The shard's parameters, moving average, optimizer state, and with delta dropping what each
   // client was sent ("server-view.clientC", global layout) and the replies' count.
