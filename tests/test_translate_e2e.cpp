@@ -80,7 +80,9 @@ TEST(Translate, TransformerReversesExactly) {
 }
 
 TEST(Translate, S2SReversesExactly) {
-  train("s2s", "--type s2s --dim-emb 32 --dim-rnn 64 --after-batches 1000");
+  // 1000 updates left 2 of 40 sentences with a doubled word on an AMD EPYC (Zen 3) while an
+  // Intel Xeon's rounding decoded all; 1500 decode all on both
+  train("s2s", "--type s2s --dim-emb 32 --dim-rnn 64 --after-batches 1500");
   decodesExactly("s2s");
 }
 
