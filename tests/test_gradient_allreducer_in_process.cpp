@@ -2,6 +2,7 @@
 // (InProcessTransport); the cases computed by hand for 2 ranks on 2.
 #include "gradient_allreducer_cases.h"
 #include "in_process_ranks.h"
+#include "powersgd_cases.h"
 
 namespace marian {
 namespace {
@@ -20,6 +21,11 @@ TEST_P(GradientAllreducerInProcess, MomentumCorrectionVelocityIsSavedPerRank) { 
 TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand) { runOnRanks(2, localGradientsAddTheOwnGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByHand) { runOnRanks(2, localClippingScalesTheRanksGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, MomentumCorrectionByHand) { runOnRanks(2, momentumCorrectionByHand); }
+TEST(GradientAllreducerInProcessTwoRanks, PowerSgdFactorsByHand) { runOnRanks(2, powersgd_cases::factorsByHand); }
+TEST_P(GradientAllreducerInProcess, PowerSgdLosesNothing) { runOnRanks(GetParam(), powersgd_cases::nothingIsLost); }
+TEST_P(GradientAllreducerInProcess, PowerSgdCheckpointContinuesExactly) {
+  runOnRanks(GetParam(), powersgd_cases::checkpointContinuesExactly);
+}
 
 INSTANTIATE_TEST_SUITE_P(Ranks, GradientAllreducerInProcess, ::testing::Values(2, 3, 4),
                          [](const ::testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); });

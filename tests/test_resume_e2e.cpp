@@ -54,6 +54,9 @@ TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
                        "--sync-sgd --sparse-allreduce gtopk --compression-density 0.05 --topk-selection reuse "
                        "--topk-reuse-every 3",
                        2});
+  // PowerSGD's residuals and shared warm-start Q come back (dense for its first 3 updates)
+  expectResumeIsExact({"2 ranks powersgd rank 2",
+                       "--sync-sgd --sparse-allreduce ring --powersgd-rank 2 --powersgd-start 3", 2});
 }
 
 // A streamed corpus (windows of 100 pairs of the 2,000: the stop at update 10 falls in a later

@@ -197,6 +197,26 @@ TEST(SyncAllreduce, CompressedTrainingLearnsOnTwoAndThreeRanks) {
     }
 }
 
+TEST(SyncAllreduce, PowerSgdLearnsAndCutsTheBytesPerUpdate) {
+  RunResult dense = e2e::run("sync-psgd-dense", "--sync-sgd --after-batches 60 --valid-freq 20 --sparse-allreduce ring" +
+                             e2e::validation(), true, mpirun(2));
+  ASSERT_EQ(dense.status, 0) << dense.log;
+  for(int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    RunResult r = e2e::run("sync-psgd", "--sync-sgd --after-batches 60 --valid-freq 20 --sparse-allreduce ring "
+                           "--powersgd-rank 2 --powersgd-start 0" + e2e::validation(), true, mpirun(ranks));
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::vector<double> ce = validCE(r.log);
+    ASSERT_GE(ce.size(), 3u) << r.log;
+    EXPECT_LT(ce.back(), ce.front()) << r.log;
+    if(ranks == 2) {  // rank-2 factors of every matrix from the first update
+      double d = sentBytesPerUpdate(dense.log), s = sentBytesPerUpdate(r.log);
+      ASSERT_GT(s, 0) << r.log;
+      EXPECT_GE(d / s, 4.0) << "ring " << d << " B/update, powersgd " << s;
+    }
+  }
+}
+
 TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
   RunResult dense = e2e::run("sync-bytes-dense", "--sync-sgd --after-batches 30 --sparse-allreduce ring", true, mpirun(2));
   RunResult sparse = e2e::run("sync-bytes-oktopk",

@@ -175,6 +175,8 @@ const std::vector<Spec>& specs() {
       {"topk-reuse-every", "", Int(1, 1e9), "32", kTrain, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
       {"bucket-size", "", Float(0, 1e6), "25", kTrain, "MB of gradients per allreduce bucket at most (parameters in the order backward finishes them), started while backward goes on; 0: one allreduce after backward"},
       {"oktopk-repartition-every", "", Int(1, 1e9), "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
+      {"powersgd-rank", "", Int(0, 1e6), "0", kTrain, "PowerSGD (Vogels et al. 2019): send each gradient matrix as rank-r factors with error feedback, through --sparse-allreduce's dense sum; 0: off"},
+      {"powersgd-start", "", Int(0, 2e9), "100", kTrain, "PowerSGD: dense sums for the first N updates"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
       {"multi-node-overlap", "", kFlag, "false", kTrain, "Overlap communication with computation (double buffers)"},

@@ -20,10 +20,15 @@ void validateAllreduceOptions(const Options& o) {
   Compression::fromOptions(o, density);  // its own checks
   ABORT_IF(o.get<int>("topk-reuse-every") < 1, "--topk-reuse-every must be >= 1");
   ABORT_IF(o.get<int>("oktopk-repartition-every") < 1, "--oktopk-repartition-every must be >= 1");
+  ABORT_IF(o.get<int>("powersgd-rank", 0) > 0 && density < 1.f,
+           "--powersgd-rank and --compression-density < 1 are two compressions: give one");
+  ABORT_IF(o.get<int>("powersgd-rank", 0) > 0 && o.get<std::string>("local-gradients", "off") != "off",
+           "--local-gradients needs top-k compression (--compression-density), not --powersgd-rank");
 }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
-                                       uint64_t seed, const std::vector<GradientBucket>& buckets)
+                                       uint64_t seed, const std::vector<GradientBucket>& buckets,
+                                       const Parameters* layout)
     : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")),
       compression_(Compression::fromOptions(o, density_)) {
   for(const Tensor& t : shards)
@@ -70,6 +75,51 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   if(density_ < 1.0 && compression_.local != LocalGradients::off)
     for(const Piece& p : pieces_)
       localScratch_.push_back(std::make_unique<FlatBuffer>(shards[p.shard].device, Type::float32, p.global.size));
+
+  int rank = o.get<int>("powersgd-rank", 0);
+  if(rank <= 0)
+    return;
+  ABORT_IF(!layout, "PowerSGD needs the parameters' shapes");
+  powerSgdStart_ = uint64_t(o.get<int>("powersgd-start"));
+  // each bucket's matrices in the bucket's coordinates (buckets hold whole parameters)
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    std::vector<PowerSgd::Matrix> matrices;
+    size_t inBucket = 0;
+    for(const Range& range : buckets_[b]) {
+      for(const Parameters::Entry& e : layout->entries()) {
+        size_t size = e.shape.elements(), cols = size_t(e.shape.back()), rows = cols ? size / cols : 0;
+        bool inside = e.offset >= range.offset && e.offset + size <= range.end();
+        if(inside && PowerSgd::compresses(rows, cols, rank))
+          matrices.push_back({inBucket + (e.offset - range.offset), rows, cols});
+      }
+      inBucket += range.size;
+    }
+    // the same seed on every rank: the first Q is the same everywhere
+    powerSgd_.push_back(std::make_unique<PowerSgd>(bucketSizes_[b], matrices, rank, seed * 7919 + b));
+  }
+}
+
+std::vector<float> GradientAllreducer::powerSgdResidual() const {
+  std::vector<float> global(n_, 0.f);
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    const std::vector<float>& mine = powerSgd_[b]->residual();
+    size_t at = 0;
+    for(const Range& range : buckets_[b]) {
+      std::copy(mine.begin() + long(at), mine.begin() + long(at + range.size), global.begin() + long(range.offset));
+      at += range.size;
+    }
+  }
+  return global;
+}
+
+void GradientAllreducer::setPowerSgdResidual(const std::vector<float>& global) {
+  ABORT_IF(global.size() != n_, "A PowerSGD residual of {} values for {}", global.size(), n_);
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    std::vector<float> mine;
+    for(const Range& range : buckets_[b])
+      mine.insert(mine.end(), global.begin() + long(range.offset), global.begin() + long(range.end()));
+    powerSgd_[b]->setResidual(std::move(mine));
+  }
 }
 
 void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {
@@ -106,7 +156,7 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
   ABORT_IF(n != n_, "GradientAllreducer for {} values was given shards of {}", n_, n);
   size_t size = bucketSizes_[b];
   const std::vector<size_t>& pieces = bucketPieces_[b];
-  if(density_ >= 1.0) {  // dense: the whole bucket goes through the host anyway
+  if(density_ >= 1.0) {  // dense and PowerSGD: the whole bucket goes through the host
     std::vector<float>& dense = dense_[b];
     dense.resize(size);
     auto hostView = [&](const Piece& p) {
@@ -114,7 +164,10 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
     };
     for(size_t p : pieces)
       kernels::copy(hostView(pieces_[p]), pieceOf(pieces_[p], shards));
-    algorithms_[b]->sumDense(dense);
+    if(!powerSgd_.empty() && step_ >= powerSgdStart_)
+      powerSgd_[b]->reduce(dense, *algorithms_[b]);
+    else
+      algorithms_[b]->sumDense(dense);
     for(size_t p : pieces)
       kernels::copy(pieceOf(pieces_[p], shards), hostView(pieces_[p]));
     return;
@@ -161,6 +214,21 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
 namespace marian {
 
 void GradientAllreducer::saveTo(ModelState& state) {
+  if(!powerSgd_.empty()) {  // the residuals, and the shared warm-start Qs (rank 0's)
+    ModelState mine;
+    mine.n = n_;
+    mine.extras["residual"] = powerSgdResidual();
+    std::vector<ModelState> all = gatherStates(transport_, mine, "the PowerSGD residual");
+    if(transport_.rank() != 0)
+      return;
+    for(size_t r = 0; r < all.size(); ++r)
+      state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+    std::vector<float>& qs = state.extras["powersgd-q"];
+    for(const auto& p : powerSgd_)
+      qs.insert(qs.end(), p->qs().begin(), p->qs().end());
+    state.counters["allreduce-buckets"] = buckets_.size();
+    return;
+  }
   if(selectors_.empty())
     return;  // dense, or no update yet: nothing is held back
   // this rank's residual and momentum velocity in the global layout, its selectors' thresholds
@@ -196,6 +264,10 @@ void GradientAllreducer::saveTo(ModelState& state) {
 }
 
 void GradientAllreducer::restoreFrom(const ModelState& state, float residualScale) {
+  if(!powerSgd_.empty()) {
+    restorePowerSgd(state, residualScale);
+    return;
+  }
   if(selectors_.empty())
     return;
   auto saved = [&](const std::string& name, int r) -> const std::vector<float>* {
@@ -257,6 +329,35 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
     LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} rank(s) x {} shard(s) x {} "
               "bucket(s): the saved allreduce residuals are summed into rank 0's",
         state.ranks, state.devices, transport_.size(), selectors_.size(), buckets_.size());
+}
+
+void GradientAllreducer::restorePowerSgd(const ModelState& state, float residualScale) {
+  int self = transport_.rank();
+  auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
+  if(state.ranks == transport_.size() && own != state.extras.end()) {
+    setPowerSgdResidual(own->second);
+  } else {  // another rank count: what every saved rank held back is owed once, by rank 0
+    std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", residualScale);
+    setPowerSgdResidual(self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f));
+    if(self == 0 && !total.empty())
+      LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved PowerSGD residuals are summed into "
+                "rank 0's", state.ranks, transport_.size());
+  }
+  auto qs = state.extras.find("powersgd-q");
+  size_t size = 0;
+  for(const auto& p : powerSgd_)
+    size += p->qs().size();
+  if(qs == state.extras.end() || qs->second.size() != size) {
+    if(self == 0)
+      LOG(warn, "[training] The checkpoint holds no PowerSGD warm start for these buckets: Q starts again at random");
+    return;
+  }
+  size_t at = 0;
+  for(auto& p : powerSgd_) {
+    size_t n = p->qs().size();
+    p->setQs(std::vector<float>(qs->second.begin() + long(at), qs->second.begin() + long(at + n)));
+    at += n;
+  }
 }
 
 }  // namespace marian

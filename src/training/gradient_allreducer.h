@@ -10,14 +10,18 @@
 // its size, and each bucket has its own algorithm state (oktopk's regions and threshold).
 // Compression is what src/comm/compression.h describes: a warm-up of the density, momentum
 // correction, local clipping (per piece: its share of the threshold) and local gradients.
+// Or, with --powersgd-rank r, each bucket's matrices go as rank-r factors with error feedback
+// (comm/powersgd.h) through the algorithm's dense sum, after --powersgd-start dense updates.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/compression.h"
+#include "comm/powersgd.h"
 #include "comm/topk_selection.h"
 #include "common/options.h"
+#include "graph/parameters.h"
 #include "optimizers/model_state.h"
 #include "training/gradient_buckets.h"
 
@@ -26,9 +30,11 @@ namespace marian {
 class GradientAllreducer {
 public:
   // shards: the node's gradient shards as reduce() will get them (their sizes and devices);
-  // buckets: disjoint sets of ranges that cover the n values of the shards (empty: one bucket).
+  // buckets: disjoint sets of ranges that cover the n values of the shards (empty: one bucket);
+  // layout: the parameters' shapes (PowerSGD's matrices; not needed otherwise).
   GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
-                     uint64_t seed, const std::vector<GradientBucket>& buckets = {});
+                     uint64_t seed, const std::vector<GradientBucket>& buckets = {},
+                     const Parameters* layout = nullptr);
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
   // each piece (a bucket's part of a shard) keeps its own residual and selects its own top
@@ -39,6 +45,8 @@ public:
   void reduceBucket(size_t b, const std::vector<Tensor>& shards);
   // The update (0-based) the next reductions belong to: the density's warm-up follows it.
   void setStep(uint64_t update) { step_ = update; }
+  // Whether the sum is approximate (top-k or PowerSGD), with residuals.
+  bool compresses() const { return density_ < 1.0 || !powerSgd_.empty(); }
   const Compression& compression() const { return compression_; }
   size_t buckets() const { return buckets_.size(); }
   const GradientBucket& bucket(size_t b) const { return buckets_[b]; }
@@ -86,6 +94,12 @@ private:
   uint64_t seed_;
   std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per piece, when density < 1
   std::vector<std::vector<float>> dense_;                 // per bucket: the host copy for dense
+  std::vector<std::unique_ptr<PowerSgd>> powerSgd_;       // per bucket, with --powersgd-rank
+  uint64_t powerSgdStart_ = 0;
+  // PowerSGD's state in the global layout: the residual of every bucket, and their Qs joined
+  std::vector<float> powerSgdResidual() const;
+  void setPowerSgdResidual(const std::vector<float>& global);
+  void restorePowerSgd(const ModelState& state, float residualScale);
 };
 
 // Checks the options of synchronous SGD across ranks (also on one rank, so typos never pass).

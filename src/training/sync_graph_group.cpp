@@ -66,12 +66,13 @@ public:
       // bucket for it to go early in.
       DeviceWorker& first = *workers_[0];
       bool lookupsApart =
-          floats > 0 && options_.get<float>("compression-density") >= 1.f && !first.lookupTables().empty();
+          floats > 0 && options_.get<float>("compression-density") >= 1.f && options_.get<int>("powersgd-rank") == 0 &&
+          !first.lookupTables().empty();
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
       if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();
       checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
-      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets);
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout());
       const Compression& c = allreducer_->compression();
       if(c.compresses() && c.local != LocalGradients::off)
         replicas_ = std::make_unique<LocalReplicas>(*transport_, c.averageMoments);

@@ -1,0 +1,173 @@
+#pragma once
+// The cases of PowerSGD (comm/powersgd.h and its use by GradientAllreducer), written once
+// against Transport: under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
+// test_gradient_allreducer_in_process.cpp. On 2 ranks the factors, the sum and both ranks'
+// residuals against values computed here in double from the shared first Q, twice (error
+// feedback and warm start); on any rank count nothing is lost (what is applied plus every
+// residual is everything fed in); a checkpoint taken between updates continues exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "comm/allreduce/algorithms.h"
+#include "comm/powersgd.h"
+#include "gradient_allreducer_cases.h"
+#include "random_values.h"
+
+namespace marian {
+namespace powersgd_cases {
+
+using Matrix = std::vector<std::vector<double>>;
+
+inline Matrix matrixAt(const std::vector<float>& v, size_t offset, size_t rows, size_t cols) {
+  Matrix m(rows, std::vector<double>(cols));
+  for(size_t i = 0; i < rows; ++i)
+    for(size_t j = 0; j < cols; ++j)
+      m[i][j] = v[offset + i * cols + j];
+  return m;
+}
+
+inline void expectNear(const std::vector<float>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for(size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+// A 3 x 2 matrix at 0 and a vector of 2 at 6, rank 1, on 2 ranks: after each of two calls the
+// result is P Q^T of the summed factors and the vector's exact sum, and each rank's residual is
+// its M - P Q_rank^T, computed here in double.
+inline void factorsByHand(Transport& t) {
+  if(t.size() != 2)
+    GTEST_SKIP() << "computed by hand for 2 ranks";
+  PowerSgd psgd(8, {{0, 3, 2}}, 1, 42);
+  auto sum = createAllreduce("ring", t, AllreduceSettings());
+  std::vector<double> q = {psgd.qs()[0], psgd.qs()[1]};
+  const std::vector<float> inputs[2][2] = {{{1, 2, 3, 4, 5, 6, 1, 2}, {0, 1, 2, 0, 1, 1, 3, -1}},
+                                           {{2, -1, 0, 1, 4, 2, 0.5f, 0}, {-1, 3, 1, 1, 0, 2, 1, 1}}};
+  std::vector<double> residual[2] = {std::vector<double>(6, 0.0), std::vector<double>(6, 0.0)};
+  for(int call = 0; call < 2; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    Matrix m[2];
+    for(int r = 0; r < 2; ++r) {
+      m[r] = matrixAt(inputs[call][r], 0, 3, 2);
+      for(size_t i = 0; i < 3; ++i)
+        for(size_t j = 0; j < 2; ++j)
+          m[r][i][j] += residual[r][i * 2 + j];
+    }
+    // P = (M0 + M1) Q, normalised (one column)
+    std::vector<double> p(3, 0.0);
+    double norm = 0;
+    for(size_t i = 0; i < 3; ++i) {
+      for(size_t j = 0; j < 2; ++j)
+        p[i] += (m[0][i][j] + m[1][i][j]) * q[j];
+      norm += p[i] * p[i];
+    }
+    for(double& v : p)
+      v /= std::sqrt(norm);
+    // Q_r = M_r^T P; Q = Q0 + Q1; residual_r = M_r - P Q_r^T; the result P Q^T
+    std::vector<double> qr[2] = {{0, 0}, {0, 0}};
+    for(int r = 0; r < 2; ++r)
+      for(size_t j = 0; j < 2; ++j)
+        for(size_t i = 0; i < 3; ++i)
+          qr[r][j] += m[r][i][j] * p[i];
+    q = {qr[0][0] + qr[1][0], qr[0][1] + qr[1][1]};
+    std::vector<double> want(8);
+    for(size_t i = 0; i < 3; ++i)
+      for(size_t j = 0; j < 2; ++j) {
+        want[i * 2 + j] = p[i] * q[j];
+        for(int r = 0; r < 2; ++r)
+          residual[r][i * 2 + j] = m[r][i][j] - p[i] * qr[r][j];
+      }
+    want[6] = double(inputs[call][0][6]) + inputs[call][1][6];
+    want[7] = double(inputs[call][0][7]) + inputs[call][1][7];
+
+    std::vector<float> values = inputs[call][t.rank()];
+    psgd.reduce(values, *sum);
+    expectNear(values, want, "the sum");
+    std::vector<double> mine = residual[t.rank()];
+    mine.push_back(0.0);
+    mine.push_back(0.0);
+    expectNear(psgd.residual(), mine, "the residual");
+    expectNear(psgd.qs(), q, "the warm start");
+  }
+}
+
+// Any rank count: over several calls, everything applied plus every rank's residual is
+// everything the ranks fed in; the ranks get the same sum.
+inline void nothingIsLost(Transport& t) {
+  size_t n = 400;
+  PowerSgd psgd(n, {{0, 20, 10}, {230, 7, 5}, {300, 10, 10}}, 2, 7);
+  auto sum = createAllreduce("ring", t, AllreduceSettings());
+  std::vector<float> fed(n, 0.f), applied(n, 0.f);
+  for(unsigned call = 0; call < 4; ++call) {
+    std::vector<float> values = randomValues(n, 100 * unsigned(t.rank()) + call);
+    for(size_t i = 0; i < n; ++i)
+      fed[i] += values[i];
+    psgd.reduce(values, *sum);
+    ASSERT_EQ(values, gradient_allreducer_cases::fromRankZero(t, values)) << "call " << call;
+    for(size_t i = 0; i < n; ++i)
+      applied[i] += values[i];
+  }
+  std::vector<float> residuals = psgd.residual();
+  sum->sumDense(residuals);
+  sum->sumDense(fed);
+  double worst = 0, largest = 0;
+  for(size_t i = 0; i < n; ++i) {
+    worst = std::max(worst, std::fabs(double(applied[i]) + residuals[i] - fed[i]));
+    largest = std::max(largest, std::fabs(double(fed[i])));
+  }
+  EXPECT_LT(worst, 1e-4 * largest) << "applied + residuals differ from what was fed in";
+  double compressed = 0;  // the approximation really left something out
+  for(float e : psgd.residual())
+    compressed += std::fabs(e);
+  EXPECT_GT(compressed, 1.0);
+}
+
+// GradientAllreducer with --powersgd-rank in two buckets, after one dense update: a checkpoint
+// taken after 3 updates, restored in a fresh allreducer, gives the next 2 updates' sums bitwise.
+inline void checkpointContinuesExactly(Transport& t) {
+  Parameters layout(cpuDevice());
+  layout.declare("W", Shape({30, 20}), inits::zeros());
+  layout.declare("b", Shape({20}), inits::zeros());
+  layout.declare("E", Shape({40, 8}), inits::zeros());
+  layout.allocate();
+  size_t n = layout.totalSize();
+  std::vector<GradientBucket> buckets = {{{0, 620}}, {{620, 320}}};
+  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", "powersgd-rank: 2\npowersgd-start: 1");
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  auto updates = [&](GradientAllreducer& reducer, unsigned from, unsigned to) {
+    std::vector<std::vector<float>> sums;
+    for(unsigned u = from; u < to; ++u) {
+      reducer.setStep(u);
+      kernels::fromHost(g.all(), randomValues(n, 31 * unsigned(t.rank()) + u));
+      reducer.reduce(std::vector<Tensor>{g.all()});
+      sums.push_back(kernels::toHost(g.all()));
+    }
+    return sums;
+  };
+  GradientAllreducer first(o, t, {g.all()}, 5, buckets, &layout);
+  EXPECT_TRUE(first.compresses());
+  updates(first, 0, 3);
+  ModelState state;
+  state.n = n;
+  state.ranks = t.size();
+  first.saveTo(state);
+  // every rank reads rank 0's checkpoint
+  std::vector<char> packed = state.pack();
+  if(t.rank() == 0)
+    for(int r = 1; r < t.size(); ++r)
+      t.send(Channel::collective, r, gradient_allreducer_cases::kTestTag, packed, t.peerTimeout());
+  else
+    packed = t.recv(Channel::collective, 0, gradient_allreducer_cases::kTestTag, t.peerTimeout(), "the checkpoint").bytes;
+  ModelState saved = ModelState::unpack(packed);
+  ASSERT_EQ(saved.extras.count("powersgd-q"), 1u);
+  ASSERT_EQ(saved.extras.count("allreduce-residual.rank" + std::to_string(t.size() - 1)), 1u);
+  GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, &layout);
+  resumed.restoreFrom(saved);
+  std::vector<std::vector<float>> uninterrupted = updates(first, 3, 5);
+  std::vector<std::vector<float>> again = updates(resumed, 3, 5);
+  EXPECT_EQ(again, uninterrupted);
+}
+
+}  // namespace powersgd_cases
+}  // namespace marian
