@@ -193,13 +193,21 @@ TEST(Kernels, DropoutMaskRateAndDeterminism) {
 
 TEST(Kernels, AdamStepMatchesHandComputation) {
   HostTensor p(Shape{2}, {1.f, -2.f}), g(Shape{2}, {0.5f, -0.1f}), m(Shape{2}), v(Shape{2});
-  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 1);
+  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 1, 1);
   // first step: m_hat = g, v_hat = g^2, so p -= lr * sign(g) (up to eps)
   EXPECT_NEAR(p.host()[0], 0.9f, 1e-6);
   EXPECT_NEAR(p.host()[1], -1.9f, 1e-6);
-  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 2);
+  kernels::adamStep(p.t, g.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 2, 2);
   // constant gradient: bias-corrected moments stay g and g^2
   EXPECT_NEAR(p.host()[0], 0.8f, 1e-6);
+  // the variance frozen after step 2: a gradient 4x as large moves m, not v (v_hat stays 0.25,
+  // sqrt 0.5), so the step is lr x (0.9 m + 0.1 x 2) / (1 - 0.9^3) / 0.5
+  std::vector<float> vBefore = v.host();
+  HostTensor big(Shape{2}, {2.f, -0.4f});
+  kernels::adamStep(p.t, big.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 3, 2);
+  EXPECT_EQ(v.host(), vBefore);
+  double m3 = 0.9 * (0.5 * (1 - 0.81)) + 0.1 * 2.0;  // m after two steps of 0.5 is 0.5 (1 - 0.9^2)
+  EXPECT_NEAR(p.host()[0], 0.8 - 0.1 * (m3 / (1 - 0.729)) / 0.5, 1e-5);
   HostTensor q(Shape{2}, {1.f, 1.f});
   kernels::sgdStep(q.t, g.t, 0.5f);
   EXPECT_EQ(q.host(), (std::vector<float>{0.75f, 1.05f}));
@@ -246,7 +254,7 @@ TEST(KernelThreads, KernelsGiveTheSameResultsOnOneAndThreeThreads) {
     kernels::binaryGrad(BinaryOp::Mul, dx.t, Tensor(), x.t, dy.t, y.t);
     out.insert(out.end(), {y.host(), dx.host()});
     HostTensor m(Shape{rows, n}), v(Shape{rows, n});
-    kernels::adamStep(x.t, dy.t, m.t, v.t, 1e-3f, 0.9f, 0.98f, 1e-9f, 1);
+    kernels::adamStep(x.t, dy.t, m.t, v.t, 1e-3f, 0.9f, 0.98f, 1e-9f, 1, 1);
     out.insert(out.end(), {x.host(), m.host(), v.host()});
     HostTensor c(Shape{rows, rows});
     kernels::gemm(c.t, x.t, dy.t, false, true, 1.f, 0.f);

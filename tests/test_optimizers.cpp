@@ -64,6 +64,28 @@ TEST(Optimizers, StateRoundTripContinuesIdentically) {
   EXPECT_THROW(createOptimizer("rmsprop", {}), Error);
 }
 
+// --adam-freeze-variance-after: the second moment stops at the step count, also across a
+// checkpoint (the count is in the state), while the first moment goes on.
+TEST(Optimizers, AdamFrozenVarianceStopsAtItsStepAcrossACheckpoint) {
+  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f}), big({3.f, -1.f, 2.f});
+  auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, 2);
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  std::vector<float> v2 = a->state().arrays.at("adam_vt"), m2 = a->state().arrays.at("adam_mt");
+  kernels::copy(p2.buf.all(), p1.buf.all());
+  auto b = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, 2);
+  b->setState(a->state(), cpuDevice());
+  a->update(p1.buf.all(), big.buf.all(), 0.1f);
+  b->update(p2.buf.all(), big.buf.all(), 0.1f);
+  EXPECT_EQ(p1.host(), p2.host());
+  EXPECT_EQ(a->state().arrays.at("adam_vt"), v2) << "frozen after step 2";
+  EXPECT_NE(a->state().arrays.at("adam_mt"), m2);
+  auto unfrozen = createOptimizer("adam", {0.9f, 0.98f, 1e-9f});
+  unfrozen->setState(b->state(), cpuDevice());
+  unfrozen->update(p2.buf.all(), big.buf.all(), 0.1f);
+  EXPECT_NE(unfrozen->state().arrays.at("adam_vt"), v2);
+}
+
 // The residuals of another layout: summed in the order of their numbers (rank 10 after rank 2,
 // where the names sort it before), scaled, other names left out, a wrong size named.
 TEST(ModelStateTest, SumOfExtrasAddsNumberedArraysInNumberOrder) {

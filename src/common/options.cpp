@@ -177,6 +177,7 @@ const std::vector<Spec>& specs() {
       {"oktopk-repartition-every", "", Int(1, 1e9), "64", kTrain, "oktopk: recompute the balanced region boundaries every N updates"},
       {"powersgd-rank", "", Int(0, 1e6), "0", kTrain, "PowerSGD (Vogels et al. 2019): send each gradient matrix as rank-r factors with error feedback, through --sparse-allreduce's dense sum; 0: off"},
       {"powersgd-start", "", Int(0, 2e9), "100", kTrain, "PowerSGD: dense sums for the first N updates"},
+      {"adam-freeze-variance-after", "", Int(0, 2e9), "0", kTrain, "Adam's second moment stops changing after N steps (1-bit Adam's frozen variance, Tang et al. 2021); 0: never"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
       {"multi-node-overlap", "", kFlag, "false", kTrain, "Overlap communication with computation (double buffers)"},

@@ -68,18 +68,23 @@ private:
 
 class Adam : public StatefulOptimizer {
 public:
-  // Marian's defaults for --optimizer-params
-  explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f)
-      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps) {}
+  // Marian's defaults for --optimizer-params; freezeVarianceAfter > 0: the second moment stops
+  // changing after that many steps (1-bit Adam's frozen variance; a step count, so a resumed
+  // run freezes where the uninterrupted one did)
+  explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f, uint64_t freezeVarianceAfter = 0)
+      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps),
+        freezeVarianceAfter_(freezeVarianceAfter) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
 
 private:
   float beta1_, beta2_, eps_;
+  uint64_t freezeVarianceAfter_;
 };
 
 // --optimizer NAME --optimizer-params ...; an unknown name is an error.
-std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params);
+std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params,
+                                           uint64_t freezeVarianceAfter = 0);
 // The same from a run's options: the one place the graph groups make their optimizers.
 std::unique_ptr<Optimizer> createOptimizer(const Options& options);
 

@@ -1,5 +1,7 @@
 #include "optimizers/optimizer.h"
 
+#include <algorithm>
+
 #include "common/options.h"
 #include "tensors/kernels.h"
 
@@ -43,7 +45,9 @@ void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
 
 void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
-  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, ++t_);
+  ++t_;
+  uint64_t varianceSteps = freezeVarianceAfter_ > 0 ? std::min(t_, freezeVarianceAfter_) : t_;
+  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, varianceSteps);
 }
 
 void Adagrad::update(Tensor params, Tensor grads, float lr) {
@@ -52,19 +56,23 @@ void Adagrad::update(Tensor params, Tensor grads, float lr) {
   kernels::adagradStep(params, grads, buffer(0), lr, eps_);
 }
 
-std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p) {
+std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p,
+                                           uint64_t freezeVarianceAfter) {
   if(name == "sgd")
     return std::make_unique<Sgd>();
   if(name == "adagrad")
     return std::make_unique<Adagrad>(p.size() > 0 ? p[0] : 1e-8f);
   if(name == "adam")
     return std::make_unique<Adam>(p.size() > 0 ? p[0] : 0.9f, p.size() > 1 ? p[1] : 0.999f,
-                                  p.size() > 2 ? p[2] : 1e-8f);
+                                  p.size() > 2 ? p[2] : 1e-8f, freezeVarianceAfter);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 
 std::unique_ptr<Optimizer> createOptimizer(const Options& options) {
-  return createOptimizer(options.get<std::string>("optimizer"), options.get<std::vector<float>>("optimizer-params"));
+  std::string name = options.get<std::string>("optimizer");
+  auto freeze = uint64_t(options.get<int>("adam-freeze-variance-after", 0));
+  ABORT_IF(freeze > 0 && name != "adam", "--adam-freeze-variance-after needs --optimizer adam, not {}", name);
+  return createOptimizer(name, options.get<std::vector<float>>("optimizer-params"), freeze);
 }
 
 }  // namespace marian

@@ -14,11 +14,11 @@ namespace {
 __global__ void sgdKernel(float* p, const float* g, size_t n, float lr) { GRID_STRIDE(i, n) p[i] -= lr * g[i]; }
 
 __global__ void adamKernel(float* p, const float* g, float* m, float* v, size_t n, float lr,
-                           float beta1, float beta2, float eps, float c1, float c2) {
+                           float beta1, float beta2, float eps, float c1, float c2, bool frozen) {
   GRID_STRIDE(i, n) {
     float gi = g[i];
     float mi = beta1 * m[i] + (1.f - beta1) * gi;
-    float vi = beta2 * v[i] + (1.f - beta2) * gi * gi;
+    float vi = frozen ? v[i] : beta2 * v[i] + (1.f - beta2) * gi * gi;
     m[i] = mi;
     v[i] = vi;
     p[i] -= lr * (mi * c1) / (sqrtf(vi * c2) + eps);
@@ -67,14 +67,15 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 }
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t) {
+              float eps, uint64_t t, uint64_t varianceSteps) {
   checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(),
            "adam: moment buffers of {} for {} parameters", m.size(), params.size());
+  ABORT_IF(varianceSteps > t, "adam: a variance of {} steps at step {}", varianceSteps, t);
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
-  float c2 = 1.f / (1.f - std::pow(beta2, float(t)));
+  float c2 = 1.f / (1.f - std::pow(beta2, float(varianceSteps)));
   adamKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(
-      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c1, c2);
+      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c1, c2, varianceSteps < t);
   checkLaunch();
 }
 
