@@ -86,22 +86,29 @@ inline std::string mpirun(int np) {
          "--mca mpi_yield_when_idle 1 -np " + std::to_string(np) + " ";
 }
 
-// bytes per update from "Sent 1.11KB/up" on rank 0's lines, averaged
-inline double sentBytesPerUpdate(const std::string& log) {
+// bytes per update from "Sent 1.11KB/up" on each of rank 0's lines
+inline std::vector<double> sentBytesPerUpdateByLine(const std::string& log) {
   std::regex sent("\\] Ep\\. .* : Sent ([0-9.]+)(B|KB|MB|GB)/up");
   std::istringstream lines(log);
   std::smatch m;
-  double sum = 0;
-  int n = 0;
+  std::vector<double> out;
   for(std::string l; std::getline(lines, l);)
     if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, sent)) {
       double v = std::stod(m[1]);
       std::string unit = m[2];
       v *= unit == "KB" ? 1024.0 : unit == "MB" ? 1048576.0 : unit == "GB" ? 1073741824.0 : 1.0;
-      sum += v;
-      ++n;
+      out.push_back(v);
     }
-  return n ? sum / n : 0;
+  return out;
+}
+
+// the same, averaged over the lines
+inline double sentBytesPerUpdate(const std::string& log) {
+  std::vector<double> all = sentBytesPerUpdateByLine(log);
+  double sum = 0;
+  for(double v : all)
+    sum += v;
+  return all.empty() ? 0 : sum / double(all.size());
 }
 
 // The largest absolute difference between the parameters of two model files (numpy reads

@@ -2,6 +2,7 @@
 // (InProcessTransport); the cases computed by hand for 2 ranks on 2.
 #include "gradient_allreducer_cases.h"
 #include "in_process_ranks.h"
+#include "onebit_cases.h"
 #include "powersgd_cases.h"
 
 namespace marian {
@@ -22,6 +23,13 @@ TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand)
 TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByHand) { runOnRanks(2, localClippingScalesTheRanksGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, MomentumCorrectionByHand) { runOnRanks(2, momentumCorrectionByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, PowerSgdFactorsByHand) { runOnRanks(2, powersgd_cases::factorsByHand); }
+TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanByHand) { runOnRanks(2, onebit_cases::compressedMeanByHand); }
+TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
+  runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);
+}
+TEST_P(GradientAllreducerInProcess, OneBitAdamCheckpointContinuesExactly) {
+  runOnRanks(GetParam(), onebit_cases::checkpointContinuesExactly);
+}
 TEST_P(GradientAllreducerInProcess, PowerSgdLosesNothing) { runOnRanks(GetParam(), powersgd_cases::nothingIsLost); }
 TEST_P(GradientAllreducerInProcess, PowerSgdCheckpointContinuesExactly) {
   runOnRanks(GetParam(), powersgd_cases::checkpointContinuesExactly);

@@ -1,6 +1,7 @@
 // The cases of gradient_allreducer_cases.h under real MPI (ctest: mpirun -np 2, 3, 4).
 #include "comm/mpi_transport.h"
 #include "gradient_allreducer_cases.h"
+#include "onebit_cases.h"
 #include "powersgd_cases.h"
 
 namespace marian {
@@ -19,6 +20,9 @@ TEST(GradientAllreducer, LocalClippingScalesTheRanksGradientByHand) { localClipp
 TEST(GradientAllreducer, LocalGradientsApplyEveryOwnGradientOnce) { localGradientsApplyEveryOwnGradientOnce(mpi()); }
 TEST(GradientAllreducer, MomentumCorrectionByHand) { momentumCorrectionByHand(mpi()); }
 TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) { momentumCorrectionVelocityIsSavedPerRank(mpi()); }
+TEST(GradientAllreducer, OneBitCompressedMeanByHand) { onebit_cases::compressedMeanByHand(mpi()); }
+TEST(GradientAllreducer, OneBitAdamGivesTheAveragedMomentum) { onebit_cases::allreducerGivesTheAveragedMomentum(mpi()); }
+TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }
 TEST(GradientAllreducer, PowerSgdLosesNothing) { powersgd_cases::nothingIsLost(mpi()); }
 TEST(GradientAllreducer, PowerSgdCheckpointContinuesExactly) { powersgd_cases::checkpointContinuesExactly(mpi()); }

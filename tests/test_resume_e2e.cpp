@@ -57,6 +57,9 @@ TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
   // PowerSGD's residuals and shared warm-start Q come back (dense for its first 3 updates)
   expectResumeIsExact({"2 ranks powersgd rank 2",
                        "--sync-sgd --sparse-allreduce ring --powersgd-rank 2 --powersgd-start 3", 2});
+  // 1-bit Adam's worker and server errors, the frozen variance's step count
+  expectResumeIsExact({"2 ranks 1-bit Adam", "--sync-sgd --sparse-allreduce ring --onebit-adam "
+                       "--adam-freeze-variance-after 3", 2});
 }
 
 // A streamed corpus (windows of 100 pairs of the 2,000: the stop at update 10 falls in a later

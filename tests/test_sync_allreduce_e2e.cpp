@@ -217,6 +217,30 @@ TEST(SyncAllreduce, PowerSgdLearnsAndCutsTheBytesPerUpdate) {
   }
 }
 
+// 1-bit Adam: dense Adam for 5 updates, then the momentum in 1 bit a value: it learns on 2 and 3
+// ranks, and after the freeze a rank sends about a 32nd of the dense ring's bytes.
+TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
+  RunResult dense = e2e::run("sync-1bit-dense", "--sync-sgd --after-batches 60 --sparse-allreduce ring", true, mpirun(2));
+  ASSERT_EQ(dense.status, 0) << dense.log;
+  for(int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    RunResult r = e2e::run("sync-1bit", "--sync-sgd --after-batches 60 --valid-freq 20 --sparse-allreduce ring "
+                           "--onebit-adam --adam-freeze-variance-after 5" + e2e::validation(), true, mpirun(ranks));
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::vector<double> ce = validCE(r.log);
+    ASSERT_GE(ce.size(), 3u) << r.log;
+    EXPECT_LT(ce.back(), ce.front()) << r.log;
+    if(ranks == 2) {
+      std::vector<double> d = e2e::sentBytesPerUpdateByLine(dense.log), s = e2e::sentBytesPerUpdateByLine(r.log);
+      ASSERT_FALSE(s.empty()) << r.log;
+      EXPECT_GE(d.back() / s.back(), 16.0) << "ring " << d.back() << " B/update, 1-bit " << s.back();
+    }
+  }
+  RunResult refused = e2e::run("sync-1bit-refused", "--sync-sgd --after-batches 2 --onebit-adam", true, mpirun(2));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.log.find("--onebit-adam needs --adam-freeze-variance-after"), std::string::npos) << refused.log;
+}
+
 TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
   RunResult dense = e2e::run("sync-bytes-dense", "--sync-sgd --after-batches 30 --sparse-allreduce ring", true, mpirun(2));
   RunResult sparse = e2e::run("sync-bytes-oktopk",

@@ -87,5 +87,7 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
                                            uint64_t freezeVarianceAfter = 0);
 // The same from a run's options: the one place the graph groups make their optimizers.
 std::unique_ptr<Optimizer> createOptimizer(const Options& options);
+// Adam's beta1 for a run's --optimizer-params (its default when not given).
+float adamBeta1(const Options& options);
 
 }  // namespace marian

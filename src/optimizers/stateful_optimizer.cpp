@@ -56,6 +56,15 @@ void Adagrad::update(Tensor params, Tensor grads, float lr) {
   kernels::adagradStep(params, grads, buffer(0), lr, eps_);
 }
 
+namespace {
+constexpr float kAdamBeta1 = 0.9f;  // Marian's default
+}
+
+float adamBeta1(const Options& options) {
+  std::vector<float> p = options.get<std::vector<float>>("optimizer-params");
+  return p.empty() ? kAdamBeta1 : p[0];
+}
+
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p,
                                            uint64_t freezeVarianceAfter) {
   if(name == "sgd")
@@ -63,7 +72,7 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
   if(name == "adagrad")
     return std::make_unique<Adagrad>(p.size() > 0 ? p[0] : 1e-8f);
   if(name == "adam")
-    return std::make_unique<Adam>(p.size() > 0 ? p[0] : 0.9f, p.size() > 1 ? p[1] : 0.999f,
+    return std::make_unique<Adam>(p.size() > 0 ? p[0] : kAdamBeta1, p.size() > 1 ? p[1] : 0.999f,
                                   p.size() > 2 ? p[2] : 1e-8f, freezeVarianceAfter);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }

@@ -24,11 +24,19 @@ void validateAllreduceOptions(const Options& o) {
            "--powersgd-rank and --compression-density < 1 are two compressions: give one");
   ABORT_IF(o.get<int>("powersgd-rank", 0) > 0 && o.get<std::string>("local-gradients", "off") != "off",
            "--local-gradients needs top-k compression (--compression-density), not --powersgd-rank");
+  if(o.get<bool>("onebit-adam", false)) {
+    ABORT_IF(density < 1.f || o.get<int>("powersgd-rank", 0) > 0 || o.get<std::string>("local-gradients", "off") != "off",
+             "--onebit-adam compresses by itself: not with --compression-density < 1, --powersgd-rank or --local-gradients");
+    ABORT_IF(o.get<std::string>("optimizer", "adam") != "adam", "--onebit-adam needs --optimizer adam");
+    ABORT_IF(o.get<int>("adam-freeze-variance-after", 0) < 1,
+             "--onebit-adam needs --adam-freeze-variance-after N >= 1: dense Adam for N updates, then the variance "
+             "frozen and the momentum sent in 1 bit");
+  }
 }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
                                        uint64_t seed, const std::vector<GradientBucket>& buckets,
-                                       const Parameters* layout)
+                                       const Parameters* layout, const MomentumSource& momentum)
     : transport_(transport), buckets_(buckets), n_(0), density_(o.get<float>("compression-density")),
       compression_(Compression::fromOptions(o, density_)) {
   for(const Tensor& t : shards)
@@ -76,6 +84,13 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     for(const Piece& p : pieces_)
       localScratch_.push_back(std::make_unique<FlatBuffer>(shards[p.shard].device, Type::float32, p.global.size));
 
+  if(o.get<bool>("onebit-adam", false)) {
+    ABORT_IF(!momentum.read, "1-bit Adam needs Adam's momentum");
+    momentum_ = momentum;
+    oneBitStart_ = uint64_t(o.get<int>("adam-freeze-variance-after"));
+    for(size_t b = 0; b < buckets_.size(); ++b)
+      oneBit_.push_back(std::make_unique<OneBitAllreduce>(transport, bucketSizes_[b]));
+  }
   int rank = o.get<int>("powersgd-rank", 0);
   if(rank <= 0)
     return;
@@ -99,27 +114,37 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
   }
 }
 
-std::vector<float> GradientAllreducer::powerSgdResidual() const {
-  std::vector<float> global(n_, 0.f);
-  for(size_t b = 0; b < buckets_.size(); ++b) {
-    const std::vector<float>& mine = powerSgd_[b]->residual();
-    size_t at = 0;
-    for(const Range& range : buckets_[b]) {
-      std::copy(mine.begin() + long(at), mine.begin() + long(at + range.size), global.begin() + long(range.offset));
-      at += range.size;
-    }
+void GradientAllreducer::placeBucket(size_t b, const std::vector<float>& inBucket, std::vector<float>& global) const {
+  size_t at = 0;
+  for(const Range& range : buckets_[b]) {
+    std::copy(inBucket.begin() + long(at), inBucket.begin() + long(at + range.size), global.begin() + long(range.offset));
+    at += range.size;
   }
-  return global;
 }
 
-void GradientAllreducer::setPowerSgdResidual(const std::vector<float>& global) {
-  ABORT_IF(global.size() != n_, "A PowerSGD residual of {} values for {}", global.size(), n_);
-  for(size_t b = 0; b < buckets_.size(); ++b) {
-    std::vector<float> mine;
-    for(const Range& range : buckets_[b])
-      mine.insert(mine.end(), global.begin() + long(range.offset), global.begin() + long(range.end()));
-    powerSgd_[b]->setResidual(std::move(mine));
+std::vector<float> GradientAllreducer::takeBucket(size_t b, const std::vector<float>& global) const {
+  ABORT_IF(global.size() != n_, "A checkpoint array of {} values for a gradient of {}", global.size(), n_);
+  std::vector<float> mine;
+  for(const Range& range : buckets_[b])
+    mine.insert(mine.end(), global.begin() + long(range.offset), global.begin() + long(range.end()));
+  return mine;
+}
+
+void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
+  std::vector<float> m(bucket.size());
+  size_t at = 0;
+  for(const Range& range : buckets_[b]) {
+    momentum_.read(range, m.data() + at);
+    at += range.size;
   }
+  // this rank's momentum if its gradient were the update's (the caller scales the sum by sumScale)
+  float beta1 = momentum_.beta1, own = float(transport_.size()) * momentum_.sumScale;
+  for(size_t i = 0; i < bucket.size(); ++i)
+    bucket[i] = beta1 * m[i] + (1.f - beta1) * own * bucket[i];
+  oneBit_[b]->averageCompressed(bucket);
+  // the gradient whose momentum step, after the caller's scale, gives the averaged momentum
+  for(size_t i = 0; i < bucket.size(); ++i)
+    bucket[i] = (bucket[i] - beta1 * m[i]) / ((1.f - beta1) * momentum_.sumScale);
 }
 
 void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {
@@ -164,7 +189,9 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
     };
     for(size_t p : pieces)
       kernels::copy(hostView(pieces_[p]), pieceOf(pieces_[p], shards));
-    if(!powerSgd_.empty() && step_ >= powerSgdStart_)
+    if(!oneBit_.empty() && step_ >= oneBitStart_)
+      averageMomentum(b, dense);
+    else if(!powerSgd_.empty() && step_ >= powerSgdStart_)
       powerSgd_[b]->reduce(dense, *algorithms_[b]);
     else
       algorithms_[b]->sumDense(dense);
@@ -214,10 +241,15 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
 namespace marian {
 
 void GradientAllreducer::saveTo(ModelState& state) {
+  if(!oneBit_.empty())
+    return saveOneBit(state);
   if(!powerSgd_.empty()) {  // the residuals, and the shared warm-start Qs (rank 0's)
     ModelState mine;
     mine.n = n_;
-    mine.extras["residual"] = powerSgdResidual();
+    std::vector<float>& residual = mine.extras["residual"];
+    residual.assign(n_, 0.f);
+    for(size_t b = 0; b < buckets_.size(); ++b)
+      placeBucket(b, powerSgd_[b]->residual(), residual);
     std::vector<ModelState> all = gatherStates(transport_, mine, "the PowerSGD residual");
     if(transport_.rank() != 0)
       return;
@@ -264,10 +296,10 @@ void GradientAllreducer::saveTo(ModelState& state) {
 }
 
 void GradientAllreducer::restoreFrom(const ModelState& state, float residualScale) {
-  if(!powerSgd_.empty()) {
-    restorePowerSgd(state, residualScale);
-    return;
-  }
+  if(!oneBit_.empty())
+    return restoreOneBit(state);
+  if(!powerSgd_.empty())
+    return restorePowerSgd(state, residualScale);
   if(selectors_.empty())
     return;
   auto saved = [&](const std::string& name, int r) -> const std::vector<float>* {
@@ -334,15 +366,18 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
 void GradientAllreducer::restorePowerSgd(const ModelState& state, float residualScale) {
   int self = transport_.rank();
   auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
+  std::vector<float> residual;
   if(state.ranks == transport_.size() && own != state.extras.end()) {
-    setPowerSgdResidual(own->second);
+    residual = own->second;
   } else {  // another rank count: what every saved rank held back is owed once, by rank 0
     std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", residualScale);
-    setPowerSgdResidual(self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f));
+    residual = self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f);
     if(self == 0 && !total.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved PowerSGD residuals are summed into "
                 "rank 0's", state.ranks, transport_.size());
   }
+  for(size_t b = 0; b < buckets_.size(); ++b)
+    powerSgd_[b]->setResidual(takeBucket(b, residual));
   auto qs = state.extras.find("powersgd-q");
   size_t size = 0;
   for(const auto& p : powerSgd_)
@@ -357,6 +392,57 @@ void GradientAllreducer::restorePowerSgd(const ModelState& state, float residual
     size_t n = p->qs().size();
     p->setQs(std::vector<float>(qs->second.begin() + long(at), qs->second.begin() + long(at + n)));
     at += n;
+  }
+}
+
+// 1-bit Adam's state: each rank's worker errors (as its residual, global layout) and the servers'
+// errors, which cover the buckets' chunks once between them (one global array).
+void GradientAllreducer::saveOneBit(ModelState& state) {
+  ModelState mine;
+  mine.n = n_;
+  std::vector<float>& worker = mine.extras["residual"];
+  std::vector<float>& server = mine.extras["server"];
+  worker.assign(n_, 0.f);
+  server.assign(n_, 0.f);
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    const OneBitAllreduce& o = *oneBit_[b];
+    placeBucket(b, o.workerError(), worker);
+    std::vector<float> inBucket(bucketSizes_[b], 0.f);
+    Range c = o.chunk(transport_.rank());
+    std::copy(o.serverError().begin(), o.serverError().end(), inBucket.begin() + long(c.offset));
+    placeBucket(b, inBucket, server);
+  }
+  std::vector<ModelState> all = gatherStates(transport_, mine, "the 1-bit Adam errors");
+  if(transport_.rank() != 0)
+    return;
+  std::vector<float>& servers = state.extras["onebit-server-error"];
+  servers.assign(n_, 0.f);
+  for(size_t r = 0; r < all.size(); ++r) {
+    state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+    const std::vector<float>& theirs = all[r].extras.at("server");
+    for(size_t i = 0; i < n_; ++i)
+      servers[i] += theirs[i];  // the chunks are disjoint
+  }
+  state.counters["allreduce-buckets"] = buckets_.size();
+}
+
+void GradientAllreducer::restoreOneBit(const ModelState& state) {
+  int self = transport_.rank();
+  auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
+  std::vector<float> worker;
+  if(state.ranks == transport_.size() && own != state.extras.end()) {
+    worker = own->second;
+  } else {  // errors of the mean's terms: on R' ranks rank 0 carries the saved ranks' R'/R-fold
+    std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", float(transport_.size()) / float(state.ranks));
+    worker = self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f);
+  }
+  auto server = state.extras.find("onebit-server-error");
+  std::vector<float> servers = server != state.extras.end() ? server->second : std::vector<float>(n_, 0.f);
+  for(size_t b = 0; b < buckets_.size(); ++b) {
+    Range c = oneBit_[b]->chunk(self);
+    std::vector<float> inBucket = takeBucket(b, servers);
+    oneBit_[b]->setErrors(takeBucket(b, worker),
+                          std::vector<float>(inBucket.begin() + long(c.offset), inBucket.begin() + long(c.end())));
   }
 }
 

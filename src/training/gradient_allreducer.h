@@ -12,11 +12,18 @@
 // correction, local clipping (per piece: its share of the threshold) and local gradients.
 // Or, with --powersgd-rank r, each bucket's matrices go as rank-r factors with error feedback
 // (comm/powersgd.h) through the algorithm's dense sum, after --powersgd-start dense updates.
+// Or, with --onebit-adam, after --adam-freeze-variance-after dense updates the ranks average
+// Adam's momentum in 1 bit a value (comm/allreduce/onebit.h): each rank's candidate
+// beta1 m + (1 - beta1) g_rank (Adam's m, read where the optimizer keeps it), and the bucket
+// becomes the gradient for which the optimizer's own momentum step gives the averaged momentum.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "comm/allreduce/algorithms.h"
+#include "comm/allreduce/onebit.h"
 #include "comm/compression.h"
 #include "comm/powersgd.h"
 #include "comm/topk_selection.h"
@@ -27,6 +34,14 @@
 
 namespace marian {
 
+// 1-bit Adam: where the allreducer reads Adam's first moment (a global range into host memory),
+// Adam's beta1, and the factor the caller applies to the sum it gets (1/ranks for mean costs).
+struct MomentumSource {
+  std::function<void(Range, float*)> read;
+  float beta1 = 0.9f;
+  float sumScale = 1.f;
+};
+
 class GradientAllreducer {
 public:
   // shards: the node's gradient shards as reduce() will get them (their sizes and devices);
@@ -34,7 +49,7 @@ public:
   // layout: the parameters' shapes (PowerSGD's matrices; not needed otherwise).
   GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
                      uint64_t seed, const std::vector<GradientBucket>& buckets = {},
-                     const Parameters* layout = nullptr);
+                     const Parameters* layout = nullptr, const MomentumSource& momentum = MomentumSource());
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. With compression
   // each piece (a bucket's part of a shard) keeps its own residual and selects its own top
@@ -46,7 +61,7 @@ public:
   // The update (0-based) the next reductions belong to: the density's warm-up follows it.
   void setStep(uint64_t update) { step_ = update; }
   // Whether the sum is approximate (top-k or PowerSGD), with residuals.
-  bool compresses() const { return density_ < 1.0 || !powerSgd_.empty(); }
+  bool compresses() const { return density_ < 1.0 || !powerSgd_.empty() || !oneBit_.empty(); }
   const Compression& compression() const { return compression_; }
   size_t buckets() const { return buckets_.size(); }
   const GradientBucket& bucket(size_t b) const { return buckets_[b]; }
@@ -97,9 +112,16 @@ private:
   std::vector<std::unique_ptr<PowerSgd>> powerSgd_;       // per bucket, with --powersgd-rank
   uint64_t powerSgdStart_ = 0;
   // PowerSGD's state in the global layout: the residual of every bucket, and their Qs joined
-  std::vector<float> powerSgdResidual() const;
-  void setPowerSgdResidual(const std::vector<float>& global);
   void restorePowerSgd(const ModelState& state, float residualScale);
+  std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket, with --onebit-adam
+  uint64_t oneBitStart_ = 0;
+  MomentumSource momentum_;
+  void averageMomentum(size_t b, std::vector<float>& bucket);
+  void saveOneBit(ModelState& state);
+  void restoreOneBit(const ModelState& state);
+  // A bucket's values (in its own coordinates) placed into, or taken from, the global layout.
+  void placeBucket(size_t b, const std::vector<float>& inBucket, std::vector<float>& global) const;
+  std::vector<float> takeBucket(size_t b, const std::vector<float>& global) const;
 };
 
 // Checks the options of synchronous SGD across ranks (also on one rank, so typos never pass).

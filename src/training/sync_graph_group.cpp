@@ -67,12 +67,17 @@ public:
       DeviceWorker& first = *workers_[0];
       bool lookupsApart =
           floats > 0 && options_.get<float>("compression-density") >= 1.f && options_.get<int>("powersgd-rank") == 0 &&
-          !first.lookupTables().empty();
+          !options_.get<bool>("onebit-adam") && !first.lookupTables().empty();
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
       if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();
       checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
-      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout());
+      MomentumSource momentum;  // 1-bit Adam reads Adam's m where the shards keep it
+      momentum.read = [this](Range range, float* out) { shards_->firstMoment(range, out); };
+      momentum.beta1 = adamBeta1(options_);
+      momentum.sumScale = rankMeanScale();
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout(),
+                                                         momentum);
       const Compression& c = allreducer_->compression();
       if(c.compresses() && c.local != LocalGradients::off)
         replicas_ = std::make_unique<LocalReplicas>(*transport_, c.averageMoments);

@@ -1,0 +1,45 @@
+#pragma once
+// defines: marian::OneBitAllreduce — the compressed allreduce of 1-bit Adam (Tang et al., ICML
+// 2021; DeepSpeed's compressed_allreduce): the mean over ranks of a dense vector sent as one sign
+// bit a value plus one scale per chunk, with error feedback on both sides. Rank j serves chunk j
+// (equal parts of the vector):
+//   worker: x = values + its error; chunk c sent as scale_c sign(x_c), scale_c = |x_c|_2 /
+//           sqrt(size_c) (a value >= 0 has sign +1); its error = x - what it sent;
+//   server: y = the mean of the P decompressed chunks + its error, sent to every rank the same
+//           way; its error = y - what it sent;
+//   every rank: values = the servers' decompressed chunks, the same everywhere.
+// About 2 (P-1)/P x n/8 bytes sent per rank and call (a 32nd of a dense ring's). Not a sum of
+// sparse pairs, so not in the table of --sparse-allreduce algorithms: GradientAllreducer uses it
+// for 1-bit Adam's momentum (--onebit-adam).
+#include <vector>
+
+#include "comm/allreduce/allreduce.h"
+#include "common/equal_split.h"
+
+namespace marian {
+
+class OneBitAllreduce : public Allreduce {
+public:
+  OneBitAllreduce(Transport& transport, size_t n);
+  std::string name() const override { return "onebit"; }
+  AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override;  // an error: dense only
+
+  // values (n): this rank's vector, which becomes the compressed mean over ranks. Collective.
+  void averageCompressed(std::vector<float>& values);
+
+  Range chunk(int rank) const { return equalPart(n_, size_t(rank), size_t(transport_.size())); }
+  // This rank's worker error (n values) and server error (its chunk's values).
+  const std::vector<float>& workerError() const { return workerError_; }
+  const std::vector<float>& serverError() const { return serverError_; }
+  void setErrors(std::vector<float> worker, std::vector<float> server);
+
+  // One chunk as it goes on the wire: the scale, then a bit a value (1: negative), and back.
+  static std::vector<char> compress(const float* x, size_t n, std::vector<float>* error);
+  static void decompress(const std::vector<char>& bytes, size_t n, float* out, float weight);
+
+private:
+  size_t n_;
+  std::vector<float> workerError_, serverError_;
+};
+
+}  // namespace marian

@@ -1,0 +1,167 @@
+#pragma once
+// The cases of 1-bit Adam's compressed allreduce (comm/allreduce/onebit.h) and its use by
+// GradientAllreducer (--onebit-adam), written once against Transport: under mpirun by
+// test_gradient_allreducer_mpi.cpp, on threads by test_gradient_allreducer_in_process.cpp. On 2
+// ranks the result and both sides' errors over three calls against a computation here in double
+// (sign bits, a scale per chunk, worker and server error feedback); on any rank count the
+// allreducer hands the optimizer the gradient whose momentum step gives the averaged momentum,
+// and a checkpoint continues bitwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "comm/allreduce/onebit.h"
+#include "gradient_allreducer_cases.h"
+#include "random_values.h"
+
+namespace marian {
+namespace onebit_cases {
+
+// scale |x|_2 / sqrt(n) times the signs (+ for >= 0), and x - that as the error
+inline std::vector<double> signScaled(const std::vector<double>& x, std::vector<double>& error) {
+  double squares = 0;
+  for(double v : x)
+    squares += v * v;
+  double scale = std::sqrt(squares / double(x.size()));
+  std::vector<double> out(x.size());
+  error.resize(x.size());
+  for(size_t i = 0; i < x.size(); ++i) {
+    out[i] = x[i] < 0 ? -scale : scale;
+    error[i] = x[i] - out[i];
+  }
+  return out;
+}
+
+inline void expectNear(const std::vector<float>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for(size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+inline void compressedMeanByHand(Transport& t) {
+  if(t.size() != 2)
+    GTEST_SKIP() << "computed by hand for 2 ranks";
+  OneBitAllreduce onebit(t, 5);  // chunks [0, 2) and [2, 5)
+  const std::vector<double> inputs[3][2] = {{{1, -3, 2, 0.5, 0}, {3, 1, -1, -2, 4}},
+                                            {{0.5, 0.5, -1, 2, 1}, {-2, 1, 1, 1, -1}},
+                                            {{1, 1, 1, 1, 1}, {-1, 2, -3, 0.25, 0}}};
+  std::vector<double> worker[2] = {std::vector<double>(5, 0.0), std::vector<double>(5, 0.0)};
+  std::vector<double> server[2] = {std::vector<double>(2, 0.0), std::vector<double>(3, 0.0)};
+  Range chunks[2] = {{0, 2}, {2, 3}};
+  for(int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    std::vector<double> want(5);
+    std::vector<double> sent[2][2];  // [rank][chunk]
+    for(int r = 0; r < 2; ++r)
+      for(int c = 0; c < 2; ++c) {
+        std::vector<double> x, error;
+        for(size_t i = chunks[c].offset; i < chunks[c].end(); ++i)
+          x.push_back(inputs[call][r][i] + worker[r][i]);
+        sent[r][c] = signScaled(x, error);
+        for(size_t i = 0; i < error.size(); ++i)
+          worker[r][chunks[c].offset + i] = error[i];
+      }
+    for(int c = 0; c < 2; ++c) {
+      std::vector<double> y(chunks[c].size), error;
+      for(size_t i = 0; i < y.size(); ++i)
+        y[i] = (sent[0][c][i] + sent[1][c][i]) / 2 + server[c][i];
+      std::vector<double> out = signScaled(y, error);
+      server[c] = error;
+      for(size_t i = 0; i < out.size(); ++i)
+        want[chunks[c].offset + i] = out[i];
+    }
+    std::vector<float> values(inputs[call][t.rank()].begin(), inputs[call][t.rank()].end());
+    onebit.averageCompressed(values);
+    expectNear(values, want, "the mean");
+    expectNear(onebit.workerError(), worker[t.rank()], "the worker error");
+    expectNear(onebit.serverError(), server[t.rank()], "the server error");
+  }
+  AllreduceBytes bytes = onebit.takeBytes();
+  // per call: the other server's chunk (4 + 1 bytes of bits, or 4 + 1) out, and its reply in
+  EXPECT_EQ(bytes.sent, 3u * 10u);
+}
+
+// Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
+// updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
+// beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type).
+inline void allreducerGivesTheAveragedMomentum(Transport& t) {
+  size_t n = 700;
+  std::vector<float> m = randomValues(n, 5);
+  float beta1 = 0.9f, s = 1.f / float(t.size());
+  MomentumSource source;
+  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  source.beta1 = beta1;
+  source.sumScale = s;
+  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
+                                                 "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam");
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};
+  GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, nullptr, source);
+  std::vector<std::unique_ptr<OneBitAllreduce>> reference;
+  for(const GradientBucket& b : buckets)
+    reference.push_back(std::make_unique<OneBitAllreduce>(t, b[0].size));
+  for(unsigned u = 0; u < 5; ++u) {
+    SCOPED_TRACE("update " + std::to_string(u));
+    std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
+    kernels::fromHost(g.all(), mine);
+    reducer.setStep(u);
+    reducer.reduce(std::vector<Tensor>{g.all()});
+    std::vector<float> got = kernels::toHost(g.all());
+    ASSERT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+    if(u < 2)
+      continue;  // dense sums before the freeze
+    for(size_t b = 0; b < buckets.size(); ++b) {
+      Range r = buckets[b][0];
+      std::vector<float> candidate(r.size);
+      for(size_t i = 0; i < r.size; ++i)
+        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * float(t.size()) * s * mine[r.offset + i];
+      reference[b]->averageCompressed(candidate);
+      for(size_t i = 0; i < r.size; ++i) {
+        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * s * got[r.offset + i];
+        ASSERT_NEAR(momentum, candidate[i], 1e-5 * (1 + std::fabs(candidate[i]))) << "bucket " << b << " at " << i;
+      }
+    }
+  }
+}
+
+// A checkpoint after 3 updates (one compressed), restored in a fresh allreducer, continues bitwise.
+inline void checkpointContinuesExactly(Transport& t) {
+  size_t n = 500;
+  std::vector<float> m = randomValues(n, 9);
+  MomentumSource source;
+  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
+                                                 "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam");
+  std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  auto updates = [&](GradientAllreducer& reducer, unsigned from, unsigned to) {
+    std::vector<std::vector<float>> out;
+    for(unsigned u = from; u < to; ++u) {
+      reducer.setStep(u);
+      kernels::fromHost(g.all(), randomValues(n, 17 * unsigned(t.rank()) + u));
+      reducer.reduce(std::vector<Tensor>{g.all()});
+      out.push_back(kernels::toHost(g.all()));
+    }
+    return out;
+  };
+  GradientAllreducer first(o, t, {g.all()}, 5, buckets, nullptr, source);
+  updates(first, 0, 3);
+  ModelState state;
+  state.n = n;
+  state.ranks = t.size();
+  first.saveTo(state);
+  std::vector<char> packed = state.pack();
+  if(t.rank() == 0)
+    for(int r = 1; r < t.size(); ++r)
+      t.send(Channel::collective, r, gradient_allreducer_cases::kTestTag, packed, t.peerTimeout());
+  else
+    packed = t.recv(Channel::collective, 0, gradient_allreducer_cases::kTestTag, t.peerTimeout(), "the checkpoint").bytes;
+  ModelState saved = ModelState::unpack(packed);
+  ASSERT_EQ(saved.extras.count("onebit-server-error"), 1u);
+  GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, nullptr, source);
+  resumed.restoreFrom(saved);
+  EXPECT_EQ(updates(resumed, 3, 5), updates(first, 3, 5));
+}
+
+}  // namespace onebit_cases
+}  // namespace marian
