@@ -40,6 +40,29 @@ inline std::vector<float> fromRankZero(Transport& t, const std::vector<float>& m
   return mine;
 }
 
+// got equals want (computed in double) to 1e-5 relative
+inline void expectNear(const std::vector<float>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for(size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+// The allreducer's state as every rank reads it from a checkpoint: saved (rank 0 gathers it) and
+// sent from rank 0 to the others.
+inline ModelState savedOnEveryRank(Transport& t, GradientAllreducer& reducer, size_t n) {
+  ModelState state;
+  state.n = n;
+  state.ranks = t.size();
+  reducer.saveTo(state);
+  std::vector<char> packed = state.pack();
+  if(t.rank() == 0)
+    for(int r = 1; r < t.size(); ++r)
+      t.send(Channel::collective, r, kTestTag, packed, t.peerTimeout());
+  else
+    packed = t.recv(Channel::collective, 0, kTestTag, t.peerTimeout(), "the checkpoint").bytes;
+  return ModelState::unpack(packed);
+}
+
 // compression: YAML lines that replace the defaults of src/comm/compression.h's options
 inline Options options(const std::string& algo, float density, const std::string& method, const std::string& compression = "") {
   YAML::Node node = YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +

@@ -32,11 +32,7 @@ inline std::vector<double> signScaled(const std::vector<double>& x, std::vector<
   return out;
 }
 
-inline void expectNear(const std::vector<float>& got, const std::vector<double>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for(size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
-}
+using gradient_allreducer_cases::expectNear;
 
 inline void compressedMeanByHand(Transport& t) {
   if(t.size() != 2)
@@ -146,17 +142,7 @@ inline void checkpointContinuesExactly(Transport& t) {
   };
   GradientAllreducer first(o, t, {g.all()}, 5, buckets, nullptr, source);
   updates(first, 0, 3);
-  ModelState state;
-  state.n = n;
-  state.ranks = t.size();
-  first.saveTo(state);
-  std::vector<char> packed = state.pack();
-  if(t.rank() == 0)
-    for(int r = 1; r < t.size(); ++r)
-      t.send(Channel::collective, r, gradient_allreducer_cases::kTestTag, packed, t.peerTimeout());
-  else
-    packed = t.recv(Channel::collective, 0, gradient_allreducer_cases::kTestTag, t.peerTimeout(), "the checkpoint").bytes;
-  ModelState saved = ModelState::unpack(packed);
+  ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
   ASSERT_EQ(saved.extras.count("onebit-server-error"), 1u);
   GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, nullptr, source);
   resumed.restoreFrom(saved);

@@ -27,11 +27,7 @@ inline Matrix matrixAt(const std::vector<float>& v, size_t offset, size_t rows, 
   return m;
 }
 
-inline void expectNear(const std::vector<float>& got, const std::vector<double>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for(size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
-}
+using gradient_allreducer_cases::expectNear;
 
 // A 3 x 2 matrix at 0 and a vector of 2 at 6, rank 1, on 2 ranks: after each of two calls the
 // result is P Q^T of the summed factors and the vector's exact sum, and each rank's residual is
@@ -148,18 +144,7 @@ inline void checkpointContinuesExactly(Transport& t) {
   GradientAllreducer first(o, t, {g.all()}, 5, buckets, &layout);
   EXPECT_TRUE(first.compresses());
   updates(first, 0, 3);
-  ModelState state;
-  state.n = n;
-  state.ranks = t.size();
-  first.saveTo(state);
-  // every rank reads rank 0's checkpoint
-  std::vector<char> packed = state.pack();
-  if(t.rank() == 0)
-    for(int r = 1; r < t.size(); ++r)
-      t.send(Channel::collective, r, gradient_allreducer_cases::kTestTag, packed, t.peerTimeout());
-  else
-    packed = t.recv(Channel::collective, 0, gradient_allreducer_cases::kTestTag, t.peerTimeout(), "the checkpoint").bytes;
-  ModelState saved = ModelState::unpack(packed);
+  ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
   ASSERT_EQ(saved.extras.count("powersgd-q"), 1u);
   ASSERT_EQ(saved.extras.count("allreduce-residual.rank" + std::to_string(t.size() - 1)), 1u);
   GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, &layout);
