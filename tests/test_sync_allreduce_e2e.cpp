@@ -276,6 +276,15 @@ TEST(SyncAllreduce, WrongSettingsAreClearErrors) {
   RunResult density = e2e::run("sync-err3", "--sync-sgd --compression-density 1.5", true, mpirun(2));
   EXPECT_NE(density.status, 0);
   EXPECT_NE(density.log.find("--compression-density"), std::string::npos) << density.log;
+  RunResult twice = e2e::run("sync-err4", "--sync-sgd --compression-density 0.1 --powersgd-rank 4", true, mpirun(2));
+  EXPECT_NE(twice.status, 0);
+  EXPECT_NE(twice.log.find("two compressions"), std::string::npos) << twice.log;
+  RunResult server = e2e::run("sync-err5", "--multi-node --onebit-adam --adam-freeze-variance-after 5", true, mpirun(2));
+  EXPECT_NE(server.status, 0);
+  EXPECT_NE(server.log.find("the parameter server (--multi-node) drops gradients"), std::string::npos) << server.log;
+  RunResult notAdam = e2e::run("sync-err6", "--sync-sgd --optimizer sgd --adam-freeze-variance-after 5", true, mpirun(2));
+  EXPECT_NE(notAdam.status, 0);
+  EXPECT_NE(notAdam.log.find("--adam-freeze-variance-after needs --optimizer adam"), std::string::npos) << notAdam.log;
 }
 
 }  // namespace
