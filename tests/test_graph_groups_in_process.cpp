@@ -262,6 +262,9 @@ TEST(GraphGroupsInProcess, ReshardingACheckpointMovesValuesWithoutChangingThem) 
       {"sync, topka", adamOptions({"--sync-sgd", "--sparse-allreduce", "topka", "--compression-density", "0.05",
                                    "--exponential-smoothing", "0.01"}),
        "allreduce-residual.rank"},
+      {"sync, PowerSGD rank 2", adamOptions({"--sync-sgd", "--sparse-allreduce", "ring", "--powersgd-rank", "2",
+                                             "--powersgd-start", "1", "--exponential-smoothing", "0.01"}),
+       "allreduce-residual.rank"},
       {"parameter server, dropping", adamOptions({"--multi-node", "--grad-dropping-rate", "0.9",
                                                   "--exponential-smoothing", "0.01"}),
        "dropping-residual.client"}};

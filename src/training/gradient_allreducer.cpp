@@ -181,7 +181,7 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
   ABORT_IF(n != n_, "GradientAllreducer for {} values was given shards of {}", n_, n);
   size_t size = bucketSizes_[b];
   const std::vector<size_t>& pieces = bucketPieces_[b];
-  if(density_ >= 1.0) {  // dense and PowerSGD: the whole bucket goes through the host
+  if(density_ >= 1.0) {  // dense, PowerSGD and 1-bit Adam: the whole bucket goes through the host
     std::vector<float>& dense = dense_[b];
     dense.resize(size);
     auto hostView = [&](const Piece& p) {
@@ -253,8 +253,7 @@ void GradientAllreducer::saveTo(ModelState& state) {
     std::vector<ModelState> all = gatherStates(transport_, mine, "the PowerSGD residual");
     if(transport_.rank() != 0)
       return;
-    for(size_t r = 0; r < all.size(); ++r)
-      state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+    saveRankResiduals(all, state);
     std::vector<float>& qs = state.extras["powersgd-q"];
     for(const auto& p : powerSgd_)
       qs.insert(qs.end(), p->qs().begin(), p->qs().end());
@@ -363,19 +362,29 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
         state.ranks, state.devices, transport_.size(), selectors_.size(), buckets_.size());
 }
 
-void GradientAllreducer::restorePowerSgd(const ModelState& state, float residualScale) {
+void GradientAllreducer::saveRankResiduals(const std::vector<ModelState>& all, ModelState& state) const {
+  for(size_t r = 0; r < all.size(); ++r)
+    state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+}
+
+std::vector<float> GradientAllreducer::rankResidual(const ModelState& state, float otherLayoutScale,
+                                                    const char* what) const {
   int self = transport_.rank();
   auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
-  std::vector<float> residual;
-  if(state.ranks == transport_.size() && own != state.extras.end()) {
-    residual = own->second;
-  } else {  // another rank count: what every saved rank held back is owed once, by rank 0
-    std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", residualScale);
-    residual = self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f);
-    if(self == 0 && !total.empty())
-      LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved PowerSGD residuals are summed into "
-                "rank 0's", state.ranks, transport_.size());
-  }
+  if(state.ranks == transport_.size() && own != state.extras.end())
+    return own->second;
+  // another rank count: what every saved rank held back is owed once, by rank 0
+  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", otherLayoutScale);
+  if(self != 0 || total.empty())
+    return std::vector<float>(n_, 0.f);
+  LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved {} are summed into rank 0's", state.ranks,
+      transport_.size(), what);
+  return total;
+}
+
+void GradientAllreducer::restorePowerSgd(const ModelState& state, float residualScale) {
+  int self = transport_.rank();
+  std::vector<float> residual = rankResidual(state, residualScale, "PowerSGD residuals");
   for(size_t b = 0; b < buckets_.size(); ++b)
     powerSgd_[b]->setResidual(takeBucket(b, residual));
   auto qs = state.extras.find("powersgd-q");
@@ -415,10 +424,10 @@ void GradientAllreducer::saveOneBit(ModelState& state) {
   std::vector<ModelState> all = gatherStates(transport_, mine, "the 1-bit Adam errors");
   if(transport_.rank() != 0)
     return;
+  saveRankResiduals(all, state);
   std::vector<float>& servers = state.extras["onebit-server-error"];
   servers.assign(n_, 0.f);
   for(size_t r = 0; r < all.size(); ++r) {
-    state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
     const std::vector<float>& theirs = all[r].extras.at("server");
     for(size_t i = 0; i < n_; ++i)
       servers[i] += theirs[i];  // the chunks are disjoint
@@ -428,14 +437,9 @@ void GradientAllreducer::saveOneBit(ModelState& state) {
 
 void GradientAllreducer::restoreOneBit(const ModelState& state) {
   int self = transport_.rank();
-  auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
-  std::vector<float> worker;
-  if(state.ranks == transport_.size() && own != state.extras.end()) {
-    worker = own->second;
-  } else {  // errors of the mean's terms: on R' ranks rank 0 carries the saved ranks' R'/R-fold
-    std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", float(transport_.size()) / float(state.ranks));
-    worker = self == 0 && !total.empty() ? total : std::vector<float>(n_, 0.f);
-  }
+  // errors of the mean's terms: on R' ranks rank 0 carries the saved R ranks' R'/R-fold
+  std::vector<float> worker =
+      rankResidual(state, float(transport_.size()) / float(state.ranks), "1-bit Adam worker errors");
   auto server = state.extras.find("onebit-server-error");
   std::vector<float> servers = server != state.extras.end() ? server->second : std::vector<float>(n_, 0.f);
   for(size_t b = 0; b < buckets_.size(); ++b) {

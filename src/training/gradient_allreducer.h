@@ -113,6 +113,11 @@ private:
   uint64_t powerSgdStart_ = 0;
   // PowerSGD's state in the global layout: the residual of every bucket, and their Qs joined
   void restorePowerSgd(const ModelState& state, float residualScale);
+  // Every gathered rank's "residual" as "allreduce-residual.rankR" (rank 0).
+  void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state) const;
+  // This rank's residual from a checkpoint: its own on the same rank count, otherwise on rank 0
+  // the saved ranks' sum times otherLayoutScale (logged, naming `what`) and zeros elsewhere.
+  std::vector<float> rankResidual(const ModelState& state, float otherLayoutScale, const char* what) const;
   std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket, with --onebit-adam
   uint64_t oneBitStart_ = 0;
   MomentumSource momentum_;

@@ -26,7 +26,7 @@ void OneBitAllreduce::setErrors(std::vector<float> worker, std::vector<float> se
   serverError_ = std::move(server);
 }
 
-std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, std::vector<float>* error) {
+std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, float* error) {
   double squares = 0;
   for(size_t i = 0; i < n; ++i)
     squares += double(x[i]) * double(x[i]);
@@ -38,8 +38,7 @@ std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, std::vecto
     bool negative = x[i] < 0.f;
     if(negative)
       bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-    if(error)
-      (*error)[i] = x[i] - (negative ? -scale : scale);
+    error[i] = x[i] - (negative ? -scale : scale);
   }
   return bytes;
 }
@@ -62,10 +61,7 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
     x[i] = values[i] + workerError_[i];
   auto compressChunk = [&](int j) {
     Range c = chunk(j);
-    std::vector<float> error(c.size);
-    std::vector<char> bytes = compress(x.data() + c.offset, c.size, &error);
-    std::copy(error.begin(), error.end(), workerError_.begin() + long(c.offset));
-    return bytes;
+    return compress(x.data() + c.offset, c.size, workerError_.data() + c.offset);
   };
   // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
   Range mine = chunk(r);
@@ -77,7 +73,7 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
   }
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
-  std::vector<char> served = compress(y.data(), mine.size, &serverError_);
+  std::vector<char> served = compress(y.data(), mine.size, serverError_.data());
   // every server's chunk to every rank
   std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
   std::fill(values.begin(), values.end(), 0.f);

@@ -33,8 +33,9 @@ public:
   const std::vector<float>& serverError() const { return serverError_; }
   void setErrors(std::vector<float> worker, std::vector<float> server);
 
-  // One chunk as it goes on the wire: the scale, then a bit a value (1: negative), and back.
-  static std::vector<char> compress(const float* x, size_t n, std::vector<float>* error);
+  // One chunk as it goes on the wire: the scale, then a bit a value (1: negative), with
+  // error[i] = x[i] - what it stands for; and back, added times weight into out.
+  static std::vector<char> compress(const float* x, size_t n, float* error);
   static void decompress(const std::vector<char>& bytes, size_t n, float* out, float weight);
 
 private:
