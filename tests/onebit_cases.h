@@ -3,7 +3,7 @@
 // GradientAllreducer (--onebit-adam), written once against Transport: under mpirun by
 // test_gradient_allreducer_mpi.cpp, on threads by test_gradient_allreducer_in_process.cpp. On 2
 // ranks the result and both sides' errors over three calls against a computation here in double
-// (sign bits, a scale per chunk, worker and server error feedback); on any rank count the
+// (sign bits, a scale per chunk or per segment, worker and server error feedback); on any rank count the
 // allreducer hands the optimizer the gradient whose momentum step gives the averaged momentum,
 // and a checkpoint continues bitwise.
 #include <gtest/gtest.h>
@@ -17,27 +17,35 @@
 namespace marian {
 namespace onebit_cases {
 
-// scale |x|_2 / sqrt(n) times the signs (+ for >= 0), and x - that as the error
-inline std::vector<double> signScaled(const std::vector<double>& x, std::vector<double>& error) {
-  double squares = 0;
-  for(double v : x)
-    squares += v * v;
-  double scale = std::sqrt(squares / double(x.size()));
+// per segment (starts: where each begins, 0 first): scale |x_s|_2 / sqrt(n_s) times the signs
+// (+ for >= 0), and x - that as the error
+inline std::vector<double> signScaled(const std::vector<double>& x, const std::vector<size_t>& starts,
+                                      std::vector<double>& error) {
   std::vector<double> out(x.size());
   error.resize(x.size());
-  for(size_t i = 0; i < x.size(); ++i) {
-    out[i] = x[i] < 0 ? -scale : scale;
-    error[i] = x[i] - out[i];
+  for(size_t s = 0; s < starts.size(); ++s) {
+    size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : x.size();
+    double squares = 0;
+    for(size_t i = begin; i < end; ++i)
+      squares += x[i] * x[i];
+    double scale = std::sqrt(squares / double(end - begin));
+    for(size_t i = begin; i < end; ++i) {
+      out[i] = x[i] < 0 ? -scale : scale;
+      error[i] = x[i] - out[i];
+    }
   }
   return out;
 }
 
 using gradient_allreducer_cases::expectNear;
 
-inline void compressedMeanByHand(Transport& t) {
+// 5 values on 2 ranks (chunks [0, 2) and [2, 5)), cut into segments at segmentStarts;
+// chunkStarts: each chunk's segment starts relative to it, as the test expects them.
+inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segmentStarts,
+                                   const std::vector<size_t> (&chunkStarts)[2], size_t bytesPerCall) {
   if(t.size() != 2)
     GTEST_SKIP() << "computed by hand for 2 ranks";
-  OneBitAllreduce onebit(t, 5);  // chunks [0, 2) and [2, 5)
+  OneBitAllreduce onebit(t, 5, segmentStarts);
   const std::vector<double> inputs[3][2] = {{{1, -3, 2, 0.5, 0}, {3, 1, -1, -2, 4}},
                                             {{0.5, 0.5, -1, 2, 1}, {-2, 1, 1, 1, -1}},
                                             {{1, 1, 1, 1, 1}, {-1, 2, -3, 0.25, 0}}};
@@ -53,7 +61,7 @@ inline void compressedMeanByHand(Transport& t) {
         std::vector<double> x, error;
         for(size_t i = chunks[c].offset; i < chunks[c].end(); ++i)
           x.push_back(inputs[call][r][i] + worker[r][i]);
-        sent[r][c] = signScaled(x, error);
+        sent[r][c] = signScaled(x, chunkStarts[c], error);
         for(size_t i = 0; i < error.size(); ++i)
           worker[r][chunks[c].offset + i] = error[i];
       }
@@ -61,7 +69,7 @@ inline void compressedMeanByHand(Transport& t) {
       std::vector<double> y(chunks[c].size), error;
       for(size_t i = 0; i < y.size(); ++i)
         y[i] = (sent[0][c][i] + sent[1][c][i]) / 2 + server[c][i];
-      std::vector<double> out = signScaled(y, error);
+      std::vector<double> out = signScaled(y, chunkStarts[c], error);
       server[c] = error;
       for(size_t i = 0; i < out.size(); ++i)
         want[chunks[c].offset + i] = out[i];
@@ -73,15 +81,37 @@ inline void compressedMeanByHand(Transport& t) {
     expectNear(onebit.serverError(), server[t.rank()], "the server error");
   }
   AllreduceBytes bytes = onebit.takeBytes();
-  // per call: the other server's chunk (4 + 1 bytes of bits, or 4 + 1) out, and its reply in
-  EXPECT_EQ(bytes.sent, 3u * 10u);
+  EXPECT_EQ(bytes.sent, 3u * bytesPerCall);
+}
+
+// One scale per chunk: per call the other server's chunk (4 bytes of scale + 1 of bits) out, and
+// this server's reply (4 + 1) to the other rank.
+inline void compressedMeanByHand(Transport& t) { compressedMeanByHandIn(t, {0}, {{0}, {0}}, 10); }
+
+// Segments [0, 1), [1, 3), [3, 5): chunk [0, 2) holds two of them and so does [2, 5) (cut at 2);
+// 2 scales + 1 byte of bits each way.
+inline void compressedMeanBySegmentsByHand(Transport& t) {
+  compressedMeanByHandIn(t, {0, 1, 3}, {{0, 1}, {0, 1}}, 18);
+}
+
+// Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters).
+inline void segmentStartsCutParametersIntoBlocks() {
+  EXPECT_EQ(OneBitAllreduce::segmentStarts({0, 10, 25}, 40, 8), (std::vector<size_t>{0, 8, 10, 18, 25, 33}));
+  EXPECT_EQ(OneBitAllreduce::segmentStarts({0, 10, 25}, 40, 0), (std::vector<size_t>{0, 10, 25}));
+  EXPECT_EQ(OneBitAllreduce::segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
 }
 
 // Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
 // updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
-// beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type).
+// beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type),
+// each bucket's parameters cut into blocks of --onebit-block-size 128 with a scale each.
 inline void allreducerGivesTheAveragedMomentum(Transport& t) {
-  size_t n = 700;
+  Parameters layout(cpuDevice());
+  layout.declare("A", Shape({20, 15}), inits::zeros());
+  layout.declare("B", Shape({100}), inits::zeros());
+  layout.declare("C", Shape({30, 10}), inits::zeros());
+  layout.allocate();
+  size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5);
   float beta1 = 0.9f, s = 1.f / float(t.size());
   MomentumSource source;
@@ -89,13 +119,14 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
   source.beta1 = beta1;
   source.sumScale = s;
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
-                                                 "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam");
+                                                 "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\n"
+                                                 "onebit-block-size: 128");
   FlatBuffer g(cpuDevice(), Type::float32, n);
-  std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};
-  GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, nullptr, source);
+  std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};  // A; B and C
+  GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, &layout, source);
   std::vector<std::unique_ptr<OneBitAllreduce>> reference;
-  for(const GradientBucket& b : buckets)
-    reference.push_back(std::make_unique<OneBitAllreduce>(t, b[0].size));
+  reference.push_back(std::make_unique<OneBitAllreduce>(t, 300, std::vector<size_t>{0, 128, 256}));
+  reference.push_back(std::make_unique<OneBitAllreduce>(t, 400, std::vector<size_t>{0, 100, 228, 356}));
   for(unsigned u = 0; u < 5; ++u) {
     SCOPED_TRACE("update " + std::to_string(u));
     std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);

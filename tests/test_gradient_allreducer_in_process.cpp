@@ -24,6 +24,10 @@ TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByH
 TEST(GradientAllreducerInProcessTwoRanks, MomentumCorrectionByHand) { runOnRanks(2, momentumCorrectionByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, PowerSgdFactorsByHand) { runOnRanks(2, powersgd_cases::factorsByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanByHand) { runOnRanks(2, onebit_cases::compressedMeanByHand); }
+TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanBySegmentsByHand) {
+  runOnRanks(2, onebit_cases::compressedMeanBySegmentsByHand);
+}
+TEST(OneBitAllreduce, SegmentStartsCutParametersIntoBlocks) { onebit_cases::segmentStartsCutParametersIntoBlocks(); }
 TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
   runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);
 }

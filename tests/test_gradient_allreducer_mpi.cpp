@@ -21,6 +21,7 @@ TEST(GradientAllreducer, LocalGradientsApplyEveryOwnGradientOnce) { localGradien
 TEST(GradientAllreducer, MomentumCorrectionByHand) { momentumCorrectionByHand(mpi()); }
 TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) { momentumCorrectionVelocityIsSavedPerRank(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanByHand) { onebit_cases::compressedMeanByHand(mpi()); }
+TEST(GradientAllreducer, OneBitCompressedMeanBySegmentsByHand) { onebit_cases::compressedMeanBySegmentsByHand(mpi()); }
 TEST(GradientAllreducer, OneBitAdamGivesTheAveragedMomentum) { onebit_cases::allreducerGivesTheAveragedMomentum(mpi()); }
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }

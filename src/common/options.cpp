@@ -178,7 +178,8 @@ const std::vector<Spec>& specs() {
       {"powersgd-rank", "", Int(0, 1e6), "0", kTrain, "PowerSGD (Vogels et al. 2019): send each gradient matrix as rank-r factors with error feedback, through --sparse-allreduce's dense sum; 0: off"},
       {"powersgd-start", "", Int(0, 2e9), "100", kTrain, "PowerSGD: dense sums for the first N updates"},
       {"adam-freeze-variance-after", "", Int(0, 2e9), "0", kTrain, "Adam's second moment stops changing after N steps (1-bit Adam's frozen variance, Tang et al. 2021); 0: never"},
-      {"onebit-adam", "", kFlag, "false", kTrain, "1-bit Adam (Tang et al. 2021): after --adam-freeze-variance-after N dense updates the ranks average Adam's momentum as sign bits and a scale per chunk, with error feedback on workers and servers"},
+      {"onebit-adam", "", kFlag, "false", kTrain, "1-bit Adam (Tang et al. 2021): after --adam-freeze-variance-after N dense updates the ranks average Adam's momentum as sign bits and a scale per parameter (or block), with error feedback on workers and servers"},
+      {"onebit-block-size", "", Int(0, 2e9), "0", kTrain, "1-bit Adam: one scale per N values of a parameter; 0: one per parameter (DeepSpeed's)"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},
       {"multi-node-overlap", "", kFlag, "false", kTrain, "Overlap communication with computation (double buffers)"},

@@ -88,8 +88,12 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     ABORT_IF(!momentum.read, "1-bit Adam needs Adam's momentum");
     momentum_ = momentum;
     oneBitStart_ = uint64_t(o.get<int>("adam-freeze-variance-after"));
-    for(size_t b = 0; b < buckets_.size(); ++b)
-      oneBit_.push_back(std::make_unique<OneBitAllreduce>(transport, bucketSizes_[b]));
+    for(size_t b = 0; b < buckets_.size(); ++b) {
+      std::vector<size_t> starts = layout ? parameterStarts(b, *layout) : std::vector<size_t>{0};
+      oneBit_.push_back(std::make_unique<OneBitAllreduce>(
+          transport, bucketSizes_[b],
+          OneBitAllreduce::segmentStarts(starts, bucketSizes_[b], size_t(o.get<int>("onebit-block-size", 0)))));
+    }
   }
   int rank = o.get<int>("powersgd-rank", 0);
   if(rank <= 0)
@@ -112,6 +116,19 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     // the same seed on every rank: the first Q is the same everywhere
     powerSgd_.push_back(std::make_unique<PowerSgd>(bucketSizes_[b], matrices, rank, seed * 7919 + b));
   }
+}
+
+std::vector<size_t> GradientAllreducer::parameterStarts(size_t b, const Parameters& layout) const {
+  std::vector<size_t> starts;
+  size_t inBucket = 0;
+  for(const Range& range : buckets_[b]) {
+    for(const Parameters::Entry& e : layout.entries())
+      if(e.offset >= range.offset && e.offset < range.end())
+        starts.push_back(inBucket + (e.offset - range.offset));
+    inBucket += range.size;
+  }
+  std::sort(starts.begin(), starts.end());
+  return starts;
 }
 
 void GradientAllreducer::placeBucket(size_t b, const std::vector<float>& inBucket, std::vector<float>& global) const {

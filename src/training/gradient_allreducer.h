@@ -13,7 +13,8 @@
 // Or, with --powersgd-rank r, each bucket's matrices go as rank-r factors with error feedback
 // (comm/powersgd.h) through the algorithm's dense sum, after --powersgd-start dense updates.
 // Or, with --onebit-adam, after --adam-freeze-variance-after dense updates the ranks average
-// Adam's momentum in 1 bit a value (comm/allreduce/onebit.h): each rank's candidate
+// Adam's momentum in 1 bit a value and a scale per parameter or --onebit-block-size values
+// (comm/allreduce/onebit.h): each rank's candidate
 // beta1 m + (1 - beta1) g_rank (Adam's m, read where the optimizer keeps it), and the bucket
 // becomes the gradient for which the optimizer's own momentum step gives the averaged momentum.
 #include <memory>
@@ -122,6 +123,8 @@ private:
   uint64_t oneBitStart_ = 0;
   MomentumSource momentum_;
   void averageMomentum(size_t b, std::vector<float>& bucket);
+  // Where each parameter of bucket b begins, in the bucket's coordinates (sorted).
+  std::vector<size_t> parameterStarts(size_t b, const Parameters& layout) const;
   void saveOneBit(ModelState& state);
   void restoreOneBit(const ModelState& state);
   // A bucket's values (in its own coordinates) placed into, or taken from, the global layout.

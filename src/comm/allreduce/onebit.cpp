@@ -1,5 +1,6 @@
 #include "comm/allreduce/onebit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -11,8 +12,33 @@ namespace {
 constexpr int kToServers = 6 << 12, kFromServers = 7 << 12;  // rounds apart from every algorithm's
 }
 
-OneBitAllreduce::OneBitAllreduce(Transport& transport, size_t n)
-    : Allreduce(transport), n_(n), workerError_(n, 0.f), serverError_(chunk(transport.rank()).size, 0.f) {}
+OneBitAllreduce::OneBitAllreduce(Transport& transport, size_t n, std::vector<size_t> segmentStarts)
+    : Allreduce(transport), n_(n), workerError_(n, 0.f), serverError_(chunk(transport.rank()).size, 0.f) {
+  ABORT_IF(segmentStarts.empty() || segmentStarts[0] != 0 || !std::is_sorted(segmentStarts.begin(), segmentStarts.end()),
+           "1-bit segments must start at 0 and be sorted");
+  // each chunk: its own start, then every segment start inside it
+  for(int j = 0; j < transport.size(); ++j) {
+    Range c = chunk(j);
+    std::vector<size_t> starts = {0};
+    for(size_t s : segmentStarts)
+      if(s > c.offset && s < c.end() && s - c.offset != starts.back())
+        starts.push_back(s - c.offset);
+    chunkStarts_.push_back(std::move(starts));
+  }
+}
+
+std::vector<size_t> OneBitAllreduce::segmentStarts(const std::vector<size_t>& parameterStarts, size_t n, size_t block) {
+  std::vector<size_t> starts;
+  for(size_t i = 0; i < parameterStarts.size(); ++i) {
+    size_t end = i + 1 < parameterStarts.size() ? parameterStarts[i + 1] : n;
+    ABORT_IF(parameterStarts[i] > end || end > n, "1-bit parameter starts must be sorted and within {}", n);
+    for(size_t s = parameterStarts[i]; s < end; s += block ? block : end - s)
+      starts.push_back(s);
+  }
+  if(starts.empty() || starts[0] != 0)
+    starts.insert(starts.begin(), 0);
+  return starts;
+}
 
 AllreduceResult OneBitAllreduce::reduce(const SparseVector&, size_t, size_t) {
   ABORT("onebit compresses dense vectors (averageCompressed), it does not sum sparse pairs");
@@ -26,31 +52,42 @@ void OneBitAllreduce::setErrors(std::vector<float> worker, std::vector<float> se
   serverError_ = std::move(server);
 }
 
-std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, float* error) {
-  double squares = 0;
-  for(size_t i = 0; i < n; ++i)
-    squares += double(x[i]) * double(x[i]);
-  float scale = n ? float(std::sqrt(squares / double(n))) : 0.f;
-  std::vector<char> bytes(sizeof(float) + (n + 7) / 8, 0);
-  std::memcpy(bytes.data(), &scale, sizeof(float));
-  auto* bits = reinterpret_cast<unsigned char*>(bytes.data() + sizeof(float));
-  for(size_t i = 0; i < n; ++i) {
-    bool negative = x[i] < 0.f;
-    if(negative)
-      bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-    error[i] = x[i] - (negative ? -scale : scale);
+std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std::vector<size_t>& starts,
+                                            float* error) {
+  size_t header = starts.size() * sizeof(float);
+  std::vector<char> bytes(header + (n + 7) / 8, 0);
+  auto* bits = reinterpret_cast<unsigned char*>(bytes.data() + header);
+  for(size_t s = 0; s < starts.size(); ++s) {
+    size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
+    double squares = 0;
+    for(size_t i = begin; i < end; ++i)
+      squares += double(x[i]) * double(x[i]);
+    float scale = end > begin ? float(std::sqrt(squares / double(end - begin))) : 0.f;
+    std::memcpy(bytes.data() + s * sizeof(float), &scale, sizeof(float));
+    for(size_t i = begin; i < end; ++i) {
+      bool negative = x[i] < 0.f;
+      if(negative)
+        bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
+      error[i] = x[i] - (negative ? -scale : scale);
+    }
   }
   return bytes;
 }
 
-void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, float* out, float weight) {
-  ABORT_IF(bytes.size() != sizeof(float) + (n + 7) / 8, "1-bit chunk of {} bytes for {} values", bytes.size(), n);
-  float scale;
-  std::memcpy(&scale, bytes.data(), sizeof(float));
-  ABORT_IF(!std::isfinite(scale) || scale < 0.f, "1-bit chunk with the scale {}", scale);
-  const auto* bits = reinterpret_cast<const unsigned char*>(bytes.data() + sizeof(float));
-  for(size_t i = 0; i < n; ++i)
-    out[i] += weight * ((bits[i / 8] >> (i % 8)) & 1u ? -scale : scale);
+void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts,
+                                 float* out, float weight) {
+  size_t header = starts.size() * sizeof(float);
+  ABORT_IF(bytes.size() != header + (n + 7) / 8, "1-bit chunk of {} bytes for {} values in {} segments", bytes.size(),
+           n, starts.size());
+  const auto* bits = reinterpret_cast<const unsigned char*>(bytes.data() + header);
+  for(size_t s = 0; s < starts.size(); ++s) {
+    size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
+    float scale;
+    std::memcpy(&scale, bytes.data() + s * sizeof(float), sizeof(float));
+    ABORT_IF(!std::isfinite(scale) || scale < 0.f, "1-bit chunk with the scale {}", scale);
+    for(size_t i = begin; i < end; ++i)
+      out[i] += weight * ((bits[i / 8] >> (i % 8)) & 1u ? -scale : scale);
+  }
 }
 
 void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
@@ -61,24 +98,26 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
     x[i] = values[i] + workerError_[i];
   auto compressChunk = [&](int j) {
     Range c = chunk(j);
-    return compress(x.data() + c.offset, c.size, workerError_.data() + c.offset);
+    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset);
   };
   // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
   Range mine = chunk(r);
   std::vector<float> y(mine.size, 0.f);
-  decompress(compressChunk(r), mine.size, y.data(), 1.f / float(P));
+  const std::vector<size_t>& myStarts = chunkStarts_[size_t(r)];
+  decompress(compressChunk(r), mine.size, myStarts, y.data(), 1.f / float(P));
   for(int s = 1; s < P; ++s) {
     int dest = (r + s) % P, source = (r - s + P) % P;
-    decompress(exchange(dest, source, kToServers + s - 1, compressChunk(dest)), mine.size, y.data(), 1.f / float(P));
+    decompress(exchange(dest, source, kToServers + s - 1, compressChunk(dest)), mine.size, myStarts, y.data(),
+               1.f / float(P));
   }
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
-  std::vector<char> served = compress(y.data(), mine.size, serverError_.data());
+  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data());
   // every server's chunk to every rank
   std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
   std::fill(values.begin(), values.end(), 0.f);
   for(int j = 0; j < P; ++j)
-    decompress(all[size_t(j)], chunk(j).size, values.data() + chunk(j).offset, 1.f);
+    decompress(all[size_t(j)], chunk(j).size, chunkStarts_[size_t(j)], values.data() + chunk(j).offset, 1.f);
 }
 
 }  // namespace marian

@@ -2,13 +2,17 @@
 // defines: marian::OneBitAllreduce — the compressed allreduce of 1-bit Adam (Tang et al., ICML
 // 2021; DeepSpeed's compressed_allreduce): the mean over ranks of a dense vector sent as one sign
 // bit a value plus one scale per chunk, with error feedback on both sides. Rank j serves chunk j
-// (equal parts of the vector):
-//   worker: x = values + its error; chunk c sent as scale_c sign(x_c), scale_c = |x_c|_2 /
-//           sqrt(size_c) (a value >= 0 has sign +1); its error = x - what it sent;
+// (equal parts of the vector). Scales go per segment: the vector is cut into segments (the caller's
+// starts, e.g. every parameter tensor as DeepSpeed does, cut again into blocks), and a chunk into
+// the pieces of the segments inside it, so that a tensor of small values is not sent at the scale
+// of a large one (one scale per chunk made 1-bit Adam need 1.16x dense's words on Multi30k):
+//   worker: x = values + its error; segment s sent as scale_s sign(x_s), scale_s = |x_s|_2 /
+//           sqrt(size_s) (a value >= 0 has sign +1); its error = x - what it sent;
 //   server: y = the mean of the P decompressed chunks + its error, sent to every rank the same
 //           way; its error = y - what it sent;
 //   every rank: values = the servers' decompressed chunks, the same everywhere.
-// About 2 (P-1)/P x n/8 bytes sent per rank and call (a 32nd of a dense ring's). Not a sum of
+// About 2 (P-1)/P x (n/8 + 4 x segments) bytes sent per rank and call (a 32nd of a dense ring's
+// plus the scales). Not a sum of
 // sparse pairs, so not in the table of --sparse-allreduce algorithms: GradientAllreducer uses it
 // for 1-bit Adam's momentum (--onebit-adam).
 #include <vector>
@@ -20,7 +24,8 @@ namespace marian {
 
 class OneBitAllreduce : public Allreduce {
 public:
-  OneBitAllreduce(Transport& transport, size_t n);
+  // segmentStarts: sorted, 0 first (a single segment by default).
+  OneBitAllreduce(Transport& transport, size_t n, std::vector<size_t> segmentStarts = {0});
   std::string name() const override { return "onebit"; }
   AllreduceResult reduce(const SparseVector& local, size_t n, size_t k) override;  // an error: dense only
 
@@ -33,13 +38,20 @@ public:
   const std::vector<float>& serverError() const { return serverError_; }
   void setErrors(std::vector<float> worker, std::vector<float> server);
 
-  // One chunk as it goes on the wire: the scale, then a bit a value (1: negative), with
-  // error[i] = x[i] - what it stands for; and back, added times weight into out.
-  static std::vector<char> compress(const float* x, size_t n, float* error);
-  static void decompress(const std::vector<char>& bytes, size_t n, float* out, float weight);
+  // Segment starts: every parameter's start (sorted, within n) and, with block > 0, every block
+  // of `block` values inside a parameter.
+  static std::vector<size_t> segmentStarts(const std::vector<size_t>& parameterStarts, size_t n, size_t block);
+
+  // One chunk of n values as it goes on the wire: a scale per segment (starts: where each begins,
+  // 0 first), then a bit a value (1: negative), with error[i] = x[i] - what it stands for; and
+  // back, added times weight into out.
+  static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error);
+  static void decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts, float* out,
+                         float weight);
 
 private:
   size_t n_;
+  std::vector<std::vector<size_t>> chunkStarts_;  // per chunk: its segments' starts, relative to it
   std::vector<float> workerError_, serverError_;
 };
 
