@@ -151,14 +151,64 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
   }
 }
 
-// A checkpoint after 3 updates (one compressed), restored in a fresh allreducer, continues bitwise.
-inline void checkpointContinuesExactly(Transport& t) {
+// 0/1 Adam (--zero-one-adam, kappa 1, freeze after 6) on any rank count: the variance changes on
+// steps 1 and 3 (then 7, past the freeze), so updates 0 and 2 (0-based) are the dense sum, 1, 3,
+// 4, 5 P x the 1-bit mean of the gradients with error feedback, and from 6 on the momentum is
+// averaged as 1-bit Adam does with errors starting from zero.
+inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
+  size_t n = 400;
+  std::vector<float> m = randomValues(n, 7);
+  float beta1 = 0.9f, s = 1.f / float(t.size());
+  MomentumSource source;
+  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  source.beta1 = beta1;
+  source.sumScale = s;
+  Options o = gradient_allreducer_cases::options(
+      "ring", 1.f, "sampled",
+      "zero-one-adam: true\nadam-freeze-variance-after: 6\nadam-variance-update-scaler: 1\noptimizer: adam");
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  GradientAllreducer reducer(o, t, {g.all()}, 3, {}, nullptr, source);
+  OneBitAllreduce gradients(t, n), momenta(t, n);
+  for(unsigned u = 0; u < 8; ++u) {
+    SCOPED_TRACE("update " + std::to_string(u));
+    std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
+    kernels::fromHost(g.all(), mine);
+    reducer.setStep(u);
+    reducer.reduce(std::vector<Tensor>{g.all()});
+    std::vector<float> got = kernels::toHost(g.all());
+    ASSERT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+    std::vector<float> want = mine;
+    if(u == 0 || u == 2) {  // every rank's values are known here: their sum, to rounding
+      std::fill(want.begin(), want.end(), 0.f);
+      for(int r = 0; r < t.size(); ++r) {
+        std::vector<float> theirs = randomValues(n, 10 * unsigned(r) + u);
+        for(size_t i = 0; i < n; ++i)
+          want[i] += theirs[i];
+      }
+    } else if(u < 6) {
+      gradients.averageCompressed(want);
+      for(float& x : want)
+        x *= float(t.size());
+    } else {
+      for(size_t i = 0; i < n; ++i)
+        want[i] = beta1 * m[i] + (1 - beta1) * float(t.size()) * s * mine[i];
+      momenta.averageCompressed(want);
+      for(size_t i = 0; i < n; ++i)
+        want[i] = (want[i] - beta1 * m[i]) / ((1 - beta1) * s);
+    }
+    for(size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "at " << i;
+  }
+}
+
+// A checkpoint after 3 updates, restored in a fresh allreducer, continues bitwise: 1-bit Adam
+// (one update compressed), and 0/1 Adam in its 1-bit gradient phase, continuing past the freeze.
+inline void checkpointContinuesExactlyWith(Transport& t, const std::string& compression, unsigned end) {
   size_t n = 500;
   std::vector<float> m = randomValues(n, 9);
   MomentumSource source;
   source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
-  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
-                                                 "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam");
+  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", compression);
   std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
   FlatBuffer g(cpuDevice(), Type::float32, n);
   auto updates = [&](GradientAllreducer& reducer, unsigned from, unsigned to) {
@@ -177,7 +227,13 @@ inline void checkpointContinuesExactly(Transport& t) {
   ASSERT_EQ(saved.extras.count("onebit-server-error"), 1u);
   GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, nullptr, source);
   resumed.restoreFrom(saved);
-  EXPECT_EQ(updates(resumed, 3, 5), updates(first, 3, 5));
+  EXPECT_EQ(updates(resumed, 3, end), updates(first, 3, end));
+}
+
+inline void checkpointContinuesExactly(Transport& t) {
+  checkpointContinuesExactlyWith(t, "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam", 5);
+  checkpointContinuesExactlyWith(
+      t, "zero-one-adam: true\nadam-freeze-variance-after: 5\nadam-variance-update-scaler: 1\noptimizer: adam", 8);
 }
 
 }  // namespace onebit_cases

@@ -31,6 +31,9 @@ TEST(OneBitAllreduce, SegmentStartsCutParametersIntoBlocks) { onebit_cases::segm
 TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
   runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);
 }
+TEST_P(GradientAllreducerInProcess, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
+  runOnRanks(GetParam(), onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps);
+}
 TEST_P(GradientAllreducerInProcess, OneBitAdamCheckpointContinuesExactly) {
   runOnRanks(GetParam(), onebit_cases::checkpointContinuesExactly);
 }

@@ -23,6 +23,9 @@ TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) { momentumCor
 TEST(GradientAllreducer, OneBitCompressedMeanByHand) { onebit_cases::compressedMeanByHand(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanBySegmentsByHand) { onebit_cases::compressedMeanBySegmentsByHand(mpi()); }
 TEST(GradientAllreducer, OneBitAdamGivesTheAveragedMomentum) { onebit_cases::allreducerGivesTheAveragedMomentum(mpi()); }
+TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
+  onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps(mpi());
+}
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }
 TEST(GradientAllreducer, PowerSgdLosesNothing) { powersgd_cases::nothingIsLost(mpi()); }

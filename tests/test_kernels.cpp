@@ -204,7 +204,7 @@ TEST(Kernels, AdamStepMatchesHandComputation) {
   // sqrt 0.5), so the step is lr x (0.9 m + 0.1 x 2) / (1 - 0.9^3) / 0.5
   std::vector<float> vBefore = v.host();
   HostTensor big(Shape{2}, {2.f, -0.4f});
-  kernels::adamStep(p.t, big.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 3, 2);
+  kernels::adamStep(p.t, big.t, m.t, v.t, 0.1f, 0.9f, 0.999f, 1e-8f, 3, 2, false);
   EXPECT_EQ(v.host(), vBefore);
   double m3 = 0.9 * (0.5 * (1 - 0.81)) + 0.1 * 2.0;  // m after two steps of 0.5 is 0.5 (1 - 0.9^2)
   EXPECT_NEAR(p.host()[0], 0.8 - 0.1 * (m3 / (1 - 0.729)) / 0.5, 1e-5);

@@ -68,12 +68,12 @@ TEST(Optimizers, StateRoundTripContinuesIdentically) {
 // checkpoint (the count is in the state), while the first moment goes on.
 TEST(Optimizers, AdamFrozenVarianceStopsAtItsStepAcrossACheckpoint) {
   Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f}), big({3.f, -1.f, 2.f});
-  auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, 2);
+  auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, AdamVarianceSchedule{2, 0});
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
   std::vector<float> v2 = a->state().arrays.at("adam_vt"), m2 = a->state().arrays.at("adam_mt");
   kernels::copy(p2.buf.all(), p1.buf.all());
-  auto b = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, 2);
+  auto b = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, AdamVarianceSchedule{2, 0});
   b->setState(a->state(), cpuDevice());
   a->update(p1.buf.all(), big.buf.all(), 0.1f);
   b->update(p2.buf.all(), big.buf.all(), 0.1f);
@@ -84,6 +84,54 @@ TEST(Optimizers, AdamFrozenVarianceStopsAtItsStepAcrossACheckpoint) {
   unfrozen->setState(b->state(), cpuDevice());
   unfrozen->update(p2.buf.all(), big.buf.all(), 0.1f);
   EXPECT_NE(unfrozen->state().arrays.at("adam_vt"), v2);
+}
+
+// 0/1 Adam's exponential rule: kappa 2 puts the variance's steps at 1, 2, then 2 apart (4, 6),
+// then 4 apart (10, 14), 8 apart (22, ...); the freeze cuts it; kappa 0 is every step until it.
+TEST(Optimizers, AdamVarianceScheduleByHand) {
+  AdamVarianceSchedule zeroOne{20, 2};
+  std::vector<uint64_t> steps;
+  for(uint64_t t = 1; t <= 40; ++t)
+    if(zeroOne.updatesAt(t))
+      steps.push_back(t);
+  EXPECT_EQ(steps, (std::vector<uint64_t>{1, 2, 4, 6, 10, 14}));
+  EXPECT_EQ(zeroOne.updatesUpTo(9), 4u);
+  EXPECT_EQ(zeroOne.updatesUpTo(1000), 6u);
+  EXPECT_EQ((AdamVarianceSchedule{0, 2}.updatesUpTo(30)), 8u);  // 1, 2, 4, 6, 10, 14, 22, 30
+  AdamVarianceSchedule frozen{3, 0}, plain;
+  EXPECT_TRUE(frozen.updatesAt(3));
+  EXPECT_FALSE(frozen.updatesAt(4));
+  EXPECT_EQ(frozen.updatesUpTo(10), 3u);
+  EXPECT_EQ(plain.updatesUpTo(10), 10u);
+  EXPECT_FALSE(plain.skipsSteps());
+}
+
+// Adam on 0/1 Adam's schedule: v changes on steps 1, 2, 4 only (kappa 2, frozen after 5), m on
+// every step, and a checkpoint after step 2 continues identically.
+TEST(Optimizers, AdamFollowsTheVarianceScheduleAcrossACheckpoint) {
+  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
+  AdamVarianceSchedule schedule{5, 2};
+  auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, schedule);
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  a->update(p1.buf.all(), g.buf.all(), 0.1f);
+  kernels::copy(p2.buf.all(), p1.buf.all());
+  auto b = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, schedule);
+  b->setState(a->state(), cpuDevice());
+  std::vector<float> v = a->state().arrays.at("adam_vt");
+  for(uint64_t t = 3; t <= 7; ++t) {
+    Range big({3.f * float(t), -1.f, 2.f});
+    std::vector<float> m = a->state().arrays.at("adam_mt");
+    a->update(p1.buf.all(), big.buf.all(), 0.1f);
+    b->update(p2.buf.all(), big.buf.all(), 0.1f);
+    EXPECT_EQ(p1.host(), p2.host()) << "step " << t;
+    EXPECT_NE(a->state().arrays.at("adam_mt"), m) << "step " << t;
+    std::vector<float> after = a->state().arrays.at("adam_vt");
+    if(t == 4)
+      EXPECT_NE(after, v) << "step 4 updates the variance";
+    else
+      EXPECT_EQ(after, v) << "step " << t << " leaves the variance";
+    v = after;
+  }
 }
 
 // The residuals of another layout: summed in the order of their numbers (rank 10 after rank 2,

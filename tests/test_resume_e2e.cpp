@@ -60,6 +60,10 @@ TEST(Resume, SyncAcrossRanksContinuesExactlyDenseAndCompressed) {
   // 1-bit Adam's worker and server errors, the frozen variance's step count
   expectResumeIsExact({"2 ranks 1-bit Adam", "--sync-sgd --sparse-allreduce ring --onebit-adam "
                        "--adam-freeze-variance-after 3", 2});
+  // 0/1 Adam: resumed at 5 in its 1-bit gradient phase (variance steps 1, 3, 7), at 10 and 15 in
+  // its momentum phase
+  expectResumeIsExact({"2 ranks 0/1 Adam", "--sync-sgd --sparse-allreduce ring --zero-one-adam "
+                       "--adam-freeze-variance-after 8 --adam-variance-update-scaler 1", 2});
 }
 
 // A streamed corpus (windows of 100 pairs of the 2,000: the stop at update 10 falls in a later

@@ -232,6 +232,18 @@ TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
   EXPECT_NE(refused.log.find("--onebit-adam needs --adam-freeze-variance-after"), std::string::npos) << refused.log;
 }
 
+// 0/1 Adam: the variance's steps dense (kappa 2: 1, 2, 4, 6, 10, 14, 22), the gradient in 1 bit
+// between them, and from update 30 the momentum in 1 bit; without kappa it is refused.
+TEST(SyncAllreduce, ZeroOneAdamLearnsAndCutsTheBytesPerUpdate) {
+  expectLearnsWithFewerBytes("sync-01",
+                             "--zero-one-adam --adam-freeze-variance-after 30 --adam-variance-update-scaler 2", 16.0);
+  RunResult refused =
+      e2e::run("sync-01-refused", "--sync-sgd --after-batches 2 --zero-one-adam --adam-freeze-variance-after 5", true,
+               mpirun(2));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.log.find("--zero-one-adam needs --adam-variance-update-scaler"), std::string::npos) << refused.log;
+}
+
 TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
   RunResult dense = e2e::run("sync-bytes-dense", "--sync-sgd --after-batches 30 --sparse-allreduce ring", true, mpirun(2));
   RunResult sparse = e2e::run("sync-bytes-oktopk",

@@ -178,7 +178,9 @@ const std::vector<Spec>& specs() {
       {"powersgd-rank", "", Int(0, 1e6), "0", kTrain, "PowerSGD (Vogels et al. 2019): send each gradient matrix as rank-r factors with error feedback, through --sparse-allreduce's dense sum; 0: off"},
       {"powersgd-start", "", Int(0, 2e9), "100", kTrain, "PowerSGD: dense sums for the first N updates"},
       {"adam-freeze-variance-after", "", Int(0, 2e9), "0", kTrain, "Adam's second moment stops changing after N steps (1-bit Adam's frozen variance, Tang et al. 2021); 0: never"},
+      {"adam-variance-update-scaler", "", Int(0, 1e6), "0", kTrain, "0/1 Adam's variance schedule (Lu et al. 2023): Adam's second moment changes on kappa steps 1 apart, then kappa 2 apart, kappa 4 apart, ... until --adam-freeze-variance-after; 0: every step"},
       {"onebit-adam", "", kFlag, "false", kTrain, "1-bit Adam (Tang et al. 2021): after --adam-freeze-variance-after N dense updates the ranks average Adam's momentum as sign bits and a scale per parameter (or block), with error feedback on workers and servers"},
+      {"zero-one-adam", "", kFlag, "false", kTrain, "0/1 Adam (Lu et al. 2023): until --adam-freeze-variance-after the ranks sum the gradient densely on the variance's steps (--adam-variance-update-scaler) and in 1 bit on the others, then average the momentum as --onebit-adam does"},
       {"onebit-block-size", "", Int(0, 2e9), "0", kTrain, "1-bit Adam: one scale per N values of a parameter; 0: one per parameter (DeepSpeed's)"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "optimizers/variance_schedule.h"
 #include "tensors/arena.h"
 
 namespace marian {
@@ -68,23 +69,22 @@ private:
 
 class Adam : public StatefulOptimizer {
 public:
-  // Marian's defaults for --optimizer-params; freezeVarianceAfter > 0: the second moment stops
-  // changing after that many steps (1-bit Adam's frozen variance; a step count, so a resumed
-  // run freezes where the uninterrupted one did)
-  explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f, uint64_t freezeVarianceAfter = 0)
-      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps),
-        freezeVarianceAfter_(freezeVarianceAfter) {}
+  // Marian's defaults for --optimizer-params; variance: on which steps the second moment changes
+  // (a function of the step count, so a resumed run freezes where the uninterrupted one did)
+  explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f,
+                AdamVarianceSchedule variance = AdamVarianceSchedule())
+      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
 
 private:
   float beta1_, beta2_, eps_;
-  uint64_t freezeVarianceAfter_;
+  AdamVarianceSchedule variance_;
 };
 
 // --optimizer NAME --optimizer-params ...; an unknown name is an error.
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params,
-                                           uint64_t freezeVarianceAfter = 0);
+                                           AdamVarianceSchedule variance = AdamVarianceSchedule());
 // The same from a run's options: the one place the graph groups make their optimizers.
 std::unique_ptr<Optimizer> createOptimizer(const Options& options);
 // Adam's beta1 for a run's --optimizer-params (its default when not given).

@@ -46,8 +46,8 @@ void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
 void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
   ++t_;
-  uint64_t varianceSteps = freezeVarianceAfter_ > 0 ? std::min(t_, freezeVarianceAfter_) : t_;
-  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, varianceSteps);
+  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, variance_.updatesUpTo(t_),
+                    variance_.updatesAt(t_));
 }
 
 void Adagrad::update(Tensor params, Tensor grads, float lr) {
@@ -66,22 +66,23 @@ float adamBeta1(const Options& options) {
 }
 
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p,
-                                           uint64_t freezeVarianceAfter) {
+                                           AdamVarianceSchedule variance) {
   if(name == "sgd")
     return std::make_unique<Sgd>();
   if(name == "adagrad")
     return std::make_unique<Adagrad>(p.size() > 0 ? p[0] : 1e-8f);
   if(name == "adam")
     return std::make_unique<Adam>(p.size() > 0 ? p[0] : kAdamBeta1, p.size() > 1 ? p[1] : 0.999f,
-                                  p.size() > 2 ? p[2] : 1e-8f, freezeVarianceAfter);
+                                  p.size() > 2 ? p[2] : 1e-8f, variance);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 
 std::unique_ptr<Optimizer> createOptimizer(const Options& options) {
   std::string name = options.get<std::string>("optimizer");
-  auto freeze = uint64_t(options.get<int>("adam-freeze-variance-after", 0));
-  ABORT_IF(freeze > 0 && name != "adam", "--adam-freeze-variance-after needs --optimizer adam, not {}", name);
-  return createOptimizer(name, options.get<std::vector<float>>("optimizer-params"), freeze);
+  AdamVarianceSchedule variance = AdamVarianceSchedule::fromOptions(options);
+  ABORT_IF(variance.skipsSteps() && name != "adam", "{} needs --optimizer adam, not {}",
+           variance.freezeAfter > 0 ? "--adam-freeze-variance-after" : "--adam-variance-update-scaler", name);
+  return createOptimizer(name, options.get<std::vector<float>>("optimizer-params"), variance);
 }
 
 }  // namespace marian

@@ -88,10 +88,11 @@ void extractSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate)
 // --- optimizer steps on a flat range (a whole model or one shard) -----------------------------
 void sgdStep(Tensor params, Tensor grads, float lr);
 // Adam with bias correction at step t (1-based); m and v are the moment buffers of the range.
-// varianceSteps: the steps v has taken in, t normally; below t, v is frozen (1-bit Adam, Tang
-// et al. 2021): not updated, and corrected as after varianceSteps steps.
+// varianceSteps: the steps v has taken in (this one included when updateVariance), t normally;
+// v is corrected as after varianceSteps steps, and on a step without updateVariance it stays
+// (1-bit Adam's frozen variance, 0/1 Adam's steps between variance updates).
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps);
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance = true);
 // Adagrad: gt += g^2;  p -= lr * g / (sqrt(gt) + eps)
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps);
 // Exponential moving average: avg += alpha * (params - avg)

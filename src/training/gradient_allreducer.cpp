@@ -24,15 +24,23 @@ void validateAllreduceOptions(const Options& o) {
            "--powersgd-rank and --compression-density < 1 are two compressions: give one");
   ABORT_IF(o.get<int>("powersgd-rank", 0) > 0 && o.get<std::string>("local-gradients", "off") != "off",
            "--local-gradients needs top-k compression (--compression-density), not --powersgd-rank");
-  if(o.get<bool>("onebit-adam", false)) {
+  bool zeroOne = o.get<bool>("zero-one-adam", false);
+  if(sendsOneBit(o)) {
+    const char* name = zeroOne ? "--zero-one-adam" : "--onebit-adam";
+    ABORT_IF(zeroOne && o.get<bool>("onebit-adam", false),
+             "--zero-one-adam and --onebit-adam: give one (0/1 Adam averages the momentum as 1-bit Adam does)");
     ABORT_IF(density < 1.f || o.get<int>("powersgd-rank", 0) > 0 || o.get<std::string>("local-gradients", "off") != "off",
-             "--onebit-adam compresses by itself: not with --compression-density < 1, --powersgd-rank or --local-gradients");
-    ABORT_IF(o.get<std::string>("optimizer", "adam") != "adam", "--onebit-adam needs --optimizer adam");
+             "{} compresses by itself: not with --compression-density < 1, --powersgd-rank or --local-gradients", name);
+    ABORT_IF(o.get<std::string>("optimizer", "adam") != "adam", "{} needs --optimizer adam", name);
     ABORT_IF(o.get<int>("adam-freeze-variance-after", 0) < 1,
-             "--onebit-adam needs --adam-freeze-variance-after N >= 1: dense Adam for N updates, then the variance "
-             "frozen and the momentum sent in 1 bit");
+             "{} needs --adam-freeze-variance-after N >= 1: the variance frozen after N updates and the momentum "
+             "sent in 1 bit from then on", name);
+    ABORT_IF(zeroOne && o.get<int>("adam-variance-update-scaler", 0) < 1,
+             "--zero-one-adam needs --adam-variance-update-scaler kappa >= 1 (the paper's and DeepSpeed's: 16)");
   }
 }
+
+bool sendsOneBit(const Options& o) { return o.get<bool>("onebit-adam", false) || o.get<bool>("zero-one-adam", false); }
 
 GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, const std::vector<Tensor>& shards,
                                        uint64_t seed, const std::vector<GradientBucket>& buckets,
@@ -84,10 +92,12 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     for(const Piece& p : pieces_)
       localScratch_.push_back(std::make_unique<FlatBuffer>(shards[p.shard].device, Type::float32, p.global.size));
 
-  if(o.get<bool>("onebit-adam", false)) {
+  if(sendsOneBit(o)) {
     ABORT_IF(!momentum.read, "1-bit Adam needs Adam's momentum");
     momentum_ = momentum;
     oneBitStart_ = uint64_t(o.get<int>("adam-freeze-variance-after"));
+    if(o.get<bool>("zero-one-adam", false))
+      zeroOneVariance_ = AdamVarianceSchedule::fromOptions(o);
     for(size_t b = 0; b < buckets_.size(); ++b) {
       std::vector<size_t> starts = layout ? parameterStarts(b, *layout) : std::vector<size_t>{0};
       oneBit_.push_back(std::make_unique<OneBitAllreduce>(
@@ -154,6 +164,9 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
     momentum_.read(range, m.data() + at);
     at += range.size;
   }
+  if(step_ == oneBitStart_)  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
+    oneBit_[b]->setErrors(std::vector<float>(oneBit_[b]->workerError().size(), 0.f),
+                          std::vector<float>(oneBit_[b]->serverError().size(), 0.f));
   // this rank's momentum if its gradient were the update's (the caller scales the sum by sumScale)
   float beta1 = momentum_.beta1, own = float(transport_.size()) * momentum_.sumScale;
   for(size_t i = 0; i < bucket.size(); ++i)
@@ -206,8 +219,14 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
     };
     for(size_t p : pieces)
       kernels::copy(hostView(pieces_[p]), pieceOf(pieces_[p], shards));
-    if(!oneBit_.empty() && step_ >= oneBitStart_)
+    if(!oneBit_.empty() && step_ >= oneBitStart_) {
       averageMomentum(b, dense);
+    } else if(zeroOneVariance_.kappa > 0 && !zeroOneVariance_.updatesAt(step_ + 1)) {
+      // 0/1 Adam between the variance's steps: the sum as P x the 1-bit mean
+      oneBit_[b]->averageCompressed(dense);
+      for(float& x : dense)
+        x *= float(transport_.size());
+    }
     else if(!powerSgd_.empty() && step_ >= powerSgdStart_)
       powerSgd_[b]->reduce(dense, *algorithms_[b]);
     else

@@ -17,6 +17,8 @@
 // (comm/allreduce/onebit.h): each rank's candidate
 // beta1 m + (1 - beta1) g_rank (Adam's m, read where the optimizer keeps it), and the bucket
 // becomes the gradient for which the optimizer's own momentum step gives the averaged momentum.
+// With --zero-one-adam, before the freeze the gradient itself goes in 1 bit on the steps where
+// the variance does not change (optimizers/variance_schedule.h), densely on the others.
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,7 @@
 #include "common/options.h"
 #include "graph/parameters.h"
 #include "optimizers/model_state.h"
+#include "optimizers/variance_schedule.h"
 #include "training/gradient_buckets.h"
 
 namespace marian {
@@ -119,8 +122,9 @@ private:
   // This rank's residual from a checkpoint: its own on the same rank count, otherwise on rank 0
   // the saved ranks' sum times otherLayoutScale (logged, naming `what`) and zeros elsewhere.
   std::vector<float> rankResidual(const ModelState& state, float otherLayoutScale, const char* what) const;
-  std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket, with --onebit-adam
+  std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket, with --onebit-adam or --zero-one-adam
   uint64_t oneBitStart_ = 0;
+  AdamVarianceSchedule zeroOneVariance_;  // 0/1 Adam's (kappa > 0): steps off it send the gradient in 1 bit
   MomentumSource momentum_;
   void averageMomentum(size_t b, std::vector<float>& bucket);
   // Where each parameter of bucket b begins, in the bucket's coordinates (sorted).
@@ -131,6 +135,9 @@ private:
   void placeBucket(size_t b, const std::vector<float>& inBucket, std::vector<float>& global) const;
   std::vector<float> takeBucket(size_t b, const std::vector<float>& global) const;
 };
+
+// Whether the momentum goes in 1 bit (--onebit-adam or --zero-one-adam).
+bool sendsOneBit(const Options& options);
 
 // Checks the options of synchronous SGD across ranks (also on one rank, so typos never pass).
 void validateAllreduceOptions(const Options& options);

@@ -39,8 +39,8 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
   setGpuTf32(o.get<bool>("tf32"));
   if(o.get<bool>("multi-node")) {
     ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
-    ABORT_IF(o.get<int>("powersgd-rank") > 0 || o.get<bool>("onebit-adam"),
-             "--powersgd-rank and --onebit-adam compress sync-SGD's allreduce (--sync-sgd); the parameter server "
+    ABORT_IF(o.get<int>("powersgd-rank") > 0 || sendsOneBit(o),
+             "--powersgd-rank, --onebit-adam and --zero-one-adam compress sync-SGD's allreduce (--sync-sgd); the parameter server "
              "(--multi-node) drops gradients with --grad-dropping-rate");
     return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);
   }

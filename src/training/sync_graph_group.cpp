@@ -67,7 +67,7 @@ public:
       DeviceWorker& first = *workers_[0];
       bool lookupsApart =
           floats > 0 && options_.get<float>("compression-density") >= 1.f && options_.get<int>("powersgd-rank") == 0 &&
-          !options_.get<bool>("onebit-adam") && !first.lookupTables().empty();
+          !sendsOneBit(options_) && !first.lookupTables().empty();
       std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
       if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();

@@ -20,20 +20,19 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 
 // m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps) {
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance) {
   checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
            m.size(), params.size());
-  ABORT_IF(varianceSteps > t, "adam: a variance of {} steps at step {}", varianceSteps, t);
+  ABORT_IF(varianceSteps > t || varianceSteps == 0, "adam: a variance of {} steps at step {}", varianceSteps, t);
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
   float c2 = 1.f / (1.f - std::pow(beta2, float(varianceSteps)));
-  bool frozen = varianceSteps < t;
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
     for(size_t i = b; i < e; ++i) {
       pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
-      if(!frozen)
+      if(updateVariance)
         pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
       p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
     }

@@ -67,15 +67,15 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 }
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps) {
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance) {
   checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(),
            "adam: moment buffers of {} for {} parameters", m.size(), params.size());
-  ABORT_IF(varianceSteps > t, "adam: a variance of {} steps at step {}", varianceSteps, t);
+  ABORT_IF(varianceSteps > t || varianceSteps == 0, "adam: a variance of {} steps at step {}", varianceSteps, t);
   float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
   float c2 = 1.f / (1.f - std::pow(beta2, float(varianceSteps)));
   adamKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(
-      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c1, c2, varianceSteps < t);
+      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c1, c2, !updateVariance);
   checkLaunch();
 }
 
