@@ -1,9 +1,11 @@
-// marian-commbench: one allreduce algorithm alone, under mpirun, on random sparse data.
+// marian-commbench: one allreduce algorithm alone, under mpirun, on random sparse data (or
+// "onebit", 1-bit Adam's compressed mean with error feedback, on the same data made dense).
 //   mpirun -np 4 marian-commbench --algo ssar-split --size 25000000 --density 0.001 [--reps 10]
 //     [--segment-bytes B]   (the message size of the pipelined ring and tree)
 // Every rank draws k = density*size random indices with integer values; every run is checked,
 // bitwise, against what the algorithm must return (the dense sum; for gtopk and oktopk, which keep
-// the global top-k of the sum, their definitions), computed from all ranks' inputs. Rank 0 prints
+// the global top-k of the sum, their definitions; for onebit, the compressed mean in double with
+// both sides' errors carried over the repetitions, to 1e-4), computed from all ranks' inputs. Rank 0 prints
 // one JSON line: bytes sent and received per rank as the transport counted them (the most any
 // rank moved; null for dense, whose messages are MPI_Allreduce's own and never pass the
 // transport), median and min seconds (the slowest rank of each repetition), and nccl-tests'
@@ -15,12 +17,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <set>
 
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/allreduce_reference.h"
 #include "comm/allreduce/dense_allreduce.h"
+#include "comm/allreduce/onebit.h"
 #include "comm/mpi_transport.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
@@ -38,7 +42,9 @@ struct Args {
   bool help = false;
 };
 
-const char* kUsage = "--algo NAME --size N --density D [--reps R] [--segment-bytes B]";
+constexpr size_t kOneBitBlock = 65536;  // onebit's values per scale
+
+const char* kUsage = "--algo NAME (an --sparse-allreduce name or onebit) --size N --density D [--reps R] [--segment-bytes B]";
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -95,39 +101,71 @@ int main(int argc, char** argv) {
         std::printf("Usage: mpirun -np N marian-commbench %s\n", kUsage);
       return 0;
     }
-    auto algo = createAllreduce(a.algo, mpi, a.settings);
     std::vector<SparseVector> inputs;
     for(int r = 0; r < mpi.size(); ++r)
       inputs.push_back(randomInput(a.size, a.density, r));
     const SparseVector& local = inputs[size_t(mpi.rank())];
     size_t k = local.size();  // the global top-k schemes keep as many as one rank brings
+    auto densified = [&](const SparseVector& v) {
+      std::vector<float> d(a.size, 0.f);
+      v.addTo(d.data());
+      return d;
+    };
 
-    // The dense algorithms (dense, ring, tree) reduce the dense vector, as training gives them:
-    // its making from the sparse input is not timed.
-    bool denseAlgorithm = dynamic_cast<DenseAllreduce*>(algo.get()) != nullptr;
-    std::vector<float> denseInput;
-    if(denseAlgorithm) {
-      denseInput.assign(a.size, 0.f);
-      local.addTo(denseInput.data());
+    // One repetition: the call (timed), then whether its result is right. The dense algorithms
+    // (dense, ring, tree) and onebit reduce the dense vector, as training gives it to them: its
+    // making from the sparse input is not timed.
+    std::unique_ptr<Allreduce> algo;
+    std::function<bool(double&)> repetition;
+    std::vector<float> denseInput = densified(local);
+    std::unique_ptr<OneBitReference> oneBitReference;
+    auto timed = [&](auto call) {
+      mpi.barrier(kCollectiveTimeoutSeconds, "the start of a repetition");
+      auto start = std::chrono::steady_clock::now();
+      call();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    if(a.algo == "onebit") {
+      // a scale per block of kOneBitBlock values (as per parameter in training); checked against
+      // the reference in double with both sides' errors carried over the repetitions
+      std::vector<size_t> starts = OneBitAllreduce::segmentStarts({0}, a.size, kOneBitBlock);
+      auto onebit = std::make_unique<OneBitAllreduce>(mpi, a.size, starts);
+      oneBitReference = std::make_unique<OneBitReference>(a.size, size_t(mpi.size()), starts);
+      std::vector<std::vector<float>> all;
+      for(const SparseVector& v : inputs)
+        all.push_back(densified(v));
+      repetition = [&, all, raw = onebit.get()](double& seconds) {
+        std::vector<float> got = denseInput;
+        seconds = timed([&] { raw->averageCompressed(got); });
+        std::vector<double> want = oneBitReference->average(all);
+        for(size_t i = 0; i < got.size(); ++i)
+          if(std::fabs(double(got[i]) - want[i]) > 1e-4 * (1.0 + std::fabs(want[i])))
+            return false;
+        return true;
+      };
+      algo = std::move(onebit);
+    } else {
+      algo = createAllreduce(a.algo, mpi, a.settings);
+      bool denseAlgorithm = dynamic_cast<DenseAllreduce*>(algo.get()) != nullptr;
+      repetition = [&, denseAlgorithm](double& seconds) {
+        AllreduceResult got;
+        if(denseAlgorithm) {
+          got.isDense = true;
+          got.dense = denseInput;
+          seconds = timed([&] { algo->sumDense(got.dense); });
+        } else {
+          seconds = timed([&] { got = algo->reduce(local, a.size, k); });
+        }
+        return matchesReference(a.algo, got, inputs, a.size, k);
+      };
     }
     bool correct = true;
     std::vector<double> times;
     AllreduceBytes total;
     for(int rep = 0; rep <= a.reps; ++rep) {  // rep 0 warms up
-      AllreduceResult got;
-      if(denseAlgorithm) {
-        got.isDense = true;
-        got.dense = denseInput;
-      }
-      mpi.barrier(kCollectiveTimeoutSeconds, "the start of a repetition");
-      auto start = std::chrono::steady_clock::now();
-      if(denseAlgorithm)
-        algo->sumDense(got.dense);
-      else
-        got = algo->reduce(local, a.size, k);
-      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double t = 0;
+      correct = repetition(t) && correct;
       AllreduceBytes b = algo->takeBytes();
-      correct = correct && matchesReference(a.algo, got, inputs, a.size, k);
       double slowest = 0;
       MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       if(rep > 0) {

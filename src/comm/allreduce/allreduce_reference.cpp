@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "comm/allreduce/onebit.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "common/equal_split.h"
 
 namespace marian {
 
@@ -48,6 +50,54 @@ bool matchesReference(const std::string& name, const AllreduceResult& got, const
         v = 0.f;
   }
   return got.toDense(n) == expected;
+}
+
+}  // namespace marian
+
+namespace marian {
+
+namespace {
+// x[range] sent as a sign and the RMS per segment (starts relative to the range); error = x - sent
+void signScaled(const std::vector<double>& x, Range range, const std::vector<size_t>& starts, std::vector<double>& out,
+                std::vector<double>& error) {
+  for(size_t s = 0; s < starts.size(); ++s) {
+    size_t begin = range.offset + starts[s], end = s + 1 < starts.size() ? range.offset + starts[s + 1] : range.end();
+    double squares = 0;
+    for(size_t i = begin; i < end; ++i)
+      squares += x[i] * x[i];
+    double scale = end > begin ? std::sqrt(squares / double(end - begin)) : 0.0;
+    for(size_t i = begin; i < end; ++i) {
+      out[i] = x[i] < 0 ? -scale : scale;
+      error[i] = x[i] - out[i];
+    }
+  }
+}
+}  // namespace
+
+OneBitReference::OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts)
+    : n_(n), ranks_(ranks), segmentStarts_(std::move(segmentStarts)), worker_(ranks, std::vector<double>(n, 0.0)),
+      server_(n, 0.0) {}
+
+std::vector<double> OneBitReference::average(const std::vector<std::vector<float>>& inputs) {
+  std::vector<double> mean(n_, 0.0), result(n_, 0.0);
+  for(size_t r = 0; r < ranks_; ++r) {
+    std::vector<double> x(n_), sent(n_);
+    for(size_t i = 0; i < n_; ++i)
+      x[i] = double(inputs[r][i]) + worker_[r][i];
+    for(size_t j = 0; j < ranks_; ++j) {
+      Range c = equalPart(n_, j, ranks_);
+      signScaled(x, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), sent, worker_[r]);
+    }
+    for(size_t i = 0; i < n_; ++i)
+      mean[i] += sent[i] / double(ranks_);
+  }
+  for(size_t i = 0; i < n_; ++i)
+    mean[i] += server_[i];
+  for(size_t j = 0; j < ranks_; ++j) {
+    Range c = equalPart(n_, j, ranks_);
+    signScaled(mean, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), result, server_);
+  }
+  return result;
 }
 
 }  // namespace marian

@@ -19,4 +19,19 @@ SparseVector globalTopkReference(std::vector<SparseVector> inputs, size_t k);
 bool matchesReference(const std::string& name, const AllreduceResult& got, const std::vector<SparseVector>& inputs,
                       size_t n, size_t k);
 
+// 1-bit Adam's compressed mean (comm/allreduce/onebit.h) in double, for all ranks at once, with
+// every rank's worker error and every chunk's server error carried from call to call.
+class OneBitReference {
+public:
+  OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts);
+  // every rank's input (n values each): the mean every rank gets
+  std::vector<double> average(const std::vector<std::vector<float>>& inputs);
+
+private:
+  size_t n_, ranks_;
+  std::vector<size_t> segmentStarts_;
+  std::vector<std::vector<double>> worker_;  // per rank, n values
+  std::vector<double> server_;               // n values (chunk j: rank j's)
+};
+
 }  // namespace marian

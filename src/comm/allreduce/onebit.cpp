@@ -16,15 +16,16 @@ OneBitAllreduce::OneBitAllreduce(Transport& transport, size_t n, std::vector<siz
     : Allreduce(transport), n_(n), workerError_(n, 0.f), serverError_(chunk(transport.rank()).size, 0.f) {
   ABORT_IF(segmentStarts.empty() || segmentStarts[0] != 0 || !std::is_sorted(segmentStarts.begin(), segmentStarts.end()),
            "1-bit segments must start at 0 and be sorted");
-  // each chunk: its own start, then every segment start inside it
-  for(int j = 0; j < transport.size(); ++j) {
-    Range c = chunk(j);
-    std::vector<size_t> starts = {0};
-    for(size_t s : segmentStarts)
-      if(s > c.offset && s < c.end() && s - c.offset != starts.back())
-        starts.push_back(s - c.offset);
-    chunkStarts_.push_back(std::move(starts));
-  }
+  for(int j = 0; j < transport.size(); ++j)
+    chunkStarts_.push_back(segmentsIn(chunk(j), segmentStarts));
+}
+
+std::vector<size_t> OneBitAllreduce::segmentsIn(Range c, const std::vector<size_t>& segmentStarts) {
+  std::vector<size_t> starts = {0};
+  for(size_t s : segmentStarts)
+    if(s > c.offset && s < c.end())
+      starts.push_back(s - c.offset);
+  return starts;
 }
 
 std::vector<size_t> OneBitAllreduce::segmentStarts(const std::vector<size_t>& parameterStarts, size_t n, size_t block) {

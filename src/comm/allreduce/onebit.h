@@ -41,6 +41,8 @@ public:
   // Segment starts: every parameter's start (sorted, within n) and, with block > 0, every block
   // of `block` values inside a parameter.
   static std::vector<size_t> segmentStarts(const std::vector<size_t>& parameterStarts, size_t n, size_t block);
+  // The segments of range c: c's own start and every segment start inside it, relative to c.
+  static std::vector<size_t> segmentsIn(Range c, const std::vector<size_t>& segmentStarts);
 
   // One chunk of n values as it goes on the wire: a scale per segment (starts: where each begins,
   // 0 first), then a bit a value (1: negative), with error[i] = x[i] - what it stands for; and
