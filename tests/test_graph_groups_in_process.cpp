@@ -279,5 +279,40 @@ TEST(GraphGroupsInProcess, ReshardingACheckpointMovesValuesWithoutChangingThem) 
   }
 }
 
+// A 1-bit Adam checkpoint of 2 ranks resumed on one, which does not compress: the mean of the
+// saved workers' errors plus the servers' join the next momentum, as error feedback would have
+// added them; saved again before an update, they are owed as they were (in the checkpoint's
+// units: momentum).
+TEST(GraphGroupsInProcess, OneBitAdamCheckpointResumedOnOneRankOwesItsErrorsToTheMomentum) {
+  Options o = adamOptions({"--sync-sgd", "--sparse-allreduce", "ring", "--onebit-adam",
+                           "--adam-freeze-variance-after", "1", "--clip-norm", "0"});  // nothing scales the gradient
+  ModelState saved = trainAndSave(o, 2, 3);
+  std::vector<float> owed = saved.sumOfExtras("allreduce-residual.rank", 0.5f);
+  const std::vector<float>& server = saved.extras.at("onebit-server-error");
+  ASSERT_EQ(owed.size(), saved.n);
+  double held = 0;
+  for(size_t i = 0; i < owed.size(); ++i) {
+    owed[i] += server[i];
+    held += std::fabs(owed[i]);
+  }
+  ASSERT_GT(held, 0.0) << "the saved ranks held errors back";
+  ModelState forgotten = saved;
+  for(auto it = forgotten.extras.begin(); it != forgotten.extras.end();)
+    it = it->first.rfind("allreduce-residual", 0) == 0 || it->first == "onebit-server-error" ? forgotten.extras.erase(it)
+                                                                                              : std::next(it);
+  Resumed with = resumeOn(o, saved, 1, 3, 4), without = resumeOn(o, forgotten, 1, 3, 4);
+  std::vector<float> m = with.state.optimizer.at("adam_mt"), mWithout = without.state.optimizer.at("adam_mt");
+  for(size_t i = 0; i < m.size(); ++i)
+    m[i] -= mWithout[i];
+  expectClose(m, owed);
+
+  Resumed again = resumeOn(o, saved, 1, 3, 3);
+  std::vector<float> owedAgain = again.state.sumOfExtras("allreduce-residual.rank", 1.f);
+  const std::vector<float>& serverAgain = again.state.extras.at("onebit-server-error");
+  for(size_t i = 0; i < owedAgain.size(); ++i)
+    owedAgain[i] += serverAgain[i];
+  expectClose(owedAgain, owed);
+}
+
 }  // namespace
 }  // namespace marian

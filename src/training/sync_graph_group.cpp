@@ -232,8 +232,15 @@ public:
       allreducer_->saveTo(state);
     if(replicas_)  // collective: every rank's copy goes to rank 0
       replicas_->gather(state);
-    if(!heldBack_.empty())  // resumed on one rank, saved before its first update: still owed
-      state.extras["allreduce-residual.rank0"] = heldBack_;
+    if(!heldBack_.empty()) {  // resumed on one rank, saved before its first update: still owed
+      std::vector<float>& owed = state.extras["allreduce-residual.rank0"];
+      owed = heldBack_;
+      if(heldBackMomentum_) {  // back to what 1-bit Adam's errors are: momentum, with no server part
+        for(float& x : owed)
+          x *= 1.f - adamBeta1(options_);
+        state.extras["onebit-server-error"].assign(owed.size(), 0.f);
+      }
+    }
     return rank() == 0 ? state : ModelState();
   }
 
@@ -250,8 +257,19 @@ public:
       return;
     }
     // One rank does not compress: what the saved ranks held back joins the first gradient, as
-    // error feedback would have added it to their next one.
-    heldBack_ = state.sumOfExtras("allreduce-residual.rank", mean ? 1.f / float(state.ranks) : 1.f);
+    // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
+    // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
+    // large adds to the next momentum.
+    auto servers = state.extras.find("onebit-server-error");
+    heldBackMomentum_ = servers != state.extras.end();
+    heldBack_ = state.sumOfExtras("allreduce-residual.rank", mean || heldBackMomentum_ ? 1.f / float(state.ranks) : 1.f);
+    if(heldBackMomentum_ && !heldBack_.empty()) {
+      ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
+               servers->second.size(), heldBack_.size());
+      float toGradient = 1.f / (1.f - adamBeta1(options_));
+      for(size_t i = 0; i < heldBack_.size(); ++i)
+        heldBack_[i] = (heldBack_[i] + servers->second[i]) * toGradient;
+    }
     if(!heldBack_.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
                 "rank 0's first gradient (one rank does not compress)",
@@ -305,6 +323,7 @@ private:
   std::unique_ptr<NodeShards> shards_;
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
+  bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors
   std::vector<size_t> lookupTables_;  // dense sums with buckets: tables whose lookups go apart (or none)
   std::unique_ptr<LookupRowsApart> lookupRows_;
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
