@@ -104,8 +104,10 @@ inline void segmentStartsCutParametersIntoBlocks() {
 // Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
 // updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
 // beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type),
-// each bucket's parameters cut into blocks of --onebit-block-size 128 with a scale each.
-inline void allreducerGivesTheAveragedMomentum(Transport& t) {
+// each bucket's parameters cut into blocks of --onebit-block-size 128 with a scale each; with
+// --clip-norm C each rank's gradient is clipped to C x sqrt(bucket size / n) first, and the
+// caller's clip is off for the result (it is no gradient to clip).
+inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm) {
   Parameters layout(cpuDevice());
   layout.declare("A", Shape({20, 15}), inits::zeros());
   layout.declare("B", Shape({100}), inits::zeros());
@@ -120,7 +122,7 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
   source.sumScale = s;
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
                                                  "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\n"
-                                                 "onebit-block-size: 128");
+                                                 "onebit-block-size: 128\nclip-norm: " + std::to_string(clipNorm));
   FlatBuffer g(cpuDevice(), Type::float32, n);
   std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};  // A; B and C
   GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, &layout, source);
@@ -135,13 +137,20 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
     reducer.reduce(std::vector<Tensor>{g.all()});
     std::vector<float> got = kernels::toHost(g.all());
     ASSERT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+    EXPECT_EQ(reducer.clippedBeforeTheSum(), u >= 2);
     if(u < 2)
       continue;  // dense sums before the freeze
     for(size_t b = 0; b < buckets.size(); ++b) {
       Range r = buckets[b][0];
+      double squares = 0;
+      for(size_t i = 0; i < r.size; ++i)
+        squares += double(mine[r.offset + i]) * mine[r.offset + i];  // P s = 1: the rank's own gradient
+      double threshold = clipNorm * std::sqrt(double(r.size) / double(n)), clip = 1;
+      if(clipNorm > 0 && std::sqrt(squares) > threshold)
+        clip = threshold / std::sqrt(squares);
       std::vector<float> candidate(r.size);
       for(size_t i = 0; i < r.size; ++i)
-        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * float(t.size()) * s * mine[r.offset + i];
+        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * float(t.size() * s * clip) * mine[r.offset + i];
       reference[b]->averageCompressed(candidate);
       for(size_t i = 0; i < r.size; ++i) {
         float momentum = beta1 * m[r.offset + i] + (1 - beta1) * s * got[r.offset + i];
@@ -149,6 +158,11 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
       }
     }
   }
+}
+
+inline void allreducerGivesTheAveragedMomentum(Transport& t) {
+  allreducerGivesTheAveragedMomentumWith(t, 0.f);
+  allreducerGivesTheAveragedMomentumWith(t, 0.5f);  // clips: the values' norms are about 10
 }
 
 // 0/1 Adam (--zero-one-adam, kappa 1, freeze after 6) on any rank count: the variance changes on

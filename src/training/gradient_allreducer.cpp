@@ -96,6 +96,7 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     ABORT_IF(!momentum.read, "1-bit Adam needs Adam's momentum");
     momentum_ = momentum;
     oneBitStart_ = uint64_t(o.get<int>("adam-freeze-variance-after"));
+    oneBitClipNorm_ = o.get<float>("clip-norm", 0.f);
     if(o.get<bool>("zero-one-adam", false))
       zeroOneVariance_ = AdamVarianceSchedule::fromOptions(o);
     for(size_t b = 0; b < buckets_.size(); ++b) {
@@ -169,6 +170,14 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
                           std::vector<float>(oneBit_[b]->serverError().size(), 0.f));
   // this rank's momentum if its gradient were the update's (the caller scales the sum by sumScale)
   float beta1 = momentum_.beta1, own = float(transport_.size()) * momentum_.sumScale;
+  if(oneBitClipNorm_ > 0.f) {  // --clip-norm on the rank's own gradient (the bucket's share of it)
+    double squares = 0;
+    for(float x : bucket)
+      squares += double(own * x) * double(own * x);
+    double threshold = double(oneBitClipNorm_) * std::sqrt(double(bucket.size()) / double(n_));
+    if(double norm = std::sqrt(squares); norm > threshold)
+      own *= float(threshold / norm);
+  }
   for(size_t i = 0; i < bucket.size(); ++i)
     bucket[i] = beta1 * m[i] + (1.f - beta1) * own * bucket[i];
   oneBit_[b]->averageCompressed(bucket);

@@ -16,7 +16,8 @@
 // Adam's momentum in 1 bit a value and a scale per parameter or --onebit-block-size values
 // (comm/allreduce/onebit.h): each rank's candidate
 // beta1 m + (1 - beta1) g_rank (Adam's m, read where the optimizer keeps it), and the bucket
-// becomes the gradient for which the optimizer's own momentum step gives the averaged momentum.
+// becomes the gradient for which the optimizer's own momentum step gives the averaged momentum
+// (--clip-norm clips each rank's gradient before it joins the candidate, not that gradient).
 // With --zero-one-adam, before the freeze the gradient itself goes in 1 bit on the steps where
 // the variance does not change (optimizers/variance_schedule.h), densely on the others.
 #include <memory>
@@ -64,6 +65,9 @@ public:
   void reduceBucket(size_t b, const std::vector<Tensor>& shards);
   // The update (0-based) the next reductions belong to: the density's warm-up follows it.
   void setStep(uint64_t update) { step_ = update; }
+  // Whether this step's result is the gradient that gives 1-bit Adam's averaged momentum, each
+  // rank's own gradient clipped before (--clip-norm): not a gradient to clip again.
+  bool clippedBeforeTheSum() const { return !oneBit_.empty() && step_ >= oneBitStart_; }
   // Whether the sum is approximate (top-k or PowerSGD), with residuals.
   bool compresses() const { return density_ < 1.0 || !powerSgd_.empty() || !oneBit_.empty(); }
   const Compression& compression() const { return compression_; }
@@ -124,6 +128,7 @@ private:
   std::vector<float> rankResidual(const ModelState& state, float otherLayoutScale, const char* what) const;
   std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket, with --onebit-adam or --zero-one-adam
   uint64_t oneBitStart_ = 0;
+  float oneBitClipNorm_ = 0.f;  // --clip-norm, applied to each rank's gradient before its momentum
   AdamVarianceSchedule zeroOneVariance_;  // 0/1 Adam's (kappa > 0): steps off it send the gradient in 1 bit
   MomentumSource momentum_;
   void averageMomentum(size_t b, std::vector<float>& bucket);

@@ -182,7 +182,8 @@ public:
       shards_->addToGradients(heldBack_);
       heldBack_.clear();
     }
-    shards_->step(lr, clipNorm_, update);
+    // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
+    shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update);
     shards_->allGather();
     averaged_.clear();
     averagedSmoothed_.clear();
