@@ -101,6 +101,26 @@ inline void segmentStartsCutParametersIntoBlocks() {
   EXPECT_EQ(OneBitAllreduce::segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
 }
 
+// A fixed first moment m as the allreducer reads it from the optimizer (beta1, the caller's scale).
+inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, float sumScale = 1.f) {
+  MomentumSource source;
+  source.read = [&m](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  source.beta1 = beta1;
+  source.sumScale = sumScale;
+  return source;
+}
+
+// This rank's values `mine` through the reducer as update u: what came back, the same on every rank.
+inline std::vector<float> reducedAt(Transport& t, GradientAllreducer& reducer, FlatBuffer& g,
+                                    const std::vector<float>& mine, unsigned u) {
+  kernels::fromHost(g.all(), mine);
+  reducer.setStep(u);
+  reducer.reduce(std::vector<Tensor>{g.all()});
+  std::vector<float> got = kernels::toHost(g.all());
+  EXPECT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+  return got;
+}
+
 // Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
 // updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
 // beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type),
@@ -116,10 +136,7 @@ inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm)
   size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5);
   float beta1 = 0.9f, s = 1.f / float(t.size());
-  MomentumSource source;
-  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
-  source.beta1 = beta1;
-  source.sumScale = s;
+  MomentumSource source = momentumOf(m, beta1, s);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
                                                  "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\n"
                                                  "onebit-block-size: 128\nclip-norm: " + std::to_string(clipNorm));
@@ -132,11 +149,7 @@ inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm)
   for(unsigned u = 0; u < 5; ++u) {
     SCOPED_TRACE("update " + std::to_string(u));
     std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
-    kernels::fromHost(g.all(), mine);
-    reducer.setStep(u);
-    reducer.reduce(std::vector<Tensor>{g.all()});
-    std::vector<float> got = kernels::toHost(g.all());
-    ASSERT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+    std::vector<float> got = reducedAt(t, reducer, g, mine, u);
     EXPECT_EQ(reducer.clippedBeforeTheSum(), u >= 2);
     if(u < 2)
       continue;  // dense sums before the freeze
@@ -173,10 +186,7 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
   size_t n = 400;
   std::vector<float> m = randomValues(n, 7);
   float beta1 = 0.9f, s = 1.f / float(t.size());
-  MomentumSource source;
-  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
-  source.beta1 = beta1;
-  source.sumScale = s;
+  MomentumSource source = momentumOf(m, beta1, s);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
       "zero-one-adam: true\nadam-freeze-variance-after: 6\nadam-variance-update-scaler: 1\noptimizer: adam");
@@ -186,11 +196,7 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
   for(unsigned u = 0; u < 8; ++u) {
     SCOPED_TRACE("update " + std::to_string(u));
     std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
-    kernels::fromHost(g.all(), mine);
-    reducer.setStep(u);
-    reducer.reduce(std::vector<Tensor>{g.all()});
-    std::vector<float> got = kernels::toHost(g.all());
-    ASSERT_EQ(got, gradient_allreducer_cases::fromRankZero(t, got));
+    std::vector<float> got = reducedAt(t, reducer, g, mine, u);
     std::vector<float> want = mine;
     if(u == 0 || u == 2) {  // every rank's values are known here: their sum, to rounding
       std::fill(want.begin(), want.end(), 0.f);
@@ -220,19 +226,14 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
 inline void checkpointContinuesExactlyWith(Transport& t, const std::string& compression, unsigned end) {
   size_t n = 500;
   std::vector<float> m = randomValues(n, 9);
-  MomentumSource source;
-  source.read = [&](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  MomentumSource source = momentumOf(m);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", compression);
   std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
   FlatBuffer g(cpuDevice(), Type::float32, n);
   auto updates = [&](GradientAllreducer& reducer, unsigned from, unsigned to) {
     std::vector<std::vector<float>> out;
-    for(unsigned u = from; u < to; ++u) {
-      reducer.setStep(u);
-      kernels::fromHost(g.all(), randomValues(n, 17 * unsigned(t.rank()) + u));
-      reducer.reduce(std::vector<Tensor>{g.all()});
-      out.push_back(kernels::toHost(g.all()));
-    }
+    for(unsigned u = from; u < to; ++u)
+      out.push_back(reducedAt(t, reducer, g, randomValues(n, 17 * unsigned(t.rank()) + u), u));
     return out;
   };
   GradientAllreducer first(o, t, {g.all()}, 5, buckets, nullptr, source);
