@@ -2,7 +2,8 @@
 # scripts/compare-configs on real launchers: with `--launcher mpirun --hostfile` (a hostfile of
 # localhost slots) two configurations of a tiny transformer train for the same target-word
 # budget, and the table ranks them by the words each needed to reach the best dense validation
-# cross-entropy (dense itself: x 1.000); `--launcher srun` builds one srun command per
+# cross-entropy (dense itself: x 1.000), and --continue trains them on from their checkpoints to
+# a larger budget; `--launcher srun` builds one srun command per
 # configuration (checked with --dry-run, as there is no SLURM here); --hostfile without mpirun
 # is an error.
 set -euo pipefail
@@ -45,6 +46,18 @@ for c in 2x1-sync-dense 2x1-sync-topka-0-05-local; do
 done
 [ "$(grep -c '^2x1 sync' "$work/out/results.csv")" -ge 6 ] || { echo "FAIL: results.csv"; exit 1; }
 for f in ce-words.png ce-time.png; do [ -s "$work/out/$f" ] || { echo "FAIL: no $f"; exit 1; }; done
+# --continue: the same runs trained on from their checkpoints to a larger budget, logs appended
+log="$work/out/2x1-sync-dense/log.txt"
+before=$(grep -c '\[valid\]' "$log")
+first=$(head -1 "$log")
+last=$(grep -v '\[rank' "$log" | grep -oE ' : Up\. [0-9]+ : Sen' | tail -1 | grep -oE '[0-9]+')
+timeout 600 "$root/scripts/compare-configs" "${common[@]}" --launcher mpirun --hostfile "$work/hosts" \
+  --words 18000 --valid-every-words 3000 --extra "" --out "$work/out" --continue > /dev/null
+[ "$(grep -c '\[valid\]' "$log")" -gt "$before" ] || { echo "FAIL: --continue validated no more"; exit 1; }
+[ "$(head -1 "$log")" = "$first" ] || { echo "FAIL: --continue lost the first run's log"; exit 1; }
+[ "$(grep -v '\[rank' "$log" | grep -c " : Up\. $last : Sen")" -eq 1 ] || { echo "FAIL: --continue started again"; exit 1; }
+[ "$(grep -v '\[rank' "$log" | grep -oE ' : Up\. [0-9]+ : Sen' | tail -1 | grep -oE '[0-9]+')" -gt "$last" ] \
+  || { echo "FAIL: --continue did not train on"; exit 1; }
 # srun: the command it builds
 out=$("$root/scripts/compare-configs" "${common[@]}" --launcher srun --words 12000 --dry-run --out "$work/srun")
 echo "$out"
