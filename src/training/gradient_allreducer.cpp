@@ -235,11 +235,11 @@ void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shard
       oneBit_[b]->averageCompressed(dense);
       for(float& x : dense)
         x *= float(transport_.size());
-    }
-    else if(!powerSgd_.empty() && step_ >= powerSgdStart_)
+    } else if(!powerSgd_.empty() && step_ >= powerSgdStart_) {
       powerSgd_[b]->reduce(dense, *algorithms_[b]);
-    else
+    } else {
       algorithms_[b]->sumDense(dense);
+    }
     for(size_t p : pieces)
       kernels::copy(pieceOf(pieces_[p], shards), hostView(pieces_[p]));
     return;
