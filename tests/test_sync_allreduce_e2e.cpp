@@ -198,6 +198,13 @@ TEST(SyncAllreduce, CompressedTrainingLearnsOnTwoAndThreeRanks) {
     }
 }
 
+// `options` on 2 ranks stop with an error whose text holds `message`.
+void expectRefused(const std::string& name, const std::string& options, const std::string& message) {
+  RunResult r = e2e::run(name, options, true, mpirun(2));
+  EXPECT_NE(r.status, 0) << options;
+  EXPECT_NE(r.log.find(message), std::string::npos) << r.log;
+}
+
 // A compressed scheme (`scheme`: its options) learns on 2 and 3 ranks, and on 2 the last display
 // line's bytes per update are at least `fewer` times fewer than the dense ring's.
 void expectLearnsWithFewerBytes(const std::string& name, const std::string& scheme, double fewer) {
@@ -228,9 +235,8 @@ TEST(SyncAllreduce, PowerSgdLearnsAndCutsTheBytesPerUpdate) {
 // dense ring's bytes); without the freeze it is refused.
 TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
   expectLearnsWithFewerBytes("sync-1bit", "--onebit-adam --adam-freeze-variance-after 5", 16.0);
-  RunResult refused = e2e::run("sync-1bit-refused", "--sync-sgd --after-batches 2 --onebit-adam", true, mpirun(2));
-  EXPECT_NE(refused.status, 0);
-  EXPECT_NE(refused.log.find("--onebit-adam needs --adam-freeze-variance-after"), std::string::npos) << refused.log;
+  expectRefused("sync-1bit-refused", "--sync-sgd --after-batches 2 --onebit-adam",
+                "--onebit-adam needs --adam-freeze-variance-after");
 }
 
 // 0/1 Adam: the variance's steps dense (kappa 2: 1, 2, 4, 6, 10, 14, 22), the gradient in 1 bit
@@ -238,11 +244,8 @@ TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
 TEST(SyncAllreduce, ZeroOneAdamLearnsAndCutsTheBytesPerUpdate) {
   expectLearnsWithFewerBytes("sync-01",
                              "--zero-one-adam --adam-freeze-variance-after 30 --adam-variance-update-scaler 2", 16.0);
-  RunResult refused =
-      e2e::run("sync-01-refused", "--sync-sgd --after-batches 2 --zero-one-adam --adam-freeze-variance-after 5", true,
-               mpirun(2));
-  EXPECT_NE(refused.status, 0);
-  EXPECT_NE(refused.log.find("--zero-one-adam needs --adam-variance-update-scaler"), std::string::npos) << refused.log;
+  expectRefused("sync-01-refused", "--sync-sgd --after-batches 2 --zero-one-adam --adam-freeze-variance-after 5",
+                "--zero-one-adam needs --adam-variance-update-scaler");
 }
 
 // The README's recommended compressed training, its COMPRESSED_OPTIONS="..." line as a user copies
@@ -308,24 +311,14 @@ TEST(SyncAllreduce, RanksStopTogetherWhenRankZeroDecides) {
 }
 
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {
-  RunResult noMode = e2e::run("sync-err1", "--after-batches 5", true, mpirun(2));
-  EXPECT_NE(noMode.status, 0);
-  EXPECT_NE(noMode.log.find("--sync-sgd"), std::string::npos) << noMode.log;
-  RunResult unknown = e2e::run("sync-err2", "--sync-sgd --sparse-allreduce fastest", true, mpirun(2));
-  EXPECT_NE(unknown.status, 0);
-  EXPECT_NE(unknown.log.find("--sparse-allreduce 'fastest' is unknown"), std::string::npos) << unknown.log;
-  RunResult density = e2e::run("sync-err3", "--sync-sgd --compression-density 1.5", true, mpirun(2));
-  EXPECT_NE(density.status, 0);
-  EXPECT_NE(density.log.find("--compression-density"), std::string::npos) << density.log;
-  RunResult twice = e2e::run("sync-err4", "--sync-sgd --compression-density 0.1 --powersgd-rank 4", true, mpirun(2));
-  EXPECT_NE(twice.status, 0);
-  EXPECT_NE(twice.log.find("two compressions"), std::string::npos) << twice.log;
-  RunResult server = e2e::run("sync-err5", "--multi-node --onebit-adam --adam-freeze-variance-after 5", true, mpirun(2));
-  EXPECT_NE(server.status, 0);
-  EXPECT_NE(server.log.find("the parameter server (--multi-node) drops gradients"), std::string::npos) << server.log;
-  RunResult notAdam = e2e::run("sync-err6", "--sync-sgd --optimizer sgd --adam-freeze-variance-after 5", true, mpirun(2));
-  EXPECT_NE(notAdam.status, 0);
-  EXPECT_NE(notAdam.log.find("--adam-freeze-variance-after needs --optimizer adam"), std::string::npos) << notAdam.log;
+  expectRefused("sync-err1", "--after-batches 5", "--sync-sgd");
+  expectRefused("sync-err2", "--sync-sgd --sparse-allreduce fastest", "--sparse-allreduce 'fastest' is unknown");
+  expectRefused("sync-err3", "--sync-sgd --compression-density 1.5", "--compression-density");
+  expectRefused("sync-err4", "--sync-sgd --compression-density 0.1 --powersgd-rank 4", "two compressions");
+  expectRefused("sync-err5", "--multi-node --onebit-adam --adam-freeze-variance-after 5",
+                "the parameter server (--multi-node) drops gradients");
+  expectRefused("sync-err6", "--sync-sgd --optimizer sgd --adam-freeze-variance-after 5",
+                "--adam-freeze-variance-after needs --optimizer adam");
 }
 
 }  // namespace
