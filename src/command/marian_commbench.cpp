@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     // making from the sparse input is not timed.
     std::unique_ptr<Allreduce> algo;
     std::function<bool(double&)> repetition;
-    std::vector<float> denseInput = densified(local);
+    std::vector<float> denseInput;  // only for the algorithms that reduce the dense vector
     std::unique_ptr<OneBitReference> oneBitReference;
     auto timed = [&](auto call) {
       mpi.barrier(kCollectiveTimeoutSeconds, "the start of a repetition");
@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
       // the reference in double with both sides' errors carried over the repetitions
       std::vector<size_t> starts = OneBitAllreduce::segmentStarts({0}, a.size, kOneBitBlock);
       auto onebit = std::make_unique<OneBitAllreduce>(mpi, a.size, starts);
+      denseInput = densified(local);
       oneBitReference = std::make_unique<OneBitReference>(a.size, size_t(mpi.size()), starts);
       std::vector<std::vector<float>> all;
       for(const SparseVector& v : inputs)
@@ -147,6 +148,8 @@ int main(int argc, char** argv) {
     } else {
       algo = createAllreduce(a.algo, mpi, a.settings);
       bool denseAlgorithm = dynamic_cast<DenseAllreduce*>(algo.get()) != nullptr;
+      if(denseAlgorithm)
+        denseInput = densified(local);
       repetition = [&, denseAlgorithm](double& seconds) {
         AllreduceResult got;
         if(denseAlgorithm) {
