@@ -17,20 +17,21 @@
 namespace marian {
 namespace onebit_cases {
 
-// per segment (starts: where each begins, 0 first): scale |x_s|_2 / sqrt(n_s) times the signs
-// (+ for >= 0), and x - that as the error
+// per segment (starts: where each begins, 0 first): scale |x_s / units_s|_2 / sqrt(n_s) times
+// the signs (+ for >= 0) times the units (empty: 1), and x - that as the error
 inline std::vector<double> signScaled(const std::vector<double>& x, const std::vector<size_t>& starts,
-                                      std::vector<double>& error) {
+                                      std::vector<double>& error, const std::vector<double>& units = {}) {
   std::vector<double> out(x.size());
   error.resize(x.size());
+  auto unit = [&](size_t i) { return units.empty() ? 1.0 : units[i]; };
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : x.size();
     double squares = 0;
     for(size_t i = begin; i < end; ++i)
-      squares += x[i] * x[i];
+      squares += (x[i] / unit(i)) * (x[i] / unit(i));
     double scale = std::sqrt(squares / double(end - begin));
     for(size_t i = begin; i < end; ++i) {
-      out[i] = x[i] < 0 ? -scale : scale;
+      out[i] = (x[i] < 0 ? -scale : scale) * unit(i);
       error[i] = x[i] - out[i];
     }
   }
@@ -41,11 +42,19 @@ using gradient_allreducer_cases::expectNear;
 
 // 5 values on 2 ranks (chunks [0, 2) and [2, 5)), cut into segments at segmentStarts;
 // chunkStarts: each chunk's segment starts relative to it, as the test expects them.
+// units: every value's (empty: none set).
 inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segmentStarts,
-                                   const std::vector<size_t> (&chunkStarts)[2], size_t bytesPerCall) {
+                                   const std::vector<size_t> (&chunkStarts)[2], size_t bytesPerCall,
+                                   const std::vector<double>& units = {}) {
   if(t.size() != 2)
     GTEST_SKIP() << "computed by hand for 2 ranks";
   OneBitAllreduce onebit(t, 5, segmentStarts);
+  if(!units.empty())
+    onebit.setUnits(std::vector<float>(units.begin(), units.end()));
+  auto unitsOf = [&](Range c) {
+    return units.empty() ? std::vector<double>{}
+                         : std::vector<double>(units.begin() + long(c.offset), units.begin() + long(c.end()));
+  };
   const std::vector<double> inputs[3][2] = {{{1, -3, 2, 0.5, 0}, {3, 1, -1, -2, 4}},
                                             {{0.5, 0.5, -1, 2, 1}, {-2, 1, 1, 1, -1}},
                                             {{1, 1, 1, 1, 1}, {-1, 2, -3, 0.25, 0}}};
@@ -61,7 +70,7 @@ inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segm
         std::vector<double> x, error;
         for(size_t i = chunks[c].offset; i < chunks[c].end(); ++i)
           x.push_back(inputs[call][r][i] + worker[r][i]);
-        sent[r][c] = signScaled(x, chunkStarts[c], error);
+        sent[r][c] = signScaled(x, chunkStarts[c], error, unitsOf(chunks[c]));
         for(size_t i = 0; i < error.size(); ++i)
           worker[r][chunks[c].offset + i] = error[i];
       }
@@ -69,7 +78,7 @@ inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segm
       std::vector<double> y(chunks[c].size), error;
       for(size_t i = 0; i < y.size(); ++i)
         y[i] = (sent[0][c][i] + sent[1][c][i]) / 2 + server[c][i];
-      std::vector<double> out = signScaled(y, chunkStarts[c], error);
+      std::vector<double> out = signScaled(y, chunkStarts[c], error, unitsOf(chunks[c]));
       server[c] = error;
       for(size_t i = 0; i < out.size(); ++i)
         want[chunks[c].offset + i] = out[i];
@@ -94,6 +103,12 @@ inline void compressedMeanBySegmentsByHand(Transport& t) {
   compressedMeanByHandIn(t, {0, 1, 3}, {{0, 1}, {0, 1}}, 18);
 }
 
+// The same segments with a unit per value (--onebit-update-direction's sqrt(v)): each segment's
+// scale is x / units', each value sent as sign x scale x its unit; the bytes do not change.
+inline void compressedMeanInUnitsByHand(Transport& t) {
+  compressedMeanByHandIn(t, {0, 1, 3}, {{0, 1}, {0, 1}}, 18, {0.5, 2, 1, 4, 0.25});
+}
+
 // Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters).
 inline void segmentStartsCutParametersIntoBlocks() {
   EXPECT_EQ(OneBitAllreduce::segmentStarts({0, 10, 25}, 40, 8), (std::vector<size_t>{0, 8, 10, 18, 25, 33}));
@@ -102,9 +117,15 @@ inline void segmentStartsCutParametersIntoBlocks() {
 }
 
 // A fixed first moment m as the allreducer reads it from the optimizer (beta1, the caller's scale).
-inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, float sumScale = 1.f) {
+// With v, also a fixed variance (--onebit-update-direction reads it).
+inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, float sumScale = 1.f,
+                                 const std::vector<float>* v = nullptr) {
   MomentumSource source;
   source.read = [&m](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+  if(v)
+    source.readVariance = [v](Range r, float* out) {
+      std::copy(v->begin() + long(r.offset), v->begin() + long(r.end()), out);
+    };
   source.beta1 = beta1;
   source.sumScale = sumScale;
   return source;
@@ -178,6 +199,66 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
   allreducerGivesTheAveragedMomentumWith(t, 0.5f);  // clips: the values' norms are about 10
 }
 
+// --onebit-update-direction on any rank count: after the freeze (2 dense updates) the candidates
+// beta1 m + (1 - beta1) g_rank are averaged in units of sqrt(v), each value's unit at least a
+// 100th of its parameter's mean sqrt(v) (A's value 5 has v = 0), 1 for a parameter whose v is all
+// 0 (B); the reference is OneBitAllreduce with those units computed here.
+inline void allreducerSendsTheUpdateDirection(Transport& t) {
+  Parameters layout(cpuDevice());
+  layout.declare("A", Shape({20, 15}), inits::zeros());
+  layout.declare("B", Shape({100}), inits::zeros());
+  layout.declare("C", Shape({30, 10}), inits::zeros());
+  layout.allocate();
+  size_t n = layout.totalSize();
+  std::vector<float> m = randomValues(n, 5), v = randomValues(n, 6);
+  for(size_t i = 0; i < n; ++i)
+    v[i] = v[i] * v[i] * (i % 7 == 0 ? 1e-4f : 1.f);  // sqrt(v): |normal|, every 7th a 100th of it (floored)
+  v[5] = 0.f;
+  std::fill(v.begin() + 300, v.begin() + 400, 0.f);
+  float beta1 = 0.9f, s = 1.f / float(t.size());
+  MomentumSource source = momentumOf(m, beta1, s, &v);
+  Options o = gradient_allreducer_cases::options(
+      "ring", 1.f, "sampled",
+      "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true");
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};  // A; B and C
+  GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, &layout, source);
+  std::vector<Range> parameters = {{0, 300}, {300, 100}, {400, 300}};
+  std::vector<float> units(n);
+  for(Range p : parameters) {
+    double mean = 0;
+    for(size_t i = p.offset; i < p.end(); ++i)
+      mean += std::sqrt(double(v[i])) / double(p.size);
+    for(size_t i = p.offset; i < p.end(); ++i)
+      units[i] = mean == 0 ? 1.f : float(std::max(std::sqrt(double(v[i])), mean / 100));
+  }
+  EXPECT_GT(units[5], 0.f);
+  EXPECT_EQ(units[350], 1.f);
+  std::vector<std::unique_ptr<OneBitAllreduce>> reference;
+  reference.push_back(std::make_unique<OneBitAllreduce>(t, 300, std::vector<size_t>{0}));
+  reference.push_back(std::make_unique<OneBitAllreduce>(t, 400, std::vector<size_t>{0, 100}));
+  reference[0]->setUnits(std::vector<float>(units.begin(), units.begin() + 300));
+  reference[1]->setUnits(std::vector<float>(units.begin() + 300, units.end()));
+  for(unsigned u = 0; u < 5; ++u) {
+    SCOPED_TRACE("update " + std::to_string(u));
+    std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
+    std::vector<float> got = reducedAt(t, reducer, g, mine, u);
+    if(u < 2)
+      continue;
+    for(size_t b = 0; b < buckets.size(); ++b) {
+      Range r = buckets[b][0];
+      std::vector<float> candidate(r.size);
+      for(size_t i = 0; i < r.size; ++i)
+        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * mine[r.offset + i];  // P s = 1
+      reference[b]->averageCompressed(candidate);
+      for(size_t i = 0; i < r.size; ++i) {
+        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * s * got[r.offset + i];
+        ASSERT_NEAR(momentum, candidate[i], 1e-5 * (1 + std::fabs(candidate[i]))) << "bucket " << b << " at " << i;
+      }
+    }
+  }
+}
+
 // 0/1 Adam (--zero-one-adam, kappa 1, freeze after 6) on any rank count: the variance changes on
 // steps 1 and 3 (then 7, past the freeze), so updates 0 and 2 (0-based) are the dense sum, 1, 3,
 // 4, 5 P x the 1-bit mean of the gradients with error feedback, and from 6 on the momentum is
@@ -222,11 +303,13 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
 }
 
 // A checkpoint after 3 updates, restored in a fresh allreducer, continues bitwise: 1-bit Adam
-// (one update compressed), and 0/1 Adam in its 1-bit gradient phase, continuing past the freeze.
+// (one update compressed; also in units of sqrt(v), set again from v after the restore), and 0/1 Adam in its 1-bit gradient phase, continuing past the freeze.
 inline void checkpointContinuesExactlyWith(Transport& t, const std::string& compression, unsigned end) {
   size_t n = 500;
-  std::vector<float> m = randomValues(n, 9);
-  MomentumSource source = momentumOf(m);
+  std::vector<float> m = randomValues(n, 9), v = randomValues(n, 10);
+  for(float& x : v)
+    x *= x;
+  MomentumSource source = momentumOf(m, 0.9f, 1.f, &v);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", compression);
   std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
   FlatBuffer g(cpuDevice(), Type::float32, n);
@@ -249,6 +332,8 @@ inline void checkpointContinuesExactly(Transport& t) {
   checkpointContinuesExactlyWith(t, "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam", 5);
   checkpointContinuesExactlyWith(
       t, "zero-one-adam: true\nadam-freeze-variance-after: 5\nadam-variance-update-scaler: 1\noptimizer: adam", 8);
+  checkpointContinuesExactlyWith(
+      t, "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true", 6);
 }
 
 }  // namespace onebit_cases

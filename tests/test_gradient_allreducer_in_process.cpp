@@ -27,9 +27,15 @@ TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanByHand) { runOnRan
 TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanBySegmentsByHand) {
   runOnRanks(2, onebit_cases::compressedMeanBySegmentsByHand);
 }
+TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanInUnitsByHand) {
+  runOnRanks(2, onebit_cases::compressedMeanInUnitsByHand);
+}
 TEST(OneBitAllreduce, SegmentStartsCutParametersIntoBlocks) { onebit_cases::segmentStartsCutParametersIntoBlocks(); }
 TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
   runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);
+}
+TEST_P(GradientAllreducerInProcess, OneBitAdamSendsTheUpdateDirection) {
+  runOnRanks(GetParam(), onebit_cases::allreducerSendsTheUpdateDirection);
 }
 TEST_P(GradientAllreducerInProcess, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
   runOnRanks(GetParam(), onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps);

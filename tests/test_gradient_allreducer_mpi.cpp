@@ -22,6 +22,8 @@ TEST(GradientAllreducer, MomentumCorrectionByHand) { momentumCorrectionByHand(mp
 TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) { momentumCorrectionVelocityIsSavedPerRank(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanByHand) { onebit_cases::compressedMeanByHand(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanBySegmentsByHand) { onebit_cases::compressedMeanBySegmentsByHand(mpi()); }
+TEST(GradientAllreducer, OneBitCompressedMeanInUnitsByHand) { onebit_cases::compressedMeanInUnitsByHand(mpi()); }
+TEST(GradientAllreducer, OneBitAdamSendsTheUpdateDirection) { onebit_cases::allreducerSendsTheUpdateDirection(mpi()); }
 TEST(GradientAllreducer, OneBitAdamGivesTheAveragedMomentum) { onebit_cases::allreducerGivesTheAveragedMomentum(mpi()); }
 TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
   onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps(mpi());

@@ -23,7 +23,8 @@ struct Node {
   std::vector<std::unique_ptr<Parameters>> devices;
   std::unique_ptr<NodeShards> shards;
 
-  Node(size_t n, NodeShards::Placement placement) {
+  Node(size_t n, NodeShards::Placement placement,
+       std::function<std::unique_ptr<Optimizer>()> optimizer = [] { return std::make_unique<Sgd>(); }) {
     std::vector<Parameters*> params;
     for(size_t d = 0; d < n; ++d) {
       devices.push_back(std::make_unique<Parameters>(cpuDevice(int(d))));
@@ -31,7 +32,7 @@ struct Node {
       devices.back()->allocate();
       params.push_back(devices.back().get());
     }
-    shards = std::make_unique<NodeShards>(params, [] { return std::make_unique<Sgd>(); }, 0.f, placement);
+    shards = std::make_unique<NodeShards>(params, optimizer, 0.f, placement);
   }
   void setGrads(size_t d, const std::vector<float>& g) { kernels::fromHost(devices[d]->grads(), g); }
   std::vector<float> valuesOf(size_t d) { return kernels::toHost(devices[d]->values()); }
@@ -76,6 +77,27 @@ TEST(NodeShards, InPlaceSumsStepsOnceOverAllShardsAndGathers) {
     for(size_t i = 0; i < kN; ++i)
       EXPECT_FLOAT_EQ(node.valuesOf(d)[i], want[i]) << "device " << d << " entry " << i;
   EXPECT_EQ(node.shards->values(false), node.valuesOf(0));
+}
+
+// What 1-bit Adam reads: the optimizer's arrays (Adam's m and v) over a range that crosses the
+// shards' boundary, zeros before the first step.
+TEST(NodeShards, OptimizerArraysAreReadAcrossShards) {
+  Node node(2, NodeShards::Placement::inPlace, [] { return std::make_unique<Adam>(0.9f, 0.99f); });
+  std::vector<float> got(4, -1.f);
+  node.shards->optimizerArray(1, Range{2, 4}, got.data());
+  EXPECT_EQ(got, std::vector<float>(4, 0.f));
+  node.setGrads(0, g0);
+  node.setGrads(1, g1);
+  for(size_t k = 0; k < 2; ++k)
+    node.shards->sumDevicesInto(k, Range{0, kN}, {1, 1});
+  node.shards->step(kLr, 0.f, 0);
+  std::vector<float> summed = sum(g0, g1), m(4), v(4);
+  node.shards->optimizerArray(0, Range{2, 4}, m.data());
+  node.shards->optimizerArray(1, Range{2, 4}, v.data());
+  for(size_t i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(m[i], (1.f - 0.9f) * summed[2 + i]) << i;
+    EXPECT_FLOAT_EQ(v[i], (1.f - 0.99f) * summed[2 + i] * summed[2 + i]) << i;
+  }
 }
 
 TEST(NodeShards, ApartPullsThenEachPushIsAppliedAtOnceAndClippedAlone) {

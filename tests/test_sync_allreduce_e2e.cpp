@@ -232,11 +232,21 @@ TEST(SyncAllreduce, PowerSgdLearnsAndCutsTheBytesPerUpdate) {
 }
 
 // 1-bit Adam: dense Adam for 5 updates, then the momentum in 1 bit a value (about a 32nd of the
-// dense ring's bytes); without the freeze it is refused.
+// dense ring's bytes), also in units of the frozen sqrt(v) (--onebit-update-direction: Adam's v
+// read where the shards keep it); without the freeze, or the units without 1-bit Adam or with
+// blocks, it is refused.
 TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
   expectLearnsWithFewerBytes("sync-1bit", "--onebit-adam --adam-freeze-variance-after 5", 16.0);
+  expectLearnsWithFewerBytes("sync-1bit-ud", "--onebit-adam --adam-freeze-variance-after 5 --onebit-update-direction",
+                             16.0);
   expectRefused("sync-1bit-refused", "--sync-sgd --after-batches 2 --onebit-adam",
                 "--onebit-adam needs --adam-freeze-variance-after");
+  expectRefused("sync-1bit-ud-alone", "--sync-sgd --after-batches 2 --onebit-update-direction",
+                "--onebit-update-direction is a setting of --onebit-adam");
+  expectRefused("sync-1bit-ud-blocks",
+                "--sync-sgd --after-batches 2 --onebit-adam --adam-freeze-variance-after 5 --onebit-update-direction "
+                "--onebit-block-size 64",
+                "not with --onebit-block-size");
 }
 
 // 0/1 Adam: the variance's steps dense (kappa 2: 1, 2, 4, 6, 10, 14, 22), the gradient in 1 bit

@@ -35,9 +35,13 @@ void validateAllreduceOptions(const Options& o) {
     ABORT_IF(o.get<int>("adam-freeze-variance-after", 0) < 1,
              "{} needs --adam-freeze-variance-after N >= 1: the variance frozen after N updates and the momentum "
              "sent in 1 bit from then on", name);
+    ABORT_IF(o.get<bool>("onebit-update-direction", false) && o.get<int>("onebit-block-size", 0) > 0,
+             "--onebit-update-direction takes its scale per parameter: not with --onebit-block-size");
     ABORT_IF(zeroOne && o.get<int>("adam-variance-update-scaler", 0) < 1,
              "--zero-one-adam needs --adam-variance-update-scaler kappa >= 1 (the paper's and DeepSpeed's: 16)");
   }
+  ABORT_IF(o.get<bool>("onebit-update-direction", false) && !sendsOneBit(o),
+           "--onebit-update-direction is a setting of --onebit-adam or --zero-one-adam");
 }
 
 bool sendsOneBit(const Options& o) { return o.get<bool>("onebit-adam", false) || o.get<bool>("zero-one-adam", false); }
@@ -99,8 +103,11 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
     oneBitClipNorm_ = o.get<float>("clip-norm", 0.f);
     if(o.get<bool>("zero-one-adam", false))
       zeroOneVariance_ = AdamVarianceSchedule::fromOptions(o);
+    oneBitUpdateDirection_ = o.get<bool>("onebit-update-direction", false);
+    ABORT_IF(oneBitUpdateDirection_ && !momentum.readVariance, "--onebit-update-direction needs Adam's variance");
     for(size_t b = 0; b < buckets_.size(); ++b) {
       std::vector<size_t> starts = layout ? parameterStarts(b, *layout) : std::vector<size_t>{0};
+      oneBitParameterStarts_.push_back(starts);
       oneBit_.push_back(std::make_unique<OneBitAllreduce>(
           transport, bucketSizes_[b],
           OneBitAllreduce::segmentStarts(starts, bucketSizes_[b], size_t(o.get<int>("onebit-block-size", 0)))));
@@ -168,6 +175,8 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
   if(step_ == oneBitStart_)  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
     oneBit_[b]->setErrors(std::vector<float>(oneBit_[b]->workerError().size(), 0.f),
                           std::vector<float>(oneBit_[b]->serverError().size(), 0.f));
+  if(oneBitUpdateDirection_ && !oneBit_[b]->hasUnits())  // v is frozen from here on (also after a resume)
+    oneBit_[b]->setUnits(updateDirectionUnits(b));
   // this rank's momentum if its gradient were the update's (the caller scales the sum by sumScale)
   float beta1 = momentum_.beta1, own = float(transport_.size()) * momentum_.sumScale;
   if(oneBitClipNorm_ > 0.f) {  // --clip-norm on the rank's own gradient (the bucket's share of it)
@@ -184,6 +193,26 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
   // the gradient whose momentum step, after the caller's scale, gives the averaged momentum
   for(size_t i = 0; i < bucket.size(); ++i)
     bucket[i] = (bucket[i] - beta1 * m[i]) / ((1.f - beta1) * momentum_.sumScale);
+}
+
+std::vector<float> GradientAllreducer::updateDirectionUnits(size_t b) const {
+  std::vector<float> units(bucketSizes_[b]);
+  size_t at = 0;
+  for(const Range& range : buckets_[b]) {
+    momentum_.readVariance(range, units.data() + at);
+    at += range.size;
+  }
+  const std::vector<size_t>& starts = oneBitParameterStarts_[b];
+  for(size_t p = 0; p < starts.size(); ++p) {
+    size_t begin = starts[p], end = p + 1 < starts.size() ? starts[p + 1] : units.size();
+    double sum = 0;
+    for(size_t i = begin; i < end; ++i)
+      sum += std::sqrt(double(std::max(units[i], 0.f)));
+    double floor = end > begin ? 0.01 * sum / double(end - begin) : 0.0;
+    for(size_t i = begin; i < end; ++i)
+      units[i] = floor > 0 ? float(std::max(std::sqrt(double(std::max(units[i], 0.f))), floor)) : 1.f;
+  }
+  return units;
 }
 
 void GradientAllreducer::prepareLocal(size_t i, Tensor piece) {

@@ -18,6 +18,8 @@
 // beta1 m + (1 - beta1) g_rank (Adam's m, read where the optimizer keeps it), and the bucket
 // becomes the gradient for which the optimizer's own momentum step gives the averaged momentum
 // (--clip-norm clips each rank's gradient before it joins the candidate, not that gradient).
+// With --onebit-update-direction the momentum goes in units of the frozen sqrt(v) (a floor at a
+// 100th of its parameter's mean), so that sign and scale are the update's, m / sqrt(v)'s.
 // With --zero-one-adam, before the freeze the gradient itself goes in 1 bit on the steps where
 // the variance does not change (optimizers/variance_schedule.h), densely on the others.
 #include <memory>
@@ -43,6 +45,7 @@ namespace marian {
 // Adam's beta1, and the factor the caller applies to the sum it gets (1/ranks for mean costs).
 struct MomentumSource {
   std::function<void(Range, float*)> read;
+  std::function<void(Range, float*)> readVariance;  // Adam's v (--onebit-update-direction)
   float beta1 = 0.9f;
   float sumScale = 1.f;
 };
@@ -132,6 +135,11 @@ private:
   AdamVarianceSchedule zeroOneVariance_;  // 0/1 Adam's (kappa > 0): steps off it send the gradient in 1 bit
   MomentumSource momentum_;
   void averageMomentum(size_t b, std::vector<float>& bucket);
+  bool oneBitUpdateDirection_ = false;
+  std::vector<std::vector<size_t>> oneBitParameterStarts_;  // per bucket, in its coordinates
+  // Bucket b's units for --onebit-update-direction: sqrt(v), at least a 100th of the parameter's
+  // mean sqrt(v) (a value whose variance froze at 0 would otherwise set its parameter's scale).
+  std::vector<float> updateDirectionUnits(size_t b) const;
   // Where each parameter of bucket b begins, in the bucket's coordinates (sorted).
   std::vector<size_t> parameterStarts(size_t b, const Parameters& layout) const;
   void saveOneBit(ModelState& state);

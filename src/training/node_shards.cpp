@@ -184,15 +184,15 @@ void NodeShards::synchronize() {
     onShardLane([&] { backendFor(s->device()).synchronize(); });
 }
 
-void NodeShards::firstMoment(Range range, float* out) const {
+void NodeShards::optimizerArray(size_t which, Range range, float* out) const {
   std::fill(out, out + range.size, 0.f);
   for(const auto& s : shards_) {
     Range r = s->range();
     size_t begin = std::max(r.offset, range.offset), end = std::min(r.end(), range.end());
     std::vector<Tensor> state = s->optimizerTensors();
-    if(begin >= end || state.empty())
+    if(begin >= end || state.size() <= which)
       continue;
-    Tensor part = state[0].slice(begin - r.offset, end - begin);
+    Tensor part = state[which].slice(begin - r.offset, end - begin);
     kernels::copy(Tensor(out + (begin - range.offset), Shape({int(end - begin)}), Type::float32, cpuDevice()), part);
   }
 }

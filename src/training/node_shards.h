@@ -66,9 +66,9 @@ public:
   // Waits for the shards' updates still running on GPUs (their second streams).
   void synchronize();
 
-  // The optimizer's first state array (Adam's m) over the global `range`, into `out` on the host
-  // (zeros before the first step).
-  void firstMoment(Range range, float* out) const;
+  // The optimizer's state array `which` (Adam's 0: m, 1: v) over the global `range`, into `out`
+  // on the host (zeros before the first step).
+  void optimizerArray(size_t which, Range range, float* out) const;
 
   // The parameters (or their moving average) joined over the shards, on the host.
   std::vector<float> values(bool smoothed) const;

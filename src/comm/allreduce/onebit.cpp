@@ -53,30 +53,40 @@ void OneBitAllreduce::setErrors(std::vector<float> worker, std::vector<float> se
   serverError_ = std::move(server);
 }
 
+void OneBitAllreduce::setUnits(std::vector<float> units) {
+  ABORT_IF(!units.empty() && units.size() != n_, "1-bit units of {} values for a vector of {}", units.size(), n_);
+  for(float u : units)
+    ABORT_IF(!(u > 0.f) || !std::isfinite(u), "1-bit unit {}: units must be positive and finite", u);
+  units_ = std::move(units);
+}
+
 std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std::vector<size_t>& starts,
-                                            float* error) {
+                                            float* error, const float* units) {
   size_t header = starts.size() * sizeof(float);
   std::vector<char> bytes(header + (n + 7) / 8, 0);
   auto* bits = reinterpret_cast<unsigned char*>(bytes.data() + header);
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
     double squares = 0;
-    for(size_t i = begin; i < end; ++i)
-      squares += double(x[i]) * double(x[i]);
+    for(size_t i = begin; i < end; ++i) {
+      double inUnits = units ? double(x[i]) / double(units[i]) : double(x[i]);
+      squares += inUnits * inUnits;
+    }
     float scale = end > begin ? float(std::sqrt(squares / double(end - begin))) : 0.f;
     std::memcpy(bytes.data() + s * sizeof(float), &scale, sizeof(float));
     for(size_t i = begin; i < end; ++i) {
       bool negative = x[i] < 0.f;
       if(negative)
         bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-      error[i] = x[i] - (negative ? -scale : scale);
+      float sent = units ? scale * units[i] : scale;
+      error[i] = x[i] - (negative ? -sent : sent);
     }
   }
   return bytes;
 }
 
 void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts,
-                                 float* out, float weight) {
+                                 float* out, float weight, const float* units) {
   size_t header = starts.size() * sizeof(float);
   ABORT_IF(bytes.size() != header + (n + 7) / 8, "1-bit chunk of {} bytes for {} values in {} segments", bytes.size(),
            n, starts.size());
@@ -86,8 +96,10 @@ void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const
     float scale;
     std::memcpy(&scale, bytes.data() + s * sizeof(float), sizeof(float));
     ABORT_IF(!std::isfinite(scale) || scale < 0.f, "1-bit chunk with the scale {}", scale);
-    for(size_t i = begin; i < end; ++i)
-      out[i] += weight * ((bits[i / 8] >> (i % 8)) & 1u ? -scale : scale);
+    for(size_t i = begin; i < end; ++i) {
+      float sent = units ? scale * units[i] : scale;
+      out[i] += weight * ((bits[i / 8] >> (i % 8)) & 1u ? -sent : sent);
+    }
   }
 }
 
@@ -99,26 +111,27 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
     x[i] = values[i] + workerError_[i];
   auto compressChunk = [&](int j) {
     Range c = chunk(j);
-    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset);
+    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset, unitsAt(c));
   };
   // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
   Range mine = chunk(r);
   std::vector<float> y(mine.size, 0.f);
   const std::vector<size_t>& myStarts = chunkStarts_[size_t(r)];
-  decompress(compressChunk(r), mine.size, myStarts, y.data(), 1.f / float(P));
+  decompress(compressChunk(r), mine.size, myStarts, y.data(), 1.f / float(P), unitsAt(mine));
   for(int s = 1; s < P; ++s) {
     int dest = (r + s) % P, source = (r - s + P) % P;
     decompress(exchange(dest, source, kToServers + s - 1, compressChunk(dest)), mine.size, myStarts, y.data(),
-               1.f / float(P));
+               1.f / float(P), unitsAt(mine));
   }
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
-  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data());
+  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data(), unitsAt(mine));
   // every server's chunk to every rank
   std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
   std::fill(values.begin(), values.end(), 0.f);
   for(int j = 0; j < P; ++j)
-    decompress(all[size_t(j)], chunk(j).size, chunkStarts_[size_t(j)], values.data() + chunk(j).offset, 1.f);
+    decompress(all[size_t(j)], chunk(j).size, chunkStarts_[size_t(j)], values.data() + chunk(j).offset, 1.f,
+               unitsAt(chunk(j)));
 }
 
 }  // namespace marian

@@ -11,6 +11,10 @@
 //   server: y = the mean of the P decompressed chunks + its error, sent to every rank the same
 //           way; its error = y - what it sent;
 //   every rank: values = the servers' decompressed chunks, the same everywhere.
+// With units (setUnits: a positive value per entry, the same on every rank) value i is sent as
+// units_i x (a sign and the segment's scale of x_i / units_i): the mean stays linear, and a segment
+// whose values differ in size by their units (Adam's momentum over its frozen sqrt(v)) is sent at
+// the precision of its update, not of its largest momenta. The errors stay in the values' units.
 // About 2 (P-1)/P x (n/8 + 4 x segments) bytes sent per rank and call (a 32nd of a dense ring's
 // plus the scales). Not a sum of
 // sparse pairs, so not in the table of --sparse-allreduce algorithms: GradientAllreducer uses it
@@ -37,6 +41,9 @@ public:
   const std::vector<float>& workerError() const { return workerError_; }
   const std::vector<float>& serverError() const { return serverError_; }
   void setErrors(std::vector<float> worker, std::vector<float> server);
+  // Every value's unit (n positive values, identical on every rank); empty: 1 each.
+  void setUnits(std::vector<float> units);
+  bool hasUnits() const { return !units_.empty(); }
 
   // Segment starts: every parameter's start (sorted, within n) and, with block > 0, every block
   // of `block` values inside a parameter.
@@ -45,16 +52,19 @@ public:
   static std::vector<size_t> segmentsIn(Range c, const std::vector<size_t>& segmentStarts);
 
   // One chunk of n values as it goes on the wire: a scale per segment (starts: where each begins,
-  // 0 first), then a bit a value (1: negative), with error[i] = x[i] - what it stands for; and
-  // back, added times weight into out.
-  static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error);
+  // 0 first) of x / units (units null: 1), then a bit a value (1: negative), with
+  // error[i] = x[i] - what it stands for; and back, added times weight into out.
+  static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error,
+                                    const float* units = nullptr);
   static void decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts, float* out,
-                         float weight);
+                         float weight, const float* units = nullptr);
 
 private:
   size_t n_;
   std::vector<std::vector<size_t>> chunkStarts_;  // per chunk: its segments' starts, relative to it
   std::vector<float> workerError_, serverError_;
+  std::vector<float> units_;
+  const float* unitsAt(Range c) const { return units_.empty() ? nullptr : units_.data() + c.offset; }
 };
 
 }  // namespace marian
