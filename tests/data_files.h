@@ -9,12 +9,13 @@
 #include <string>
 
 #include "common/error.h"
+#include "temp_paths.h"
 
 namespace marian {
 namespace testdata {
 
 inline std::string temp(const std::string& prefix, const std::string& name) {
-  return ::testing::TempDir() + prefix + std::to_string(getpid()) + "_" + name;
+  return testpaths::tempPath(prefix, name);
 }
 
 inline void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }

@@ -10,16 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "temp_paths.h"
+
 #ifndef MARIAN_BIN_DIR
 #error "MARIAN_BIN_DIR must point at the built programs"
 #endif
 
 namespace e2e {
 
-// A synthetic corpus (2,000 training pairs) made once per test binary.
+// A synthetic corpus (2,000 training pairs) made once per test process, with the runs' folders.
 inline std::string corpusDir() {
   static std::string d = [] {
-    std::string path = ::testing::TempDir() + "marian_e2e_" + std::to_string(getpid());
+    std::string path = testpaths::processPath("marian_e2e_");
     std::system(("rm -rf " + path + " && mkdir -p " + path).c_str());
     std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/make-synthetic-corpus " + path +
                       " --train 2000 > /dev/null";

@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/npz.h"
+#include "temp_paths.h"
 #include "wire_records.h"
 #include "data/corpus_chunks.h"
 #include "data/text_file.h"
@@ -29,7 +30,7 @@ namespace marian {
 namespace {
 
 std::string temp(const std::string& name) {  // per process: ctest runs the cases in parallel
-  return ::testing::TempDir() + "marian_hostile_" + std::to_string(getpid()) + "_" + name;
+  return testpaths::tempPath("marian_hostile_", name);
 }
 
 void writeAll(const std::string& path, const std::string& bytes) {

@@ -8,13 +8,14 @@
 
 #include "common/npz.h"
 #include "graph/operators.h"
+#include "temp_paths.h"
 #include "tensors/kernels.h"
 
 namespace marian {
 namespace {
 
 std::string tempPath(const std::string& name) {
-  return ::testing::TempDir() + "marian_npz_" + std::to_string(getpid()) + "_" + name;  // cases run in parallel
+  return testpaths::tempPath("marian_npz_", name);
 }
 
 std::string readAll(const std::string& path) {

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/options.h"
 #include "common/scheduling_parameter.h"
+#include "temp_paths.h"
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 // per process: ctest runs the cases of this file in parallel processes
 std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "marian_opt_" + std::to_string(getpid()) + "_" + name;
+  return testpaths::tempPath("marian_opt_", name);
 }
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

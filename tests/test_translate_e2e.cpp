@@ -16,7 +16,7 @@ using e2e::readFile;
 
 std::string dir() {
   static std::string d = [] {
-    std::string path = ::testing::TempDir() + "marian_translate_" + std::to_string(getpid());
+    std::string path = testpaths::processPath("marian_translate_");
     std::system(("rm -rf " + path + " && mkdir -p " + path).c_str());
     std::mt19937 rng(3);
     std::vector<std::string> symbols = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"};
