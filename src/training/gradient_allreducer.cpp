@@ -195,7 +195,10 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
     bucket[i] = (bucket[i] - beta1 * m[i]) / ((1.f - beta1) * momentum_.sumScale);
 }
 
+// sqrt(v) without Adam's bias correction or epsilon: a factor common to a parameter does not change
+// what its segment sends (its scale takes it).
 std::vector<float> GradientAllreducer::updateDirectionUnits(size_t b) const {
+  constexpr double kFloorOfMean = 0.01;
   std::vector<float> units(bucketSizes_[b]);
   size_t at = 0;
   for(const Range& range : buckets_[b]) {
@@ -208,7 +211,7 @@ std::vector<float> GradientAllreducer::updateDirectionUnits(size_t b) const {
     double sum = 0;
     for(size_t i = begin; i < end; ++i)
       sum += std::sqrt(double(std::max(units[i], 0.f)));
-    double floor = end > begin ? 0.01 * sum / double(end - begin) : 0.0;
+    double floor = end > begin ? kFloorOfMean * sum / double(end - begin) : 0.0;
     for(size_t i = begin; i < end; ++i)
       units[i] = floor > 0 ? float(std::max(std::sqrt(double(std::max(units[i], 0.f))), floor)) : 1.f;
   }
