@@ -142,6 +142,14 @@ inline std::vector<float> reducedAt(Transport& t, GradientAllreducer& reducer, F
   return got;
 }
 
+// The allreducer tests' parameters: A (300 values), B (100), C (300), in that order.
+inline void declareThreeParameters(Parameters& layout) {
+  layout.declare("A", Shape({20, 15}), inits::zeros());
+  layout.declare("B", Shape({100}), inits::zeros());
+  layout.declare("C", Shape({30, 10}), inits::zeros());
+  layout.allocate();
+}
+
 // Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
 // updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
 // beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type),
@@ -150,10 +158,7 @@ inline std::vector<float> reducedAt(Transport& t, GradientAllreducer& reducer, F
 // caller's clip is off for the result (it is no gradient to clip).
 inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm) {
   Parameters layout(cpuDevice());
-  layout.declare("A", Shape({20, 15}), inits::zeros());
-  layout.declare("B", Shape({100}), inits::zeros());
-  layout.declare("C", Shape({30, 10}), inits::zeros());
-  layout.allocate();
+  declareThreeParameters(layout);
   size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5);
   float beta1 = 0.9f, s = 1.f / float(t.size());
@@ -205,10 +210,7 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
 // 0 (B); the reference is OneBitAllreduce with those units computed here.
 inline void allreducerSendsTheUpdateDirection(Transport& t) {
   Parameters layout(cpuDevice());
-  layout.declare("A", Shape({20, 15}), inits::zeros());
-  layout.declare("B", Shape({100}), inits::zeros());
-  layout.declare("C", Shape({30, 10}), inits::zeros());
-  layout.allocate();
+  declareThreeParameters(layout);
   size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5), v = randomValues(n, 6);
   for(size_t i = 0; i < n; ++i)
