@@ -38,17 +38,9 @@
 #include "optimizers/model_state.h"
 #include "optimizers/variance_schedule.h"
 #include "training/gradient_buckets.h"
+#include "training/momentum_source.h"
 
 namespace marian {
-
-// 1-bit Adam: where the allreducer reads Adam's first moment (a global range into host memory),
-// Adam's beta1, and the factor the caller applies to the sum it gets (1/ranks for mean costs).
-struct MomentumSource {
-  std::function<void(Range, float*)> read;
-  std::function<void(Range, float*)> readVariance;  // Adam's v (--onebit-update-direction)
-  float beta1 = 0.9f;
-  float sumScale = 1.f;
-};
 
 class GradientAllreducer {
 public:

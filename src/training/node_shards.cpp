@@ -197,6 +197,13 @@ void NodeShards::optimizerArray(size_t which, Range range, float* out) const {
   }
 }
 
+MomentumSource NodeShards::adamMoments() const {
+  MomentumSource source;
+  source.read = [this](Range range, float* out) { optimizerArray(0, range, out); };
+  source.readVariance = [this](Range range, float* out) { optimizerArray(1, range, out); };
+  return source;
+}
+
 std::vector<float> NodeShards::values(bool smoothed) const {
   return joinShards(shards_, smoothed, [](const auto& s) -> const ParameterShard& { return *s; });
 }
