@@ -17,19 +17,23 @@
 namespace marian {
 namespace onebit_cases {
 
-// per segment (starts: where each begins, 0 first): scale |x_s / units_s|_2 / sqrt(n_s) times
-// the signs (+ for >= 0) times the units (empty: 1), and x - that as the error
+// per segment (starts: where each begins, 0 first): scale |x_s / units_s|_2 / sqrt(n_s) (rms) or
+// |x_s / units_s|_1 / n_s (meanAbs) times the signs (+ for >= 0) times the units (empty: 1), and
+// x - that as the error
 inline std::vector<double> signScaled(const std::vector<double>& x, const std::vector<size_t>& starts,
-                                      std::vector<double>& error, const std::vector<double>& units = {}) {
+                                      std::vector<double>& error, const std::vector<double>& units = {},
+                                      OneBitScale kind = OneBitScale::rms) {
   std::vector<double> out(x.size());
   error.resize(x.size());
   auto unit = [&](size_t i) { return units.empty() ? 1.0 : units[i]; };
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : x.size();
-    double squares = 0;
-    for(size_t i = begin; i < end; ++i)
+    double squares = 0, magnitudes = 0;
+    for(size_t i = begin; i < end; ++i) {
       squares += (x[i] / unit(i)) * (x[i] / unit(i));
-    double scale = std::sqrt(squares / double(end - begin));
+      magnitudes += std::fabs(x[i] / unit(i));
+    }
+    double scale = kind == OneBitScale::rms ? std::sqrt(squares / double(end - begin)) : magnitudes / double(end - begin);
     for(size_t i = begin; i < end; ++i) {
       out[i] = (x[i] < 0 ? -scale : scale) * unit(i);
       error[i] = x[i] - out[i];
@@ -45,10 +49,11 @@ using gradient_allreducer_cases::expectNear;
 // units: every value's (empty: none set).
 inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segmentStarts,
                                    const std::vector<size_t> (&chunkStarts)[2], size_t bytesPerCall,
-                                   const std::vector<double>& units = {}) {
+                                   const std::vector<double>& units = {}, OneBitScale kind = OneBitScale::rms) {
   if(t.size() != 2)
     GTEST_SKIP() << "computed by hand for 2 ranks";
   OneBitAllreduce onebit(t, 5, segmentStarts);
+  onebit.setScale(kind);
   if(!units.empty())
     onebit.setUnits(std::vector<float>(units.begin(), units.end()));
   auto unitsOf = [&](Range c) {
@@ -70,7 +75,7 @@ inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segm
         std::vector<double> x, error;
         for(size_t i = chunks[c].offset; i < chunks[c].end(); ++i)
           x.push_back(inputs[call][r][i] + worker[r][i]);
-        sent[r][c] = signScaled(x, chunkStarts[c], error, unitsOf(chunks[c]));
+        sent[r][c] = signScaled(x, chunkStarts[c], error, unitsOf(chunks[c]), kind);
         for(size_t i = 0; i < error.size(); ++i)
           worker[r][chunks[c].offset + i] = error[i];
       }
@@ -78,7 +83,7 @@ inline void compressedMeanByHandIn(Transport& t, const std::vector<size_t>& segm
       std::vector<double> y(chunks[c].size), error;
       for(size_t i = 0; i < y.size(); ++i)
         y[i] = (sent[0][c][i] + sent[1][c][i]) / 2 + server[c][i];
-      std::vector<double> out = signScaled(y, chunkStarts[c], error, unitsOf(chunks[c]));
+      std::vector<double> out = signScaled(y, chunkStarts[c], error, unitsOf(chunks[c]), kind);
       server[c] = error;
       for(size_t i = 0; i < out.size(); ++i)
         want[chunks[c].offset + i] = out[i];
@@ -107,6 +112,48 @@ inline void compressedMeanBySegmentsByHand(Transport& t) {
 // scale is x / units', each value sent as sign x scale x its unit; the bytes do not change.
 inline void compressedMeanInUnitsByHand(Transport& t) {
   compressedMeanByHandIn(t, {0, 1, 3}, {{0, 1}, {0, 1}}, 18, {0.5, 2, 1, 4, 0.25});
+}
+
+// The same in units with --onebit-scale mean-abs: each segment's scale is the mean magnitude.
+inline void compressedMeanWithMeanAbsScaleByHand(Transport& t) {
+  compressedMeanByHandIn(t, {0, 1, 3}, {{0, 1}, {0, 1}}, 18, {0.5, 2, 1, 4, 0.25}, OneBitScale::meanAbs);
+}
+
+// The error feedback's analogue of conservation: what a segment sends plus its error is x, and
+// with meanAbs the error's norm is |x|^2 - |x|_1^2 / n, below x's and below rms's error, also for
+// a spike (one value 1000 among 999 of size 1), where rms's error is larger than x itself (it
+// sends every value at about 31.6).
+inline void meanAbsScaleKeepsTheErrorBelowTheValues() {
+  std::vector<float> spike(1000);
+  for(size_t i = 0; i < spike.size(); ++i)
+    spike[i] = i % 2 ? 1.f : -1.f;
+  spike[7] = 1000.f;
+  for(const std::vector<float>& x : {spike, randomValues(1000, 3)}) {
+    double squares = 0, magnitudes = 0;
+    for(float v : x) {
+      squares += double(v) * v;
+      magnitudes += std::fabs(double(v));
+    }
+    double errorSquares[2] = {0, 0};
+    for(OneBitScale kind : {OneBitScale::rms, OneBitScale::meanAbs}) {
+      std::vector<float> error(x.size()), back(x.size(), 0.f);
+      std::vector<char> bytes = OneBitAllreduce::compress(x.data(), x.size(), {0}, error.data(), nullptr, kind);
+      OneBitAllreduce::decompress(bytes, x.size(), {0}, back.data(), 1.f);
+      for(size_t i = 0; i < x.size(); ++i) {
+        ASSERT_NEAR(back[i] + error[i], x[i], 1e-3) << i;
+        errorSquares[int(kind)] += double(error[i]) * error[i];
+      }
+    }
+    EXPECT_NEAR(errorSquares[1], squares - magnitudes * magnitudes / 1000.0, 1e-4 * squares);
+    EXPECT_LT(errorSquares[1], squares);
+    EXPECT_LE(errorSquares[1], errorSquares[0]);
+  }
+  double spikeSquares = 999.0 + 1e6, rmsError = 0;
+  std::vector<float> error(spike.size());
+  OneBitAllreduce::compress(spike.data(), spike.size(), {0}, error.data(), nullptr, OneBitScale::rms);
+  for(float e : error)
+    rmsError += double(e) * e;
+  EXPECT_GT(rmsError, spikeSquares) << "rms sends the spike's size to every value";
 }
 
 // Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters).
@@ -208,7 +255,8 @@ inline void allreducerGivesTheAveragedMomentum(Transport& t) {
 // beta1 m + (1 - beta1) g_rank are averaged in units of sqrt(v), each value's unit at least a
 // 100th of its parameter's mean sqrt(v) (A's value 5 has v = 0), 1 for a parameter whose v is all
 // 0 (B); the reference is OneBitAllreduce with those units computed here.
-inline void allreducerSendsTheUpdateDirection(Transport& t) {
+inline void allreducerSendsTheUpdateDirectionWith(Transport& t, const std::string& scale) {
+  SCOPED_TRACE("--onebit-scale " + scale);
   Parameters layout(cpuDevice());
   declareThreeParameters(layout);
   size_t n = layout.totalSize();
@@ -221,7 +269,8 @@ inline void allreducerSendsTheUpdateDirection(Transport& t) {
   MomentumSource source = momentumOf(m, beta1, s, &v);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
-      "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true");
+      "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true\n"
+      "onebit-scale: " + scale);
   FlatBuffer g(cpuDevice(), Type::float32, n);
   std::vector<GradientBucket> buckets = {{{0, 300}}, {{300, 400}}};  // A; B and C
   GradientAllreducer reducer(o, t, {g.all()}, 3, buckets, &layout, source);
@@ -241,6 +290,8 @@ inline void allreducerSendsTheUpdateDirection(Transport& t) {
   reference.push_back(std::make_unique<OneBitAllreduce>(t, 400, std::vector<size_t>{0, 100}));
   reference[0]->setUnits(std::vector<float>(units.begin(), units.begin() + 300));
   reference[1]->setUnits(std::vector<float>(units.begin() + 300, units.end()));
+  for(auto& r : reference)
+    r->setScale(oneBitScaleFromName(scale));
   for(unsigned u = 0; u < 5; ++u) {
     SCOPED_TRACE("update " + std::to_string(u));
     std::vector<float> mine = randomValues(n, 10 * unsigned(t.rank()) + u);
@@ -259,6 +310,11 @@ inline void allreducerSendsTheUpdateDirection(Transport& t) {
       }
     }
   }
+}
+
+inline void allreducerSendsTheUpdateDirection(Transport& t) {
+  allreducerSendsTheUpdateDirectionWith(t, "rms");
+  allreducerSendsTheUpdateDirectionWith(t, "mean-abs");
 }
 
 // 0/1 Adam (--zero-one-adam, kappa 1, freeze after 6) on any rank count: the variance changes on

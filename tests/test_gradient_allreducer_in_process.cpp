@@ -30,6 +30,10 @@ TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanBySegmentsByHand) 
 TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanInUnitsByHand) {
   runOnRanks(2, onebit_cases::compressedMeanInUnitsByHand);
 }
+TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanWithMeanAbsScaleByHand) {
+  runOnRanks(2, onebit_cases::compressedMeanWithMeanAbsScaleByHand);
+}
+TEST(OneBitAllreduce, MeanAbsScaleKeepsTheErrorBelowTheValues) { onebit_cases::meanAbsScaleKeepsTheErrorBelowTheValues(); }
 TEST(OneBitAllreduce, SegmentStartsCutParametersIntoBlocks) { onebit_cases::segmentStartsCutParametersIntoBlocks(); }
 TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
   runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);

@@ -23,6 +23,9 @@ TEST(GradientAllreducer, MomentumCorrectionVelocityIsSavedPerRank) { momentumCor
 TEST(GradientAllreducer, OneBitCompressedMeanByHand) { onebit_cases::compressedMeanByHand(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanBySegmentsByHand) { onebit_cases::compressedMeanBySegmentsByHand(mpi()); }
 TEST(GradientAllreducer, OneBitCompressedMeanInUnitsByHand) { onebit_cases::compressedMeanInUnitsByHand(mpi()); }
+TEST(GradientAllreducer, OneBitCompressedMeanWithMeanAbsScaleByHand) {
+  onebit_cases::compressedMeanWithMeanAbsScaleByHand(mpi());
+}
 TEST(GradientAllreducer, OneBitAdamSendsTheUpdateDirection) { onebit_cases::allreducerSendsTheUpdateDirection(mpi()); }
 TEST(GradientAllreducer, OneBitAdamGivesTheAveragedMomentum) { onebit_cases::allreducerGivesTheAveragedMomentum(mpi()); }
 TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {

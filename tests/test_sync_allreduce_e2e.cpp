@@ -247,6 +247,11 @@ TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
                 "--sync-sgd --after-batches 2 --onebit-adam --adam-freeze-variance-after 5 --onebit-update-direction "
                 "--onebit-block-size 64",
                 "not with --onebit-block-size");
+  expectRefused("sync-1bit-scale-alone", "--sync-sgd --after-batches 2 --onebit-scale mean-abs",
+                "--onebit-scale is a setting of --onebit-adam");
+  expectRefused("sync-1bit-scale-unknown",
+                "--sync-sgd --after-batches 2 --onebit-adam --adam-freeze-variance-after 5 --onebit-scale l3",
+                "Unknown 1-bit scale 'l3'");
 }
 
 // 0/1 Adam: the variance's steps dense (kappa 2: 1, 2, 4, 6, 10, 14, 22), the gradient in 1 bit

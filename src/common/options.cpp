@@ -182,6 +182,7 @@ const std::vector<Spec>& specs() {
       {"onebit-adam", "", kFlag, "false", kTrain, "1-bit Adam (Tang et al. 2021): after --adam-freeze-variance-after N dense updates the ranks average Adam's momentum as sign bits and a scale per parameter (or block), with error feedback on workers and servers"},
       {"zero-one-adam", "", kFlag, "false", kTrain, "0/1 Adam (Lu et al. 2023): until --adam-freeze-variance-after the ranks sum the gradient densely on the variance's steps (--adam-variance-update-scaler) and in 1 bit on the others, then average the momentum as --onebit-adam does"},
       {"onebit-block-size", "", Int(0, 2e9), "0", kTrain, "1-bit Adam: one scale per N values of a parameter; 0: one per parameter (DeepSpeed's)"},
+      {"onebit-scale", "", kString, "rms", kTrain, "1-bit Adam: each segment's scale, rms (|x|_2/sqrt(n), DeepSpeed's) or mean-abs (|x|_1/n, EF-SignSGD's least-squares scale, robust to spikes)"},
       {"onebit-update-direction", "", kFlag, "false", kTrain, "1-bit Adam after the freeze: each momentum value sent in units of its frozen sqrt(v) (the sign and scale are the update direction m/sqrt(v)'s, not m's)"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain, "Sharded parameter server across MPI ranks (mpirun -np N)"},

@@ -42,6 +42,8 @@ void validateAllreduceOptions(const Options& o) {
   }
   ABORT_IF(o.get<bool>("onebit-update-direction", false) && !sendsOneBit(o),
            "--onebit-update-direction is a setting of --onebit-adam or --zero-one-adam");
+  OneBitScale scale = oneBitScaleFromName(o.get<std::string>("onebit-scale", "rms"));
+  ABORT_IF(scale != OneBitScale::rms && !sendsOneBit(o), "--onebit-scale is a setting of --onebit-adam or --zero-one-adam");
 }
 
 bool sendsOneBit(const Options& o) { return o.get<bool>("onebit-adam", false) || o.get<bool>("zero-one-adam", false); }
@@ -111,6 +113,7 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
       oneBit_.push_back(std::make_unique<OneBitAllreduce>(
           transport, bucketSizes_[b],
           OneBitAllreduce::segmentStarts(starts, bucketSizes_[b], size_t(o.get<int>("onebit-block-size", 0)))));
+      oneBit_.back()->setScale(oneBitScaleFromName(o.get<std::string>("onebit-scale", "rms")));
     }
   }
   int rank = o.get<int>("powersgd-rank", 0);

@@ -41,6 +41,14 @@ std::vector<size_t> OneBitAllreduce::segmentStarts(const std::vector<size_t>& pa
   return starts;
 }
 
+OneBitScale oneBitScaleFromName(const std::string& name) {
+  if(name == "rms")
+    return OneBitScale::rms;
+  if(name == "mean-abs")
+    return OneBitScale::meanAbs;
+  ABORT("Unknown 1-bit scale '{}' (--onebit-scale): rms or mean-abs", name);
+}
+
 AllreduceResult OneBitAllreduce::reduce(const SparseVector&, size_t, size_t) {
   ABORT("onebit compresses dense vectors (averageCompressed), it does not sum sparse pairs");
 }
@@ -61,24 +69,25 @@ void OneBitAllreduce::setUnits(std::vector<float> units) {
 }
 
 std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std::vector<size_t>& starts,
-                                            float* error, const float* units) {
+                                            float* error, const float* units, OneBitScale scale) {
   size_t header = starts.size() * sizeof(float);
   std::vector<char> bytes(header + (n + 7) / 8, 0);
   auto* bits = reinterpret_cast<unsigned char*>(bytes.data() + header);
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
-    double squares = 0;
+    double sum = 0;  // of squares (rms) or of magnitudes (meanAbs), in units
     for(size_t i = begin; i < end; ++i) {
       double inUnits = units ? double(x[i]) / double(units[i]) : double(x[i]);
-      squares += inUnits * inUnits;
+      sum += scale == OneBitScale::rms ? inUnits * inUnits : std::fabs(inUnits);
     }
-    float scale = end > begin ? float(std::sqrt(squares / double(end - begin))) : 0.f;
-    std::memcpy(bytes.data() + s * sizeof(float), &scale, sizeof(float));
+    double mean = end > begin ? sum / double(end - begin) : 0.0;
+    float segmentScale = float(scale == OneBitScale::rms ? std::sqrt(mean) : mean);
+    std::memcpy(bytes.data() + s * sizeof(float), &segmentScale, sizeof(float));
     for(size_t i = begin; i < end; ++i) {
       bool negative = x[i] < 0.f;
       if(negative)
         bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-      float sent = units ? scale * units[i] : scale;
+      float sent = units ? segmentScale * units[i] : segmentScale;
       error[i] = x[i] - (negative ? -sent : sent);
     }
   }
@@ -111,7 +120,8 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
     x[i] = values[i] + workerError_[i];
   auto compressChunk = [&](int j) {
     Range c = chunk(j);
-    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset, unitsAt(c));
+    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset, unitsAt(c),
+                    scale_);
   };
   // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
   Range mine = chunk(r);
@@ -125,7 +135,7 @@ void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
   }
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
-  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data(), unitsAt(mine));
+  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data(), unitsAt(mine), scale_);
   // every server's chunk to every rank
   std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
   std::fill(values.begin(), values.end(), 0.f);

@@ -7,7 +7,8 @@
 // the pieces of the segments inside it, so that a tensor of small values is not sent at the scale
 // of a large one (one scale per chunk made 1-bit Adam need 1.16x dense's words on Multi30k):
 //   worker: x = values + its error; segment s sent as scale_s sign(x_s), scale_s = |x_s|_2 /
-//           sqrt(size_s) (a value >= 0 has sign +1); its error = x - what it sent;
+//           sqrt(size_s) (rms, DeepSpeed's) or |x_s|_1 / size_s (meanAbs) (a value >= 0 has
+//           sign +1); its error = x - what it sent;
 //   server: y = the mean of the P decompressed chunks + its error, sent to every rank the same
 //           way; its error = y - what it sent;
 //   every rank: values = the servers' decompressed chunks, the same everywhere.
@@ -15,16 +16,24 @@
 // units_i x (a sign and the segment's scale of x_i / units_i): the mean stays linear, and a segment
 // whose values differ in size by their units (Adam's momentum over its frozen sqrt(v)) is sent at
 // the precision of its update, not of its largest momenta. The errors stay in the values' units.
+// meanAbs is the scale of least squares (Karimireddy et al., ICML 2019, EF-SignSGD): the error's
+// norm is then below x's whatever x is, |e|^2 = |x|^2 - |x|_1^2 / size; with rms it is
+// 2 |x|^2 (1 - |x|_1 / (sqrt(size) |x|_2)), larger than |x|^2 when a few values dominate, and a
+// few large values (a spike) send every value of their segment at their size.
 // About 2 (P-1)/P x (n/8 + 4 x segments) bytes sent per rank and call (a 32nd of a dense ring's
 // plus the scales). Not a sum of
 // sparse pairs, so not in the table of --sparse-allreduce algorithms: GradientAllreducer uses it
 // for 1-bit Adam's momentum (--onebit-adam).
+#include <string>
 #include <vector>
 
 #include "comm/allreduce/allreduce.h"
 #include "common/equal_split.h"
 
 namespace marian {
+
+enum class OneBitScale { rms, meanAbs };
+OneBitScale oneBitScaleFromName(const std::string& name);  // "rms", "mean-abs"; else an error
 
 class OneBitAllreduce : public Allreduce {
 public:
@@ -44,6 +53,7 @@ public:
   // Every value's unit (n positive values, identical on every rank); empty: 1 each.
   void setUnits(std::vector<float> units);
   bool hasUnits() const { return !units_.empty(); }
+  void setScale(OneBitScale scale) { scale_ = scale; }
 
   // Segment starts: every parameter's start (sorted, within n) and, with block > 0, every block
   // of `block` values inside a parameter.
@@ -55,7 +65,7 @@ public:
   // 0 first) of x / units (units null: 1), then a bit a value (1: negative), with
   // error[i] = x[i] - what it stands for; and back, added times weight into out.
   static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error,
-                                    const float* units = nullptr);
+                                    const float* units = nullptr, OneBitScale scale = OneBitScale::rms);
   static void decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts, float* out,
                          float weight, const float* units = nullptr);
 
@@ -64,6 +74,7 @@ private:
   std::vector<std::vector<size_t>> chunkStarts_;  // per chunk: its segments' starts, relative to it
   std::vector<float> workerError_, serverError_;
   std::vector<float> units_;
+  OneBitScale scale_ = OneBitScale::rms;
   const float* unitsAt(Range c) const { return units_.empty() ? nullptr : units_.data() + c.offset; }
 };
 
