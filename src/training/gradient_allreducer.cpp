@@ -43,7 +43,8 @@ void validateAllreduceOptions(const Options& o) {
   ABORT_IF(o.get<bool>("onebit-update-direction", false) && !sendsOneBit(o),
            "--onebit-update-direction is a setting of --onebit-adam or --zero-one-adam");
   OneBitScale scale = oneBitScaleFromName(o.get<std::string>("onebit-scale", "rms"));
-  ABORT_IF(scale != OneBitScale::rms && !sendsOneBit(o), "--onebit-scale is a setting of --onebit-adam or --zero-one-adam");
+  ABORT_IF(scale != OneBitScale::rms && !sendsOneBit(o),
+           "--onebit-scale is a setting of --onebit-adam or --zero-one-adam");
 }
 
 bool sendsOneBit(const Options& o) { return o.get<bool>("onebit-adam", false) || o.get<bool>("zero-one-adam", false); }
@@ -107,13 +108,14 @@ GradientAllreducer::GradientAllreducer(const Options& o, Transport& transport, c
       zeroOneVariance_ = AdamVarianceSchedule::fromOptions(o);
     oneBitUpdateDirection_ = o.get<bool>("onebit-update-direction", false);
     ABORT_IF(oneBitUpdateDirection_ && !momentum.readVariance, "--onebit-update-direction needs Adam's variance");
+    OneBitScale scale = oneBitScaleFromName(o.get<std::string>("onebit-scale", "rms"));
     for(size_t b = 0; b < buckets_.size(); ++b) {
       std::vector<size_t> starts = layout ? parameterStarts(b, *layout) : std::vector<size_t>{0};
       oneBitParameterStarts_.push_back(starts);
       oneBit_.push_back(std::make_unique<OneBitAllreduce>(
           transport, bucketSizes_[b],
           OneBitAllreduce::segmentStarts(starts, bucketSizes_[b], size_t(o.get<int>("onebit-block-size", 0)))));
-      oneBit_.back()->setScale(oneBitScaleFromName(o.get<std::string>("onebit-scale", "rms")));
+      oneBit_.back()->setScale(scale);
     }
   }
   int rank = o.get<int>("powersgd-rank", 0);

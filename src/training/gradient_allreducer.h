@@ -26,8 +26,6 @@
 #include <string>
 #include <vector>
 
-#include <functional>
-
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/onebit.h"
 #include "comm/compression.h"

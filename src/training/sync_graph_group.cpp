@@ -72,7 +72,7 @@ public:
       if(lookupsApart && buckets.size() > 1)
         lookupTables_ = first.lookupTables();
       checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
-      MomentumSource momentum = shards_->adamMoments();  // 1-bit Adam reads Adam's m where the shards keep it
+      MomentumSource momentum = shards_->adamMoments();  // 1-bit Adam reads Adam's m and v where the shards keep them
       momentum.beta1 = adamBeta1(options_);
       momentum.sumScale = rankMeanScale();
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout(),

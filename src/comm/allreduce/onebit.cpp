@@ -46,7 +46,7 @@ OneBitScale oneBitScaleFromName(const std::string& name) {
     return OneBitScale::rms;
   if(name == "mean-abs")
     return OneBitScale::meanAbs;
-  ABORT("Unknown 1-bit scale '{}' (--onebit-scale): rms or mean-abs", name);
+  ABORT("Unknown 1-bit scale '{}' (--onebit-scale); available: rms, mean-abs", name);
 }
 
 AllreduceResult OneBitAllreduce::reduce(const SparseVector&, size_t, size_t) {

@@ -17,9 +17,9 @@
 // whose values differ in size by their units (Adam's momentum over its frozen sqrt(v)) is sent at
 // the precision of its update, not of its largest momenta. The errors stay in the values' units.
 // meanAbs is the scale of least squares (Karimireddy et al., ICML 2019, EF-SignSGD): the error's
-// norm is then below x's whatever x is, |e|^2 = |x|^2 - |x|_1^2 / size; with rms it is
-// 2 |x|^2 (1 - |x|_1 / (sqrt(size) |x|_2)), larger than |x|^2 when a few values dominate, and a
-// few large values (a spike) send every value of their segment at their size.
+// norm (in units) is then at most x's whatever x is, |e|^2 = |x|^2 - |x|_1^2 / size; with rms it
+// is 2 |x|^2 (1 - |x|_1 / (sqrt(size) |x|_2)), larger than |x|^2 when a few values dominate: a
+// spike S sets its whole segment's scale (about S / sqrt(size)), far above its other values.
 // About 2 (P-1)/P x (n/8 + 4 x segments) bytes sent per rank and call (a 32nd of a dense ring's
 // plus the scales). Not a sum of
 // sparse pairs, so not in the table of --sparse-allreduce algorithms: GradientAllreducer uses it
@@ -62,7 +62,7 @@ public:
   static std::vector<size_t> segmentsIn(Range c, const std::vector<size_t>& segmentStarts);
 
   // One chunk of n values as it goes on the wire: a scale per segment (starts: where each begins,
-  // 0 first) of x / units (units null: 1), then a bit a value (1: negative), with
+  // 0 first; rms or meanAbs) of x / units (units null: 1), then a bit a value (1: negative), with
   // error[i] = x[i] - what it stands for; and back, added times weight into out.
   static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error,
                                     const float* units = nullptr, OneBitScale scale = OneBitScale::rms);
