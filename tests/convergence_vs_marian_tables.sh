@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/convergence-vs-marian's arithmetic, without training: its tables (--table-only) over a
+# work folder of made-up runs, where one side lacks a seed (the last run missing once ended the
+# script before the BLEU lines); and, without MARIAN, the skip message with exit 0.
+set -euo pipefail
+root=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bench=$root/bench/convergence-vs-marian
+
+# valid SIDE SEED CE@100 CE@200: Marian's validation log lines (ours writes the same)
+valid() {
+  mkdir -p "$work/$1-$2"
+  printf '[2026-11-27 10:00:00] [valid] Ep. 1 : Up. 100 : ce-mean-words : %s : new best\n' "$3" > "$work/$1-$2/valid.log"
+  printf '[2026-11-27 10:00:00] [valid] Ep. 1 : Up. 100 : perplexity : 99 : new best\n' >> "$work/$1-$2/valid.log"
+  printf '[2026-11-27 10:01:00] [valid] Ep. 2 : Up. 200 : ce-mean-words : %s : new best\n' "$4" >> "$work/$1-$2/valid.log"
+}
+valid ours 1111 5.5 4.5
+valid ours 2222 5.7 4.3
+valid marian 1111 5.0 4.0
+echo 38.00 > "$work/ours-1111/bleu"
+echo 39.00 > "$work/ours-2222/bleu"
+echo 39.50 > "$work/marian-1111/bleu"
+echo 20.0 > "$work/ours-1111/bleu.iter100"
+echo 37.0 > "$work/ours-1111/bleu.iter200"
+echo 38.0 > "$work/ours-2222/bleu.iter200"
+echo 21.0 > "$work/marian-1111/bleu.iter100"
+
+out=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work")
+echo "$out"
+fail() { echo "FAIL: $1"; exit 1; }
+# row FIRST-FIELD PATTERN: the line whose first field is FIRST-FIELD has these fields
+row() { echo "$out" | awk -v k="$1" '$1 == k' | grep -Eq "$2" || fail "row $1 is not /$2/"; }
+row 100 '^ +100 +1 +5\.5000 +5\.7000 +5\.0000 +- +5\.6000\(0\.141\) +5\.0000\(0\.000\) +\+0\.6000$'
+row 200 '^ +200 +2 +4\.5000 +4\.3000 +4\.0000 +- +4\.4000\(0\.141\) +4\.0000\(0\.000\) +\+0\.4000$'
+echo "$out" | grep -Eq '^test2016 BLEU ours +38\.00 39\.00 +mean 38\.50 \(sd 0\.71\)$' || fail "ours' BLEU line"
+echo "$out" | grep -Eq '^test2016 BLEU marian +39\.50 - +mean 39\.50$' || fail "Marian's BLEU line"
+# the checkpoints' table: update, ours-1111 ours-2222 marian-1111 marian-2222, each side's mean
+ckpt=$(echo "$out" | sed -n '/BLEU of the kept checkpoints/,$p')
+echo "$ckpt" | awk '$1 == 100' | grep -Eq '^ +100 +20\.0 +- +21\.0 +- +20\.00 +21\.00$' || fail "checkpoint row 100"
+echo "$ckpt" | awk '$1 == 200' | grep -Eq '^ +200 +37\.0 +38\.0 +- +- +37\.50 +-$' || fail "checkpoint row 200"
+
+# without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
+skip=$(MARIAN= "$bench" --work "$work/none")
+echo "$skip" | grep -q 'skipped: set MARIAN' || fail "no skip message"
+[ ! -e "$work/none" ] || fail "the skipped run made its work folder"
+set +e
+MARIAN= "$bench" --no-such-option > /dev/null 2>&1
+[ $? = 2 ] || fail "an unknown argument did not exit 2"
+echo "convergence-vs-marian tables: ok"
