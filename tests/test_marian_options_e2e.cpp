@@ -151,10 +151,14 @@ TEST(MarianOptions, AFailingValidationScriptIsAnErrorNamingIt) {
 }
 
 // The Cost as Marian shows it: ce-sum "per label * labels @ last update's after all labels",
-// without label counts per update; ce-mean per sentence; ce-mean-words per label.
+// without label counts per update; ce-mean per sentence; ce-mean-words per label. As in Marian,
+// --cost-type changes what is shown, not the gradient: the summed cross-entropy's, under which
+// Adam weighs every label alike. --normalize-gradient divides each update's by its labels, which
+// Adam does not cancel as the labels vary between updates (the clip is off to show Adam alone).
 TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
   std::regex counts("Up\\. 5 : Sen\\. 80 : Cost ([0-9.]+) \\* ([0-9,]+) @ ([0-9,]+) after ([0-9,]+) : Time");
-  RunResult sum = e2e::run("disp-sum", "--after-batches 10");
+  std::string common = "--after-batches 10 --clip-norm 0 --learn-rate 0.001";
+  RunResult sum = e2e::run("disp-sum", common);
   ASSERT_EQ(sum.status, 0) << sum.log;
   std::smatch c;
   ASSERT_TRUE(std::regex_search(sum.log, c, counts)) << sum.log;
@@ -165,8 +169,9 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
   EXPECT_EQ(c[2], c[4]);  // the first display: every label so far
   EXPECT_GT(number(c[2]), number(c[3]));  // 5 updates' labels, more than the last update's
   double perLabel = std::stod(c[1]), labels = number(c[2]);
-  RunResult plain = e2e::run("disp-plain", "--after-batches 10 --disp-label-counts=false");
-  RunResult mean = e2e::run("disp-mean", "--after-batches 10 --cost-type ce-mean");
+  RunResult plain = e2e::run("disp-plain", common + " --disp-label-counts=false");
+  RunResult mean = e2e::run("disp-mean", common + " --cost-type ce-mean");
+  RunResult normalized = e2e::run("disp-normalized", common + " --cost-type ce-mean-words --normalize-gradient");
   ASSERT_EQ(plain.status, 0) << plain.log;
   ASSERT_EQ(mean.status, 0) << mean.log;
   EXPECT_EQ(plain.log.find(" @ "), std::string::npos) << plain.log;
@@ -174,6 +179,13 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
   EXPECT_NEAR(perUpdate, perLabel * labels / 5, 1e-3 * perUpdate);  // the same run, shown per update
   double perSentence = std::stod(e2e::costs(mean.log)[0].second);
   EXPECT_GT(perSentence, 2 * perLabel);  // sentences of several labels
+  ASSERT_EQ(normalized.status, 0) << normalized.log;
+  std::string m = e2e::corpusDir() + "/";
+  double sameGradient = e2e::largestParameterDifference(m + "disp-sum/model.npz", m + "disp-mean/model.npz");
+  double normalizedGradient = e2e::largestParameterDifference(m + "disp-sum/model.npz", m + "disp-normalized/model.npz");
+  EXPECT_GE(sameGradient, 0.0) << "the models could not be compared";
+  EXPECT_LT(sameGradient, 1e-6);
+  EXPECT_GT(normalizedGradient, 1e-3);  // 0.0054 measured
 }
 
 // --lr-warmup in epochs as Marian counts it (the epoch's number over N), Marian's multipliers,

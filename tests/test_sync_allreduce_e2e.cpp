@@ -77,8 +77,8 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
 // (last) both add to the table: with buckets and dense sums the lookups' rows are summed apart
 // after backward, so the table's bucket goes during backward. The Costs are those of one
 // allreduce after backward to float rounding (the table's two parts add in another order), on 2,
-// 3 and 4 ranks, with 2 devices per rank, with the mean cost types (the rows averaged over ranks
-// as the buckets are), and on both paths: as rows when the ranks together look up fewer than
+// 3 and 4 ranks, with 2 devices per rank, with --normalize-gradient (the rows averaged over
+// ranks as the buckets are), and on both paths: as rows when the ranks together look up fewer than
 // about twice the table's rows (batches of 2 sentences), the table whole when they look up more
 // (4 ranks of 16 sentences on a 127-word vocabulary). Compressed buckets keep the lookups in the gradient.
 TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
@@ -87,8 +87,8 @@ TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
     std::string options, path;  // path: the log's words for the first update's, or "" for either
   };
   for(const Case& c : {Case{2, 1, "--mini-batch 2", "as rows (an index a row)"}, Case{2, 2, "", ""},
-                       Case{3, 1, "--cost-type ce-mean-words", ""},
-                       Case{4, 1, "--cost-type ce-mean", "as a dense allreduce of the tables"}}) {
+                       Case{3, 1, "--normalize-gradient", ""},
+                       Case{4, 1, "--normalize-gradient", "as a dense allreduce of the tables"}}) {
     SCOPED_TRACE(std::to_string(c.ranks) + " ranks x " + std::to_string(c.devices) + " devices " + c.options);
     AfterAndBucketed r;
     runAfterAndBucketed("apart", "--sync-sgd --tied-embeddings --after-batches 20 " + c.options + " --cpu-threads " +
@@ -136,19 +136,19 @@ TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
 // --optimizer-delay 2 with batches of 16 sums the gradients of the same 32 sentences per update
 // as batches of 32 without delay (without shuffling or sorting, two consecutive batches of 16
 // are one of 32; on 2 ranks the update's four batches of 16 are the two of 32), so SGD
-// reaches the same parameters up to float rounding; also with the mean cost types (the scale
-// counts the sentences or words of every batch of the update). Not ce-mean-words on 2 ranks:
-// there each rank's mean is over its own words, and the ranks' batches of 16 pair up otherwise
-// than their batches of 32, so the mean of the two ranks' means weighs sentences differently.
+// reaches the same parameters up to float rounding; also with --normalize-gradient (the scale
+// counts the labels of every batch of the update), whatever --cost-type shows. Not normalised on
+// 2 ranks: there each rank divides by its own labels, and the ranks' batches of 16 pair up
+// otherwise than their batches of 32, so the mean of the two ranks' means weighs labels differently.
 TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
   std::string common = "--sync-sgd --optimizer sgd --learn-rate 0.1 --shuffle none --maxi-batch-sort none "
                        "--after-batches 10 ";
   for(int ranks : {1, 2})
-    for(std::string cost : {"ce-sum", "ce-mean", "ce-mean-words"}) {
-      if(ranks == 2 && cost == "ce-mean-words")
+    for(std::string gradient : {"--cost-type ce-sum", "--normalize-gradient --cost-type ce-mean"}) {
+      if(ranks == 2 && gradient != "--cost-type ce-sum")
         continue;
-      SCOPED_TRACE(std::to_string(ranks) + " rank(s), " + cost);
-      std::string opts = common + "--cost-type " + cost;
+      SCOPED_TRACE(std::to_string(ranks) + " rank(s), " + gradient);
+      std::string opts = common + gradient;
       RunResult whole = e2e::run("delay-whole", opts + " --mini-batch 32", true, mpirun(ranks));
       RunResult delayed = e2e::run("delay-2", opts + " --mini-batch 16 --optimizer-delay 2", true, mpirun(ranks));
       ASSERT_EQ(whole.status, 0) << whole.log;

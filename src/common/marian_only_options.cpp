@@ -59,7 +59,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"embedding-fix-trg", "false"}, {"fp16", "false"}, {"precision", "[float32, float32]|[float32]"},
     {"cost-scaling", "[]"}, {"throw-on-divergence", "[]"}, {"custom-fallbacks", "*"},
     {"fp16-fallback-to-fp32", "*"}, {"recover-from-fallback-after", "*"}, {"gradient-norm-average-window", "*"},
-    {"dynamic-gradient-scaling", "[]"}, {"check-gradient-nan", "false"}, {"normalize-gradient", "false"},
+    {"dynamic-gradient-scaling", "[]"}, {"check-gradient-nan", "false"},
     {"normalize-gradient-by-ratio", "false"}, {"train-embedder-rank", "[]"}, {"task", "[]"},
     {"valid-reset-stalled", "false"}, {"valid-reset-all", "false"}, {"early-stopping-epsilon", "[0]"},
     {"quiet-validation", "*"},  // validation logs no translations here

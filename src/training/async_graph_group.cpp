@@ -24,7 +24,7 @@ class AsyncGraphGroup : public GraphGroup {
 public:
   AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
                   const std::vector<Device>& devices)
-      : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+      : options_(o), normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
         seed_(seed), queue_(devices.size()) {
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
@@ -87,14 +87,14 @@ public:
 private:
   StepStats step(size_t d, const BatchWork& work) {
     shards_->pull(d);
-    double ce = workers_[d]->computeGradients(work.batch.split(), costScale(costType_, work.batch),
+    double ce = workers_[d]->computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch),
                                               batchRandomSeed(seed_, work.update, d));
     shards_->push(d, work.lr, clipNorm_, work.update);
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
   }
 
   Options options_;
-  std::string costType_;
+  bool normalizeGradient_;
   float clipNorm_;
   uint64_t seed_;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;

@@ -6,12 +6,8 @@
 
 namespace marian {
 
-float costScale(const std::string& costType, const Batch& batch) {
-  if(costType == "ce-mean")
-    return 1.f / float(batch.sentences);
-  if(costType == "ce-mean-words")
-    return 1.f / float(batch.trgWords);
-  return 1.f;
+float gradientScale(bool normalizeGradient, const Batch& batch) {
+  return normalizeGradient ? 1.f / float(batch.trgWords) : 1.f;
 }
 
 std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n) {

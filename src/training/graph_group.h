@@ -74,8 +74,10 @@ inline std::pair<int, int> deviceSlice(int sentences, size_t d, size_t n) {
 // deviceSlice of each; empty shares left out.
 std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n);
 
-// The scale of the summed cross-entropy that gives --cost-type's cost for the whole batch.
-float costScale(const std::string& costType, const Batch& batch);
+// What the batch's summed cross-entropy is multiplied by before backward. As in Marian, the
+// gradient is the sum's whatever --cost-type shows (Adam then weighs every label alike, where a
+// per-update mean weighs every update alike); --normalize-gradient divides it by the batch's labels.
+float gradientScale(bool normalizeGradient, const Batch& batch);
 
 // " : Sent X/up : Recv Y/up" of a status line: the bytes of `updates` updates, per update.
 std::string trafficPerUpdate(double sent, double received, uint64_t updates);

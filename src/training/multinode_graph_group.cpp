@@ -34,7 +34,7 @@ class MultiNodeGraphGroup : public GraphGroup {
 public:
   MultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed, Transport& ranks)
       : options_(o), transport_(ranks),
-        costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+        normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
         seed_(seed), singleClient_(o.get<bool>("multi-node-single-client")),
         keep_(1.0 - double(o.get<float>("grad-dropping-rate"))) {
     ABORT_IF(keep_ <= 0.0 || keep_ > 1.0, "--grad-dropping-rate must be in [0, 1)");
@@ -236,7 +236,7 @@ private:
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
     Tensor grads = w.params().grads();
-    double ce = w.computeGradients(work.batch.split(), costScale(costType_, work.batch), batchRandomSeed(seed_, work.update, d));
+    double ce = w.computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch), batchRandomSeed(seed_, work.update, d));
     clipGradients(grads, clipNorm_, work.update);
     auto computeEnd = Clock::now();
     clients_[d]->step(grads, w.params().values(), work.lr);
@@ -271,7 +271,7 @@ private:
 
   Options options_;
   Transport& transport_;
-  std::string costType_;
+  bool normalizeGradient_;
   float clipNorm_;
   uint64_t seed_;
   bool singleClient_;

@@ -39,11 +39,9 @@ class SyncGraphGroup : public GraphGroup {
 public:
   SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
                  const std::vector<Device>& devices, Transport* ranks)
-      : options_(o), costType_(o.get<std::string>("cost-type")), clipNorm_(o.get<float>("clip-norm")),
+      : options_(o), normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
         emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
         transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
-    ABORT_IF(costType_ != "ce-sum" && costType_ != "ce-mean" && costType_ != "ce-mean-words",
-             "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", costType_);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
   }
@@ -90,7 +88,7 @@ public:
         std::function<void()> afterBackward;
         if(!lookupTables_.empty()) {  // with compression the top-k selects from the whole table
           lookupRows_ = std::make_unique<LookupRowsApart>(layout(), lookupTables_, workers_.size(), *transport_);
-          afterBackward = [this] {  // averaged as the buckets are for mean cost types
+          afterBackward = [this] {  // averaged as the buckets are with --normalize-gradient
             lookupRows_->reduceInto(gradShards_, shards_->ranges(), active_, rankMeanScale());
           };
         }
@@ -123,7 +121,7 @@ public:
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
     size_t n = workers_.size();
-    float scale = costScale(costType_, batch);
+    float scale = gradientScale(normalizeGradient_, batch);
     std::vector<double> ce(n, 0.0);
     // which devices compute (a batch smaller than the devices leaves some without sentences)
     std::vector<std::vector<Batch>> shares(n);
@@ -249,9 +247,9 @@ public:
              layout().totalSize());
     shards_->restoreFrom(state);
     restoreOwnReplica(state);
-    // Mean cost types divide the sum over ranks by the ranks: what R saved ranks held back
+    // --normalize-gradient divides the sum over ranks by the ranks: what R saved ranks held back
     // counted 1/R each, and counts 1/R' each on R' ranks.
-    bool mean = costType_ != "ce-sum";
+    bool mean = normalizeGradient_;
     if(allreducer_) {
       allreducer_->restoreFrom(state, mean ? float(ranks()) / float(state.ranks) : 1.f);
       return;
@@ -278,8 +276,8 @@ public:
 
 private:
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
-  // which selects and scatters each piece where it lives. Mean cost types average over ranks,
-  // as one rank averages over its devices' sentences or words.
+  // which selects and scatters each piece where it lives. --normalize-gradient averages over
+  // ranks, as one rank divides by its devices' labels.
   void reduceAcrossRanks(size_t b) {
     allreducer_->reduceBucket(b, gradShards_);
     if(float scale = rankMeanScale(); scale != 1.f)
@@ -289,8 +287,8 @@ private:
             kernels::scale(part, scale);
   }
 
-  // What the sum over ranks is multiplied by: mean cost types average over ranks.
-  float rankMeanScale() const { return costType_ != "ce-sum" ? 1.f / float(transport_->size()) : 1.f; }
+  // What the sum over ranks is multiplied by: --normalize-gradient averages over ranks.
+  float rankMeanScale() const { return normalizeGradient_ ? 1.f / float(transport_->size()) : 1.f; }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
   void reduceBucket(size_t b) {
@@ -309,7 +307,7 @@ private:
   }
 
   Options options_;
-  std::string costType_;
+  bool normalizeGradient_;
   float clipNorm_, emaAlpha_;
   uint64_t seed_;
   Transport* transport_;  // null on one rank

@@ -57,7 +57,11 @@ public:
         after_(SchedulingParameter::parse(o.get<std::string>("after"), "after")),
         delay_(optimizerDelay(o)),
         schedule_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"),
-                  o.get<std::vector<std::string>>("lr-decay-inv-sqrt"), o.get<float>("lr-warmup-start-rate")) {}
+                  o.get<std::vector<std::string>>("lr-decay-inv-sqrt"), o.get<float>("lr-warmup-start-rate")) {
+    std::string cost = o.get<std::string>("cost-type");  // what the log shows; the gradient is the sum's
+    ABORT_IF(cost != "ce-sum" && cost != "ce-mean" && cost != "ce-mean-words",
+             "--cost-type must be ce-sum, ce-mean or ce-mean-words, not '{}'", cost);
+  }
 
   void run() {
     // the model's folder is created, as a user who names a new one expects
