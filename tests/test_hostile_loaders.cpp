@@ -401,6 +401,10 @@ TEST(HostileProgress, AGoodFileReadsBack) {
   EXPECT_EQ(t.toYaml(), s.toYaml());
   TrainingState fresh;
   EXPECT_EQ(TrainingState::parse(fresh.toYaml(), "p.yml").toYaml(), fresh.toYaml());
+  EXPECT_EQ(s.gradient, "");  // saved before the field
+  TrainingState normalized = TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: per-label\n"), "p.yml");
+  EXPECT_EQ(normalized.gradient, "per-label");
+  EXPECT_EQ(TrainingState::parse(normalized.toYaml(), "p.yml").gradient, "per-label");
 }
 
 TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) {
@@ -421,6 +425,8 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
   expectError([&] { TrainingState::parse(replaced(kProgress, "  cross-entropy:\n", "  - cross-entropy:\n"), path); },
               {path, "'validators'", "must be a map"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "epochs: 2", "epochs: 0"), path); }, {path, "'epochs'"});
+  expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: mean\n"), path); },
+              {path, "'gradient'", "summed or per-label", "'mean'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
               {path, "'batches-epoch'"});
   expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 14", "twice"});

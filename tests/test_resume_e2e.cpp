@@ -193,6 +193,21 @@ TEST(Resume, InterruptedSavesAreDetectedAndCleanedUp) {
   EXPECT_NE(third.log.find("model.npz.optimizer.npz"), std::string::npos) << third.log;
 }
 
+// A checkpoint resumes on the gradient it was trained on: with --normalize-gradient only if it was
+// trained with it (Adam's moments are in its units), an error naming the option otherwise.
+TEST(Resume, TheGradientsNormalisationMustMatchTheCheckpoints) {
+  RunResult first = e2e::run("resume-normalized", "--after-batches 4 --normalize-gradient");
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult summed = e2e::run("resume-normalized", "--after-batches 6", false);
+  EXPECT_NE(summed.status, 0);
+  EXPECT_NE(summed.log.find("was trained on the per-label gradient and this run would back-propagate the summed one"),
+            std::string::npos) << summed.log;
+  EXPECT_NE(summed.log.find("resume with --normalize-gradient"), std::string::npos) << summed.log;
+  RunResult normalized = e2e::run("resume-normalized", "--after-batches 6 --normalize-gradient", false);
+  ASSERT_EQ(normalized.status, 0) << normalized.log;
+  EXPECT_NE(normalized.log.find("Resuming from"), std::string::npos) << normalized.log;
+}
+
 // --sigterm save-and-exit (Marian's default): the update in flight finishes, the run saves and
 // stops, and a restart continues from there.
 TEST(Resume, SigtermSavesAndExits) {

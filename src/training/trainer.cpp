@@ -47,6 +47,28 @@ size_t optimizerDelay(const Options& o) {
   return size_t(delay);
 }
 
+// What --normalize-gradient makes the back-propagated gradient (TrainingState::gradient).
+std::string gradientOf(const Options& o) { return o.get<bool>("normalize-gradient") ? "per-label" : "summed"; }
+
+// A checkpoint's optimizer state (Adam's moments, residuals) is in the units of the gradient it
+// was trained on; resumed with another, the steps would be off by about the labels per update.
+void checkResumedGradient(const TrainingState& saved, const Options& o, const std::string& checkpoint) {
+  std::string was = saved.gradient, cost = o.get<std::string>("cost-type");
+  if(was.empty())  // saved before the field, when --cost-type decided the gradient
+    was = cost == "ce-sum" ? "summed" : cost == "ce-mean-words" ? "per-label" : "per-sentence";
+  std::string why = saved.gradient.empty() ? " (saved by a version in which --cost-type " + cost + " decided it)" : "";
+  ABORT_IF(was == "per-sentence",
+           "The checkpoint '{}' was trained on the cross-entropy's mean per sentence{}, which this version no longer "
+           "back-propagates (the summed cross-entropy's gradient, as in Marian, or per label with "
+           "--normalize-gradient): finish it with the version that wrote it, or start afresh",
+           checkpoint, why);
+  std::string now = gradientOf(o);
+  ABORT_IF(was != now,
+           "The checkpoint '{}' was trained on the {} gradient{} and this run would back-propagate the {} one, which "
+           "its optimizer state is not in the units of: resume {} --normalize-gradient",
+           checkpoint, was, why, now, was == "per-label" ? "with" : "without");
+}
+
 class Trainer {
 public:
   Trainer(const Options& o, Transport* ranks)
@@ -89,6 +111,7 @@ public:
     if(resume) {
       checkpoint_ = std::make_unique<Checkpoint>(readCheckpoint(checkpointPath()));
       state_ = checkpoint_->progress;
+      checkResumedGradient(state_, options_, checkpointPath());
       if(fileExists(progressPath()) && TrainingState::fromYaml(progressPath()).batches != state_.batches)
         LOG(warn, "[training] '{}' says update {}, the checkpoint '{}' update {}: a save was interrupted; resuming "
                   "from the checkpoint",
@@ -96,6 +119,7 @@ public:
     } else {
       state_.seed = drawSeed();
     }
+    state_.gradient = gradientOf(options_);
     if(transport_) {  // ranks must shuffle and initialise alike
       state_.seed = transport_->broadcastFromRoot(state_.seed, transport_->peerTimeout(), "the random seed");
       bool rootResumes = transport_->broadcastFromRoot(resume ? 1 : 0, transport_->peerTimeout(), "whether to resume") != 0;

@@ -27,6 +27,8 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
   out << YAML::Key << "seed" << YAML::Value << seed;
+  if(!gradient.empty())
+    out << YAML::Key << "gradient" << YAML::Value << gradient;
   out << YAML::Key << "last-validated" << YAML::Value << lastValidated;
   out << YAML::Key << "validators" << YAML::Value << YAML::BeginMap;
   for(const auto& [name, v] : validators) {
@@ -100,6 +102,11 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
     s.seed = get<uint64_t>(y, "seed", origin);
+    if(YAML::Node(y)["gradient"]) {
+      s.gradient = get<std::string>(y, "gradient", origin);
+      ABORT_IF(s.gradient != "summed" && s.gradient != "per-label",
+               "{}: key 'gradient' must be summed or per-label, not '{}'", origin, s.gradient);
+    }
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];

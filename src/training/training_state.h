@@ -37,6 +37,9 @@ struct TrainingState {
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
+  // what was back-propagated: "summed" (the cross-entropy's sum, as Marian) or "per-label"
+  // (--normalize-gradient); "": saved before the field, when --cost-type decided it
+  std::string gradient;
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
 
