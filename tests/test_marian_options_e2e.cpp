@@ -186,6 +186,10 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
   EXPECT_GE(sameGradient, 0.0) << "the models could not be compared";
   EXPECT_LT(sameGradient, 1e-6);
   EXPECT_GT(normalizedGradient, 1e-3);  // 0.0054 measured
+  RunResult unknown = e2e::run("disp-unknown", "--after-batches 1 --cost-type ce-mean-sentences");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.log.find("--cost-type must be ce-sum, ce-mean or ce-mean-words, not 'ce-mean-sentences'"),
+            std::string::npos) << unknown.log;
 }
 
 // --lr-warmup in epochs as Marian counts it (the epoch's number over N), Marian's multipliers,

@@ -48,14 +48,18 @@ size_t optimizerDelay(const Options& o) {
 }
 
 // What --normalize-gradient makes the back-propagated gradient (TrainingState::gradient).
-std::string gradientOf(const Options& o) { return o.get<bool>("normalize-gradient") ? "per-label" : "summed"; }
+std::string gradientOf(const Options& o) {
+  return o.get<bool>("normalize-gradient") ? TrainingState::kPerLabelGradient : TrainingState::kSummedGradient;
+}
 
 // A checkpoint's optimizer state (Adam's moments, residuals) is in the units of the gradient it
 // was trained on; resumed with another, the steps would be off by about the labels per update.
 void checkResumedGradient(const TrainingState& saved, const Options& o, const std::string& checkpoint) {
   std::string was = saved.gradient, cost = o.get<std::string>("cost-type");
   if(was.empty())  // saved before the field, when --cost-type decided the gradient
-    was = cost == "ce-sum" ? "summed" : cost == "ce-mean-words" ? "per-label" : "per-sentence";
+    was = cost == "ce-sum"          ? TrainingState::kSummedGradient
+          : cost == "ce-mean-words" ? TrainingState::kPerLabelGradient
+                                    : "per-sentence";
   std::string why = saved.gradient.empty() ? " (saved by a version in which --cost-type " + cost + " decided it)" : "";
   ABORT_IF(was == "per-sentence",
            "The checkpoint '{}' was trained on the cross-entropy's mean per sentence{}, which this version no longer "
@@ -66,7 +70,7 @@ void checkResumedGradient(const TrainingState& saved, const Options& o, const st
   ABORT_IF(was != now,
            "The checkpoint '{}' was trained on the {} gradient{} and this run would back-propagate the {} one, which "
            "its optimizer state is not in the units of: resume {} --normalize-gradient",
-           checkpoint, was, why, now, was == "per-label" ? "with" : "without");
+           checkpoint, was, why, now, was == TrainingState::kPerLabelGradient ? "with" : "without");
 }
 
 class Trainer {

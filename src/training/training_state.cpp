@@ -104,8 +104,8 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.seed = get<uint64_t>(y, "seed", origin);
     if(YAML::Node(y)["gradient"]) {
       s.gradient = get<std::string>(y, "gradient", origin);
-      ABORT_IF(s.gradient != "summed" && s.gradient != "per-label",
-               "{}: key 'gradient' must be summed or per-label, not '{}'", origin, s.gradient);
+      ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,
+               "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
     }
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
     const YAML::Node& cy = y;

@@ -37,9 +37,11 @@ struct TrainingState {
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
-  // what was back-propagated: "summed" (the cross-entropy's sum, as Marian) or "per-label"
-  // (--normalize-gradient); "": saved before the field, when --cost-type decided it
+  // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
+  // kPerLabelGradient (--normalize-gradient); "": saved before the field, when --cost-type decided it
   std::string gradient;
+  static constexpr const char* kSummedGradient = "summed";
+  static constexpr const char* kPerLabelGradient = "per-label";
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
 
