@@ -149,8 +149,9 @@ inline void meanAbsScaleKeepsTheErrorBelowTheValues() {
     EXPECT_NEAR(meanAbsError, squares - magnitudes * magnitudes / 1000.0, 1e-4 * squares);
     EXPECT_LT(meanAbsError, squares);
     EXPECT_LE(meanAbsError, rmsError);
-    if(isSpike)
+    if(isSpike) {
       EXPECT_GT(rmsError, squares) << "rms sends every value at the spike's share";
+    }
   }
 }
 
@@ -161,10 +162,9 @@ inline void segmentStartsCutParametersIntoBlocks() {
   EXPECT_EQ(OneBitAllreduce::segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
 }
 
-// A fixed first moment m as the allreducer reads it from the optimizer (beta1, the caller's scale).
-// With v, also a fixed variance (--onebit-update-direction reads it).
-inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, float sumScale = 1.f,
-                                 const std::vector<float>* v = nullptr) {
+// A fixed first moment m as the allreducer reads it from the optimizer (and beta1). With v, also a
+// fixed variance (--onebit-update-direction reads it).
+inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, const std::vector<float>* v = nullptr) {
   MomentumSource source;
   source.read = [&m](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
   if(v)
@@ -172,7 +172,6 @@ inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f
       std::copy(v->begin() + long(r.offset), v->begin() + long(r.end()), out);
     };
   source.beta1 = beta1;
-  source.sumScale = sumScale;
   return source;
 }
 
@@ -196,8 +195,9 @@ inline void declareThreeParameters(Parameters& layout) {
 }
 
 // Through GradientAllreducer on any rank count: after --adam-freeze-variance-after 2 dense
-// updates, what comes back is g with beta1 m + (1 - beta1) s g = the compressed mean of the ranks'
-// beta1 m + (1 - beta1) P s g_rank (m: a fixed first moment here; s = 1/P, a mean cost type),
+// updates, what comes back is g with beta1 m + (1 - beta1) g = the compressed mean of the ranks'
+// beta1 m + (1 - beta1) P g_rank (m: a fixed first moment here; P g_rank: the rank's gradient as
+// if it were the update's sum),
 // each bucket's parameters cut into blocks of --onebit-block-size 128 with a scale each; with
 // --clip-norm C each rank's gradient is clipped to C x sqrt(bucket size / n) first, and the
 // caller's clip is off for the result (it is no gradient to clip).
@@ -206,8 +206,8 @@ inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm)
   declareThreeParameters(layout);
   size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5);
-  float beta1 = 0.9f, s = 1.f / float(t.size());
-  MomentumSource source = momentumOf(m, beta1, s);
+  float beta1 = 0.9f, p = float(t.size());
+  MomentumSource source = momentumOf(m, beta1);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
                                                  "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\n"
                                                  "onebit-block-size: 128\nclip-norm: " + std::to_string(clipNorm));
@@ -228,16 +228,16 @@ inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm)
       Range r = buckets[b][0];
       double squares = 0;
       for(size_t i = 0; i < r.size; ++i)
-        squares += double(mine[r.offset + i]) * mine[r.offset + i];  // P s = 1: the rank's own gradient
+        squares += double(p * mine[r.offset + i]) * double(p * mine[r.offset + i]);  // as the update's
       double threshold = clipNorm * std::sqrt(double(r.size) / double(n)), clip = 1;
       if(clipNorm > 0 && std::sqrt(squares) > threshold)
         clip = threshold / std::sqrt(squares);
       std::vector<float> candidate(r.size);
       for(size_t i = 0; i < r.size; ++i)
-        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * float(t.size() * s * clip) * mine[r.offset + i];
+        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * float(p * clip) * mine[r.offset + i];
       reference[b]->averageCompressed(candidate);
       for(size_t i = 0; i < r.size; ++i) {
-        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * s * got[r.offset + i];
+        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * got[r.offset + i];
         ASSERT_NEAR(momentum, candidate[i], 1e-5 * (1 + std::fabs(candidate[i]))) << "bucket " << b << " at " << i;
       }
     }
@@ -263,8 +263,8 @@ inline void allreducerSendsTheUpdateDirectionWith(Transport& t, const std::strin
     v[i] = v[i] * v[i] * (i % 7 == 0 ? 1e-4f : 1.f);  // sqrt(v): |normal|, every 7th a 100th of it (floored)
   v[5] = 0.f;
   std::fill(v.begin() + 300, v.begin() + 400, 0.f);
-  float beta1 = 0.9f, s = 1.f / float(t.size());
-  MomentumSource source = momentumOf(m, beta1, s, &v);
+  float beta1 = 0.9f, p = float(t.size());
+  MomentumSource source = momentumOf(m, beta1, &v);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
       "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true\n"
@@ -300,10 +300,10 @@ inline void allreducerSendsTheUpdateDirectionWith(Transport& t, const std::strin
       Range r = buckets[b][0];
       std::vector<float> candidate(r.size);
       for(size_t i = 0; i < r.size; ++i)
-        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * mine[r.offset + i];  // P s = 1
+        candidate[i] = beta1 * m[r.offset + i] + (1 - beta1) * p * mine[r.offset + i];
       reference[b]->averageCompressed(candidate);
       for(size_t i = 0; i < r.size; ++i) {
-        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * s * got[r.offset + i];
+        float momentum = beta1 * m[r.offset + i] + (1 - beta1) * got[r.offset + i];
         ASSERT_NEAR(momentum, candidate[i], 1e-5 * (1 + std::fabs(candidate[i]))) << "bucket " << b << " at " << i;
       }
     }
@@ -322,8 +322,8 @@ inline void allreducerSendsTheUpdateDirection(Transport& t) {
 inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
   size_t n = 400;
   std::vector<float> m = randomValues(n, 7);
-  float beta1 = 0.9f, s = 1.f / float(t.size());
-  MomentumSource source = momentumOf(m, beta1, s);
+  float beta1 = 0.9f;
+  MomentumSource source = momentumOf(m, beta1);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
       "zero-one-adam: true\nadam-freeze-variance-after: 6\nadam-variance-update-scaler: 1\noptimizer: adam");
@@ -348,10 +348,10 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
         x *= float(t.size());
     } else {
       for(size_t i = 0; i < n; ++i)
-        want[i] = beta1 * m[i] + (1 - beta1) * float(t.size()) * s * mine[i];
+        want[i] = beta1 * m[i] + (1 - beta1) * float(t.size()) * mine[i];
       momenta.averageCompressed(want);
       for(size_t i = 0; i < n; ++i)
-        want[i] = (want[i] - beta1 * m[i]) / ((1 - beta1) * s);
+        want[i] = (want[i] - beta1 * m[i]) / (1 - beta1);
     }
     for(size_t i = 0; i < n; ++i)
       ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "at " << i;
@@ -365,7 +365,7 @@ inline void checkpointContinuesExactlyWith(Transport& t, const std::string& comp
   std::vector<float> m = randomValues(n, 9), v = randomValues(n, 10);
   for(float& x : v)
     x *= x;
-  MomentumSource source = momentumOf(m, 0.9f, 1.f, &v);
+  MomentumSource source = momentumOf(m, 0.9f, &v);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", compression);
   std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
   FlatBuffer g(cpuDevice(), Type::float32, n);

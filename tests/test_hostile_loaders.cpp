@@ -402,9 +402,11 @@ TEST(HostileProgress, AGoodFileReadsBack) {
   TrainingState fresh;
   EXPECT_EQ(TrainingState::parse(fresh.toYaml(), "p.yml").toYaml(), fresh.toYaml());
   EXPECT_EQ(s.gradient, "");  // saved before the field
-  TrainingState normalized = TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: per-label\n"), "p.yml");
-  EXPECT_EQ(normalized.gradient, "per-label");
-  EXPECT_EQ(TrainingState::parse(normalized.toYaml(), "p.yml").gradient, "per-label");
+  for(std::string gradient : {"summed", "per-label-of-all-ranks", "per-label"}) {  // per-label: an earlier version's
+    TrainingState t = TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: " + gradient + "\n"), "p.yml");
+    EXPECT_EQ(t.gradient, gradient);
+    EXPECT_EQ(TrainingState::parse(t.toYaml(), "p.yml").gradient, gradient);
+  }
 }
 
 TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) {
@@ -426,7 +428,7 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
               {path, "'validators'", "must be a map"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "epochs: 2", "epochs: 0"), path); }, {path, "'epochs'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: mean\n"), path); },
-              {path, "'gradient'", "summed or per-label", "'mean'"});
+              {path, "'gradient'", "summed, per-label-of-all-ranks or per-label", "'mean'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
               {path, "'batches-epoch'"});
   expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 14", "twice"});

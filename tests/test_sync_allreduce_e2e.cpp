@@ -77,8 +77,8 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
 // (last) both add to the table: with buckets and dense sums the lookups' rows are summed apart
 // after backward, so the table's bucket goes during backward. The Costs are those of one
 // allreduce after backward to float rounding (the table's two parts add in another order), on 2,
-// 3 and 4 ranks, with 2 devices per rank, with --normalize-gradient (the rows averaged over
-// ranks as the buckets are), and on both paths: as rows when the ranks together look up fewer than
+// 3 and 4 ranks, with 2 devices per rank, with --normalize-gradient (the rows scaled as the
+// buckets are), and on both paths: as rows when the ranks together look up fewer than
 // about twice the table's rows (batches of 2 sentences), the table whole when they look up more
 // (4 ranks of 16 sentences on a 127-word vocabulary). Compressed buckets keep the lookups in the gradient.
 TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
@@ -137,16 +137,14 @@ TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
 // as batches of 32 without delay (without shuffling or sorting, two consecutive batches of 16
 // are one of 32; on 2 ranks the update's four batches of 16 are the two of 32), so SGD
 // reaches the same parameters up to float rounding; also with --normalize-gradient (the scale
-// counts the labels of every batch of the update), whatever --cost-type shows. Not normalised on
-// 2 ranks: there each rank divides by its own labels, and the ranks' batches of 16 pair up
-// otherwise than their batches of 32, so the mean of the two ranks' means weighs labels differently.
+// counts the labels of every batch of the update on every rank, as Marian's: the ranks' batches of
+// 16 pair up otherwise than their batches of 32, so each rank dividing by its own labels, as an
+// earlier version did, would weigh the labels otherwise), whatever --cost-type shows.
 TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
   std::string common = "--sync-sgd --optimizer sgd --learn-rate 0.1 --shuffle none --maxi-batch-sort none "
                        "--after-batches 10 ";
   for(int ranks : {1, 2})
     for(std::string gradient : {"--cost-type ce-sum", "--normalize-gradient --cost-type ce-mean"}) {
-      if(ranks == 2 && gradient != "--cost-type ce-sum")
-        continue;
       SCOPED_TRACE(std::to_string(ranks) + " rank(s), " + gradient);
       std::string opts = common + gradient;
       RunResult whole = e2e::run("delay-whole", opts + " --mini-batch 32", true, mpirun(ranks));

@@ -166,7 +166,7 @@ const std::vector<Spec>& specs() {
       {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
       {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
       {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
-      {"normalize-gradient", "", kFlag, "false", kTrain, "Divide the gradient by the update's target labels (several ranks: each rank's by its own, then averaged); off, as in Marian: the summed cross-entropy's gradient whatever --cost-type shows"},
+      {"normalize-gradient", "", kFlag, "false", kTrain, "Divide the gradient by the update's target labels (with sync-SGD across ranks, all ranks' labels, as Marian); off, as in Marian: the summed cross-entropy's gradient whatever --cost-type shows"},
       {"exponential-smoothing", "", Float(0, 1), "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
       {"sync-sgd", "", kFlag, "false", kTrain, "Synchronous SGD across devices (and, under mpirun, across ranks by allreduce)"},
       // synchronous SGD across MPI ranks (seeds 000-003)

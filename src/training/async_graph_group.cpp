@@ -87,7 +87,7 @@ public:
 private:
   StepStats step(size_t d, const BatchWork& work) {
     shards_->pull(d);
-    double ce = workers_[d]->computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch),
+    double ce = workers_[d]->computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch.trgWords),
                                               batchRandomSeed(seed_, work.update, d));
     shards_->push(d, work.lr, clipNorm_, work.update);
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};

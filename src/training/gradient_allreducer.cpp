@@ -182,8 +182,8 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
                           std::vector<float>(oneBit_[b]->serverError().size(), 0.f));
   if(oneBitUpdateDirection_ && !oneBit_[b]->hasUnits())  // v is frozen from here on (also after a resume)
     oneBit_[b]->setUnits(updateDirectionUnits(b));
-  // this rank's momentum if its gradient were the update's (the caller scales the sum by sumScale)
-  float beta1 = momentum_.beta1, own = float(transport_.size()) * momentum_.sumScale;
+  // this rank's momentum if its gradient were the update's (the sum over ranks)
+  float beta1 = momentum_.beta1, own = float(transport_.size());
   if(oneBitClipNorm_ > 0.f) {  // --clip-norm on the rank's own gradient (the bucket's share of it)
     double squares = 0;
     for(float x : bucket)
@@ -195,9 +195,9 @@ void GradientAllreducer::averageMomentum(size_t b, std::vector<float>& bucket) {
   for(size_t i = 0; i < bucket.size(); ++i)
     bucket[i] = beta1 * m[i] + (1.f - beta1) * own * bucket[i];
   oneBit_[b]->averageCompressed(bucket);
-  // the gradient whose momentum step, after the caller's scale, gives the averaged momentum
+  // the gradient whose momentum step gives the averaged momentum
   for(size_t i = 0; i < bucket.size(); ++i)
-    bucket[i] = (bucket[i] - beta1 * m[i]) / ((1.f - beta1) * momentum_.sumScale);
+    bucket[i] = (bucket[i] - beta1 * m[i]) / (1.f - beta1);
 }
 
 // sqrt(v) without Adam's bias correction or epsilon: a factor common to a parameter does not change
@@ -376,11 +376,11 @@ void GradientAllreducer::saveTo(ModelState& state) {
     }
 }
 
-void GradientAllreducer::restoreFrom(const ModelState& state, float residualScale) {
+void GradientAllreducer::restoreFrom(const ModelState& state) {
   if(!oneBit_.empty())
     return restoreOneBit(state);
   if(!powerSgd_.empty())
-    return restorePowerSgd(state, residualScale);
+    return restorePowerSgd(state);
   if(selectors_.empty())
     return;
   auto saved = [&](const std::string& name, int r) -> const std::vector<float>* {
@@ -427,7 +427,7 @@ void GradientAllreducer::restoreFrom(const ModelState& state, float residualScal
   // the sum of all residuals; a reused threshold is recomputed at the next call; momentum
   // correction's velocities start again at zero (a velocity is a rank's own).
   ABORT_IF(state.n != n_, "The checkpoint holds a model of {} parameters, not {}", state.n, n_);
-  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", residualScale);
+  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", 1.f);
   uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st;
@@ -464,9 +464,9 @@ std::vector<float> GradientAllreducer::rankResidual(const ModelState& state, flo
   return total;
 }
 
-void GradientAllreducer::restorePowerSgd(const ModelState& state, float residualScale) {
+void GradientAllreducer::restorePowerSgd(const ModelState& state) {
   int self = transport_.rank();
-  std::vector<float> residual = rankResidual(state, residualScale, "PowerSGD residuals");
+  std::vector<float> residual = rankResidual(state, 1.f, "PowerSGD residuals");
   for(size_t b = 0; b < buckets_.size(); ++b)
     powerSgd_[b]->setResidual(takeBucket(b, residual));
   auto qs = state.extras.find("powersgd-q");

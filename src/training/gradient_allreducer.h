@@ -76,8 +76,7 @@ public:
   // Takes this rank's residuals back; from a checkpoint of another rank or device count, the
   // residuals of all saved ranks are summed into rank 0's (what every rank would have sent is
   // sent once: the sum over ranks is what the allreduce applies), and the log says so.
-  // residualScale multiplies the summed residuals of another layout (see the sync group).
-  void restoreFrom(const ModelState& state, float residualScale = 1.f);
+  void restoreFrom(const ModelState& state);
 
 private:
   // A bucket's part of a shard (one of each range of the bucket): where it is in the flat
@@ -113,7 +112,7 @@ private:
   std::vector<std::unique_ptr<PowerSgd>> powerSgd_;       // per bucket, with --powersgd-rank
   uint64_t powerSgdStart_ = 0;
   // PowerSGD's state in the global layout: the residual of every bucket, and their Qs joined
-  void restorePowerSgd(const ModelState& state, float residualScale);
+  void restorePowerSgd(const ModelState& state);
   // Every gathered rank's "residual" as "allreduce-residual.rankR" (rank 0).
   void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state) const;
   // This rank's residual from a checkpoint: its own on the same rank count, otherwise on rank 0

@@ -6,8 +6,8 @@
 
 namespace marian {
 
-float gradientScale(bool normalizeGradient, const Batch& batch) {
-  return normalizeGradient ? 1.f / float(batch.trgWords) : 1.f;
+float gradientScale(bool normalizeGradient, uint64_t labels) {
+  return normalizeGradient ? 1.f / float(labels) : 1.f;
 }
 
 std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n) {

@@ -76,8 +76,9 @@ std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n);
 
 // What the batch's summed cross-entropy is multiplied by before backward. As in Marian, the
 // gradient is the sum's whatever --cost-type shows (Adam then weighs every label alike, where a
-// per-update mean weighs every update alike); --normalize-gradient divides it by the batch's labels.
-float gradientScale(bool normalizeGradient, const Batch& batch);
+// per-update mean weighs every update alike); --normalize-gradient divides it by the update's
+// labels: the batch's, or with sync-SGD across ranks every rank's, as Marian's sum over ranks.
+float gradientScale(bool normalizeGradient, uint64_t labels);
 
 // " : Sent X/up : Recv Y/up" of a status line: the bytes of `updates` updates, per update.
 std::string trafficPerUpdate(double sent, double received, uint64_t updates);

@@ -35,7 +35,7 @@ Tensor LookupRowsApart::rowsOf(size_t d, Device device, size_t param) {
 }
 
 void LookupRowsApart::reduceInto(const std::vector<Tensor>& gradShards, const std::vector<Range>& shardRanges,
-                               const std::vector<char>& active, float scale) {
+                               const std::vector<char>& active) {
   std::vector<float> sums;    // this rank's: the tables end to end
   std::vector<size_t> bases;  // where each table starts in `sums`
   for(size_t table : tables_) {
@@ -95,8 +95,6 @@ void LookupRowsApart::reduceInto(const std::vector<Tensor>& gradShards, const st
   for(size_t k = 0; k < gradShards.size(); ++k) {
     Range r = shardRanges[k];
     SparseVector part = sliceFrom(summed, uint32_t(r.offset), uint32_t(r.end()));
-    for(float& v : part.values)
-      v *= scale;
     kernels::scatterAdd(gradShards[k], part.indices, part.values);
   }
 }

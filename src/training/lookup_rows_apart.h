@@ -25,10 +25,10 @@ public:
   // Device d's buffer (zeros) for the rows that lookups of parameter `param` add apart (on d's
   // compute thread, during its backward).
   Tensor rowsOf(size_t d, Device device, size_t param);
-  // After every device's backward: the rows summed over the active devices and over ranks, times
-  // `scale`, added into gradShards[k] (the node's reduced gradient of range shardRanges[k]).
+  // After every device's backward: the rows summed over the active devices and over ranks, added
+  // into gradShards[k] (the node's reduced gradient of range shardRanges[k]).
   void reduceInto(const std::vector<Tensor>& gradShards, const std::vector<Range>& shardRanges,
-                  const std::vector<char>& active, float scale);
+                  const std::vector<char>& active);
 
 private:
   const Parameters& layout_;

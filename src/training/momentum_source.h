@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::MomentumSource — where 1-bit Adam's allreducer reads Adam's moments (global
-// ranges into host memory), Adam's beta1, and the factor the caller applies to the sum it gets
-// (1/ranks for mean costs). NodeShards::adamMoments() gives the readers of a node's shards.
+// ranges into host memory) and Adam's beta1. NodeShards::adamMoments() gives the readers of a
+// node's shards.
 #include <functional>
 
 #include "common/equal_split.h"
@@ -12,7 +12,6 @@ struct MomentumSource {
   std::function<void(Range, float*)> read;          // Adam's m
   std::function<void(Range, float*)> readVariance;  // Adam's v (--onebit-update-direction)
   float beta1 = 0.9f;
-  float sumScale = 1.f;
 };
 
 }  // namespace marian

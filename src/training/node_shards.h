@@ -70,7 +70,7 @@ public:
   // The optimizer's state array `which` (Adam's 0: m, 1: v) over the global `range`, into `out`
   // on the host (zeros before the first step).
   void optimizerArray(size_t which, Range range, float* out) const;
-  // Readers of Adam's m and v (arrays 0 and 1) for 1-bit Adam; beta1 and sumScale are the caller's.
+  // Readers of Adam's m and v (arrays 0 and 1) for 1-bit Adam; beta1 is the caller's.
   MomentumSource adamMoments() const;
 
   // The parameters (or their moving average) joined over the shards, on the host.

@@ -16,6 +16,7 @@
 // comes first) add their rows apart (ExpressionGraph::LookupsApart): the parameter's bucket goes
 // during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
 #include <algorithm>
+#include <optional>
 
 #include "common/logging.h"
 #include "common/parallel.h"
@@ -34,6 +35,30 @@
 namespace marian {
 
 namespace {
+
+// A checkpoint of an earlier --normalize-gradient (ModelState::residualsOfRankMeans): each of its
+// R ranks divided by its own labels and the sum over ranks was averaged, so what a rank held back
+// of its gradient (top-k's and PowerSGD's residuals, momentum correction's velocity, a reused
+// threshold) is about R times what it is now that every rank divides by all ranks' labels. 1-bit
+// Adam's errors are of the momentum, the same in both; 0/1 Adam's are of its 1-bit gradients
+// before its momentum phase, and the checkpoint does not say which.
+ModelState inUnitsOfTheSum(const ModelState& saved, bool zeroOneAdam) {
+  bool oneBit = saved.extras.count("onebit-server-error") > 0;
+  ABORT_IF(zeroOneAdam && oneBit,
+           "The checkpoint is of --zero-one-adam on {} ranks with --normalize-gradient of an earlier version (each "
+           "rank divided by its own labels): its 1-bit errors are not in this version's units (the sum over ranks "
+           "divided by all their labels); finish it with the version that wrote it, or start afresh",
+           saved.ranks);
+  ModelState state = saved;
+  if(oneBit)
+    return state;
+  for(auto& [name, values] : state.extras)
+    for(const char* heldBack : {"allreduce-residual.rank", "allreduce-velocity.rank", "allreduce-threshold.rank"})
+      if(name.rfind(heldBack, 0) == 0)
+        for(float& x : values)
+          x /= float(saved.ranks);
+  return state;
+}
 
 class SyncGraphGroup : public GraphGroup {
 public:
@@ -72,7 +97,6 @@ public:
       checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
       MomentumSource momentum = shards_->adamMoments();  // 1-bit Adam reads Adam's m and v where the shards keep them
       momentum.beta1 = adamBeta1(options_);
-      momentum.sumScale = rankMeanScale();
       allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout(),
                                                          momentum);
       const Compression& c = allreducer_->compression();
@@ -88,9 +112,7 @@ public:
         std::function<void()> afterBackward;
         if(!lookupTables_.empty()) {  // with compression the top-k selects from the whole table
           lookupRows_ = std::make_unique<LookupRowsApart>(layout(), lookupTables_, workers_.size(), *transport_);
-          afterBackward = [this] {  // averaged as the buckets are with --normalize-gradient
-            lookupRows_->reduceInto(gradShards_, shards_->ranges(), active_, rankMeanScale());
-          };
+          afterBackward = [this] { lookupRows_->reduceInto(gradShards_, shards_->ranges(), active_); };
         }
         overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
                                                          [this](size_t b) { reduceBucket(b); }, afterBackward);
@@ -121,7 +143,7 @@ public:
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
     size_t n = workers_.size();
-    float scale = gradientScale(normalizeGradient_, batch);
+    float scale = gradientScale(normalizeGradient_, normalizeGradient_ ? labelsOfEveryRank(batch) : 0);
     std::vector<double> ce(n, 0.0);
     // which devices compute (a batch smaller than the devices leaves some without sentences)
     std::vector<std::vector<Batch>> shares(n);
@@ -242,16 +264,24 @@ public:
     return rank() == 0 ? state : ModelState();
   }
 
-  void restoreState(const ModelState& state) override {
-    ABORT_IF(state.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", state.n,
+  void restoreState(const ModelState& saved) override {
+    ABORT_IF(saved.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", saved.n,
              layout().totalSize());
-    shards_->restoreFrom(state);
-    restoreOwnReplica(state);
-    // --normalize-gradient divides the sum over ranks by the ranks: what R saved ranks held back
-    // counted 1/R each, and counts 1/R' each on R' ranks.
-    bool mean = normalizeGradient_;
+    shards_->restoreFrom(saved);
+    restoreOwnReplica(saved);
+    // The ranks' gradients are summed, so what the saved ranks held back counts once wherever it goes.
+    std::optional<ModelState> converted;
+    if(saved.residualsOfRankMeans && saved.ranks > 1) {
+      converted = inUnitsOfTheSum(saved, options_.get<bool>("zero-one-adam", false));
+      if(rank() == 0)
+        LOG(info, "[training] The checkpoint is of --normalize-gradient on {} ranks by an earlier version, each rank "
+                  "dividing by its own labels: what they held back of their gradients counts 1/{} in the sum over "
+                  "ranks divided by all their labels",
+            saved.ranks, saved.ranks);
+    }
+    const ModelState& state = converted ? *converted : saved;
     if(allreducer_) {
-      allreducer_->restoreFrom(state, mean ? float(ranks()) / float(state.ranks) : 1.f);
+      allreducer_->restoreFrom(state);
       return;
     }
     // One rank does not compress: what the saved ranks held back joins the first gradient, as
@@ -260,7 +290,7 @@ public:
     // large adds to the next momentum.
     auto servers = state.extras.find("onebit-server-error");
     heldBackMomentum_ = servers != state.extras.end();
-    heldBack_ = state.sumOfExtras("allreduce-residual.rank", mean || heldBackMomentum_ ? 1.f / float(state.ranks) : 1.f);
+    heldBack_ = state.sumOfExtras("allreduce-residual.rank", heldBackMomentum_ ? 1.f / float(state.ranks) : 1.f);
     if(heldBackMomentum_ && !heldBack_.empty()) {
       ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
                servers->second.size(), heldBack_.size());
@@ -276,19 +306,18 @@ public:
 
 private:
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
-  // which selects and scatters each piece where it lives. --normalize-gradient averages over
-  // ranks, as one rank divides by its devices' labels.
-  void reduceAcrossRanks(size_t b) {
-    allreducer_->reduceBucket(b, gradShards_);
-    if(float scale = rankMeanScale(); scale != 1.f)
-      for(size_t k = 0; k < shards_->size(); ++k)
-        for(const Range& range : allreducer_->bucket(b))
-          if(Tensor part = shards_->gradPart(k, k, range); part.size() > 0)
-            kernels::scale(part, scale);
-  }
+  // which selects and scatters each piece where it lives.
+  void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
 
-  // What the sum over ranks is multiplied by: --normalize-gradient averages over ranks.
-  float rankMeanScale() const { return normalizeGradient_ ? 1.f / float(transport_->size()) : 1.f; }
+  // The update's target labels on all ranks: --normalize-gradient divides every rank's gradient
+  // by them, so the sum over ranks is the update's per-label gradient, as on one rank (and Marian).
+  uint64_t labelsOfEveryRank(const Batch& batch) const {
+    if(!transport_ || transport_->size() == 1)
+      return batch.trgWords;
+    float labels = float(batch.trgWords);  // exact below 2^24 labels an update
+    transport_->allreduceSum(&labels, 1, transport_->peerTimeout(), "the update's labels");
+    return uint64_t(labels);
+  }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
   void reduceBucket(size_t b) {

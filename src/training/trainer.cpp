@@ -54,11 +54,13 @@ std::string gradientOf(const Options& o) {
 
 // A checkpoint's optimizer state (Adam's moments, residuals) is in the units of the gradient it
 // was trained on; resumed with another, the steps would be off by about the labels per update.
-void checkResumedGradient(const TrainingState& saved, const Options& o, const std::string& checkpoint) {
+// Returns whether its residuals are an earlier --normalize-gradient's ranks' own means
+// (ModelState::residualsOfRankMeans), which resume with it once scaled.
+bool checkResumedGradient(const TrainingState& saved, const Options& o, const std::string& checkpoint) {
   std::string was = saved.gradient, cost = o.get<std::string>("cost-type");
   if(was.empty())  // saved before the field, when --cost-type decided the gradient
     was = cost == "ce-sum"          ? TrainingState::kSummedGradient
-          : cost == "ce-mean-words" ? TrainingState::kPerLabelGradient
+          : cost == "ce-mean-words" ? TrainingState::kPerLabelOfEachRank
                                     : "per-sentence";
   std::string why = saved.gradient.empty() ? " (saved by a version in which --cost-type " + cost + " decided it)" : "";
   ABORT_IF(was == "per-sentence",
@@ -66,11 +68,14 @@ void checkResumedGradient(const TrainingState& saved, const Options& o, const st
            "back-propagates (the summed cross-entropy's gradient, as in Marian, or per label with "
            "--normalize-gradient): finish it with the version that wrote it, or start afresh",
            checkpoint, why);
-  std::string now = gradientOf(o);
-  ABORT_IF(was != now,
+  bool rankMeans = was == TrainingState::kPerLabelOfEachRank;
+  bool perLabel = rankMeans || was == TrainingState::kPerLabelGradient, normalize = o.get<bool>("normalize-gradient");
+  ABORT_IF(perLabel != normalize,
            "The checkpoint '{}' was trained on the {} gradient{} and this run would back-propagate the {} one, which "
            "its optimizer state is not in the units of: resume {} --normalize-gradient",
-           checkpoint, was, why, now, was == TrainingState::kPerLabelGradient ? "with" : "without");
+           checkpoint, perLabel ? "per-label" : "summed", why, normalize ? "per-label" : "summed",
+           perLabel ? "with" : "without");
+  return rankMeans;
 }
 
 class Trainer {
@@ -115,7 +120,7 @@ public:
     if(resume) {
       checkpoint_ = std::make_unique<Checkpoint>(readCheckpoint(checkpointPath()));
       state_ = checkpoint_->progress;
-      checkResumedGradient(state_, options_, checkpointPath());
+      checkpoint_->model.residualsOfRankMeans = checkResumedGradient(state_, options_, checkpointPath());
       if(fileExists(progressPath()) && TrainingState::fromYaml(progressPath()).batches != state_.batches)
         LOG(warn, "[training] '{}' says update {}, the checkpoint '{}' update {}: a save was interrupted; resuming "
                   "from the checkpoint",

@@ -104,8 +104,9 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.seed = get<uint64_t>(y, "seed", origin);
     if(YAML::Node(y)["gradient"]) {
       s.gradient = get<std::string>(y, "gradient", origin);
-      ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,
-               "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
+      ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient && s.gradient != kPerLabelOfEachRank,
+               "{}: key 'gradient' must be {}, {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient,
+               kPerLabelOfEachRank, s.gradient);
     }
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
     const YAML::Node& cy = y;

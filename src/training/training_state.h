@@ -38,10 +38,13 @@ struct TrainingState {
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
   // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
-  // kPerLabelGradient (--normalize-gradient); "": saved before the field, when --cost-type decided it
+  // kPerLabelGradient (--normalize-gradient: divided by every rank's labels of the update, as
+  // Marian); kPerLabelOfEachRank: an earlier --normalize-gradient (each rank divided by its own
+  // labels, the sum over ranks averaged); "": saved before the field, when --cost-type decided it
   std::string gradient;
   static constexpr const char* kSummedGradient = "summed";
-  static constexpr const char* kPerLabelGradient = "per-label";
+  static constexpr const char* kPerLabelGradient = "per-label-of-all-ranks";
+  static constexpr const char* kPerLabelOfEachRank = "per-label";
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
 
