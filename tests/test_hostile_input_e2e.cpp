@@ -216,6 +216,14 @@ TEST(HostileInput, ToolArgumentsAreCheckedAndHelpIsAnswered) {
     EXPECT_NE(sh("echo a b | " + bin + "/marian-vocab " + args + " > " + out + " 2>&1"), 0);
     EXPECT_NE(readFile(out).find("'--max-size'"), std::string::npos) << readFile(out);
   }
+  // marian-evaluate: chrF besides BLEU (100 for the reference itself), another metric named
+  { std::ofstream(out + ".ref") << "a small cat .\nthe dog runs\n"; }
+  EXPECT_EQ(sh(bin + "/marian-evaluate --metric chrf -r " + out + ".ref < " + out + ".ref > " + out + " 2>&1"), 0);
+  EXPECT_EQ(readFile(out), "chrF2 = 100.00\n");
+  EXPECT_NE(sh("echo 'the dog' | " + bin + "/marian-evaluate --metric chrf -r " + out + ".ref > " + out + " 2>&1"), 0);
+  EXPECT_NE(readFile(out).find("1 hypothesis lines on stdin but 2 reference lines"), std::string::npos) << readFile(out);
+  EXPECT_NE(sh(bin + "/marian-evaluate --metric ter -r " + out + ".ref < " + out + ".ref > " + out + " 2>&1"), 0);
+  EXPECT_NE(readFile(out).find("Unknown --metric 'ter': bleu or chrf"), std::string::npos) << readFile(out);
   for(std::string tool : {"marian-vocab", "marian-evaluate", "marian-commbench", "marian", "marian-decoder"}) {
     SCOPED_TRACE(tool);
     EXPECT_EQ(sh(bin + "/" + tool + " --help > " + out + " 2>&1"), 0);
