@@ -1,6 +1,7 @@
 // The transformer (Vaswani et al. 2017) with Marian's options: pre/post-processing sequences
 // ("dan" = dropout, add residual, layer-norm), tied embeddings, sinusoidal positions, label
-// smoothing and three kinds of dropout.
+// smoothing and three kinds of dropout (as Marian's: the processing's and the FFN's masks shared
+// by the sentences of a batch).
 #include <cmath>
 #include <functional>
 
@@ -89,7 +90,7 @@ public:
     Expr emb = t == 0 ? g.constant({rows, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
                       : marian::rows(trgTable, g.indices(step.lastWords));
     Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
-    Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t));
+    Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t), here);
     Expr srcMask = state.get(g, "srcMask");
     for(int l = 1; l <= decDepth_; ++l) {
       auto self = [&](Expr in) {  // the cached positions and this one
@@ -107,13 +108,11 @@ public:
       };
       x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask);  // one query: no causal mask
     }
-    x = top(g, "decoder", x);
+    x = top(g, "decoder", x, here);
     return logSoftmax(layers::outputLayer(g, x, tiedOutput_ ? trgTable : nullptr, trgVocab_));
   }
 
 private:
-  Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
-
   // Every layer but attention computes on the rows [rows, dim] of the real positions only;
   // attention takes them to heads of all positions and back through rowOf.
   struct Positions {
@@ -124,24 +123,40 @@ private:
     Expr rowOf = g.indices(real.rowOf);
     return {std::move(real), rowOf};
   }
+
+  // Attention's dropout: a mask value per weight.
+  Expr drop(Expr x, float p) const { return training_ ? dropout(x, p) : x; }
+  // The processing's and the FFN's dropout on the rows x [rows, dim] of positions p, as Marian's
+  // (dropout over Shape::Axes({-2, -1}) of its [1, sentences, positions, dim] states): one mask
+  // [positions, dim] shared by every sentence of the batch, each row taking its position's row.
+  Expr dropShared(ExpressionGraph& g, Expr x, const Positions& p, float prob) const {
+    if(!training_ || prob == 0.f)
+      return x;
+    int length = p.real.length, dim = x->shape().back();
+    Expr mask = dropout(g.constant({length, dim}, std::vector<float>(size_t(length) * size_t(dim), 1.f)), prob);
+    return x * rows(mask, g.indices(p.real.times));
+  }
   struct Encoded {
     Expr states;  // [source rows, dim]
     Positions positions;
   };
 
-  // Embeddings emb [rows, dim] scaled by sqrt(dim) plus the positions `times` of the rows, then
-  // the embedding post-processing (Marian pre-processes the embeddings).
-  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const std::vector<int>& times) {
+  // Embeddings emb [rows, dim] of positions p scaled by sqrt(dim) plus the sinusoids of `times`
+  // (p's, or the step's in decoding), then the embedding post-processing (Marian pre-processes
+  // the embeddings).
+  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const std::vector<int>& times,
+                          const Positions& p) {
     Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, times, dim_);
-    return process(g, prefix + "_emb", postEmb_, x, nullptr, "_pre");
+    return process(g, prefix + "_emb", postEmb_, x, p, nullptr, "_pre");
   }
 
-  // Applies the ops of `ops` in order; 'a' adds `residual`; a norm is prefix_ln_scale<lnSuffix>.
-  Expr process(ExpressionGraph& g, const std::string& prefix, const std::string& ops, Expr x, Expr residual,
-               const std::string& lnSuffix = "") {
+  // Applies the ops of `ops` to x (rows of positions p) in order; 'a' adds `residual`; a norm is
+  // prefix_ln_scale<lnSuffix>.
+  Expr process(ExpressionGraph& g, const std::string& prefix, const std::string& ops, Expr x, const Positions& p,
+               Expr residual, const std::string& lnSuffix = "") {
     for(char op : ops) {
       if(op == 'd')
-        x = drop(x, dropout_);
+        x = dropShared(g, x, p, dropout_);
       else if(op == 'a' && residual)
         x = x + residual;
       else if(op == 'n')
@@ -175,43 +190,45 @@ private:
   // post-processed with x as the residual.
   Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& q,
                       const KeysValuesOf& kv, Expr mask) {
-    Expr in = process(g, prefix + "_Wo", pre_, x, nullptr, "_pre");
+    Expr in = process(g, prefix + "_Wo", pre_, x, q, nullptr, "_pre");
     Expr Q = splitHeads(projection(g, prefix, "q", in), q);
     KeysValues keys = kv(in);
     float scale = 1.f / std::sqrt(float(dim_ / heads_));
     Expr scores = bdot(Q, keys.K, false, true, scale);
     Expr weights = softmax(mask ? maskFill(scores, mask) : scores);
     Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V), q);
-    return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), x);
+    return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), q, x);
   }
 
   // Marian's LayerFFN: depth dense layers (activation and dropout between them), named
   // encoder_l1_ffn_W1/_b1 ... _W<depth>/_b<depth>, norms encoder_l1_ffn_ffn_ln_*
-  Expr ffnBlock(ExpressionGraph& g, const std::string& prefix, Expr x, int inner, int depth) {
+  Expr ffnBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& p, int inner, int depth) {
     std::string ffn = prefix + "_ffn";
-    Expr h = process(g, ffn + "_ffn", pre_, x, nullptr, "_pre");
+    Expr h = process(g, ffn + "_ffn", pre_, x, p, nullptr, "_pre");
     for(int i = 1; i < depth; ++i) {
       h = layers::dense(g, ffn, h, inner, true, std::to_string(i));
-      h = drop(activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h), dropoutFfn_);
+      h = dropShared(g, activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h), p, dropoutFfn_);
     }
     Expr out = layers::dense(g, ffn, h, dim_, true, std::to_string(depth));
-    return process(g, ffn + "_ffn", post_, out, x);
+    return process(g, ffn + "_ffn", post_, out, p, x);
   }
 
   // --transformer-postprocess-top after the last layer (Marian: postProcess of prefix_top; 'n'
   // is the final norm pre-norm transformers need, encoder_top_ln_scale)
-  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x) { return process(g, prefix + "_top", postTop_, x, nullptr); }
+  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& p) {
+    return process(g, prefix + "_top", postTop_, x, p, nullptr);
+  }
 
   Encoded encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
     Positions src = positionsOnGraph(g, layers::realPositions(batch.srcMask, batch.sentences, batch.srcLen));
-    Expr x = embedWithPositions(g, rows(table, g.indices(src.real.pick(batch.srcIds))), "encoder", src.real.times);
+    Expr x = embedWithPositions(g, rows(table, g.indices(src.real.pick(batch.srcIds))), "encoder", src.real.times, src);
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
       x = attentionBlock(g, prefix + "_self", x, src,
                          [&](Expr in) { return keysValues(g, prefix + "_self", in, src); }, srcMask);
-      x = ffnBlock(g, prefix, x, ffn_, ffnDepth_);
+      x = ffnBlock(g, prefix, x, src, ffn_, ffnDepth_);
     }
-    return {top(g, "encoder", x), src};
+    return {top(g, "encoder", x, src), src};
   }
 
   // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
@@ -226,7 +243,7 @@ private:
     std::string prefix = decoderPrefix(l);
     x = attentionBlock(g, prefix + "_self", x, trg, self, selfMask);
     x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask);
-    return ffnBlock(g, prefix, x, decFfn_, decFfnDepth_);
+    return ffnBlock(g, prefix, x, trg, decFfn_, decFfnDepth_);
   }
 
   // The whole target at once (training): each position attends to itself and those before it.
@@ -244,7 +261,7 @@ private:
     }
     int n = trg.real.rows();
     Expr emb = rows(table, g.indices(std::move(previous))) * g.constant({n, 1}, std::move(notFirst));
-    Expr x = embedWithPositions(g, emb, "decoder", trg.real.times);
+    Expr x = embedWithPositions(g, emb, "decoder", trg.real.times, trg);
     std::vector<float> causal(size_t(T) * T);
     for(int i = 0; i < T; ++i)
       for(int j = 0; j <= i; ++j)
@@ -256,7 +273,7 @@ private:
           g, l, x, trg, [&](Expr in) { return keysValues(g, prefix + "_self", in, trg); }, selfMask,
           [&](Expr) { return keysValues(g, prefix + "_context", enc.states, enc.positions); }, srcMask);
     }
-    return top(g, "decoder", x);
+    return top(g, "decoder", x, trg);
   }
 
   int srcVocab_, trgVocab_, dim_, heads_, ffn_, ffnDepth_, decFfn_, decFfnDepth_;
