@@ -118,10 +118,11 @@ private:
   struct Positions {
     layers::RealPositions real;
     Expr rowOf;
+    Expr timeOf;  // real.times on the graph: the shared dropout masks' row of each row
   };
   static Positions positionsOnGraph(ExpressionGraph& g, layers::RealPositions real) {
-    Expr rowOf = g.indices(real.rowOf);
-    return {std::move(real), rowOf};
+    Expr rowOf = g.indices(real.rowOf), timeOf = g.indices(real.times);
+    return {std::move(real), rowOf, timeOf};
   }
 
   // Attention's dropout: a mask value per weight.
@@ -134,7 +135,7 @@ private:
       return x;
     int length = p.real.length, dim = x->shape().back();
     Expr mask = dropout(g.constant({length, dim}, std::vector<float>(size_t(length) * size_t(dim), 1.f)), prob);
-    return x * rows(mask, g.indices(p.real.times));
+    return x * rows(mask, p.timeOf);
   }
   struct Encoded {
     Expr states;  // [source rows, dim]
