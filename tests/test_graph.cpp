@@ -112,6 +112,27 @@ TEST(Graph, DropoutIsReproducibleFromTheSeed) {
   EXPECT_NE(run(5), run(6));
 }
 
+// The mask alone (the transformer gathers its rows by position, the s2s reuses it at every step):
+// values 0 or 1/keep, about a `prob` share of zeros, and the very mask dropout applies to ones.
+TEST(Graph, DropoutMaskIsWhatDropoutMultipliesBy) {
+  auto draw = [](bool alone) {
+    ExpressionGraph g(cpuDevice(), 5);
+    Expr x = alone ? dropoutMask(g, {4000}, 0.25f) : dropout(g.constant({4000}, std::vector<float>(4000, 1.f)), 0.25f);
+    g.forward();
+    return kernels::toHost(x->val());
+  };
+  std::vector<float> mask = draw(true);
+  EXPECT_EQ(mask, draw(false));
+  size_t zeros = 0;
+  for(float m : mask) {
+    EXPECT_TRUE(m == 0.f || m == 1.f / 0.75f) << m;
+    zeros += m == 0.f;
+  }
+  EXPECT_NEAR(double(zeros) / mask.size(), 0.25, 0.03);
+  ExpressionGraph g(cpuDevice(), 5);
+  EXPECT_THROW(dropoutMask(g, {3}, 1.f), Error);
+}
+
 TEST(Graph, WorkspaceLimitIsEnforced) {
   ExpressionGraph g(cpuDevice(), 1, /*workspaceLimitMB=*/1);
   Expr x = g.constant({512, 512}, std::vector<float>(512 * 512, 1.f));  // exactly 1 MB

@@ -77,5 +77,8 @@ Expr fromHeads(Expr heads, Expr rowOf, int rows);
 // step). The mask comes from the graph's seed: the same build gives the same mask.
 Expr dropout(Expr x, float prob);
 Expr dropout(Expr x, float prob, const Shape& maskShape);
+// The mask alone: 0 with probability `prob`, else 1/(1-prob); for masks a model gathers or
+// reuses itself (Marian's graph->dropoutMask). A leaf without gradient.
+Expr dropoutMask(ExpressionGraph& g, const Shape& shape, float prob);
 
 }  // namespace marian

@@ -41,16 +41,26 @@ private:
 
 }  // namespace
 
-Expr dropout(Expr x, float prob, const Shape& maskShape) {
+namespace {
+void checkProbability(float prob) {
   ABORT_IF(prob < 0.f || prob >= 1.f, "Dropout probability {} is not in [0, 1)", prob);
+}
+}  // namespace
+
+Expr dropoutMask(ExpressionGraph& g, const Shape& shape, float prob) {
+  checkProbability(prob);
+  return g.record<DropoutMaskNode>(g, shape, 1.f - prob);
+}
+
+Expr dropout(Expr x, float prob, const Shape& maskShape) {
+  checkProbability(prob);
   if(prob == 0.f)
     return x;
   ABORT_IF(Shape::broadcast(x->shape(), maskShape) != x->shape(),
            "dropout: mask {} does not broadcast onto {}", maskShape.toString(), x->shape().toString());
   if(maskShape == x->shape())
     return x->graph().record<DropoutNode>(x, 1.f - prob);
-  Expr mask = x->graph().record<DropoutMaskNode>(x->graph(), maskShape, 1.f - prob);
-  return x * mask;
+  return x * dropoutMask(x->graph(), maskShape, prob);
 }
 
 Expr dropout(Expr x, float prob) { return dropout(x, prob, x->shape()); }

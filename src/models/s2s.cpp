@@ -130,7 +130,7 @@ private:
   Expr dropMask(ExpressionGraph& g, int dim) const {
     if(!training_ || dropoutRnn_ == 0.f)
       return nullptr;
-    return dropout(g.constant({1, dim}, std::vector<float>(size_t(dim), 1.f)), dropoutRnn_);
+    return dropoutMask(g, {1, dim}, dropoutRnn_);
   }
   static Expr masked(Expr x, Expr mask) { return mask ? x * mask : x; }
 

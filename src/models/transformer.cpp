@@ -133,9 +133,7 @@ private:
   Expr dropShared(ExpressionGraph& g, Expr x, const Positions& p, float prob) const {
     if(!training_ || prob == 0.f)
       return x;
-    int length = p.real.length, dim = x->shape().back();
-    Expr mask = dropout(g.constant({length, dim}, std::vector<float>(size_t(length) * size_t(dim), 1.f)), prob);
-    return x * rows(mask, p.timeOf);
+    return x * rows(dropoutMask(g, {p.real.length, x->shape().back()}, prob), p.timeOf);
   }
   struct Encoded {
     Expr states;  // [source rows, dim]
