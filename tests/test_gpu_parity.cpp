@@ -231,6 +231,15 @@ TEST_F(GpuParity, DropoutMaskIsTheSameOnBothDevices) {
       kernels::dropoutMultiply(y.gpu, x.gpu, keep, 77, acc);
       expectSame(y, 0, "dropoutMultiply");
     }
+    std::vector<int> rowOf(1000);
+    for(size_t r = 0; r < rowOf.size(); ++r)
+      rowOf[r] = int((r * 7) % 13);
+    Twin maskRowOf = ints(rowOf);
+    for(bool acc : {false, true}) {
+      kernels::dropoutMultiply(y.cpu, x.cpu, keep, 78, acc, maskRowOf.cpu);
+      kernels::dropoutMultiply(y.gpu, x.gpu, keep, 78, acc, maskRowOf.gpu);
+      expectSame(y, 0, "dropoutMultiply by mask rows");
+    }
   }
 }
 

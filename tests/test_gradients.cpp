@@ -203,6 +203,10 @@ TEST(Gradients, Dropout) {
   checkGradients({{4, 5}}, [](ExpressionGraph&, const Inputs& x) {
     return dropout(x[0], 0.5f, Shape({1, 5}));
   });
+  // rows taking rows of one mask (the transformer's positions shared by a batch's sentences)
+  checkGradients({{6, 5}}, [](ExpressionGraph& g, const Inputs& x) {
+    return dropout(x[0], 0.4f, g.indices({1, 0, 1, 2, 0, 2}));
+  });
 }
 
 }  // namespace

@@ -175,6 +175,30 @@ TEST(Kernels, DropoutMultiplyIsTimesTheBernoulliMask) {
   }
 }
 
+// With mask rows, row r of x multiplies row maskRowOf[r] of the mask bernoulliMask draws for
+// [mask rows, n]: rows naming the same mask row drop the same units, and nothing is stored.
+TEST(Kernels, DropoutMultiplyByMaskRowsIsTimesThoseRowsOfTheMask) {
+  int n = 700;
+  std::vector<int> maskRowOf = {2, 0, 2, 1, 0, 3, 3, 1, 2};
+  int rows = int(maskRowOf.size());
+  HostTensor x(Shape{rows, n}, randomValues(size_t(rows) * n, 5)), y(Shape{rows, n}),
+      acc(Shape{rows, n}, randomValues(size_t(rows) * n, 6)), mask(Shape{4, n}), rowOf = ints(maskRowOf);
+  std::vector<float> before = acc.host();
+  kernels::bernoulliMask(mask.t, 0.6f, 31);
+  kernels::dropoutMultiply(y.t, x.t, 0.6f, 31, false, rowOf.t);
+  kernels::dropoutMultiply(acc.t, x.t, 0.6f, 31, true, rowOf.t);
+  std::vector<float> xs = x.host(), m = mask.host(), ys = y.host(), as = acc.host();
+  for(int r = 0; r < rows; ++r)
+    for(int j = 0; j < n; ++j) {
+      size_t i = size_t(r) * n + j;
+      float mj = m[size_t(maskRowOf[r]) * n + j];
+      ASSERT_EQ(ys[i], xs[i] * mj) << r << ", " << j;
+      ASSERT_EQ(as[i], std::fmaf(xs[i], mj, before[i])) << r << ", " << j;
+    }
+  HostTensor tooFew = ints({0, 1});
+  EXPECT_THROW(kernels::dropoutMultiply(y.t, x.t, 0.6f, 31, false, tooFew.t), Error);
+}
+
 TEST(Kernels, DropoutMaskRateAndDeterminism) {
   HostTensor m1(Shape{100000}), m2(Shape{100000}), m3(Shape{100000});
   kernels::bernoulliMask(m1.t, 0.7f, 42);

@@ -77,8 +77,12 @@ Expr fromHeads(Expr heads, Expr rowOf, int rows);
 // step). The mask comes from the graph's seed: the same build gives the same mask.
 Expr dropout(Expr x, float prob);
 Expr dropout(Expr x, float prob, const Shape& maskShape);
-// The mask alone: 0 with probability `prob`, else 1/(1-prob); for masks a model gathers or
-// reuses itself (Marian's graph->dropoutMask). A leaf without gradient.
+// Row r of x [.., n] takes row maskRowOf[r] (int32, one per row of x) of one mask [.., n]: rows
+// naming the same mask row drop the same units (the transformer's positions, shared by the
+// sentences of a batch). The mask is drawn again in backward, never stored.
+Expr dropout(Expr x, float prob, Expr maskRowOf);
+// The mask alone: 0 with probability `prob`, else 1/(1-prob); for masks a model reuses itself
+// (Marian's graph->dropoutMask). A leaf without gradient.
 Expr dropoutMask(ExpressionGraph& g, const Shape& shape, float prob);
 
 }  // namespace marian

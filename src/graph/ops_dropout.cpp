@@ -22,19 +22,23 @@ private:
   uint64_t seed_;
 };
 
+// x times a mask of x's shape, or with maskRowOf (second child) of x's rows taking rows of one mask.
 class DropoutNode : public Node {
 public:
-  DropoutNode(Expr x, float keep) : Node(x->graph(), x->shape(), {x}), keep_(keep), seed_(x->graph().nextRandomSeed()) {}
+  DropoutNode(Expr x, float keep, Expr maskRowOf = nullptr)
+      : Node(x->graph(), x->shape(), maskRowOf ? std::vector<Expr>{x, maskRowOf} : std::vector<Expr>{x}),
+        keep_(keep), seed_(x->graph().nextRandomSeed()) {}
   const char* opName() const override { return "dropout"; }
   bool backwardReadsValue() const override { return false; }
-  bool backwardReadsChild(size_t) const override { return false; }
-  void forward() override { kernels::dropoutMultiply(val_, child(0)->val(), keep_, seed_, false); }
+  bool backwardReadsChild(size_t i) const override { return i == 1; }
+  void forward() override { kernels::dropoutMultiply(val_, child(0)->val(), keep_, seed_, false, maskRowOf()); }
   void backward() override {
     if(child(0)->needsGrad())
-      kernels::dropoutMultiply(child(0)->grad(), grad_, keep_, seed_, true);
+      kernels::dropoutMultiply(child(0)->grad(), grad_, keep_, seed_, true, maskRowOf());
   }
 
 private:
+  Tensor maskRowOf() const { return children().size() > 1 ? child(1)->val() : Tensor(); }
   float keep_;
   uint64_t seed_;
 };
@@ -64,5 +68,12 @@ Expr dropout(Expr x, float prob, const Shape& maskShape) {
 }
 
 Expr dropout(Expr x, float prob) { return dropout(x, prob, x->shape()); }
+
+Expr dropout(Expr x, float prob, Expr maskRowOf) {
+  checkProbability(prob);
+  ABORT_IF(maskRowOf->valueType() != Type::int32 || maskRowOf->shape().elements() != x->shape().rows(),
+           "dropout: mask rows {} for the rows of {}", maskRowOf->shape().toString(), x->shape().toString());
+  return prob == 0.f ? x : x->graph().record<DropoutNode>(x, 1.f - prob, maskRowOf);
+}
 
 }  // namespace marian

@@ -130,10 +130,10 @@ private:
   // The processing's and the FFN's dropout on the rows x [rows, dim] of positions p, as Marian's
   // (dropout over Shape::Axes({-2, -1}) of its [1, sentences, positions, dim] states): one mask
   // [positions, dim] shared by every sentence of the batch, each row taking its position's row.
-  Expr dropShared(ExpressionGraph& g, Expr x, const Positions& p, float prob) const {
+  Expr dropShared(Expr x, const Positions& p, float prob) const {
     if(!training_ || prob == 0.f)
       return x;
-    return x * rows(dropoutMask(g, {p.real.length, x->shape().back()}, prob), p.timeOf);
+    return dropout(x, prob, p.timeOf);
   }
   struct Encoded {
     Expr states;  // [source rows, dim]
@@ -155,7 +155,7 @@ private:
                Expr residual, const std::string& lnSuffix = "") {
     for(char op : ops) {
       if(op == 'd')
-        x = dropShared(g, x, p, dropout_);
+        x = dropShared(x, p, dropout_);
       else if(op == 'a' && residual)
         x = x + residual;
       else if(op == 'n')
@@ -206,7 +206,7 @@ private:
     Expr h = process(g, ffn + "_ffn", pre_, x, p, nullptr, "_pre");
     for(int i = 1; i < depth; ++i) {
       h = layers::dense(g, ffn, h, inner, true, std::to_string(i));
-      h = dropShared(g, activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h), p, dropoutFfn_);
+      h = dropShared(activation_ == "relu" ? relu(h) : activation_ == "gelu" ? gelu(h) : swish(h), p, dropoutFfn_);
     }
     Expr out = layers::dense(g, ffn, h, dim_, true, std::to_string(depth));
     return process(g, ffn + "_ffn", post_, out, p, x);

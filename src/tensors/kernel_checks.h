@@ -108,6 +108,15 @@ inline void keepProbability(float keep) {
   ABORT_IF(!(keep > 0.f && keep <= 1.f), "Dropout keep probability {} is not in (0, 1]", keep);
 }
 
+// dropoutMultiply's operands: the keep probability, y and x alike, and maskRowOf (if any) an
+// int32 mask row for each row of x.
+inline void dropoutOperands(Tensor y, Tensor x, float keep, Tensor maskRowOf) {
+  keepProbability(keep);
+  ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
+  ABORT_IF(!maskRowOf.empty() && (maskRowOf.type != Type::int32 || maskRowOf.size() != x.shape.rows()),
+           "dropout: mask rows {} for the rows of {}", maskRowOf.shape.toString(), x.shape.toString());
+}
+
 // The extents of headsFromRows/rowsFromHeads: heads [B, H, T, d], rows [N, H*d], rowOf [B*T].
 struct HeadDims {
   size_t B, H, T, d, N;

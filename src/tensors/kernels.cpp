@@ -66,8 +66,8 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   ON_DEVICE(onGpu(mask), bernoulliMask(mask, keep, seed));
 }
-void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
-  ON_DEVICE(onGpu(y), dropoutMultiply(y, x, keep, seed, accumulate));
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate, Tensor maskRowOf) {
+  ON_DEVICE(onGpu(y), dropoutMultiply(y, x, keep, seed, accumulate, maskRowOf));
 }
 
 void reduce(ReduceOp op, Tensor y, Tensor x, int axis) { ON_DEVICE(onGpu(y), reduce(op, y, x, axis)); }

@@ -45,8 +45,10 @@ void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy
 // same seed gives the same mask on every device and every re-run.
 void bernoulliMask(Tensor mask, float keep, uint64_t seed);
 // y (+)= x * the mask bernoulliMask(keep, seed) draws for x's shape, never stored: dropout's
-// forward, and its backward (dx += dy * mask) with accumulate.
-void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate);
+// forward, and its backward (dx += dy * mask) with accumulate. With maskRowOf (int32, one per
+// row of x as a matrix [rows, n]) row r takes row maskRowOf[r] of a mask [.., n] instead: rows
+// naming the same mask row drop the same units.
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate, Tensor maskRowOf = {});
 
 // --- reductions along one axis (the axis is kept with extent 1) ------------------------------
 void reduce(ReduceOp op, Tensor y, Tensor x, int axis);

@@ -122,15 +122,26 @@ void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   });
 }
 
-void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
-  checks::keepProbability(keep);
-  ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate, Tensor maskRowOf) {
+  checks::dropoutOperands(y, x, keep, maskRowOf);
   float* out = y.f32();
   const float* in = x.f32();
   DropoutMask draw(keep, seed);
-  parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
-    for(size_t i = b; i < e; ++i)
-      out[i] = accumulate ? draw.addTo(out[i], in[i], i) : in[i] * draw.at(i);
+  if(maskRowOf.empty()) {
+    parallelRanges(y.size(), kParallelElements, [=](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        out[i] = accumulate ? draw.addTo(out[i], in[i], i) : in[i] * draw.at(i);
+    });
+    return;
+  }
+  const int* maskRow = maskRowOf.i32();
+  size_t n = x.shape.back();
+  parallelRows(x.shape.rows(), n, [=](size_t b, size_t e) {
+    for(size_t r = b; r < e; ++r) {
+      uint64_t first = uint64_t(maskRow[r]) * n;
+      for(size_t j = 0, i = r * n; j < n; ++j, ++i)
+        out[i] = accumulate ? draw.addTo(out[i], in[i], first + j) : in[i] * draw.at(first + j);
+    }
   });
 }
 

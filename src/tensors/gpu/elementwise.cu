@@ -135,6 +135,15 @@ __global__ void dropoutKernel(float* y, const float* x, size_t n, DropoutMask dr
   GRID_STRIDE(i, n) y[i] = accumulate ? draw.addTo(y[i], x[i], i) : x[i] * draw.at(i);
 }
 
+// Element (r, j) takes the mask's element (maskRow[r], j) of a mask with `cols` columns.
+__global__ void dropoutRowsKernel(float* y, const float* x, const int* maskRow, size_t n, size_t cols,
+                                  DropoutMask draw, bool accumulate) {
+  GRID_STRIDE(i, n) {
+    uint64_t m = uint64_t(maskRow[i / cols]) * cols + i % cols;
+    y[i] = accumulate ? draw.addTo(y[i], x[i], m) : x[i] * draw.at(m);
+  }
+}
+
 }  // namespace
 
 void fill(Tensor t, float value) {
@@ -260,12 +269,15 @@ void bernoulliMask(Tensor mask, float keep, uint64_t seed) {
   checkLaunch();
 }
 
-void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate) {
-  checks::keepProbability(keep);
-  ABORT_IF(y.size() != x.size(), "dropout: {} into {}", x.shape.toString(), y.shape.toString());
+void dropoutMultiply(Tensor y, Tensor x, float keep, uint64_t seed, bool accumulate, Tensor maskRowOf) {
+  checks::dropoutOperands(y, x, keep, maskRowOf);
   const Context& c = context(y);
-  dropoutKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(),
-                                                               DropoutMask(keep, seed), accumulate);
+  if(maskRowOf.empty())
+    dropoutKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(y.f32(), x.f32(), y.size(),
+                                                                 DropoutMask(keep, seed), accumulate);
+  else
+    dropoutRowsKernel<<<blocksFor(y.size()), kThreads, 0, c.stream>>>(
+        y.f32(), x.f32(), maskRowOf.i32(), y.size(), x.shape.back(), DropoutMask(keep, seed), accumulate);
   checkLaunch();
 }
 
