@@ -43,12 +43,10 @@ private:
   uint64_t seed_;
 };
 
-}  // namespace
-
-namespace {
 void checkProbability(float prob) {
   ABORT_IF(prob < 0.f || prob >= 1.f, "Dropout probability {} is not in [0, 1)", prob);
 }
+
 }  // namespace
 
 Expr dropoutMask(ExpressionGraph& g, const Shape& shape, float prob) {
