@@ -112,8 +112,8 @@ TEST(Graph, DropoutIsReproducibleFromTheSeed) {
   EXPECT_NE(run(5), run(6));
 }
 
-// The mask alone (the transformer gathers its rows by position, the s2s reuses it at every step):
-// values 0 or 1/keep, about a `prob` share of zeros, and the very mask dropout applies to ones.
+// The mask alone (the s2s reuses one at every time step): values 0 or 1/keep, about a `prob`
+// share of zeros, and the very mask dropout applies to ones.
 TEST(Graph, DropoutMaskIsWhatDropoutMultipliesBy) {
   auto draw = [](bool alone) {
     ExpressionGraph g(cpuDevice(), 5);

@@ -176,7 +176,7 @@ TEST(Kernels, DropoutMultiplyIsTimesTheBernoulliMask) {
 }
 
 // With mask rows, row r of x multiplies row maskRowOf[r] of the mask bernoulliMask draws for
-// [mask rows, n]: rows naming the same mask row drop the same units, and nothing is stored.
+// [mask rows, n]: rows naming the same mask row drop the same units.
 TEST(Kernels, DropoutMultiplyByMaskRowsIsTimesThoseRowsOfTheMask) {
   int n = 700;
   std::vector<int> maskRowOf = {2, 0, 2, 1, 0, 3, 3, 1, 2};
