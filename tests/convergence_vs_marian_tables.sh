@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/convergence-vs-marian's arithmetic, without training: its tables (--table-only) over a
 # work folder of made-up runs, where one side lacks a seed (the last run missing once ended the
-# script before the BLEU lines); and, without MARIAN, the skip message with exit 0.
+# script before the BLEU lines); Welch's t and the --all-sets table over made-up evaluation lines;
+# and, without MARIAN, the skip message with exit 0.
 set -euo pipefail
 root=$1
 work=$(mktemp -d)
@@ -39,6 +40,37 @@ echo "$out" | grep -Eq '^test2016 BLEU marian +39\.50 - +mean 39\.50$' || fail "
 ckpt=$(echo "$out" | sed -n '/BLEU of the kept checkpoints/,$p')
 echo "$ckpt" | awk '$1 == 100' | grep -Eq '^ +100 +20\.0 +- +21\.0 +- +20\.00 +21\.00$' || fail "checkpoint row 100"
 echo "$ckpt" | awk '$1 == 200' | grep -Eq '^ +200 +37\.0 +38\.0 +- +- +37\.50 +-$' || fail "checkpoint row 200"
+
+# two seeds a side: Welch's t of test2016 BLEU; --all-sets' files: every set's BLEU and ratio
+# bleuline DIR FILE BLEU RATIO: marian-evaluate's line
+bleuline() {
+  mkdir -p "$work/two/$1"
+  printf 'BLEU = %s 70.0/45.0/30.0/20.0 (BP = 0.950 ratio = %s hyp_len = 950 ref_len = 1000)\n' "$3" "$4" > "$work/two/$1/$2"
+}
+for run in ours-1111:38.00 ours-2222:39.00 marian-1111:39.50 marian-2222:40.50; do
+  mkdir -p "$work/two/${run%:*}" && echo "${run#*:}" > "$work/two/${run%:*}/bleu"
+done
+for d in ours-1111 marian-1111; do
+  bleuline $d test2016.en.bleu 38.00 0.951
+  bleuline $d test_2017_flickr.en.bleu 34.00 0.980
+  bleuline $d test_2017_mscoco.en.bleu 26.00 0.990
+  bleuline $d test_2018_flickr.en.bleu 31.00 1.010
+  bleuline $d test-sets.en.bleu 33.00 0.970
+  bleuline $d val.en.bleu 39.00 1.000
+  echo 'chrF2 = 58.00' > "$work/two/$d/test2016.en.chrf"
+done
+bleuline marian-1111 test2016.en.bleu 39.50 0.990
+bleuline marian-1111 test-sets.en.bleu 34.25 1.002
+two=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work/two")
+echo "$two"
+echo "$two" | grep -Eq "^test2016 BLEU ours - marian -1\.50, Welch's t -2\.1$" || fail "Welch's t line"
+sets() { echo "$two" | awk -v k="$1" '$1 == k' | grep -Eq "$2" || fail "set row $1 is not /$2/"; }
+sets test_2016_flickr '^test_2016_flickr +38\.00 +- +39\.50 +- +38\.00 +39\.50 +-1\.50$'
+sets 4-test-sets '^4-test-sets +33\.00 +- +34\.25 +- +33\.00 +34\.25 +-1\.25$'
+sets ratio:4-test-sets '^ratio:4-test-sets +0\.970 +- +1\.002 +- +0\.970 +1\.002 +-0\.032$'
+sets ratio:val '^ratio:val +1\.000 +- +1\.000 +- +1\.000 +1\.000 +\+0\.000$'
+sets chrF2:test_2016_flickr '^chrF2:test_2016_flickr +58\.00 +- +58\.00 +- +58\.00 +58\.00 +\+0\.00$'
+echo "$out" | grep -q "Welch" && fail "Welch's t with one Marian seed"
 
 # without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
 skip=$(MARIAN= "$bench" --work "$work/none")
