@@ -59,6 +59,8 @@ for d in ours-1111 marian-1111; do
   bleuline $d val.en.bleu 39.00 1.000
   echo 'chrF2 = 58.00' > "$work/two/$d/test2016.en.chrf"
 done
+echo 1.7270 > "$work/two/ours-1111/test_2016_flickr.ce"
+echo 1.7058 > "$work/two/marian-1111/test_2016_flickr.ce"
 bleuline marian-1111 test2016.en.bleu 39.50 0.990
 bleuline marian-1111 test-sets.en.bleu 34.25 1.002
 two=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work/two")
@@ -70,6 +72,8 @@ sets 4-test-sets '^4-test-sets +33\.00 +- +34\.25 +- +33\.00 +34\.25 +-1\.25$'
 sets ratio:4-test-sets '^ratio:4-test-sets +0\.970 +- +1\.002 +- +0\.970 +1\.002 +-0\.032$'
 sets ratio:val '^ratio:val +1\.000 +- +1\.000 +- +1\.000 +1\.000 +\+0\.000$'
 sets chrF2:test_2016_flickr '^chrF2:test_2016_flickr +58\.00 +- +58\.00 +- +58\.00 +58\.00 +\+0\.00$'
+sets ce:test_2016_flickr '^ce:test_2016_flickr +1\.7270 +- +1\.7058 +- +1\.7270 +1\.7058 +\+0\.0212$'
+echo "$two" | grep -q "ce:val" && fail "a ce row without scores"
 echo "$out" | grep -q "Welch" && fail "Welch's t with one Marian seed"
 
 # without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
