@@ -249,6 +249,71 @@ TEST(BatchGenerator, EpochsAreReproducibleAndDiffer) {
   }
 }
 
+// Where an epoch's mini-batches go: by default shuffled over the whole epoch; with
+// --shuffle-within-maxi-batch as Marian orders them, each maxi-batch's batches together (cut from
+// its longest sentence down, so its leftover batch holds its shortest sentences) and shuffled
+// among themselves only; without shuffling, longest first.
+TEST(BatchGenerator, ShufflingWithinMaxiBatchesKeepsEachMaxiBatchTogetherAsMarian) {
+  Corpus corpus = makeCorpus(1003);
+  BatchingOptions o;
+  o.miniBatch = 16;
+  o.maxiBatch = 5;  // 80 sentences: 13 maxi-batches, the last of 43
+  o.shuffleData = false;  // maxi-batch k holds sentences [80k, 80k + 80)
+  o.seed = 7;
+  auto maxiBatchOf = [&](const std::vector<size_t>& ids) {
+    std::set<size_t> of;
+    for(size_t i : ids)
+      of.insert(i / 80);
+    EXPECT_EQ(of.size(), 1u) << "a batch mixes maxi-batches";
+    return *of.begin();
+  };
+  auto longest = [&](const std::vector<size_t>& ids) {
+    size_t l = 0;
+    for(size_t i : ids)
+      l = std::max(l, corpus[i].trg.size());
+    return l;
+  };
+  auto shortest = [&](const std::vector<size_t>& ids) {
+    size_t l = 1000;
+    for(size_t i : ids)
+      l = std::min(l, corpus[i].trg.size());
+    return l;
+  };
+  for(bool shuffle : {true, false}) {
+    o.shuffleBatches = shuffle;
+    o.withinMaxiBatch = true;
+    BatchGenerator gen(corpus, o);
+    gen.startEpoch(1);
+    const auto& batches = gen.epochBatches();
+    ASSERT_EQ(batches.size(), 12u * 5 + 3);
+    size_t unsorted = 0;
+    for(size_t b = 0; b < batches.size(); ++b) {
+      size_t m = maxiBatchOf(batches[b]);
+      EXPECT_EQ(m, b / 5) << "batch " << b << " left its maxi-batch's place";
+      bool sameMaxi = b + 1 < batches.size() && maxiBatchOf(batches[b + 1]) == m;
+      unsorted += sameMaxi && longest(batches[b]) < longest(batches[b + 1]);
+      if(batches[b].size() < 16) {  // the leftover of the last maxi-batch: its shortest sentences
+        for(size_t other = 60; other < batches.size(); ++other)
+          if(other != b)
+            EXPECT_LE(longest(batches[b]), shortest(batches[other]));
+      }
+    }
+    if(shuffle)
+      EXPECT_GT(unsorted, 5u) << "the batches of a maxi-batch should be shuffled";
+    else
+      EXPECT_EQ(unsorted, 0u) << "unshuffled, a maxi-batch's batches go longest first";
+  }
+  // the default shuffles over the epoch: maxi-batches mix
+  o.shuffleBatches = true;
+  o.withinMaxiBatch = false;
+  BatchGenerator gen(corpus, o);
+  gen.startEpoch(1);
+  size_t outOfPlace = 0;
+  for(size_t b = 0; b < gen.epochBatches().size(); ++b)
+    outOfPlace += maxiBatchOf(gen.epochBatches()[b]) != b / 5;
+  EXPECT_GT(outOfPlace, gen.epochBatches().size() / 2);
+}
+
 TEST(Batch, PaddingMasksAndSlices) {
   Corpus corpus = makeCorpus(10);
   Batch b = Batch::fromPairs(corpus, {0, 1, 2});

@@ -148,6 +148,8 @@ const std::vector<Spec>& specs() {
       {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},
       {"shuffle", "", kString, "data", kTrain, "Shuffle: data, batches, none"},
       {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
+      {"shuffle-within-maxi-batch", "", kFlag, "false", kTrain,
+       "Shuffle the mini-batches within each maxi-batch, cut from its longest sentence down, as Marian orders an epoch (default: over the whole epoch, or streamed, over the window)"},
       {"shuffle-in-ram", "", kFlag, "false", kTrain, "Hold the whole training corpus in memory and shuffle it whole (as a corpus that fits --shuffle-window always is)"},
       {"shuffle-window", "", Int(1, 1e9), "100000", kTrain,
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},

@@ -47,6 +47,9 @@ void BatchGenerator::startEpoch(size_t epoch) {
     std::vector<size_t> chunk(order.begin() + begin, order.begin() + end);
     if(opt_.sortBy != "none")
       std::stable_sort(chunk.begin(), chunk.end(), [&](size_t a, size_t b) { return length(a) < length(b); });
+    if(opt_.withinMaxiBatch)  // Marian's priority queue gives the longest first
+      std::reverse(chunk.begin(), chunk.end());
+    size_t chunkFirst = batches_.size();
     std::vector<size_t> current;
     size_t maxLen = 0, maxLonger = 0;  // the batch's longest target; its longest of source and target
     for(size_t i : chunk) {
@@ -69,8 +72,10 @@ void BatchGenerator::startEpoch(size_t epoch) {
     }
     if(!current.empty())
       batches_.push_back(std::move(current));
+    if(opt_.shuffleBatches && opt_.withinMaxiBatch)
+      std::shuffle(batches_.begin() + std::ptrdiff_t(chunkFirst), batches_.end(), rng);
   }
-  if(opt_.shuffleBatches)
+  if(opt_.shuffleBatches && !opt_.withinMaxiBatch)
     std::shuffle(batches_.begin(), batches_.end(), rng);
   position_ = 0;
 }

@@ -182,6 +182,7 @@ public:
              "--shuffle must be data, batches or none, not '{}'", shuffle);
     b.shuffleData = shuffle == "data";
     b.shuffleBatches = shuffle != "none";
+    b.withinMaxiBatch = options_.get<bool>("shuffle-within-maxi-batch");
     b.seed = state_.seed;
     d.windowPairs = size_t(options_.get<int>("shuffle-window"));
     d.threads = size_t(options_.get<int>("data-threads"));
