@@ -286,18 +286,20 @@ TEST(BatchGenerator, ShufflingWithinMaxiBatchesKeepsEachMaxiBatchTogetherAsMaria
     gen.startEpoch(1);
     const auto& batches = gen.epochBatches();
     ASSERT_EQ(batches.size(), 12u * 5 + 3);
-    size_t unsorted = 0;
+    size_t unsorted = 0, leftovers = 0;
     for(size_t b = 0; b < batches.size(); ++b) {
       size_t m = maxiBatchOf(batches[b]);
       EXPECT_EQ(m, b / 5) << "batch " << b << " left its maxi-batch's place";
       bool sameMaxi = b + 1 < batches.size() && maxiBatchOf(batches[b + 1]) == m;
       unsorted += sameMaxi && longest(batches[b]) < longest(batches[b + 1]);
       if(batches[b].size() < 16) {  // the leftover of the last maxi-batch: its shortest sentences
+        ++leftovers;
         for(size_t other = 60; other < batches.size(); ++other)
           if(other != b)
             EXPECT_LE(longest(batches[b]), shortest(batches[other]));
       }
     }
+    EXPECT_EQ(leftovers, 1u);
     if(shuffle)
       EXPECT_GT(unsorted, 5u) << "the batches of a maxi-batch should be shuffled";
     else
