@@ -32,7 +32,9 @@ public:
   }
 
   // The rate for the update after `updates` updates that saw `labels` target labels, in epoch
-  // `epoch` (1-based).
+  // `epoch` (1-based). As in Marian, progress is what was done before this update, so a warm-up's
+  // first update has the start rate (0 by default: Adam's moments take its gradient, the weights
+  // stay) and update k of the warm-up k-1 Nths of the rate.
   float at(uint64_t updates, uint64_t labels, uint64_t epoch = 1) const {
     float lr = base_;
     if(warmup_)
@@ -53,7 +55,7 @@ private:
       case SchedulingUnit::epochs: return double(epoch);
       case SchedulingUnit::updates: break;
     }
-    return double(updates + 1);
+    return double(updates);
   }
 
   float base_, warmupStart_;

@@ -219,8 +219,9 @@ public:
                  "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
                  "lower --learn-rate or --clip-norm)",
                  s.ceSum, state_.batches);
+        // Marian's log shows the rate of the next update
         if(due(dispFreq_, labelsBefore) || state_.batches <= uint64_t(options_.get<int>("disp-first")))
-          display(lr, batch.trgWords);
+          display(schedule_.at(state_.batches, state_.labelsTotal, state_.epochs), batch.trgWords);
         bool validateNow = due(validFreq_, labelsBefore);
         if(lockstep && validFreq_.unit == SchedulingUnit::labels)  // validation may be collective
           validateNow = agreeOnStop(validateNow);
