@@ -218,6 +218,48 @@ TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
   EXPECT_NE(bad.log.find("'1.5Ku5' is not a whole count"), std::string::npos) << bad.log;
 }
 
+// --pretrained-model: a new training starts from another model's weights, whatever its seed (its
+// validation after a first update at rate 0, in the warm-up, is the other model's); parameters the
+// file lacks are drawn and named; a parameter of another shape, or a missing file, is an error
+// naming it; a resume takes its checkpoint's weights and does not read the file.
+TEST(MarianOptions, PretrainedModelStartsANewTrainingFromItsWeights) {
+  std::string dir = e2e::corpusDir();
+  RunResult from = e2e::run("pretrained-from", "--after-batches 6 --valid-freq 6" + e2e::validation());
+  ASSERT_EQ(from.status, 0) << from.log;
+  std::regex ce("\\[valid\\] Ep\\. \\d+ : Up\\. (\\d+) : cross-entropy : ([0-9.]+)");
+  auto lastCe = [&](const std::string& log) {
+    std::string v;
+    for(std::sregex_iterator it(log.begin(), log.end(), ce), end; it != end; ++it)
+      v = (*it)[2];
+    return v;
+  };
+  std::string file = dir + "/pretrained-from/model.npz";
+  RunResult started = e2e::run("pretrained-to", "--seed 99 --after-batches 1 --lr-warmup 10 --valid-freq 1 "
+                                                "--pretrained-model " + file + e2e::validation());
+  ASSERT_EQ(started.status, 0) << started.log;
+  EXPECT_NE(started.log.find("Initializing model weights with pre-trained model " + file), std::string::npos)
+      << started.log;
+  ASSERT_FALSE(lastCe(from.log).empty()) << from.log;
+  EXPECT_EQ(lastCe(started.log), lastCe(from.log)) << started.log;
+
+  RunResult deeper = e2e::run("pretrained-deeper", "--after-batches 1 --dec-depth 2 --pretrained-model " + file);
+  ASSERT_EQ(deeper.status, 0) << deeper.log;
+  EXPECT_NE(deeper.log.find("the others drawn as usual (decoder_l2_"), std::string::npos) << deeper.log;
+  RunResult wider = e2e::run("pretrained-wider", "--after-batches 1 --dim-emb 16 --pretrained-model " + file);
+  EXPECT_NE(wider.status, 0);
+  EXPECT_NE(wider.log.find("Model file '" + file + "': parameter '"), std::string::npos) << wider.log;
+  EXPECT_NE(wider.log.find("has shape"), std::string::npos) << wider.log;
+  RunResult missing = e2e::run("pretrained-missing", "--after-batches 1 --pretrained-model " + dir + "/none.npz");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.log.find(dir + "/none.npz"), std::string::npos) << missing.log;
+
+  RunResult resumed = e2e::run("pretrained-to", "--seed 99 --after-batches 2 --lr-warmup 10 --pretrained-model " +
+                                                    dir + "/none.npz", /*fresh=*/false);
+  ASSERT_EQ(resumed.status, 0) << resumed.log;
+  EXPECT_NE(resumed.log.find("Resuming: --pretrained-model " + dir + "/none.npz is not read"), std::string::npos)
+      << resumed.log;
+}
+
 // marian-decoder with Marian's --word-scores (one score per token, </s> included, adding up to
 // F0), --mini-batch-words (same translations), --ignore-model-config (the architecture from the
 // command line), --allow-unk, and --alignment refused as unsupported.

@@ -25,7 +25,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     // general
     {"authors", "false"}, {"cite", "false"}, {"build-info", "\"\""}, {"interpolate-env-vars", "false"},
     {"log-time-zone", "*"}, {"check-nan", "*"},  // a NaN or infinite cost always stops training here
-    {"port", "*"}, {"model-mmap", "*"}, {"pretrained-model", "\"\""},
+    {"port", "*"}, {"model-mmap", "*"},
     // model
     {"factors-dim-emb", "0"}, {"factors-combine", "*"}, {"lemma-dependency", "*"}, {"lemma-dim-emb", "0"},
     {"input-types", "[]"}, {"input-reorder", "[]"}, {"input-join-fields", "false"}, {"best-deep", "false"},

@@ -105,6 +105,7 @@ const std::vector<Spec>& specs() {
       {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source tokens per mini-batch, padding included (overrides --mini-batch)"},
       // model
       {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
+      {"pretrained-model", "", kString, "\"\"", kTrain, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
       {"type", "", kString, "transformer", kBoth, "Model type: transformer, s2s"},
       {"dim-emb", "", Int(1, 65536), "512", kBoth, "Embedding size"},
       {"dim-rnn", "", Int(1, 65536), "1024", kBoth, "RNN state size (s2s)"},
@@ -235,7 +236,7 @@ const std::vector<Spec>& specs() {
 // The option of that name in this program (marian, marian-decoder); an option of the other
 // program otherwise, so that the caller can say it does not belong here.
 // The options that name files or folders (--relative-paths resolves them).
-const char* const kPathOptions[] = {"models", "vocabs", "input", "output", "model", "train-sets", "valid-sets",
+const char* const kPathOptions[] = {"models", "vocabs", "input", "output", "model", "pretrained-model", "train-sets", "valid-sets",
                                     "valid-translation-output", "valid-log", "log", "timeline", "tempdir"};
 
 const Spec* findSpec(const std::string& name, int modeBit) {

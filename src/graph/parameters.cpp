@@ -149,13 +149,28 @@ std::vector<float> Parameters::readValues(const std::string& path) const { retur
 
 std::vector<float> Parameters::readValues(const std::vector<NpzItem>& items, const std::string& path) const {
   ABORT_IF(!allocated(), "Parameters must be allocated before reading '{}'", path);
+  return readInto(items, path, std::vector<float>(totalSize()), nullptr);
+}
+
+std::vector<std::string> Parameters::loadMatching(const std::string& path) {
+  allocate();
+  std::vector<std::string> lacking;
+  kernels::fromHost(values(), readInto(readNpz(path), path, kernels::toHost(values()), &lacking));
+  return lacking;
+}
+
+std::vector<float> Parameters::readInto(const std::vector<NpzItem>& items, const std::string& path,
+                                        std::vector<float> flat, std::vector<std::string>* lacking) const {
   std::map<std::string, const NpzItem*> found;
   for(const NpzItem& item : items)
     found[item.name] = &item;
-  std::vector<float> flat(totalSize());
   for(size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
     auto it = found.find(e.name);
+    if(it == found.end() && lacking) {
+      lacking->push_back(e.name);
+      continue;
+    }
     ABORT_IF(it == found.end(), "Model file '{}' has no parameter '{}' (shape {})", path, e.name,
              e.shape.toString());
     const NpzItem& item = *it->second;

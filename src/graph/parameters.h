@@ -51,6 +51,9 @@ public:
   // shape and float32 type and names the file and the parameter when one is not.
   void save(const std::string& path) const;
   void load(const std::string& path);
+  // Marian's --pretrained-model: installs every parameter `path` has of this model's (by name,
+  // with load()'s checks of shape and type); the others keep their values. Returns their names.
+  std::vector<std::string> loadMatching(const std::string& path);
   // The values in `path` arranged in this (allocated) layout: a host copy of what load() would
   // install, with the same checks.
   std::vector<float> readValues(const std::string& path) const;
@@ -63,6 +66,11 @@ public:
   std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
 
 private:
+  // `flat` with the value in `items` of every parameter they hold; one they lack is an error, or
+  // with `lacking` given keeps its value in `flat` and is named there.
+  std::vector<float> readInto(const std::vector<NpzItem>& items, const std::string& path, std::vector<float> flat,
+                              std::vector<std::string>* lacking) const;
+
   Device device_;
   uint64_t seed_;
   std::vector<Entry> entries_;  // in declaration order; index() refers to this

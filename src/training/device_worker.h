@@ -21,7 +21,8 @@ public:
   double computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
                           const ExpressionGraph::GradientReady& ready = nullptr,
                           const ExpressionGraph::LookupsApart& lookupsApart = nullptr);
-  // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward).
+  // Declares and allocates the parameters (a forward pass of a one-sentence batch, no backward),
+  // then installs those --pretrained-model has, when given.
   void initialize(const Batch& sample);
   // The order in which backward makes the parameters' gradients final (ExpressionGraph::
   // gradientOrder of the sample's graph), with the embedding lookups apart or not.
@@ -36,6 +37,7 @@ public:
 private:
   std::unique_ptr<ExpressionGraph> graph_;
   std::unique_ptr<EncoderDecoder> model_;
+  std::string pretrained_;
   std::vector<size_t> gradientOrder_[2];
   std::vector<size_t> lookupTables_;
 };

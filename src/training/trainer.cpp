@@ -141,7 +141,12 @@ public:
       timeline::start(options_.get<std::string>("timeline"), transport_ ? transport_->rank() : 0);
       timeline::nameThisThread("main (device 0)");
     }
-    graphGroup_ = createGraphGroup(options_, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, transport_);
+    Options groupOptions = options_;
+    if(resume && !options_.get<std::string>("pretrained-model").empty()) {  // the checkpoint's weights win
+      LOG(info, "[training] Resuming: --pretrained-model {} is not read", options_.get<std::string>("pretrained-model"));
+      groupOptions.set<std::string>("pretrained-model", "");
+    }
+    graphGroup_ = createGraphGroup(groupOptions, vocabs_[0]->size(), vocabs_[1]->size(), state_.seed, transport_);
     graphGroup_->initialize(sampleBatch());
     std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
