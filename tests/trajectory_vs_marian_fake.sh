@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench/trajectory-vs-marian's verdict, with this program in real Marian's place: a stand-in that
-# drops --pretrained-model draws the same initial model from the same seed, so its Costs are this
-# program's and the bench passes; the same stand-in at 3x the learning rate leaves the Costs at
-# update 3 (update 1 has rate 0 on both sides) and the bench exits 1 naming the update. Without
-# MARIAN it says so and exits 0; an unknown argument exits 2.
+# bench/trajectory-vs-marian's verdict, with this program in real Marian's place: its Costs are
+# this program's and the bench passes; at 3x the learning rate the Costs leave at update 3 (update
+# 1 has rate 0 on both sides) and the bench exits 1 naming the update. With --dropout the same
+# seeds on both sides give a difference of 0 in every block. Without MARIAN it says so and exits
+# 0; an unknown argument exits 2.
 set -euo pipefail
 root=$1 ours=$2
 work=$(mktemp -d)
@@ -11,19 +11,10 @@ trap 'rm -rf "$work"' EXIT
 bench=$root/bench/trajectory-vs-marian
 fail() { echo "trajectory-vs-marian: $1"; echo "$out"; exit 1; }
 
-# standin DIR EXTRA-ARGS: DIR/marian runs this program without --pretrained-model
+# standin DIR EXTRA-ARGS: DIR/marian runs this program with EXTRA-ARGS last
 standin() {
   mkdir -p "$1"
-  cat > "$1/marian" <<SCRIPT
-#!/usr/bin/env bash
-args=() skip=0
-for a in "\$@"; do
-  if [ \$skip = 1 ]; then skip=0; continue; fi
-  if [ "\$a" = --pretrained-model ]; then skip=1; continue; fi
-  args+=("\$a")
-done
-exec "$ours/marian" "\${args[@]}" $2
-SCRIPT
+  printf '#!/usr/bin/env bash\nexec "%s/marian" "$@" %s\n' "$ours" "$2" > "$1/marian"
   chmod +x "$1/marian"
 }
 standin "$work/same" ""
@@ -44,6 +35,17 @@ set -e
 echo "$out" | grep -qE '^ +2 .* 0\.00e\+00$' || fail "update 2 differs, though update 1 has rate 0"
 echo "$out" | grep -qE '^ +3 .*<- over 1e-5$' || fail "update 3 not flagged"
 echo "$out" | grep -q 'differ by more than 1e-5 within the first 4 updates' || fail "no failure verdict"
+
+out=$(MARIAN=$work/same "$bench" --updates 12 --dropout 0.1 --seeds "5 6" --work "$work/w3" --args "$small")
+[ "$(echo "$out" | grep -cE '^ +(1-10|11-12|1-12) +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\) +[+-]0\.00000 ')" = 3 ] ||
+  fail "the same seeds on both sides differ"
+# the whole run's mean over the seeds: with 12 Costs a run, the mean of every Cost of both runs
+want=$(cat "$work"/w3/ours-{5,6}/train.log | grep -o ' : Cost [0-9.]*' | awk '{s += $3; n++} END {printf "%.5f", s / n}')
+echo "$out" | grep -qE "^ +1-12 +$want " || fail "the mean over the seeds is not $want"
+set +e
+MARIAN=$work/same "$bench" --dropout 0.1 --seeds 5 --work "$work/w4" > /dev/null 2>&1
+[ $? = 2 ] || fail "--dropout with one seed did not exit 2"
+set -e
 
 out=$(MARIAN= "$bench" --work "$work/none")
 echo "$out" | grep -q 'skipped: set MARIAN' || fail "no skip message"
