@@ -77,10 +77,6 @@ echo "$two" | grep -q "ce:val" && fail "a ce row without scores"
 echo "$out" | grep -q "Welch" && fail "Welch's t with one Marian seed"
 
 # without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
-skip=$(MARIAN= "$bench" --work "$work/none")
-echo "$skip" | grep -q 'skipped: set MARIAN' || fail "no skip message"
-[ ! -e "$work/none" ] || fail "the skipped run made its work folder"
-set +e
-MARIAN= "$bench" --no-such-option > /dev/null 2>&1
-[ $? = 2 ] || fail "an unknown argument did not exit 2"
+. "$root/tests/marian_bench_checks.sh"
+expect_skip_and_usage_error "$bench" "$work/none"
 echo "convergence-vs-marian tables: ok"

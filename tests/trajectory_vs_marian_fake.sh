@@ -47,10 +47,6 @@ MARIAN=$work/same "$bench" --dropout 0.1 --seeds 5 --work "$work/w4" > /dev/null
 [ $? = 2 ] || fail "--dropout with one seed did not exit 2"
 set -e
 
-out=$(MARIAN= "$bench" --work "$work/none")
-echo "$out" | grep -q 'skipped: set MARIAN' || fail "no skip message"
-[ ! -e "$work/none" ] || fail "the skipped run made its work folder"
-set +e
-MARIAN= "$bench" --no-such-option > /dev/null 2>&1
-[ $? = 2 ] || fail "an unknown argument did not exit 2"
+. "$root/tests/marian_bench_checks.sh"
+expect_skip_and_usage_error "$bench" "$work/none"
 echo "trajectory-vs-marian: ok"
