@@ -2,7 +2,7 @@
 # bench/convergence-vs-marian's arithmetic, without training: its tables (--table-only) over a
 # work folder of made-up runs, where one side lacks a seed (the last run missing once ended the
 # script before the BLEU lines); Welch's t and the --all-sets table over made-up evaluation lines;
-# and, without MARIAN, the skip message with exit 0.
+# runs from --stored where --work lacks them; and, without MARIAN, the skip message with exit 0.
 set -euo pipefail
 root=$1
 work=$(mktemp -d)
@@ -75,6 +75,11 @@ sets chrF2:test_2016_flickr '^chrF2:test_2016_flickr +58\.00 +- +58\.00 +- +58\.
 sets ce:test_2016_flickr '^ce:test_2016_flickr +1\.7270 +- +1\.7058 +- +1\.7270 +1\.7058 +\+0\.0212$'
 echo "$two" | grep -q "ce:val" && fail "a ce row without scores"
 echo "$out" | grep -q "Welch" && fail "Welch's t with one Marian seed"
+
+# --stored: a run that --work lacks comes from the stored runs; --work's own run wins
+(work=$work/stored; valid marian 2222 6.0 3.0; valid ours 1111 9.0 9.0)
+stored=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work" --stored "$work/stored")
+echo "$stored" | awk '$1 == 100' | grep -Eq '^ +100 +1 +5\.5000 +5\.7000 +5\.0000 +6\.0000 ' || fail "a stored run's row 100"
 
 # without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
 . "$root/tests/marian_bench_checks.sh"
