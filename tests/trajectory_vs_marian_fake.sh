@@ -26,6 +26,8 @@ small="--train-sets $d/train.src $d/train.trg --valid-sets $d/valid.src $d/valid
   --dim-vocabs 0 0 --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1"
 out=$(MARIAN=$work/same "$bench" --updates 4 --strict 4 --work "$work/w1" --args "$small") || fail "the same program failed"
 echo "$out" | grep -q 'the first 4 updates agree within 1e-5' || fail "no verdict"
+# (--args of several lines: all of them reach both programs)
+grep -q '^dim-emb: 32$' "$work/w1/ours/model.npz.yml" || fail "--args' second line was not passed"
 [ "$(echo "$out" | grep -cE '^ +[1-4] +[0-9.]+ +[0-9.]+ +0\.00e\+00$')" = 4 ] || fail "not 4 equal Costs"
 set +e
 out=$(MARIAN=$work/faster "$bench" --updates 4 --strict 4 --work "$work/w2" --args "$small")
