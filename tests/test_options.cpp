@@ -6,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include <yaml-cpp/yaml.h>
+
 #include "common/error.h"
 #include "common/options.h"
 #include "common/scheduling_parameter.h"
@@ -216,6 +218,28 @@ TEST(Options, RealMarianModelConfigTrainsHere) {
   EXPECT_EQ(s2s.get<std::string>("type"), "s2s");
   EXPECT_EQ(s2s.get<int>("dim-rnn"), 256);
   EXPECT_EQ(s2s.get<int>("max-length"), 50);
+}
+
+// What this program writes as a configuration (model.npz.yml, --dump-config) real Marian v1.12's
+// -c reads: with defaults it holds only keys Marian's own model.npz.yml has (or Marian's
+// command-line flags --version and --no-shuffle, which its -c takes); an option of this
+// program's own that asks for something stays, so that Marian's refusal names it.
+TEST(Options, WrittenConfigHoldsOnlyMarianKeysWhileOursHaveDefaults) {
+  const YAML::Node marian = YAML::LoadFile(MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml");
+  const YAML::Node written = YAML::Load(parse({}).asYaml());
+  ASSERT_TRUE(written.IsMap());
+  EXPECT_GT(written.size(), 100u);
+  for(auto it = written.begin(); it != written.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    if(key != "version" && key != "no-shuffle")
+      EXPECT_TRUE(marian[key].IsDefined()) << "'" << key << "' is not an option of Marian v1.12";
+  }
+  std::string asks = parse({"--grad-dropping-rate", "0.99", "--tf32", "--bucket-size", "25.0"}).asYaml();
+  EXPECT_NE(asks.find("\ngrad-dropping-rate: 0.99\n"), std::string::npos) << asks;
+  EXPECT_NE(asks.find("\ntf32: true\n"), std::string::npos) << asks;
+  EXPECT_EQ(asks.find("bucket-size"), std::string::npos) << asks;  // its default, spelt otherwise
+  write(temp("written.yml"), asks);
+  EXPECT_EQ(parse({"-c", temp("written.yml")}).asYaml(), asks);
 }
 
 // Marian's options this program lacks, in a user's config or on the command line: accepted with

@@ -233,6 +233,20 @@ const std::vector<Spec>& specs() {
   return all;
 }
 
+// This program's options that Marian v1.12 lacks. A configuration written here (model.npz.yml,
+// --dump-config) leaves them out while they have their defaults, so that real Marian's -c reads
+// it (Marian refuses a key it does not know); one that asks for something stays, and Marian's
+// refusal names it.
+const std::set<std::string> kOptionsMarianLacks = {
+    "adam-freeze-variance-after", "adam-variance-update-scaler", "bucket-size", "compression-clip-norm",
+    "compression-density", "grad-dropping-momentum", "grad-dropping-rate", "grad-dropping-warmup",
+    "local-average-freq", "local-average-state", "local-gradients", "max-length-factor-per-sentence", "multi-node",
+    "multi-node-apply-summed", "multi-node-local-optimizer", "multi-node-max-delay", "multi-node-overlap",
+    "multi-node-single-client", "multi-node-timeout", "oktopk-repartition-every", "onebit-adam",
+    "onebit-block-size", "onebit-scale", "onebit-update-direction", "powersgd-rank", "powersgd-start",
+    "shuffle-window", "shuffle-within-maxi-batch", "sparse-allreduce", "tf32", "timeline", "topk-reuse-every",
+    "topk-selection", "zero-one-adam"};
+
 // The option of that name in this program (marian, marian-decoder); an option of the other
 // program otherwise, so that the caller can say it does not belong here.
 // The options that name files or folders (--relative-paths resolves them).
@@ -453,6 +467,19 @@ MARIAN_OPTION_TYPE(std::vector<float>)
 MARIAN_OPTION_TYPE(std::vector<std::string>)
 #undef MARIAN_OPTION_TYPE
 
+namespace {
+// Whether `value` is the default of this program's option `key` (numbers compared as numbers).
+bool hasDefault(const std::string& key, const YAML::Node& value) {
+  const Spec* spec = findSpec(key, kBoth);
+  if(!spec || !*spec->defaultYaml)
+    return false;
+  YAML::Node given = typed(*spec, value, ""), fallback = typed(*spec, YAML::Load(spec->defaultYaml), "");
+  if(spec->type.numeric() && !spec->type.list())
+    return given.as<double>() == fallback.as<double>();
+  return YAML::Dump(given) == YAML::Dump(fallback);
+}
+}  // namespace
+
 std::string Options::asYaml() const {
   std::map<std::string, YAML::Node> sorted;
   for(auto it = node_->begin(); it != node_->end(); ++it)
@@ -460,6 +487,8 @@ std::string Options::asYaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
   for(auto& [key, value] : sorted) {
+    if(kOptionsMarianLacks.count(key) && hasDefault(key, value))
+      continue;
     out << YAML::Key << key << YAML::Value;
     if(value.IsSequence())
       out << YAML::Flow;
