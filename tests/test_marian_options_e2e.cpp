@@ -45,9 +45,10 @@ TEST(MarianOptions, ValidLogBleuDetokAndEarlyStoppingOn) {
   EXPECT_EQ(valid.find("Ep. 1 : Up. 10 : Sen."), std::string::npos) << valid;  // only validation lines
   EXPECT_NE(valid.find(": bleu-detok : "), std::string::npos) << valid;
   // BLEU of a barely trained model stalls at once: with "any" one stall of it stops training
-  if(r.log.find("stalled 1 times") != std::string::npos)
+  if(r.log.find("stalled 1 times") != std::string::npos) {
     EXPECT_NE(r.log.find("Training stops: bleu-detok stalled 1 times (--early-stopping-on any)"), std::string::npos)
         << r.log;
+  }
   RunResult bad = e2e::run("stopping-bad", "--after-batches 2 --early-stopping-on some" + e2e::validation());
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.log.find("--early-stopping-on must be first, all or any"), std::string::npos) << bad.log;
@@ -193,12 +194,15 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
 }
 
 // --lr-warmup in epochs as Marian counts it (the epoch's number over N), Marian's multipliers,
-// and --overwrite-checkpoint false keeping a full checkpoint with every iteration's model.
+// Marian's "Starting data epoch" line, and --overwrite-checkpoint false keeping a full checkpoint with every iteration's model.
 TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
   RunResult r = e2e::run("warmup-epochs", "--after-epochs 2 --mini-batch 500 --disp-freq 1 --learn-rate 0.002 "
                                           "--lr-warmup 2e");
   ASSERT_EQ(r.status, 0) << r.log;
   EXPECT_NE(r.log.find("Ep. 1 : Up. 4 : Sen. 2,000 : "), std::string::npos) << r.log;
+  // Marian's line between epochs (the last epoch ends the training instead)
+  EXPECT_EQ(count(r.log, "Starting data epoch 2 in logical epoch 2\n"), 1) << r.log;
+  EXPECT_EQ(count(r.log, "Starting data epoch"), 1) << r.log;
   std::regex lr("Ep\\. (\\d) : Up\\. \\d+ : .* L\\.r\\. ([0-9.e+-]+)");
   int seen = 0;
   for(std::sregex_iterator it(r.log.begin(), r.log.end(), lr), end; it != end; ++it, ++seen)

@@ -263,8 +263,10 @@ public:
         stop = stop || stopByEpochs(finished) || rankZeroEnded();
         if(lockstep)
           stop = agreeOnStop(stop);
-        if(!stop)
+        if(!stop) {
           state_.newEpoch();
+          LOG(info, "Starting data epoch {} in logical epoch {}", state_.epochs, state_.epochs);  // Marian's line
+        }
       }
     }
     LOG(info, "[data] This rank held at most {} MB of encoded corpus at once ({})",
