@@ -34,6 +34,26 @@ TEST(MarianOptions, VersionAndLogLevel) {
   EXPECT_NE(badLog.log.find("Cannot open the log file '/nonexistent/dir/train.log'"), std::string::npos) << badLog.log;
 }
 
+// A log begins as Marian's does: version, host and command line, then every option in effect,
+// written once under mpirun (by rank 0), in the --log file too.
+TEST(MarianOptions, LogBeginsWithVersionCommandLineAndOptions) {
+  std::string m = e2e::corpusDir() + "/startlines";
+  RunResult r = e2e::run("startlines", "--after-batches 1 --dim-emb 48 --log " + m + "/train.log");
+  ASSERT_EQ(r.status, 0) << r.log;
+  for(const std::string& text : {readFile(m + "/train.log"), r.log}) {
+    EXPECT_NE(text.find("] [marian] marian-mn v"), std::string::npos) << text;
+    EXPECT_NE(text.find(" with command line:\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("/marian "), std::string::npos) << text;
+    EXPECT_NE(text.find("] [config] dim-emb: 48\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("] [config] after-batches: 1\n"), std::string::npos) << text;
+    EXPECT_LT(text.find("[config]"), text.find("Ep. 1 : Up. 1 : ")) << text;
+  }
+  RunResult ranks = e2e::run("startlines-mpi", "--after-batches 1 --sync-sgd", true, e2e::mpirun(2));
+  ASSERT_EQ(ranks.status, 0) << ranks.log;
+  EXPECT_EQ(count(ranks.log, "] [config] dim-emb: "), 1) << ranks.log;
+  EXPECT_EQ(count(ranks.log, " with command line:"), 1) << ranks.log;
+}
+
 TEST(MarianOptions, ValidLogBleuDetokAndEarlyStoppingOn) {
   std::string m = e2e::corpusDir() + "/validlog";
   RunResult r = e2e::run("validlog", "--after-batches 40 --valid-freq 10 --valid-metrics cross-entropy bleu-detok "
