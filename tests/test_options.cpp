@@ -231,8 +231,9 @@ TEST(Options, WrittenConfigHoldsOnlyMarianKeysWhileOursHaveDefaults) {
   EXPECT_GT(written.size(), 100u);
   for(auto it = written.begin(); it != written.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    if(key != "version" && key != "no-shuffle")
+    if(key != "version" && key != "no-shuffle") {
       EXPECT_TRUE(marian[key].IsDefined()) << "'" << key << "' is not an option of Marian v1.12";
+    }
   }
   std::string asks = parse({"--grad-dropping-rate", "0.99", "--tf32", "--bucket-size", "25.0"}).asYaml();
   EXPECT_NE(asks.find("\ngrad-dropping-rate: 0.99\n"), std::string::npos) << asks;

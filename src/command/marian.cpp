@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
         logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");
     }
+    if(!MpiTransport::instance() || MpiTransport::instance()->rank() == 0)
+      logProgramStart(argc, argv, options);
     train(options, MpiTransport::instance());
   } catch(const std::exception& e) {
     if(MpiTransport* mpi = MpiTransport::instance())  // one failing rank ends the whole job

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     if(!started)
       return 0;
     const Options& o = *started;
+    logProgramStart(argc, argv, o);
     auto models = o.get<std::vector<std::string>>("models", {});
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});

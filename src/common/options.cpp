@@ -4,7 +4,6 @@
 
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -723,6 +722,20 @@ Options modelOptions(std::string yaml, const std::string& source) {
   return Options(config);
 }
 
+void logProgramStart(int argc, const char* const* argv, const Options& options) {
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  std::string command = argv[0];
+  for(int i = 1; i < argc; ++i)
+    command += std::string(" ") + argv[i];
+  LOG(info, "[marian] {}", MARIAN_VERSION);
+  LOG(info, "[marian] Running on {} as process {} with command line:", host, int(getpid()));
+  LOG(info, "[marian] {}", command);
+  std::istringstream config(options.asYaml());
+  for(std::string line; std::getline(config, line);)
+    LOG(info, "[config] {}", line);
+}
+
 std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode) {
   ParsedOptions parsed = parseOptions(argc, argv, mode);
   if(parsed.exitNow) {
@@ -732,22 +745,6 @@ std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMo
   const Options& o = parsed.options;
   logging::configure(o.get<std::string>("log", ""), o.get<bool>("quiet"), o.get<std::string>("log-level", "info"),
                      o.get<std::string>("valid-log", ""));
-  // Marian's first lines, so that a log says what made it: version, host, command line and every
-  // option in effect (once: by rank 0 under mpirun)
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if(!rank || std::string(rank) == "0") {
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
-    std::string command = argv[0];
-    for(int i = 1; i < argc; ++i)
-      command += std::string(" ") + argv[i];
-    LOG(info, "[marian] {}", MARIAN_VERSION);
-    LOG(info, "[marian] Running on {} as process {} with command line:", host, int(getpid()));
-    LOG(info, "[marian] {}", command);
-    std::istringstream config(o.asYaml());
-    for(std::string line; std::getline(config, line);)
-      LOG(info, "[config] {}", line);
-  }
   return parsed.options;
 }
 

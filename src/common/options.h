@@ -70,4 +70,8 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
 // and returns the options.
 std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode);
 
+// Marian's first log lines, so that a log says what made it: the version, host and command line,
+// then every option in effect (the caller prints them once per job: by rank 0).
+void logProgramStart(int argc, const char* const* argv, const Options& options);
+
 }  // namespace marian
