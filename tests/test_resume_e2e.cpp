@@ -136,6 +136,20 @@ TEST(Resume, ACheckpointResumesOnAnotherNumberOfRanksOrDevices) {
                   "The checkpoint was saved on 2 rank(s) with windows of 50 chunks, this run has 1 with 100");
 }
 
+// A resume with another --mini-batch: the saved 10 batches of 16 would be 320 sentences of 32s;
+// the epoch goes on after the 160 trained, and says so.
+TEST(Resume, AnotherMiniBatchGoesOnAfterTheSentencesTrained) {
+  RunResult first = e2e::run("rebatched", " --after-batches 10 --save-freq 10", true);
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("rebatched", " --mini-batch 32 --after-batches 15 --save-freq 10", false);
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("Epoch 1 was cut into batches with '--mini-batch 16' when saved, '--mini-batch 32' now: "
+                            "it goes on after 160 sentences (5 of its"),
+            std::string::npos)
+      << second.log;
+  EXPECT_NE(second.log.find("Up. 15 : Sen. 320 :"), std::string::npos) << second.log;
+}
+
 // A run whose progress file is ahead of or behind the checkpoint (a save killed between the two
 // renames) resumes from the checkpoint and says so; a progress file without a checkpoint is an
 // error that names both; stale temporary files of a killed save are removed.

@@ -16,6 +16,21 @@ BatchGenerator::BatchGenerator(const Corpus& corpus, const BatchingOptions& opti
            "--maxi-batch-sort must be none, src or trg, not '{}'", opt_.sortBy);
 }
 
+std::string BatchingOptions::describe() const {
+  std::string d = "--mini-batch " + std::to_string(miniBatch) + " --mini-batch-words " + std::to_string(miniBatchWords) +
+                  " --maxi-batch " + std::to_string(maxiBatch) + " --maxi-batch-sort " + sortBy +
+                  " --shuffle " + (shuffleData ? "data" : shuffleBatches ? "batches" : "none");
+  if(withinMaxiBatch)
+    d += " --shuffle-within-maxi-batch";
+  if(!fitSentences.empty()) {  // the sizes found for --workspace, which decide the cut
+    d += " --mini-batch-fit-step " + std::to_string(fitStep) + " --mini-batch-fit (";
+    for(size_t k = 0; k < fitSentences.size(); ++k)
+      d += (k ? " " : "") + std::to_string(fitSentences[k]);
+    d += " sentences)";
+  }
+  return d;
+}
+
 void BatchGenerator::startEpoch(size_t epoch) {
   std::mt19937_64 rng(opt_.seed * 1000003ull + epoch);
   std::vector<size_t> order(corpus_.size());

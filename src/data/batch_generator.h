@@ -28,6 +28,11 @@ struct BatchingOptions {
   bool shuffleBatches = true;  // shuffle the order of the mini-batches (--shuffle data|batches)
   bool withinMaxiBatch = false;  // --shuffle-within-maxi-batch: Marian's order (see above)
   uint64_t seed = 1;
+
+  // The options that cut an epoch into batches, as the command line gives them (the seed aside:
+  // a resume takes the checkpoint's): a checkpoint records it, so that a resume knows whether
+  // its batch count still means the same place in the epoch.
+  std::string describe() const;
 };
 
 class BatchGenerator {
@@ -41,7 +46,7 @@ public:
   void skip(size_t n);  // for resuming
   size_t position() const { return position_; }  // batches taken in this epoch
   size_t batchesInEpoch() const { return batches_.size(); }
-  // The corpus indices of every batch of the epoch, in order (for tests).
+  // The corpus indices of every batch of the epoch, in order.
   const std::vector<std::vector<size_t>>& epochBatches() const { return batches_; }
 
 private:

@@ -8,6 +8,29 @@
 
 namespace marian {
 
+namespace {
+
+// The options of `a` that `b` does not have, of two BatchingOptions::describe() texts.
+std::string optionsNotIn(const std::string& a, const std::string& b) {
+  auto split = [](const std::string& d) {
+    std::vector<std::string> options;
+    for(size_t at = 0; at < d.size();) {
+      size_t next = d.find(" --", at + 1);
+      options.push_back(d.substr(at, next == std::string::npos ? std::string::npos : next - at));
+      at = next == std::string::npos ? d.size() : next + 1;
+    }
+    return options;
+  };
+  std::vector<std::string> inB = split(b);
+  std::string out;
+  for(const std::string& o : split(a))
+    if(std::find(inB.begin(), inB.end(), o) == inB.end())
+      out += (out.empty() ? "" : " ") + o;
+  return out;
+}
+
+}  // namespace
+
 size_t EpochData::chunkLines(size_t windowPairs) { return std::clamp<size_t>(windowPairs / 200, 1, 1000); }
 
 size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks) {
@@ -36,10 +59,28 @@ void EpochData::startEpoch(const TrainingState& state) {
     generator_->startEpoch(state.epochs);
     // past every batch any rank of the saved run took (on R ranks each update of a rank stands
     // for one batch of every rank)
-    generator_->skip(size_t(state.corpusBatchesEpoch));
+    size_t skip = size_t(state.corpusBatchesEpoch);
+    if(skip && cutOtherwise(state)) {  // batch k is another place now: past as many sentences
+      const std::vector<std::vector<size_t>>& batches = generator_->epochBatches();
+      uint64_t sentences = 0;
+      for(skip = 0; skip < batches.size() && sentences < state.corpusSentencesEpoch; ++skip)
+        sentences += batches[skip].size();
+      if(rank_ == 0)
+        LOG(warn, "[data] Epoch {} was cut into batches with '{}' when saved, '{}' now: it goes on after {} "
+                  "sentences ({} of its {} batches), as many as were trained, not after the saved {} batches",
+            state.epochs, optionsNotIn(state.batching, opt_.batching.describe()),
+            optionsNotIn(opt_.batching.describe(), state.batching), sentences, skip, batches.size(),
+            state.corpusBatchesEpoch);
+    }
+    generator_->skip(skip);
     return;
   }
   const StreamState& s = state.stream;
+  if(s.ranks && cutOtherwise(state) && rank_ == 0)
+    LOG(warn, "[data] Epoch {} was cut into batches with '{}' when saved, '{}' now: the windows in training go on "
+              "after as many batches as were taken of them, which are other sentences now",
+        state.epochs, optionsNotIn(state.batching, opt_.batching.describe()),
+        optionsNotIn(opt_.batching.describe(), state.batching));
   uint64_t window = 0, batch = 0;
   from_ = 0;
   if(s.ranks == uint64_t(ranks_) && s.windowChunks == windowChunks_) {
@@ -108,9 +149,19 @@ std::vector<Batch> EpochData::nextGroup() {
   return group;
 }
 
+bool EpochData::cutOtherwise(const TrainingState& state) const {
+  return !state.batching.empty() && state.batching != opt_.batching.describe();
+}
+
 void EpochData::recordPosition(TrainingState& state) const {
-  if(!stream_)
+  state.batching = opt_.batching.describe();
+  if(generator_) {
+    const std::vector<std::vector<size_t>>& batches = generator_->epochBatches();
+    state.corpusSentencesEpoch = 0;
+    for(size_t k = 0; k < std::min<uint64_t>(state.corpusBatchesEpoch, batches.size()); ++k)
+      state.corpusSentencesEpoch += batches[k].size();
     return;
+  }
   StreamState& s = state.stream;
   s.from = from_;
   s.ranks = uint64_t(ranks_);

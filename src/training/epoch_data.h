@@ -5,8 +5,10 @@
 // A corpus that fits the shuffle window (--shuffle-window pairs), or any with --shuffle-in-ram,
 // is held in memory: each epoch is shuffled whole and its batches go to the ranks in turn (batch
 // k to rank k mod R), so the epoch is the same on any rank count and a resume on another one
-// continues it exactly. A larger corpus is streamed (StreamedBatches): chunks go to the ranks in
-// turn, each rank reads and encodes only its own, memory is bounded by the window. A resume on
+// continues it exactly; one that cuts the epoch into batches otherwise (--mini-batch changed,
+// say) goes on after as many sentences as were trained. A larger corpus is streamed
+// (StreamedBatches): chunks go to the ranks in turn, each rank reads and encodes only its own,
+// memory is bounded by the window. A resume on
 // the same rank count continues exactly; on another, the epoch goes on from the first chunk no
 // rank had started (the rest of the windows then in training is not trained again this epoch).
 #include <memory>
@@ -42,8 +44,9 @@ public:
   // This rank's next `delay` batches; empty when the epoch has ended (in lockstep: for every
   // rank, when one has fewer left: the others' last batches are not trained this epoch).
   std::vector<Batch> nextGroup();
-  // Where every rank stands, into state.stream (collective in lockstep; otherwise this rank's
-  // position stands for every rank's).
+  // Where every rank stands: state.corpusSentencesEpoch for a corpus in memory, state.stream
+  // for a streamed one (collective in lockstep; otherwise this rank's position stands for every
+  // rank's); and how this run cuts the epoch, state.batching.
   void recordPosition(TrainingState& state) const;
   // What the epoch left untrained on this rank to keep ranks in lockstep, and skipped pairs.
   size_t droppedBatches() const { return dropped_; }
@@ -58,6 +61,9 @@ public:
   static size_t chunkLines(size_t windowPairs);
 
 private:
+  // Whether `state` was saved by a run that cut the epoch into batches otherwise.
+  bool cutOtherwise(const TrainingState& state) const;
+
   std::unique_ptr<Corpus> corpus_;
   std::unique_ptr<BatchGenerator> generator_;
   std::unique_ptr<StreamedBatches> stream_;

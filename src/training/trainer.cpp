@@ -163,7 +163,7 @@ public:
     if(resume)
       restore();
     if(resume && options_.get<bool>("no-restore-corpus")) {  // the epoch's corpus from its start
-      state_.corpusBatchesEpoch = state_.batchesEpoch = state_.samplesEpoch = 0;
+      state_.corpusBatchesEpoch = state_.corpusSentencesEpoch = state_.batchesEpoch = state_.samplesEpoch = 0;
       state_.stream = StreamState();
       LOG(info, "[training] --no-restore-corpus: epoch {} starts again from the first sentence", state_.epochs);
     }

@@ -15,6 +15,9 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "batches" << YAML::Value << batches;
   out << YAML::Key << "batches-epoch" << YAML::Value << batchesEpoch;
   out << YAML::Key << "corpus-batches-epoch" << YAML::Value << corpusBatchesEpoch;
+  out << YAML::Key << "corpus-sentences-epoch" << YAML::Value << corpusSentencesEpoch;
+  if(!batching.empty())
+    out << YAML::Key << "batching" << YAML::Value << batching;
   if(stream.ranks) {
     out << YAML::Key << "stream" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "from" << YAML::Value << stream.from;
@@ -79,6 +82,10 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
              s.batchesEpoch, s.batches);
     s.corpusBatchesEpoch = YAML::Node(y)["corpus-batches-epoch"] ? get<uint64_t>(y, "corpus-batches-epoch", origin)
                                                                  : s.batchesEpoch;
+    if(YAML::Node(y)["corpus-sentences-epoch"])
+      s.corpusSentencesEpoch = get<uint64_t>(y, "corpus-sentences-epoch", origin);
+    if(YAML::Node(y)["batching"])
+      s.batching = get<std::string>(y, "batching", origin);
     if(YAML::Node(y)["stream"]) {
       YAML::Node st = YAML::Node(y)["stream"];
       yamlfield::requireMap(st, origin, "stream");

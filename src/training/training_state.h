@@ -33,6 +33,11 @@ struct TrainingState {
   size_t batchesEpoch = 0;   // updates done in the current epoch
   uint64_t corpusBatchesEpoch = 0;  // batches of the corpus consumed in the epoch, by all ranks
                                     // (the position a resume skips to, whatever the rank count)
+  // The sentences of those batches (a corpus in memory), and how the epoch was cut into batches
+  // (BatchingOptions::describe(); "" in a checkpoint from before the field): a resume that cuts
+  // otherwise goes on after as many sentences, not batches.
+  uint64_t corpusSentencesEpoch = 0;
+  std::string batching;
   StreamState stream;
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
@@ -58,6 +63,7 @@ struct TrainingState {
     ++epochs;
     batchesEpoch = 0;
     corpusBatchesEpoch = 0;
+    corpusSentencesEpoch = 0;
     stream = StreamState();
     samplesEpoch = 0;
   }
