@@ -4,6 +4,7 @@
 
 #include "comm/transport.h"
 #include "common/error.h"
+#include "common/format.h"
 #include "common/logging.h"
 
 namespace marian {
@@ -39,7 +40,8 @@ size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks)
 
 EpochData::EpochData(std::unique_ptr<Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
                      const EpochDataOptions& options, int rank, int ranks, Transport* transport)
-    : corpus_(std::move(inMemory)), opt_(options), rank_(rank), ranks_(ranks), transport_(transport) {
+    : corpus_(std::move(inMemory)), opt_(options), batching_(options.batching.describe()), rank_(rank), ranks_(ranks),
+      transport_(transport) {
   ABORT_IF(!opt_.delay, "EpochData: an update needs at least one mini-batch");
   if(corpus_) {
     generator_ = std::make_unique<BatchGenerator>(*corpus_, opt_.batching);
@@ -66,21 +68,18 @@ void EpochData::startEpoch(const TrainingState& state) {
       for(skip = 0; skip < batches.size() && sentences < state.corpusSentencesEpoch; ++skip)
         sentences += batches[skip].size();
       if(rank_ == 0)
-        LOG(warn, "[data] Epoch {} was cut into batches with '{}' when saved, '{}' now: it goes on after {} "
-                  "sentences ({} of its {} batches), as many as were trained, not after the saved {} batches",
-            state.epochs, optionsNotIn(state.batching, opt_.batching.describe()),
-            optionsNotIn(opt_.batching.describe(), state.batching), sentences, skip, batches.size(),
-            state.corpusBatchesEpoch);
+        LOG(warn, "[data] {}: it goes on after {} sentences ({} of its {} batches), as many as were trained, not "
+                  "after the saved {} batches",
+            batchingChange(state), sentences, skip, batches.size(), state.corpusBatchesEpoch);
     }
     generator_->skip(skip);
     return;
   }
   const StreamState& s = state.stream;
   if(s.ranks && cutOtherwise(state) && rank_ == 0)
-    LOG(warn, "[data] Epoch {} was cut into batches with '{}' when saved, '{}' now: the windows in training go on "
-              "after as many batches as were taken of them, which are other sentences now",
-        state.epochs, optionsNotIn(state.batching, opt_.batching.describe()),
-        optionsNotIn(opt_.batching.describe(), state.batching));
+    LOG(warn, "[data] {}: the windows in training go on after as many batches as were taken of them, which are "
+              "other sentences now",
+        batchingChange(state));
   uint64_t window = 0, batch = 0;
   from_ = 0;
   if(s.ranks == uint64_t(ranks_) && s.windowChunks == windowChunks_) {
@@ -150,11 +149,16 @@ std::vector<Batch> EpochData::nextGroup() {
 }
 
 bool EpochData::cutOtherwise(const TrainingState& state) const {
-  return !state.batching.empty() && state.batching != opt_.batching.describe();
+  return !state.batching.empty() && state.batching != batching_;
+}
+
+std::string EpochData::batchingChange(const TrainingState& state) const {
+  return format("Epoch {} was cut into batches with '{}' when saved, '{}' now", state.epochs,
+                optionsNotIn(state.batching, batching_), optionsNotIn(batching_, state.batching));
 }
 
 void EpochData::recordPosition(TrainingState& state) const {
-  state.batching = opt_.batching.describe();
+  state.batching = batching_;
   if(generator_) {
     const std::vector<std::vector<size_t>>& batches = generator_->epochBatches();
     state.corpusSentencesEpoch = 0;

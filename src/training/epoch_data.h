@@ -12,6 +12,7 @@
 // the same rank count continues exactly; on another, the epoch goes on from the first chunk no
 // rank had started (the rest of the windows then in training is not trained again this epoch).
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "data/batch_generator.h"
@@ -61,13 +62,15 @@ public:
   static size_t chunkLines(size_t windowPairs);
 
 private:
-  // Whether `state` was saved by a run that cut the epoch into batches otherwise.
+  // Whether `state` was saved by a run that cut the epoch into batches otherwise, and how.
   bool cutOtherwise(const TrainingState& state) const;
+  std::string batchingChange(const TrainingState& state) const;
 
   std::unique_ptr<Corpus> corpus_;
   std::unique_ptr<BatchGenerator> generator_;
   std::unique_ptr<StreamedBatches> stream_;
   EpochDataOptions opt_;
+  std::string batching_;  // opt_.batching.describe()
   int rank_, ranks_;
   Transport* transport_;
   size_t windowChunks_ = 1, chunkCount_ = 0;
