@@ -113,8 +113,7 @@ TEST(FailingRanks, ABusyRankIsWaitedFor) {
   const std::string busy = "BUSY" + std::to_string(2 * kTimeout) + "@end:0 ";
   for(const Mode& m : {kModes[0], kModes[1]}) {
     SCOPED_TRACE(m.name);
-    RunResult r = e2e::run("busy-" + m.name, m.options + " --after-batches 30 --multi-node-timeout " + std::to_string(kTimeout), true,
-                           "MARIAN_FAULT=" + busy + e2e::mpirun(2));
+    RunResult r = e2e::run("busy-" + m.name, m.options + kRun, true, "MARIAN_FAULT=" + busy + e2e::mpirun(2));
     EXPECT_EQ(r.status, 0) << r.log;
     EXPECT_NE(r.log.find("rank 1: waiting"), std::string::npos) << r.log;  // the wait is reported
     EXPECT_NE(r.log.find("Training finished"), std::string::npos) << r.log;
