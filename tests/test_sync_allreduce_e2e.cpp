@@ -147,8 +147,11 @@ TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
     for(std::string gradient : {"--cost-type ce-sum", "--normalize-gradient --cost-type ce-mean"}) {
       SCOPED_TRACE(std::to_string(ranks) + " rank(s), " + gradient);
       std::string opts = common + gradient;
-      RunResult whole = e2e::run("delay-whole", opts + " --mini-batch 32", true, mpirun(ranks));
-      RunResult delayed = e2e::run("delay-2", opts + " --mini-batch 16 --optimizer-delay 2", true, mpirun(ranks));
+      // --maxi-batch counts mini-batches: twice as many of half the size read the same 320 sentences
+      // ahead, so the batches agree in either order of an epoch (--shuffle-within-maxi-batch)
+      RunResult whole = e2e::run("delay-whole", opts + " --mini-batch 32 --maxi-batch 10", true, mpirun(ranks));
+      RunResult delayed = e2e::run("delay-2", opts + " --mini-batch 16 --maxi-batch 20 --optimizer-delay 2", true,
+                                   mpirun(ranks));
       ASSERT_EQ(whole.status, 0) << whole.log;
       ASSERT_EQ(delayed.status, 0) << delayed.log;
       ASSERT_EQ(costs(delayed.log).size(), 2u) << delayed.log;  // 10 updates, not 20

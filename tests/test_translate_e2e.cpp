@@ -391,7 +391,8 @@ TEST(Translate, BleuValidationWritesTranslations) {
   std::string log = readFile(d + "/valid/train.log");
   EXPECT_TRUE(std::regex_search(log, std::regex("\\[valid\\] BLEU = [0-9.]+ [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ \\(BP = ")))
       << log;
-  EXPECT_TRUE(std::regex_search(log, std::regex("\\[valid\\] Ep\\. \\d+ : Up\\. 1000 : bleu : [0-9.]+ : new best")))
+  EXPECT_TRUE(std::regex_search(  // (new best or stalled: BLEU near 100 moves either way with the batch order)
+      log, std::regex("\\[valid\\] Ep\\. \\d+ : Up\\. 1000 : bleu : [0-9.]+ : (new best|stalled 1 times)")))
       << log;
   std::istringstream out(readFile(d + "/valid/out.txt"));
   int lines = 0;
