@@ -331,13 +331,16 @@ TEST(MarianOptions, SentencePieceWithItsOwnSpecialIdsTrainsAndDecodes) {
   std::string d = e2e::corpusDir(), m = d + "/spm-ids";
   std::string spm = " --vocabs " + m + "/v.spm " + m + "/v.spm --dim-vocabs 120 120 "
                     "--sentencepiece-options '--unk_id=0 --bos_id=1 --eos_id=2' ";
-  RunResult r = e2e::run("spm-ids", spm + "--after-batches 20 --valid-freq 20 --beam-size 2 --valid-metrics cross-entropy bleu "
+  // the length cap per sentence on both sides: a 20-update model runs into it, and Marian's cap per
+  // mini-batch would then depend on how validation (32 sentences) and the decoder (1) batch
+  const std::string cap = "--max-length-factor-per-sentence ";
+  RunResult r = e2e::run("spm-ids", spm + cap + "--after-batches 20 --valid-freq 20 --beam-size 2 --valid-metrics cross-entropy bleu "
                                           "--valid-translation-output " + m + "/valid.out" + e2e::validation());
   ASSERT_EQ(r.status, 0) << r.log;
   EXPECT_NE(r.log.find("Up. 20 : bleu : "), std::string::npos) << r.log;
   std::string out = m + "/decoded";
   std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/v.spm " + m +
-                    "/v.spm -i " + d + "/valid.src -b 2 > " + out + " 2> " + out + ".log";
+                    "/v.spm -i " + d + "/valid.src -b 2 " + cap + "> " + out + " 2> " + out + ".log";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << readFile(out + ".log");
   EXPECT_EQ(count(readFile(out), "\n"), count(readFile(d + "/valid.src"), "\n"));
   EXPECT_EQ(readFile(out), readFile(m + "/valid.out"));  // validation translated alike (beam 2 both)
