@@ -249,10 +249,10 @@ TEST(BatchGenerator, EpochsAreReproducibleAndDiffer) {
   }
 }
 
-// Where an epoch's mini-batches go: by default shuffled over the whole epoch; with
-// --shuffle-within-maxi-batch as Marian orders them, each maxi-batch's batches together (cut from
-// its longest sentence down, so its leftover batch holds its shortest sentences) and shuffled
-// among themselves only; without shuffling, longest first.
+// Where an epoch's mini-batches go: by default (--shuffle-within-maxi-batch) as Marian orders them,
+// each maxi-batch's batches together (cut from its longest sentence down, so its leftover batch
+// holds its shortest sentences) and shuffled among themselves only, without shuffling longest
+// first; with --shuffle-within-maxi-batch=false shuffled over the whole epoch.
 TEST(BatchGenerator, ShufflingWithinMaxiBatchesKeepsEachMaxiBatchTogetherAsMarian) {
   Corpus corpus = makeCorpus(1003);
   BatchingOptions o;
@@ -305,7 +305,7 @@ TEST(BatchGenerator, ShufflingWithinMaxiBatchesKeepsEachMaxiBatchTogetherAsMaria
     else
       EXPECT_EQ(unsorted, 0u) << "unshuffled, a maxi-batch's batches go longest first";
   }
-  // the default shuffles over the epoch: maxi-batches mix
+  // =false shuffles over the epoch: maxi-batches mix
   o.shuffleBatches = true;
   o.withinMaxiBatch = false;
   BatchGenerator gen(corpus, o);

@@ -109,7 +109,8 @@ TEST(EpochData, AResumeWithOtherBatchingGoesOnAfterAsManySentences) {
 TEST(EpochData, TheBatchingNamesEveryOptionThatCutsTheEpoch) {
   BatchingOptions o;
   std::string base = o.describe();
-  EXPECT_EQ(base, "--mini-batch 64 --mini-batch-words 0 --maxi-batch 100 --maxi-batch-sort trg --shuffle data");
+  EXPECT_EQ(base, "--mini-batch 64 --mini-batch-words 0 --maxi-batch 100 --maxi-batch-sort trg --shuffle data "
+                  "--shuffle-within-maxi-batch");
   auto differs = [&](auto change) {
     BatchingOptions c;
     change(c);
@@ -119,7 +120,7 @@ TEST(EpochData, TheBatchingNamesEveryOptionThatCutsTheEpoch) {
   EXPECT_TRUE(differs([](BatchingOptions& c) { c.maxiBatch = 10; }));
   EXPECT_TRUE(differs([](BatchingOptions& c) { c.sortBy = "src"; }));
   EXPECT_TRUE(differs([](BatchingOptions& c) { c.shuffleData = false; }));
-  EXPECT_TRUE(differs([](BatchingOptions& c) { c.withinMaxiBatch = true; }));
+  EXPECT_TRUE(differs([](BatchingOptions& c) { c.withinMaxiBatch = false; }));
   EXPECT_TRUE(differs([](BatchingOptions& c) { c.fitSentences = {40, 20}; }));
   EXPECT_FALSE(differs([](BatchingOptions& c) { c.seed = 99; }));  // a resume takes the saved seed
 }

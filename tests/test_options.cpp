@@ -65,6 +65,9 @@ TEST(Options, MarianDefaults) {
   EXPECT_EQ(o.get<int>("early-stopping"), 10);
   EXPECT_EQ(o.get<std::vector<std::string>>("valid-metrics"), std::vector<std::string>{"cross-entropy"});
   EXPECT_FALSE(o.get<bool>("sync-sgd"));
+  // an epoch's batches in Marian's order; =false as Marian's flags take it
+  EXPECT_TRUE(o.get<bool>("shuffle-within-maxi-batch"));
+  EXPECT_FALSE(parse({"--shuffle-within-maxi-batch=false"}).get<bool>("shuffle-within-maxi-batch"));
 }
 
 TEST(Options, LaterConfigFilesWinAndTheCommandLineWinsOverAll) {

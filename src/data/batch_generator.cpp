@@ -20,7 +20,7 @@ std::string BatchingOptions::describe() const {
   std::string d = "--mini-batch " + std::to_string(miniBatch) + " --mini-batch-words " + std::to_string(miniBatchWords) +
                   " --maxi-batch " + std::to_string(maxiBatch) + " --maxi-batch-sort " + sortBy +
                   " --shuffle " + (shuffleData ? "data" : shuffleBatches ? "batches" : "none");
-  if(withinMaxiBatch)
+  if(withinMaxiBatch)  // named when on: a checkpoint from before it was the default reads as another cut
     d += " --shuffle-within-maxi-batch";
   if(!fitSentences.empty()) {  // the sizes found for --workspace, which decide the cut
     d += " --mini-batch-fit-step " + std::to_string(fitStep) + " --mini-batch-fit (";
@@ -62,7 +62,9 @@ void BatchGenerator::startEpoch(size_t epoch) {
     std::vector<size_t> chunk(order.begin() + begin, order.begin() + end);
     if(opt_.sortBy != "none")
       std::stable_sort(chunk.begin(), chunk.end(), [&](size_t a, size_t b) { return length(a) < length(b); });
-    if(opt_.withinMaxiBatch)  // Marian's priority queue gives the longest first
+    // Marian's priority queue gives the longest first; unsorted, the lines keep file order (where
+    // Marian's queue would read a maxi-batch from its end), so that --shuffle none is file order
+    if(opt_.withinMaxiBatch && opt_.sortBy != "none")
       std::reverse(chunk.begin(), chunk.end());
     size_t chunkFirst = batches_.size();
     std::vector<size_t> current;

@@ -3,8 +3,8 @@
 // the corpus (from the seed and the epoch number), read maxi-batches of maxi-batch x mini-batch
 // sentences, sort each by length, cut it into mini-batches (by sentences, by target words, or
 // as many as fit the workspace at their length: --mini-batch-fit), and shuffle the mini-batches:
-// over the whole epoch, or, with --shuffle-within-maxi-batch, as Marian does, within each
-// maxi-batch (cut from its longest sentence down, so the leftover batch holds its shortest). An
+// as Marian does, within each maxi-batch (cut from its longest sentence down, so the leftover
+// batch holds its shortest), or, with --shuffle-within-maxi-batch=false, over the whole epoch. An
 // epoch is a pure function of (seed, epoch), so resuming at batch k of an epoch regenerates it
 // and skips k batches.
 #include <cstdint>
@@ -26,7 +26,7 @@ struct BatchingOptions {
   std::string sortBy = "trg";  // none, src, trg
   bool shuffleData = true;     // shuffle the corpus before forming maxi-batches (--shuffle data)
   bool shuffleBatches = true;  // shuffle the order of the mini-batches (--shuffle data|batches)
-  bool withinMaxiBatch = false;  // --shuffle-within-maxi-batch: Marian's order (see above)
+  bool withinMaxiBatch = true;  // --shuffle-within-maxi-batch: Marian's order (see above)
   uint64_t seed = 1;
 
   // The options that cut an epoch into batches, as the command line gives them (the seed aside:
