@@ -19,12 +19,18 @@ standin() {
 }
 standin "$work/same" ""
 standin "$work/faster" "--learn-rate 0.003"
+# this program through OURS, the build folder under test, which leaves a mark that it ran
+mkdir -p "$work/ours"
+printf '#!/usr/bin/env bash\ntouch "%s/ours/ran"\nexec "%s/marian" "$@"\n' "$work" "$ours" > "$work/ours/marian"
+chmod +x "$work/ours/marian"
+export OURS=$work/ours
 # a small transformer on the synthetic corpus, one vocabulary made by the first run
 /usr/bin/python3 "$root/scripts/make-synthetic-corpus" "$work/data" --train 2000 > /dev/null
 d=$work/data
 small="--train-sets $d/train.src $d/train.trg --valid-sets $d/valid.src $d/valid.trg --vocabs $d/joint.yml $d/joint.yml
   --dim-vocabs 0 0 --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1"
 out=$(MARIAN=$work/same "$bench" --updates 4 --strict 4 --work "$work/w1" --args "$small") || fail "the same program failed"
+[ -f "$work/ours/ran" ] || fail "the bench did not run the build folder OURS names"
 echo "$out" | grep -q 'the first 4 updates agree within 1e-5' || fail "no verdict"
 # (--args of several lines: all of them reach both programs)
 grep -q '^dim-emb: 32$' "$work/w1/ours/model.npz.yml" || fail "--args' second line was not passed"
