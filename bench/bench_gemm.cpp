@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 
 #include "graph/operators.h"
+#include "tensors/cpu/blas_kernels.h"
 #include "tensors/kernels.h"
 
 using namespace marian;
@@ -42,7 +44,11 @@ int main(int argc, char** argv) {
                              {1024, 1024, 1024, "1024^3"},
                              {2048, 2048, 2048, "2048^3"},
                              {64 * 13, 256, 1024, "832x256x1024 (transformer FFN)"}};
-  std::printf("# OpenBLAS threads: %d, median of %d runs\n", openblas_get_num_threads(), reps);
+  std::string switched = cpu::useFastestBlasKernels();  // as training and decoding do
+  if(!switched.empty())
+    std::printf("# %s\n", switched.c_str());
+  std::printf("# OpenBLAS threads: %d, kernels: %s, median of %d runs\n", openblas_get_num_threads(),
+              cpu::blasKernels().c_str(), reps);
   std::printf("%-32s %12s %12s %8s %8s\n", "size (m x k x n)", "cblas GF/s", "graph GF/s", "ratio", "check");
   bool allOk = true;
   for(const Size& s : sizes) {

@@ -1,11 +1,13 @@
 // Shapes, flat buffers and the workspace arena.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "tensors/arena.h"
 #include "tensors/backend.h"
+#include "tensors/cpu/blas_kernels.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -112,6 +114,48 @@ TEST(Backend, GpuDeviceWithoutAGpuIsAClearError) {
     EXPECT_NE(std::string(e.what()).find(gpuBackendCompiled() ? "GPU 0" : "gpu0"), std::string::npos)
         << e.what();
   }
+}
+
+// Only OpenBLAS's fallback for a CPU model it does not know (Prescott's SSE3 kernels) is replaced,
+// by the best kernels the CPU can run, and never a core type the user chose.
+TEST(BlasKernels, OnlyTheFallbackForAnUnknownCpuIsReplaced) {
+  cpu::CpuFeatures avx512{true, true}, avx2{false, true}, sse{false, false};
+  EXPECT_EQ(cpu::blasKernelsFor("prescott", avx512, false), "SkylakeX");
+  EXPECT_EQ(cpu::blasKernelsFor("prescott", avx2, false), "Haswell");
+  EXPECT_EQ(cpu::blasKernelsFor("prescott", sse, false), "");
+  EXPECT_EQ(cpu::blasKernelsFor("prescott", avx512, true), "");  // OPENBLAS_CORETYPE=Prescott stays
+  EXPECT_EQ(cpu::blasKernelsFor("zen", avx512, false), "");
+  EXPECT_EQ(cpu::blasKernelsFor("haswell", avx512, false), "");
+}
+
+// On this machine's OpenBLAS: after the switch (after a product already ran, as in a test binary)
+// an AVX2 CPU runs no Prescott kernel, and products still agree with a plain sum.
+TEST(BlasKernels, ThisProcessRunsNoPrescottKernelsOnAnAvx2Cpu) {
+  if(std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "OPENBLAS_CORETYPE is set: the user's choice";
+  std::string before = cpu::blasKernels();
+  std::string said = cpu::useFastestBlasKernels();
+  if(cpu::cpuFeatures().avx2) {
+    EXPECT_NE(cpu::blasKernels(), "prescott") << "OpenBLAS chose " << before;
+  }
+  EXPECT_EQ(said.empty(), cpu::blasKernels() == before) << said;
+  EXPECT_EQ(cpu::useFastestBlasKernels(), "");  // once
+  const int m = 37, k = 29, n = 41;
+  FlatBuffer buf(cpuDevice(), Type::float32, m * k + k * n + m * n);
+  float* a = buf.view(0, Shape({m, k})).f32();
+  float* b = buf.view(m * k, Shape({k, n})).f32();
+  for(int i = 0; i < m * k + k * n; ++i)
+    a[i] = float((i * 7919) % 13) / 13.f - 0.5f;
+  kernels::gemm(buf.view(m * k + k * n, Shape({m, n})), buf.view(0, Shape({m, k})), buf.view(m * k, Shape({k, n})),
+                false, false, 1.f, 0.f);
+  const float* c = buf.view(m * k + k * n, Shape({m, n})).f32();
+  for(int i = 0; i < m; ++i)
+    for(int j = 0; j < n; ++j) {
+      double want = 0;
+      for(int l = 0; l < k; ++l)
+        want += double(a[i * k + l]) * b[l * n + j];
+      ASSERT_NEAR(c[i * n + j], want, 1e-5) << i << "," << j;
+    }
 }
 
 }  // namespace

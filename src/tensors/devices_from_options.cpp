@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "tensors/backend.h"
+#include "tensors/cpu/blas_kernels.h"
 #include "tensors/cpu/kernel_threads.h"
 
 namespace marian {
@@ -78,6 +80,9 @@ int blasThreadsPerDevice(const std::vector<Device>& devices) {
 
 void setBlasThreads(const std::vector<Device>& devices) {
   if(!onGpus(devices)) {
+    std::string kernels = cpu::useFastestBlasKernels();  // (once: then OpenBLAS knows better)
+    if(!kernels.empty())
+      LOG(info, "[blas] {}", kernels);
     // BLAS itself single-threaded: the kernel threads split the products (cpu/gemm.cpp)
     openblas_set_num_threads(1);
     cpu::setKernelThreads(blasThreadsPerDevice(devices));

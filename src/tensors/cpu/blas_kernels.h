@@ -1,0 +1,31 @@
+#pragma once
+// defines: cpu::blasKernelsFor, cpu::useFastestBlasKernels — which of OpenBLAS's kernels the
+// products run on. A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels by the CPU's model number
+// and falls back to Prescott's (SSE3) for a model it does not know: Debian's 0.3.21 does so on
+// Intel Xeons newer than itself (model 207), where Prescott's sgemm is a tenth of the AVX-512
+// kernel's speed and training a third.
+#include <string>
+
+namespace marian {
+namespace cpu {
+
+struct CpuFeatures {
+  bool avx512 = false;  // avx512f, bw, dq and vl: what OpenBLAS's SkylakeX kernels use
+  bool avx2 = false;    // avx2 and fma: its Haswell kernels
+};
+CpuFeatures cpuFeatures();
+
+// The OpenBLAS core type (OPENBLAS_CORETYPE's spelling) to switch to from `chosen`, the core
+// OpenBLAS picked (blasKernels()), or "" to keep it: only its fallback for an unknown
+// model is replaced, and never a core the user set with OPENBLAS_CORETYPE.
+std::string blasKernelsFor(const std::string& chosen, const CpuFeatures& cpu, bool userSetCoreType);
+
+// Applies blasKernelsFor to this process's OpenBLAS, before any product runs (OpenBLAS re-reads
+// its kernel table; nothing else changes). Returns a line saying what it changed, or "" when it
+// kept OpenBLAS's choice or the BLAS cannot switch (a single-target build, not OpenBLAS).
+std::string useFastestBlasKernels();
+// The kernels OpenBLAS uses now (its core name in lower case, e.g. "skylakex")
+std::string blasKernels();
+
+}  // namespace cpu
+}  // namespace marian
