@@ -23,7 +23,7 @@
 #include "tensors/arena.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
-#include "training/gradient_allreducer.h"
+#include "training/exchange/gradient_allreducer.h"
 
 namespace marian {
 namespace gradient_allreducer_cases {
@@ -68,7 +68,7 @@ inline Options options(const std::string& algo, float density, const std::string
   YAML::Node node = YAML::Load("sparse-allreduce: " + algo + "\ncompression-density: " + std::to_string(density) +
                                "\ntopk-selection: " + method + "\ntopk-reuse-every: 2\noktopk-repartition-every: 2\n"
                                "grad-dropping-warmup: 0\ngrad-dropping-momentum: 0\ncompression-clip-norm: 0\n"
-                               "local-gradients: 'off'\nlocal-average-freq: 0\nlocal-average-state: all\n");
+                               "local-gradients: 'off'\nlocal-average-freq: 0\nlocal-average-state: all\nclip-norm: 0\n");
   for(const auto& kv : YAML::Load(compression.empty() ? "{}" : compression))
     node[kv.first.as<std::string>()] = kv.second;
   return Options(node);

@@ -164,15 +164,14 @@ inline void segmentStartsCutParametersIntoBlocks() {
 
 // A fixed first moment m as the allreducer reads it from the optimizer (and beta1). With v, also a
 // fixed variance (--onebit-update-direction reads it).
-inline MomentumSource momentumOf(const std::vector<float>& m, float beta1 = 0.9f, const std::vector<float>* v = nullptr) {
-  MomentumSource source;
-  source.read = [&m](Range r, float* out) { std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out); };
+inline AdamMoments momentumOf(const std::vector<float>& m, float beta1 = 0.9f, const std::vector<float>* v = nullptr) {
+  AdamMoments::Reader first = [&m](Range r, float* out) {
+    std::copy(m.begin() + long(r.offset), m.begin() + long(r.end()), out);
+  };
+  AdamMoments::Reader second;
   if(v)
-    source.readVariance = [v](Range r, float* out) {
-      std::copy(v->begin() + long(r.offset), v->begin() + long(r.end()), out);
-    };
-  source.beta1 = beta1;
-  return source;
+    second = [v](Range r, float* out) { std::copy(v->begin() + long(r.offset), v->begin() + long(r.end()), out); };
+  return AdamMoments(first, second, beta1);
 }
 
 // This rank's values `mine` through the reducer as update u: what came back, the same on every rank.
@@ -207,7 +206,7 @@ inline void allreducerGivesTheAveragedMomentumWith(Transport& t, float clipNorm)
   size_t n = layout.totalSize();
   std::vector<float> m = randomValues(n, 5);
   float beta1 = 0.9f, p = float(t.size());
-  MomentumSource source = momentumOf(m, beta1);
+  AdamMoments source = momentumOf(m, beta1);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled",
                                                  "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\n"
                                                  "onebit-block-size: 128\nclip-norm: " + std::to_string(clipNorm));
@@ -264,7 +263,7 @@ inline void allreducerSendsTheUpdateDirectionWith(Transport& t, const std::strin
   v[5] = 0.f;
   std::fill(v.begin() + 300, v.begin() + 400, 0.f);
   float beta1 = 0.9f, p = float(t.size());
-  MomentumSource source = momentumOf(m, beta1, &v);
+  AdamMoments source = momentumOf(m, beta1, &v);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
       "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam\nonebit-update-direction: true\n"
@@ -323,7 +322,7 @@ inline void zeroOneAdamSumsInOneBitBetweenVarianceSteps(Transport& t) {
   size_t n = 400;
   std::vector<float> m = randomValues(n, 7);
   float beta1 = 0.9f;
-  MomentumSource source = momentumOf(m, beta1);
+  AdamMoments source = momentumOf(m, beta1);
   Options o = gradient_allreducer_cases::options(
       "ring", 1.f, "sampled",
       "zero-one-adam: true\nadam-freeze-variance-after: 6\nadam-variance-update-scaler: 1\noptimizer: adam");
@@ -365,7 +364,7 @@ inline void checkpointContinuesExactlyWith(Transport& t, const std::string& comp
   std::vector<float> m = randomValues(n, 9), v = randomValues(n, 10);
   for(float& x : v)
     x *= x;
-  MomentumSource source = momentumOf(m, 0.9f, &v);
+  AdamMoments source = momentumOf(m, 0.9f, &v);
   Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", compression);
   std::vector<GradientBucket> buckets = {{{0, 200}}, {{200, 300}}};
   FlatBuffer g(cpuDevice(), Type::float32, n);

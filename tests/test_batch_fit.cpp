@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "graph/operators.h"
 #include "models/encoder_decoder.h"
-#include "training/batch_fit.h"
+#include "training/loop/batch_fit.h"
 
 namespace marian {
 namespace {

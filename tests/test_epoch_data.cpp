@@ -7,7 +7,7 @@
 #include "data/corpus.h"
 #include "data/vocab.h"
 #include "data_files.h"
-#include "training/epoch_data.h"
+#include "training/loop/epoch_data.h"
 
 namespace marian {
 namespace {

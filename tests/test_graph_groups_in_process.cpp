@@ -13,7 +13,7 @@
 
 #include "common/options.h"
 #include "in_process_ranks.h"
-#include "training/graph_group.h"
+#include "training/graph_groups/graph_group.h"
 
 namespace marian {
 namespace {

@@ -23,8 +23,8 @@
 #include "data/corpus_chunks.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
-#include "training/checkpoint.h"
-#include "training/training_state.h"
+#include "training/loop/checkpoint.h"
+#include "training/loop/training_state.h"
 
 namespace marian {
 namespace {

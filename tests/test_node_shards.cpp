@@ -9,7 +9,7 @@
 #include "graph/parameters.h"
 #include "optimizers/optimizer.h"
 #include "tensors/kernels.h"
-#include "training/node_shards.h"
+#include "training/graph_groups/node_shards.h"
 
 namespace marian {
 namespace {
@@ -79,12 +79,12 @@ TEST(NodeShards, InPlaceSumsStepsOnceOverAllShardsAndGathers) {
   EXPECT_EQ(node.shards->values(false), node.valuesOf(0));
 }
 
-// What 1-bit Adam reads: the optimizer's arrays (Adam's m and v) over a range that crosses the
+// What 1-bit Adam reads: the optimizer's arrays (Adam's m and v, by name) over a range that crosses the
 // shards' boundary, zeros before the first step.
 TEST(NodeShards, OptimizerArraysAreReadAcrossShards) {
   Node node(2, NodeShards::Placement::inPlace, [] { return std::make_unique<Adam>(0.9f, 0.99f); });
   std::vector<float> got(4, -1.f);
-  node.shards->optimizerArray(1, Range{2, 4}, got.data());
+  node.shards->adamMoments(0.9f).readSecond(Range{2, 4}, got.data());
   EXPECT_EQ(got, std::vector<float>(4, 0.f));
   node.setGrads(0, g0);
   node.setGrads(1, g1);
@@ -93,9 +93,9 @@ TEST(NodeShards, OptimizerArraysAreReadAcrossShards) {
   node.shards->step(kLr, 0.f, 0);
   std::vector<float> summed = sum(g0, g1), m(4), v(4);
   // through the readers 1-bit Adam gets (the sync group's wiring), so m and v cannot swap
-  MomentumSource moments = node.shards->adamMoments();
-  moments.read(Range{2, 4}, m.data());
-  moments.readVariance(Range{2, 4}, v.data());
+  AdamMoments moments = node.shards->adamMoments(0.9f);
+  moments.readFirst(Range{2, 4}, m.data());
+  moments.readSecond(Range{2, 4}, v.data());
   for(size_t i = 0; i < 4; ++i) {
     EXPECT_FLOAT_EQ(m[i], (1.f - 0.9f) * summed[2 + i]) << i;
     EXPECT_FLOAT_EQ(v[i], (1.f - 0.99f) * summed[2 + i] * summed[2 + i]) << i;

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "in_process_ranks.h"
-#include "training/overlapped_allreduce.h"
+#include "training/graph_groups/overlapped_allreduce.h"
 
 namespace marian {
 namespace {

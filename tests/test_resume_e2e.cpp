@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "e2e_helpers.h"
-#include "training/checkpoint.h"
+#include "training/loop/checkpoint.h"
 
 namespace {
 

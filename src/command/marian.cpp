@@ -6,7 +6,7 @@
 #include "common/fault_point.h"
 #include "common/logging.h"
 #include "common/options.h"
-#include "training/trainer.h"
+#include "training/loop/trainer.h"
 
 namespace {
 // mpirun tells its processes their world size in the environment (OpenMPI, PMIx, Hydra).

@@ -438,9 +438,26 @@ Options::Options(const YAML::Node& node) : node_(std::make_shared<YAML::Node>(YA
 
 bool Options::has(const std::string& key) const { return (*node_)[key].IsDefined() && !(*node_)[key].IsNull(); }
 
+namespace {
+// The spec table's default of a known option that has one, as YAML; null otherwise.
+// An option whose default differs between programs (--workspace) has none here.
+YAML::Node specDefault(const std::string& key) {
+  const char* found = nullptr;
+  for(const Spec& s : specs())
+    if(key == s.name) {
+      if(found && std::string(found) != s.defaultYaml)
+        return YAML::Node(YAML::NodeType::Null);
+      found = s.defaultYaml;
+    }
+  return found && *found ? YAML::Load(found) : YAML::Node(YAML::NodeType::Null);
+}
+}  // namespace
+
 template <class T>
 T Options::get(const std::string& key) const {
   YAML::Node v = (*node_)[key];
+  if(!v.IsDefined() || v.IsNull())  // options built in code (tests, a model's YAML) omit defaults
+    v = specDefault(key);
   ABORT_IF(!v.IsDefined() || v.IsNull(), "Option '{}' is required but not set", key);
   try {
     return v.as<T>();

@@ -20,10 +20,13 @@ public:
   explicit Options(const YAML::Node& node);
 
   bool has(const std::string& key) const;
-  // Typed access; a missing key or a value that does not convert is an error naming the key.
+  // Typed access; a key that is not set reads the option table's default (the one place a
+  // default is written); one with no default, or a value that does not convert, is an error
+  // naming the key.
   // Defined for bool, int, size_t, float, double, std::string and vectors of int, float, string.
   template <class T>
   T get(const std::string& key) const;
+  // For keys whose absence means something other than the table's default.
   template <class T>
   T get(const std::string& key, const T& fallback) const {
     return has(key) ? get<T>(key) : fallback;

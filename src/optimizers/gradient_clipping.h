@@ -11,10 +11,11 @@
 namespace marian {
 
 // The factor a gradient of this squared norm is scaled by (1: not clipped); `update` counts from 0.
-inline float clipFactor(double squaredNorm, float clipNorm, uint64_t update) {
+// clipNorm: --clip-norm, or a part's share of it (1-bit Adam clips each bucket of a rank's own).
+inline float clipFactor(double squaredNorm, double clipNorm, uint64_t update) {
   double norm = std::sqrt(squaredNorm);
   ABORT_IF(!std::isfinite(norm), "Gradient norm is {} at update {}: training diverged", norm, update + 1);
-  return clipNorm > 0.f && norm > clipNorm ? float(clipNorm / norm) : 1.f;
+  return clipNorm > 0 && norm > clipNorm ? float(clipNorm / norm) : 1.f;
 }
 
 // A whole gradient, checked and clipped in place.

@@ -31,6 +31,8 @@ public:
   // The state arrays where they live (empty before the first update): what averaging replicas
   // averages.
   virtual std::vector<Tensor> stateTensors() { return {}; }
+  // The state array of that name where it lives (empty: none, or before the first update).
+  virtual Tensor stateTensor(const std::string& name) const { return {}; }
 };
 
 class Sgd : public Optimizer {
@@ -45,6 +47,7 @@ public:
   OptimizerState state() const override;
   void setState(const OptimizerState& state, Device device) override;
   std::vector<Tensor> stateTensors() override;
+  Tensor stateTensor(const std::string& name) const override;
 
 protected:
   explicit StatefulOptimizer(std::vector<std::string> bufferNames) : names_(std::move(bufferNames)) {}
@@ -69,11 +72,13 @@ private:
 
 class Adam : public StatefulOptimizer {
 public:
+  static constexpr const char* kFirstMoment = "adam_mt";   // m
+  static constexpr const char* kSecondMoment = "adam_vt";  // v
   // Marian's defaults for --optimizer-params; variance: on which steps the second moment changes
   // (a function of the step count, so a resumed run freezes where the uninterrupted one did)
   explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f,
                 AdamVarianceSchedule variance = AdamVarianceSchedule())
-      : StatefulOptimizer({"adam_mt", "adam_vt"}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
+      : StatefulOptimizer({kFirstMoment, kSecondMoment}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
 

@@ -1,5 +1,7 @@
 #include "optimizers/parameter_shard.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "tensors/kernels.h"
 
@@ -78,6 +80,21 @@ void ParameterShard::restoreFrom(const ModelState& state) {
   kernels::fromHost(values_, part(state.values));
   if(ema_)
     kernels::fromHost(smoothed().slice(0, range_.size), part(state.smoothed.empty() ? state.values : state.smoothed));
+}
+
+
+void ParameterShard::readOptimizerArray(const std::string& name, Range range, float* out) const {
+  size_t begin = std::max(range_.offset, range.offset), end = std::min(range_.end(), range.end());
+  if(begin >= end)
+    return;
+  float* into = out + (begin - range.offset);
+  Tensor state = optimizer_->stateTensor(name);
+  if(state.empty()) {
+    std::fill(into, into + (end - begin), 0.f);
+    return;
+  }
+  kernels::copy(Tensor(into, Shape({int(end - begin)}), Type::float32, cpuDevice()),
+                state.slice(begin - range_.offset, end - begin));
 }
 
 }  // namespace marian

@@ -33,8 +33,9 @@ public:
   // Everything a replica of the shard holds where it lives: values, moving average and, with
   // moments, the optimizer arrays (replicas on several ranks are averaged through these).
   std::vector<Tensor> replicaTensors(bool moments = true);
-  // The optimizer's state arrays where they live (Adam: m, v; empty before its first step).
-  std::vector<Tensor> optimizerTensors() { return optimizer_->stateTensors(); }
+  // The optimizer's state array `name` over the part of the global `range` in this shard, into
+  // out[i] for global index range.offset + i (zeros before the first step).
+  void readOptimizerArray(const std::string& name, Range range, float* out) const;
 
   // Writes the shard's range of values, moving average, optimizer arrays and step count.
   void saveTo(ModelState& state) const;

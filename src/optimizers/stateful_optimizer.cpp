@@ -30,6 +30,13 @@ std::vector<Tensor> StatefulOptimizer::stateTensors() {
   return all;
 }
 
+Tensor StatefulOptimizer::stateTensor(const std::string& name) const {
+  for(size_t i = 0; i < buffers_.size(); ++i)
+    if(names_[i] == name)
+      return buffers_[i]->all();
+  return {};
+}
+
 void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   buffers_.clear();
   t_ = state.steps;

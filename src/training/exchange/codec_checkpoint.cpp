@@ -1,0 +1,27 @@
+#include "training/exchange/codec_checkpoint.h"
+
+#include "common/logging.h"
+
+namespace marian {
+
+void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state) {
+  for(size_t r = 0; r < all.size(); ++r)
+    state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+}
+
+std::vector<float> rankResidual(const ModelState& state, const Transport& transport, size_t n, float otherLayoutScale,
+                                const char* what) {
+  int self = transport.rank();
+  auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
+  if(state.ranks == transport.size() && own != state.extras.end())
+    return own->second;
+  // another rank count: what every saved rank held back is owed once, by rank 0
+  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", otherLayoutScale);
+  if(self != 0 || total.empty())
+    return std::vector<float>(n, 0.f);
+  LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved {} are summed into rank 0's", state.ranks,
+      transport.size(), what);
+  return total;
+}
+
+}  // namespace marian

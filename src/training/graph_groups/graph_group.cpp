@@ -1,0 +1,58 @@
+#include "training/graph_groups/graph_group.h"
+
+#include "tensors/backend.h"
+#include "tensors/devices_from_options.h"
+#include "training/exchange/gradient_allreducer.h"
+
+namespace marian {
+
+float gradientScale(bool normalizeGradient, uint64_t labels) {
+  return normalizeGradient ? 1.f / float(labels) : 1.f;
+}
+
+std::vector<Batch> deviceShare(const Batch& batch, size_t d, size_t n) {
+  if(n == 1)
+    return batch.split();
+  std::vector<Batch> share;
+  for(const Batch& part : batch.split())
+    if(auto [begin, end] = deviceSlice(part.sentences, d, n); begin < end)
+      share.push_back(part.slice(begin, end - begin));
+  return share;
+}
+
+std::unique_ptr<GraphGroup> createSyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                                 const std::vector<Device>& devices, Transport* ranks);
+
+std::unique_ptr<GraphGroup> createAsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                  uint64_t seed, const std::vector<Device>& devices);
+
+std::unique_ptr<GraphGroup> createMultiNodeGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab,
+                                                      uint64_t seed, Transport& ranks);
+
+std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                             Transport* mpi) {
+  setBlasThreads(devicesFromOptions(o));
+  setGpuTf32(o.get<bool>("tf32"));
+  if(o.get<bool>("multi-node")) {
+    ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
+    ABORT_IF(o.get<int>("powersgd-rank") > 0 || sendsOneBit(o),
+             "--powersgd-rank, --onebit-adam and --zero-one-adam compress sync-SGD's allreduce (--sync-sgd); the parameter server "
+             "(--multi-node) drops gradients with --grad-dropping-rate");
+    return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);
+  }
+  validateAllreduceOptions(o);
+  ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
+           "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
+           mpi->size());
+  std::vector<Device> devices = devicesFromOptions(o);
+  if(devices.size() == 1 || o.get<bool>("sync-sgd"))
+    return createSyncGraphGroup(o, srcVocab, trgVocab, seed, devices, mpi);
+  return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);
+}
+
+std::string trafficPerUpdate(double sent, double received, uint64_t updates) {
+  double perUpdate = updates ? 1.0 / double(updates) : 0.0;
+  return format(" : Sent {}/up : Recv {}/up", humanBytes(sent * perUpdate), humanBytes(received * perUpdate));
+}
+
+}  // namespace marian

@@ -1,0 +1,364 @@
+// Synchronous SGD over the devices of a node (CPU cores or GPUs) (and, with one device, the singleton):
+//   1. each device computes the gradients of its slice of the batch;
+//   2. reduce-scatter: device k sums every device's gradients of shard k (its slice of the flat
+//      buffer) into its own;
+//   3. the gradient norm is combined from the shards and clipped (--clip-norm);
+//   4. device k runs its optimizer (and the moving average) on shard k;
+//   5. all-gather: every device copies every other device's updated shard.
+// With one device, steps 2 and 5 do nothing and this is plain single-device training.
+// Under mpirun (without --multi-node), between steps 2 and 3 every rank's summed gradient goes
+// through a GradientAllreducer (dense, or top-k with residuals and a sparse allreduce), so all
+// ranks apply the same update to the same parameters: synchronous SGD across nodes. With
+// --bucket-size (default), steps 2 and the allreduce run per bucket of the gradient on a
+// communication thread as soon as backward has finished the bucket on every device
+// (OverlappedAllreduce), so communication hides behind the rest of backward. With dense sums,
+// embedding lookups of a parameter that other nodes read too (a tied output layer, whose backward
+// comes first) add their rows apart (ExpressionGraph::LookupsApart): the parameter's bucket goes
+// during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
+#include <algorithm>
+#include <optional>
+
+#include "common/logging.h"
+#include "common/parallel.h"
+#include "common/timeline.h"
+#include "tensors/backend.h"
+#include "tensors/kernels.h"
+#include "training/graph_groups/device_worker.h"
+#include "training/graph_groups/dropout_seeds.h"
+#include "training/exchange/gradient_allreducer.h"
+#include "training/graph_groups/graph_group.h"
+#include "training/graph_groups/local_replicas.h"
+#include "training/graph_groups/lookup_rows_apart.h"
+#include "training/graph_groups/node_shards.h"
+#include "training/graph_groups/overlapped_allreduce.h"
+
+namespace marian {
+
+namespace {
+
+// A checkpoint of an earlier --normalize-gradient (ModelState::residualsOfRankMeans): each of its
+// R ranks divided by its own labels and the sum over ranks was averaged, so what a rank held back
+// of its gradient (top-k's and PowerSGD's residuals, momentum correction's velocity, a reused
+// threshold) is about R times what it is now that every rank divides by all ranks' labels. 1-bit
+// Adam's errors are of the momentum, the same in both; 0/1 Adam's are of its 1-bit gradients
+// before its momentum phase, and the checkpoint does not say which.
+ModelState inUnitsOfTheSum(const ModelState& saved, bool zeroOneAdam) {
+  bool oneBit = saved.extras.count("onebit-server-error") > 0;
+  ABORT_IF(zeroOneAdam && oneBit,
+           "The checkpoint is of --zero-one-adam on {} ranks with --normalize-gradient of an earlier version (each "
+           "rank divided by its own labels): its 1-bit errors are not in this version's units (the sum over ranks "
+           "divided by all their labels); finish it with the version that wrote it, or start afresh",
+           saved.ranks);
+  ModelState state = saved;
+  if(oneBit)
+    return state;
+  for(auto& [name, values] : state.extras)
+    for(const char* heldBack : {"allreduce-residual.rank", "allreduce-velocity.rank", "allreduce-threshold.rank"})
+      if(name.rfind(heldBack, 0) == 0)
+        for(float& x : values)
+          x /= float(saved.ranks);
+  return state;
+}
+
+class SyncGraphGroup : public GraphGroup {
+public:
+  SyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                 const std::vector<Device>& devices, Transport* ranks)
+      : options_(o), normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
+        emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
+        transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
+    for(const Device& device : devices)
+      workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
+  }
+
+  void initialize(const Batch& sample) override {
+    parallelFor(workers_.size(), [&](size_t d) { workers_[d]->initialize(sample); });
+    std::vector<Parameters*> params;
+    for(auto& w : workers_)
+      params.push_back(&w->params());
+    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_,
+                                           NodeShards::Placement::inPlace);
+    if(transport_) {
+      for(size_t k = 0; k < shards_->size(); ++k)
+        gradShards_.push_back(shards_->shard(k, k, true));
+      float megabytes = options_.get<float>("bucket-size");
+      ABORT_IF(!(megabytes >= 0.f), "--bucket-size must be >= 0 MB, not {}", megabytes);
+      size_t floats = size_t(double(megabytes) * 1048576.0 / sizeof(float));
+      // Dense sums with buckets put the embedding lookups of tied tables apart (their rows are
+      // summed after backward) when there is such a table (the order changes) and more than one
+      // bucket for it to go early in.
+      DeviceWorker& first = *workers_[0];
+      bool lookupsApart =
+          floats > 0 && options_.get<float>("compression-density") >= 1.f && options_.get<int>("powersgd-rank") == 0 &&
+          !sendsOneBit(options_) && !first.lookupTables().empty();
+      std::vector<GradientBucket> buckets = gradientBuckets(first.params(), floats, first.gradientOrder(lookupsApart));
+      if(lookupsApart && buckets.size() > 1)
+        lookupTables_ = first.lookupTables();
+      checkSameBucketsAsRankZero(*transport_, layout(), buckets, lookupTables_);
+      allreducer_ = std::make_unique<GradientAllreducer>(options_, *transport_, gradShards_, seed_, buckets, &layout(),
+                                                         shards_->adamMoments(adamBeta1(options_)));
+      const Compression& c = allreducer_->compression();
+      if(c.compresses() && c.local != LocalGradients::off)
+        replicas_ = std::make_unique<LocalReplicas>(*transport_, c.averageMoments);
+      if(c.local != LocalGradients::off && !c.compresses() && transport_->rank() == 0)
+        LOG(warn, "[training] --local-gradients has no effect without compression (--compression-density 1): "
+                  "every rank applies the same dense sum");
+      if(floats > 0) {
+        std::vector<Device> devices;
+        for(auto& w : workers_)
+          devices.push_back(w->device());
+        std::function<void()> afterBackward;
+        if(!lookupTables_.empty()) {  // with compression the top-k selects from the whole table
+          lookupRows_ = std::make_unique<LookupRowsApart>(layout(), lookupTables_, workers_.size(), *transport_);
+          afterBackward = [this] { lookupRows_->reduceInto(gradShards_, shards_->ranges(), active_); };
+        }
+        overlap_ = std::make_unique<OverlappedAllreduce>(workers_[0]->params(), buckets, devices, *transport_,
+                                                         [this](size_t b) { reduceBucket(b); }, afterBackward);
+      }
+    }
+  }
+
+  int rank() const override { return transport_ ? transport_->rank() : 0; }
+  int ranks() const override { return transport_ ? transport_->size() : 1; }
+  bool ranksInLockstep() const override { return transport_ != nullptr; }
+
+  std::string statusLine() override {
+    if(!allreducer_)
+      return "";
+    AllreduceBytes b = allreducer_->takeBytes();  // the channel's: with the lookups' rows summed apart
+    uint64_t updates = updatesSinceStatus_;
+    updatesSinceStatus_ = 0;
+    // the share of the allreduce's time that backward hid: the thread's busy time the update
+    // did not wait for
+    std::string hidden;
+    if(overlap_ && busySinceStatus_ > 0)
+      hidden = " : Hidden " + formatNumber("%.1f", 100.0 * std::max(0.0, 1.0 - waitSinceStatus_ / busySinceStatus_)) + "%";
+    busySinceStatus_ = waitSinceStatus_ = 0;
+    if(!b.counted)  // MPI_Allreduce's own messages never pass our transport
+      return " : Sent not counted (MPI_Allreduce) : Recv not counted" + hidden;
+    return trafficPerUpdate(double(b.sent), double(b.received), updates) + hidden;
+  }
+
+  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+    size_t n = workers_.size();
+    float scale = gradientScale(normalizeGradient_, normalizeGradient_ ? labelsOfEveryRank(batch) : 0);
+    std::vector<double> ce(n, 0.0);
+    // which devices compute (a batch smaller than the devices leaves some without sentences)
+    std::vector<std::vector<Batch>> shares(n);
+    active_.assign(n, 0);
+    for(size_t d = 0; d < n; ++d) {
+      shares[d] = deviceShare(batch, d, n);
+      active_[d] = !shares[d].empty();
+    }
+    if(allreducer_)
+      allreducer_->setStep(update);
+    if(overlap_)
+      overlap_->start(active_);
+    try {
+      parallelFor(n, [&](size_t d) {
+        if(!active_[d]) {  // zeros, final before the communication thread's lane adds into them
+          workers_[d]->params().zeroGrads();
+          backendFor(workers_[d]->device()).synchronize();
+          return;
+        }
+        ExpressionGraph::GradientReady ready;
+        ExpressionGraph::LookupsApart apart;
+        if(overlap_)
+          ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
+        if(lookupRows_)
+          apart = [this, d](size_t param) { return lookupRows_->rowsOf(d, workers_[d]->device(), param); };
+        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready, apart);
+        if(overlap_)
+          overlap_->backwardDone(d);
+      });
+    } catch(...) {
+      if(overlap_)
+        overlap_->finish(/*failed=*/true);
+      throw;
+    }
+
+    if(overlap_) {  // the buckets' reduce-scatter and allreduce ran beside backward
+      overlap_->finish();
+      busySinceStatus_ += overlap_->lastBusySeconds();
+      waitSinceStatus_ += overlap_->lastWaitSeconds();
+      ++updatesSinceStatus_;
+    } else {
+      Range all{0, layout().totalSize()};
+      parallelFor(n, [&](size_t k) {
+        timeline::Span span("reduce-scatter", "sync");
+        shards_->sumDevicesInto(k, all, active_);
+      });
+      if(allreducer_) {
+        timeline::Span span("allreduce", "comm");
+        for(size_t b = 0; b < allreducer_->buckets(); ++b)
+          reduceAcrossRanks(b);
+        ++updatesSinceStatus_;
+      }
+    }
+    if(!heldBack_.empty()) {
+      shards_->addToGradients(heldBack_);
+      heldBack_.clear();
+    }
+    // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
+    shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update);
+    shards_->allGather();
+    averaged_.clear();
+    averagedSmoothed_.clear();
+    uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
+    if(replicas_ && every > 0 && (update + 1) % every == 0) {
+      replicas_->average(shards_->shards());
+      shards_->allGather();
+    }
+
+    StepStats stats;
+    for(double c : ce)
+      stats.ceSum += c;
+    stats.labels = batch.trgWords;
+    stats.sentences = size_t(batch.sentences);
+    return stats;
+  }
+
+  const Parameters& layout() override { return workers_[0]->params(); }
+
+  // Local gradients: rank 0 validates the mean of the ranks' copies; nothing changes them.
+  void prepareValidation() override {
+    if(!replicas_)
+      return;
+    for(bool smoothed : {false, true}) {
+      if(smoothed && emaAlpha_ <= 0.f) {  // without a moving average the smoothed values are the values
+        averagedSmoothed_ = averaged_;
+        break;
+      }
+      (smoothed ? averagedSmoothed_ : averaged_) = replicas_->mean(shards_->values(smoothed));
+    }
+  }
+
+  std::vector<float> values(bool smoothed) override {
+    const std::vector<float>& mean = smoothed ? averagedSmoothed_ : averaged_;
+    if(!mean.empty())  // prepareValidation's, until the next update
+      return mean;
+    return shards_->values(smoothed);  // this rank's copy
+  }
+
+  ModelState saveState() override {
+    ModelState state;
+    state.n = layout().totalSize();
+    state.ranks = ranks();
+    state.devices = workers_.size();
+    shards_->saveTo(state);
+    if(allreducer_)  // collective: every rank's residuals go to rank 0
+      allreducer_->saveTo(state);
+    if(replicas_)  // collective: every rank's copy goes to rank 0
+      replicas_->gather(state);
+    if(!heldBack_.empty()) {  // resumed on one rank, saved before its first update: still owed
+      std::vector<float>& owed = state.extras["allreduce-residual.rank0"];
+      owed = heldBack_;
+      if(heldBackMomentum_) {  // back to what 1-bit Adam's errors are: momentum, with no server part
+        for(float& x : owed)
+          x *= 1.f - adamBeta1(options_);
+        state.extras["onebit-server-error"].assign(owed.size(), 0.f);
+      }
+    }
+    return rank() == 0 ? state : ModelState();
+  }
+
+  void restoreState(const ModelState& saved) override {
+    ABORT_IF(saved.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", saved.n,
+             layout().totalSize());
+    shards_->restoreFrom(saved);
+    restoreOwnReplica(saved);
+    // The ranks' gradients are summed, so what the saved ranks held back counts once wherever it goes.
+    std::optional<ModelState> converted;
+    if(saved.residualsOfRankMeans && saved.ranks > 1) {
+      converted = inUnitsOfTheSum(saved, options_.get<bool>("zero-one-adam", false));
+      if(rank() == 0)
+        LOG(info, "[training] The checkpoint is of --normalize-gradient on {} ranks by an earlier version, each rank "
+                  "dividing by its own labels: what they held back of their gradients counts 1/{} in the sum over "
+                  "ranks divided by all their labels",
+            saved.ranks, saved.ranks);
+    }
+    const ModelState& state = converted ? *converted : saved;
+    if(allreducer_) {
+      allreducer_->restoreFrom(state);
+      return;
+    }
+    // One rank does not compress: what the saved ranks held back joins the first gradient, as
+    // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
+    // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
+    // large adds to the next momentum.
+    auto servers = state.extras.find("onebit-server-error");
+    heldBackMomentum_ = servers != state.extras.end();
+    heldBack_ = state.sumOfExtras("allreduce-residual.rank", heldBackMomentum_ ? 1.f / float(state.ranks) : 1.f);
+    if(heldBackMomentum_ && !heldBack_.empty()) {
+      ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
+               servers->second.size(), heldBack_.size());
+      float toGradient = 1.f / (1.f - adamBeta1(options_));
+      for(size_t i = 0; i < heldBack_.size(); ++i)
+        heldBack_[i] = (heldBack_[i] + servers->second[i]) * toGradient;
+    }
+    if(!heldBack_.empty())
+      LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
+                "rank 0's first gradient (one rank does not compress)",
+          state.ranks);
+  }
+
+private:
+  // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
+  // which selects and scatters each piece where it lives.
+  void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
+
+  // The update's target labels on all ranks: --normalize-gradient divides every rank's gradient
+  // by them, so the sum over ranks is the update's per-label gradient, as on one rank (and Marian).
+  uint64_t labelsOfEveryRank(const Batch& batch) const {
+    if(!transport_ || transport_->size() == 1)
+      return batch.trgWords;
+    float labels = float(batch.trgWords);  // exact below 2^24 labels an update
+    transport_->allreduceSum(&labels, 1, transport_->peerTimeout(), "the update's labels");
+    return uint64_t(labels);
+  }
+
+  // Bucket b on the communication thread, as soon as backward has finished it on every device.
+  void reduceBucket(size_t b) {
+    for(size_t k = 0; k < shards_->size(); ++k)
+      shards_->sumDevicesInto(k, allreducer_->bucket(b), active_);
+    reduceAcrossRanks(b);
+  }
+
+  // A checkpoint of local gradients holds every rank's copy: this rank's own, on as many ranks
+  // as saved it; otherwise every rank starts from the saved mean.
+  void restoreOwnReplica(const ModelState& state) {
+    std::optional<ModelState> own = replicas_ ? replicas_->ownCopy(state) : std::nullopt;
+    if(!own)
+      return;
+    shards_->restoreFrom(*own);
+  }
+
+  Options options_;
+  bool normalizeGradient_;
+  float clipNorm_, emaAlpha_;
+  uint64_t seed_;
+  Transport* transport_;  // null on one rank
+  std::unique_ptr<GradientAllreducer> allreducer_;
+  std::unique_ptr<LocalReplicas> replicas_;  // local gradients: the ranks' copies
+  std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
+  std::vector<char> active_;  // which devices compute in this update
+  uint64_t updatesSinceStatus_ = 0;
+  double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
+  std::unique_ptr<NodeShards> shards_;
+  std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
+  std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
+  bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors
+  std::vector<size_t> lookupTables_;  // dense sums with buckets: tables whose lookups go apart (or none)
+  std::unique_ptr<LookupRowsApart> lookupRows_;
+  std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
+};
+
+}  // namespace
+
+std::unique_ptr<GraphGroup> createSyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
+                                                 const std::vector<Device>& devices, Transport* ranks) {
+  return std::make_unique<SyncGraphGroup>(o, srcVocab, trgVocab, seed, devices, ranks);
+}
+
+}  // namespace marian
