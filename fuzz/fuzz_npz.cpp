@@ -3,7 +3,7 @@
 // the fuzz build, so that mutated arrays reach the .npy parser.)
 #include "common/npz.h"
 #include "fuzz_common.h"
-#include "training/checkpoint.h"
+#include "training/loop/checkpoint.h"
 
 using namespace marian;
 

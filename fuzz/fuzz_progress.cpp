@@ -1,8 +1,8 @@
 // The training progress file (model.npz.progress.yml) and a checkpoint's special:state.yml: what
 // reads must write and read back the same.
 #include "fuzz_common.h"
-#include "training/checkpoint.h"
-#include "training/training_state.h"
+#include "training/loop/checkpoint.h"
+#include "training/loop/training_state.h"
 
 using namespace marian;
 

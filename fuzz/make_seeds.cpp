@@ -10,7 +10,7 @@
 #include "common/npz.h"
 #include "wire_records.h"
 #include "data/vocab.h"
-#include "training/checkpoint.h"
+#include "training/loop/checkpoint.h"
 
 using namespace marian;
 
