@@ -3,7 +3,7 @@
 // products run on. A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels by the CPU's model number
 // and falls back to Prescott's (SSE3) for a model it does not know: Debian's 0.3.21 does so on
 // Intel Xeons newer than itself (model 207), where Prescott's sgemm is a tenth of the AVX-512
-// kernel's speed and training 3.6 times slower (README, "OpenBLAS on a CPU newer than it").
+// kernel's speed and training 3.6 times slower (docs/results.md, "OpenBLAS on a CPU newer than it").
 #include <string>
 
 namespace marian {
