@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   std::filesystem::remove(tmp);
 
   // vocab: as marian-vocab writes one, and as JSON
-  write("vocab", "vocab.yml", buildYamlVocab({"the cat sat on the mat", "a b c : - [x] {y} # 'q' null ~ yes 1"}, 0));
+  write("vocab", "vocab.yml", buildYamlVocab(std::vector<std::string>{"the cat sat on the mat", "a b c : - [x] {y} # 'q' null ~ yes 1"}, 0));
   write("vocab", "vocab.json", "{\"</s>\": 0, \"<unk>\": 1, \"the\": 2, \"\\u00e9t\\u00e9\": 3}\n");
 
   // options: a training config, a decoder config, a model's embedded config with its NUL

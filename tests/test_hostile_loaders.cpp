@@ -382,9 +382,9 @@ TEST(HostileVocab, ADirectoryIsNamedAndAGoodVocabularyStillLoads) {
 // --- progress files and checkpoint states -----------------------------------------------------
 
 const std::string kProgress =
-    "epochs: 2\nbatches: 30\nbatches-epoch: 10\ncorpus-batches-epoch: 10\nsamples-epoch: 640\n"
-    "labels-total: 9000\nseed: 1234\nlast-validated: 20\n"
-    "validators:\n  cross-entropy:\n    last-best: 1.5\n    has-best: true\n    stalled: 0\n";
+    "epochs: 2\nbatches: 30\nbatches-epoch: 10\ncorpus-batches-epoch: 10\ncorpus-sentences-epoch: 640\n"
+    "batching: --mini-batch 64\nsamples-epoch: 640\nlabels-total: 9000\nseed: 1234\ngradient: summed\n"
+    "last-validated: 20\nvalidators:\n  cross-entropy:\n    last-best: 1.5\n    has-best: true\n    stalled: 0\n";
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   size_t at = text.find(from);
@@ -401,9 +401,10 @@ TEST(HostileProgress, AGoodFileReadsBack) {
   EXPECT_EQ(t.toYaml(), s.toYaml());
   TrainingState fresh;
   EXPECT_EQ(TrainingState::parse(fresh.toYaml(), "p.yml").toYaml(), fresh.toYaml());
-  EXPECT_EQ(s.gradient, "");  // saved before the field
-  for(std::string gradient : {"summed", "per-label-of-all-ranks", "per-label"}) {  // per-label: an earlier version's
-    TrainingState t = TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: " + gradient + "\n"), "p.yml");
+  EXPECT_EQ(s.batching, "--mini-batch 64");
+  EXPECT_EQ(s.corpusSentencesEpoch, 640u);
+  for(std::string gradient : {"summed", "per-label-of-all-ranks"}) {
+    TrainingState t = TrainingState::parse(replaced(kProgress, "gradient: summed", "gradient: " + gradient), "p.yml");
     EXPECT_EQ(t.gradient, gradient);
     EXPECT_EQ(TrainingState::parse(t.toYaml(), "p.yml").gradient, gradient);
   }
@@ -414,12 +415,12 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches: 30", "batches: abc"), path); },
               {path, "'batches'", "line 2", "non-negative integer", "'abc'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "samples-epoch: 640", "samples-epoch: -640"), path); },
-              {path, "'samples-epoch'", "line 5", "'-640'"});
+              {path, "'samples-epoch'", "line 7", "'-640'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", ""), path); }, {path, "'seed'", "missing"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234", "seed: [1, 2]"), path); },
               {path, "'seed'", "a sequence"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "has-best: true", "has-best: 7"), path); },
-              {path, "'validators.cross-entropy.has-best'", "line 12", "true or false"});
+              {path, "'validators.cross-entropy.has-best'", "line 15", "true or false"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "last-best: 1.5", "last-best: x"), path); },
               {path, "'validators.cross-entropy.last-best'", "a number"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "stalled: 0", "stalled: -1"), path); },
@@ -427,11 +428,16 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
   expectError([&] { TrainingState::parse(replaced(kProgress, "  cross-entropy:\n", "  - cross-entropy:\n"), path); },
               {path, "'validators'", "must be a map"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "epochs: 2", "epochs: 0"), path); }, {path, "'epochs'"});
-  expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", "seed: 1234\ngradient: mean\n"), path); },
-              {path, "'gradient'", "summed, per-label-of-all-ranks or per-label", "'mean'"});
+  for(std::string gradient : {"mean", "per-label", "\"\""})
+    expectError([&] { TrainingState::parse(replaced(kProgress, "gradient: summed", "gradient: " + gradient), path); },
+                {path, "'gradient'", "summed or per-label-of-all-ranks"});
+  for(std::string key : {"corpus-batches-epoch: 10\n", "corpus-sentences-epoch: 640\n", "batching: --mini-batch 64\n",
+                         "gradient: summed\n"})
+    expectError([&] { TrainingState::parse(replaced(kProgress, key, ""), path); },
+                {path, "'" + key.substr(0, key.find(':')) + "'", "missing"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
               {path, "'batches-epoch'"});
-  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 14", "twice"});
+  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 17", "twice"});
   for(std::string text : {"", "[1, 2]", "just text", "epochs: [", "{a: 1}: 2\n"})
     expectError([&] { TrainingState::parse(text, path); }, {path});
 }
@@ -463,7 +469,7 @@ TEST(HostileProgress, AMissingFileOrADirectoryIsNamed) {
   expectError([&] { TrainingState::fromYaml(dir); }, {dir, "directory"});
   std::string path = temp("progress.yml");
   writeAll(path, replaced(kProgress, "labels-total: 9000", "labels-total: 9.5"));
-  expectError([&] { TrainingState::fromYaml(path); }, {path, "'labels-total'", "line 6"});
+  expectError([&] { TrainingState::fromYaml(path); }, {path, "'labels-total'", "line 8"});
 }
 
 std::string checkpointState(const std::string& steps = "[[0, 6, 3]]", const std::string& more = "") {
@@ -472,7 +478,7 @@ std::string checkpointState(const std::string& steps = "[[0, 6, 3]]", const std:
     e = kProgress.find('\n', b);
     progress += "  " + kProgress.substr(b, e - b) + "\n";
   }
-  return "progress:\n" + progress + "parameters: 6\nranks: 1\ndevices: 1\noptimizer-steps: " + steps +
+  return "progress:\n" + progress + "parameters: 6\nranks: 1\ndevices: 1\nparameter-layout: 6f0a\noptimizer-steps: " + steps +
          "\ncounters:\n  calls: 4\n" + more;
 }
 
@@ -482,6 +488,7 @@ TEST(HostileProgress, CheckpointStatesWithBadStepListsAndLayoutsAreNamed) {
   EXPECT_EQ(c.model.optimizerSteps.size(), 1u);
   EXPECT_EQ(c.model.counters.at("calls"), 4u);
   EXPECT_EQ(c.progress.batches, 30u);
+  EXPECT_EQ(c.model.parameterLayout, "6f0a");
   // an [offset, size, steps] entry of 0, 2 or 4 elements, not a list, or past the model
   for(std::string steps : {"[[]]", "[[0, 6]]", "[[0, 6, 3, 1]]", "[5]", "[[0, 7, 3]]", "[[18446744073709551615, 2, 1]]",
                            "[[0, -6, 3]]", "[[0, 6, x]]", "7", "{a: 1}"}) {
@@ -501,6 +508,8 @@ TEST(HostileProgress, CheckpointStatesWithBadStepListsAndLayoutsAreNamed) {
   expectError([&] { readCheckpointState(replaced(checkpointState(), "  batches: 30", "  batches: x"), "ck.npz", d); },
               {"ck.npz", "progress", "'batches'", "line 3"});
   expectError([&] { readCheckpointState("parameters: 6\n", "ck.npz", d); }, {"ck.npz", "'progress'"});
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "parameter-layout: 6f0a\n", ""), "ck.npz", d); },
+              {"ck.npz", "special:state.yml", "'parameter-layout'", "missing"});
   expectError([&] { readCheckpointState(checkpointState() + "ranks: 2\n", "ck.npz", d); }, {"ck.npz", "'ranks'", "twice"});
 }
 

@@ -6,10 +6,8 @@
 // 1 and 2: *_ffn_W1, *_ffn_b1, *_ffn_W2, *_ffn_b2; norms of prefix_ffn: *_ffn_ffn_ln_scale),
 // EncoderTransformer::apply and DecoderTransformer::step (preProcess of prefix_emb:
 // encoder_emb_ln_scale_pre) and lazyCreateOutputLayer (decoder_ff_logit_out, its untied weight
-// decoder_ff_logit_out_Wt [vocab, dim] in layers/output.cpp). Models saved with this project's
-// earlier names still load, renamed (models/legacy_names.cpp). The s2s model's names come from
-// models/s2s.h and the RNN layers (see the s2s tests below); its earlier layout is recognised
-// and decodes with the earlier implementation (models/s2s_legacy.cpp).
+// decoder_ff_logit_out_Wt [vocab, dim] in layers/output.cpp). The s2s model's names come from
+// models/s2s.h and the RNN layers (see the s2s tests below).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,18 +18,15 @@
 #include "common/options.h"
 #include "data/vocab.h"
 #include "models/encoder_decoder.h"
-#include "models/legacy_names.h"
 #include "tensors/kernels.h"
 
 namespace marian {
 namespace {
 
-using ModelFactory = std::unique_ptr<EncoderDecoder> (*)(const Options&, size_t, size_t);
-
-// Declares the parameters of the model of these options in `graph` (vocabularies 11 and
-// `trgVocab`); `factory` makes it.
+// Declares the parameters of the model of these options in `graph` (vocabularies `srcVocab` and
+// `trgVocab`).
 void declareModel(ExpressionGraph& graph, const std::vector<std::string>& extra, size_t trgVocab,
-                  ModelFactory factory = createModel, size_t srcVocab = 11) {
+                  size_t srcVocab = 11) {
   std::vector<std::string> args = {"marian", "--dim-emb", "8", "--transformer-dim-ffn", "12", "--transformer-heads",
                                    "2"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -39,7 +34,7 @@ void declareModel(ExpressionGraph& graph, const std::vector<std::string>& extra,
   for(const auto& a : args)
     argv.push_back(a.c_str());
   Options o = parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options;
-  auto model = factory(o, srcVocab, trgVocab);
+  auto model = createModel(o, srcVocab, trgVocab);
   std::vector<int> eos{Vocab::kEos};
   Batch declare = Batch::fromSources({&eos});
   declare.trgLen = 1;
@@ -49,11 +44,10 @@ void declareModel(ExpressionGraph& graph, const std::vector<std::string>& extra,
   model->loss(graph, declare, false);
 }
 
-// The parameters (name -> shape) the model of these options declares; `factory` makes it.
-std::map<std::string, std::string> namesAndShapes(const std::vector<std::string>& extra, size_t trgVocab = 13,
-                                                  ModelFactory factory = createModel) {
+// The parameters (name -> shape) the model of these options declares.
+std::map<std::string, std::string> namesAndShapes(const std::vector<std::string>& extra, size_t trgVocab = 13) {
   ExpressionGraph graph(cpuDevice(0), 1, 0);
-  declareModel(graph, extra, trgVocab, factory);
+  declareModel(graph, extra, trgVocab);
   std::map<std::string, std::string> out;
   for(const auto& e : graph.params().entries())
     out[e.name] = e.shape.toString();
@@ -268,7 +262,7 @@ TEST(MarianNames, ParametersStartInMariansRanges) {
       {"--type", "s2s", "--dim-emb", "16", "--dim-rnn", "6"}};
   for(const auto& model : models) {
     ExpressionGraph graph(cpuDevice(0), 1234);
-    declareModel(graph, model, 900, createModel, 1000);
+    declareModel(graph, model, 900, 1000);
     graph.params().allocate();
     int tables = 0;
     for(const auto& e : graph.params().entries()) {
@@ -330,55 +324,6 @@ TEST(MarianTraining, TransformerDropoutMasksAreSharedByTheSentencesOfABatch) {
   double alone = cost(1, true), twice = cost(2, true);
   EXPECT_GT(std::fabs(alone - cost(1, false)), 1e-3) << "dropout changed the cost";
   EXPECT_NEAR(twice, 2 * alone, 1e-5 * std::fabs(alone));
-}
-
-// An s2s model of this program's earlier layout (models/s2s_legacy.cpp) is recognised by its
-// names; Marian's s2s and the transformer are not.
-TEST(MarianNames, EarlierS2SModelsAreRecognised) {
-  auto items = [](const std::map<std::string, std::string>& names) {
-    std::vector<NpzItem> out;
-    float zero = 0.f;
-    for(const auto& [name, shape] : names)
-      out.push_back(npzFloat32(name, {1}, &zero));
-    return out;
-  };
-  EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({"--type", "s2s", "--dim-rnn", "6"}))));
-  EXPECT_FALSE(isEarlierS2SModel(items(namesAndShapes({}))));
-  auto names = namesAndShapes({"--type", "s2s", "--dim-rnn", "6"}, 13, createEarlierS2S);
-  EXPECT_TRUE(names.count("decoder_att_keys_W") && names.count("decoder_cell1_W_W") &&
-              names.count("decoder_ff_logit_l1_rnn_W"));
-  EXPECT_TRUE(isEarlierS2SModel(items(names)));
-}
-
-TEST(MarianNames, EarlierNamesAreRenamedAndTheUntiedOutputTransposed) {
-  std::vector<NpzItem> items;
-  auto add = [&](const std::string& name, std::vector<size_t> shape, std::vector<float> v) {
-    items.push_back(npzFloat32(name, shape, v.data()));
-  };
-  add("encoder_l1_ffn_W1_W", {2, 3}, {1, 2, 3, 4, 5, 6});
-  add("encoder_l1_ffn_W1_b", {1, 3}, {0, 0, 0});
-  add("decoder_l2_ffn_W2_W", {3, 2}, {1, 2, 3, 4, 5, 6});
-  add("decoder_l2_ffn_W2_b", {1, 2}, {0, 0});
-  add("encoder_l1_ffn_ln_scale", {1, 2}, {1, 1});
-  add("encoder_l1_ffn_pre_ln_bias", {1, 2}, {0, 0});
-  add("decoder_l1_context_Wo_pre_ln_scale", {1, 2}, {1, 1});
-  add("encoder_emb_ln_bias", {1, 2}, {0, 0});
-  add("decoder_ff_logit_out_W", {2, 3}, {1, 2, 3, 4, 5, 6});
-  add("encoder_l1_self_Wq", {2, 2}, {1, 0, 0, 1});  // unchanged
-  EXPECT_EQ(renameLegacyParameters(items), 9u);
-  std::vector<std::string> names;
-  for(const auto& i : items)
-    names.push_back(i.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"encoder_l1_ffn_W1", "encoder_l1_ffn_b1", "decoder_l2_ffn_W2",
-                                             "decoder_l2_ffn_b2", "encoder_l1_ffn_ffn_ln_scale",
-                                             "encoder_l1_ffn_ffn_ln_bias_pre", "decoder_l1_context_Wo_ln_scale_pre",
-                                             "encoder_emb_ln_bias_pre", "decoder_ff_logit_out_Wt",
-                                             "encoder_l1_self_Wq"}));
-  const NpzItem& wt = items[8];
-  EXPECT_EQ(wt.shape, (std::vector<size_t>{3, 2}));
-  const float* v = reinterpret_cast<const float*>(wt.bytes.data());
-  EXPECT_EQ(std::vector<float>(v, v + 6), (std::vector<float>{1, 4, 2, 5, 3, 6}));
-  EXPECT_EQ(renameLegacyParameters(items), 0u);  // today's names stay
 }
 
 }  // namespace

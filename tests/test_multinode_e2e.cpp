@@ -36,7 +36,7 @@ struct Config {
 
 TEST(MultiNode, EveryConfigurationTrains) {
   // 0.99 dropping keeps ~330 values of this 33k-parameter model per exchange and learns too
-  // slowly for the few updates a test can afford (it does learn: the README's runs); 0.9 here
+  // slowly for the few updates a test can afford (it does learn: docs/results.md's runs); 0.9 here
   std::string dropping = " --grad-dropping-rate 0.9 --grad-dropping-warmup 10";
   std::vector<Config> configs = {
       {2, ""},

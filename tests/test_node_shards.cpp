@@ -9,7 +9,8 @@
 #include "graph/parameters.h"
 #include "optimizers/optimizer.h"
 #include "tensors/kernels.h"
-#include "training/graph_groups/node_shards.h"
+#include "training/graph_groups/apart_shards.h"
+#include "training/graph_groups/in_place_shards.h"
 
 namespace marian {
 namespace {
@@ -19,12 +20,13 @@ constexpr float kLr = 0.5f;
 
 std::vector<float> initial() { return {1, 2, 3, 4, 5, 6, 7}; }
 
+// Shards: InPlaceShards or ApartShards
+template <class Shards>
 struct Node {
   std::vector<std::unique_ptr<Parameters>> devices;
-  std::unique_ptr<NodeShards> shards;
+  std::unique_ptr<Shards> shards;
 
-  Node(size_t n, NodeShards::Placement placement,
-       std::function<std::unique_ptr<Optimizer>()> optimizer = [] { return std::make_unique<Sgd>(); }) {
+  explicit Node(size_t n, std::function<std::unique_ptr<Optimizer>()> optimizer = [] { return std::make_unique<Sgd>(); }) {
     std::vector<Parameters*> params;
     for(size_t d = 0; d < n; ++d) {
       devices.push_back(std::make_unique<Parameters>(cpuDevice(int(d))));
@@ -32,7 +34,7 @@ struct Node {
       devices.back()->allocate();
       params.push_back(devices.back().get());
     }
-    shards = std::make_unique<NodeShards>(params, optimizer, 0.f, placement);
+    shards = std::make_unique<Shards>(params, optimizer, 0.f);
   }
   void setGrads(size_t d, const std::vector<float>& g) { kernels::fromHost(devices[d]->grads(), g); }
   std::vector<float> valuesOf(size_t d) { return kernels::toHost(devices[d]->values()); }
@@ -62,7 +64,7 @@ double norm(const std::vector<float>& v) {
 }
 
 TEST(NodeShards, InPlaceSumsStepsOnceOverAllShardsAndGathers) {
-  Node node(2, NodeShards::Placement::inPlace);
+  Node<InPlaceShards> node(2);
   ASSERT_EQ(node.shards->ranges()[0].size, 3u);
   node.setGrads(0, g0);
   node.setGrads(1, g1);
@@ -82,7 +84,7 @@ TEST(NodeShards, InPlaceSumsStepsOnceOverAllShardsAndGathers) {
 // What 1-bit Adam reads: the optimizer's arrays (Adam's m and v, by name) over a range that crosses the
 // shards' boundary, zeros before the first step.
 TEST(NodeShards, OptimizerArraysAreReadAcrossShards) {
-  Node node(2, NodeShards::Placement::inPlace, [] { return std::make_unique<Adam>(0.9f, 0.99f); });
+  Node<InPlaceShards> node(2, [] { return std::make_unique<Adam>(0.9f, 0.99f); });
   std::vector<float> got(4, -1.f);
   node.shards->adamMoments(0.9f).readSecond(Range{2, 4}, got.data());
   EXPECT_EQ(got, std::vector<float>(4, 0.f));
@@ -103,7 +105,7 @@ TEST(NodeShards, OptimizerArraysAreReadAcrossShards) {
 }
 
 TEST(NodeShards, ApartPullsThenEachPushIsAppliedAtOnceAndClippedAlone) {
-  Node node(2, NodeShards::Placement::apart);
+  Node<ApartShards> node(2);
   // device 0 pulls and pushes; device 1 pulled before that push, so its gradient is stale
   node.shards->pull(0);
   node.shards->pull(1);
@@ -125,25 +127,26 @@ TEST(NodeShards, ApartPullsThenEachPushIsAppliedAtOnceAndClippedAlone) {
 }
 
 TEST(NodeShards, ANonFiniteGradientNamesTheUpdate) {
-  for(auto placement : {NodeShards::Placement::inPlace, NodeShards::Placement::apart}) {
-    Node node(2, placement);
-    std::vector<float> bad = g0;
-    bad[1] = std::nanf("");  // in shard 0, which device 0 steps
-    node.setGrads(0, bad);
+  std::vector<float> bad = g0;
+  bad[1] = std::nanf("");  // in shard 0, which device 0 steps
+  auto expectNamed = [](auto step) {
     try {
-      if(placement == NodeShards::Placement::apart)
-        node.shards->push(0, kLr, 0.f, 41);
-      else
-        node.shards->step(kLr, 0.f, 41);
+      step();
       ADD_FAILURE() << "no error";
     } catch(const std::exception& e) {
       EXPECT_NE(std::string(e.what()).find("at update 42: training diverged"), std::string::npos) << e.what();
     }
-  }
+  };
+  Node<InPlaceShards> inPlace(2);
+  inPlace.setGrads(0, bad);
+  expectNamed([&] { inPlace.shards->step(kLr, 0.f, 41); });
+  Node<ApartShards> apart(2);
+  apart.setGrads(0, bad);
+  expectNamed([&] { apart.shards->push(0, kLr, 0.f, 41); });
 }
 
 TEST(NodeShards, StateMovesBetweenPlacementsAndDeviceCounts) {
-  Node two(2, NodeShards::Placement::apart);
+  Node<ApartShards> two(2);
   two.setGrads(0, g0);
   two.shards->push(0, kLr, 0.f, 0);
   ModelState saved;
@@ -151,7 +154,7 @@ TEST(NodeShards, StateMovesBetweenPlacementsAndDeviceCounts) {
   two.shards->saveTo(saved);
   EXPECT_EQ(saved.values, sgd(initial(), g0, 1.f));
   for(size_t devices : {1, 3}) {
-    Node other(devices, NodeShards::Placement::inPlace);
+    Node<InPlaceShards> other(devices);
     other.shards->restoreFrom(saved);
     for(size_t d = 0; d < devices; ++d)
       EXPECT_EQ(other.valuesOf(d), saved.values);

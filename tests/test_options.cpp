@@ -417,14 +417,17 @@ TEST(Options, CpuDevicesAreBoundedByTheCores) {
   }
 }
 
-// Pre-norm models of earlier versions (no version key) ended each stack with a norm, which
-// Marian's --transformer-postprocess-top n asks for; Marian's own models say what they have.
-TEST(Options, EarlierPreNormModelsKeepTheirTopNorm) {
-  EXPECT_EQ(modelOptions("transformer-preprocess: n\n", "old").get<std::string>("transformer-postprocess-top"), "n");
+// A model configuration that does not set --transformer-postprocess-top has none, as in Marian
+// (its default ""), pre-norm or not, with a version key or without.
+TEST(Options, AModelConfigWithoutPostprocessTopHasNoTopNorm) {
   EXPECT_EQ(modelOptions("transformer-preprocess: n\nversion: v1.12.43\n", "marian")
                 .get<std::string>("transformer-postprocess-top"),
             "");
-  EXPECT_EQ(modelOptions("transformer-preprocess: \"\"\n", "old").get<std::string>("transformer-postprocess-top"), "");
+  EXPECT_EQ(modelOptions("transformer-preprocess: n\n", "model.npz.yml").get<std::string>("transformer-postprocess-top"),
+            "");
+  EXPECT_EQ(modelOptions("transformer-preprocess: n\ntransformer-postprocess-top: n\n", "model.npz.yml")
+                .get<std::string>("transformer-postprocess-top"),
+            "n");
 }
 
 TEST(Options, ModelOptionsReadMarianEmbeddedConfigWithItsNul) {

@@ -9,15 +9,12 @@
 #include <filesystem>
 
 #include "e2e_helpers.h"
-#include "training/loop/checkpoint.h"
 
 namespace {
 
 using e2e::costs;
 using e2e::mpirun;
 using e2e::RunResult;
-using marian::Checkpoint;
-using marian::TrainingState;
 
 // Adam, dropout, a moving average and a mid-epoch stop all have to survive the restart.
 const std::string kCommon = " --transformer-dropout 0.1 --exponential-smoothing 0.01 ";
@@ -187,27 +184,6 @@ TEST(Resume, TheGradientsNormalisationMustMatchTheCheckpoints) {
   RunResult normalized = e2e::run("resume-normalized", "--after-batches 6 --normalize-gradient", false);
   ASSERT_EQ(normalized.status, 0) << normalized.log;
   EXPECT_NE(normalized.log.find("Resuming from"), std::string::npos) << normalized.log;
-}
-
-// A checkpoint of an earlier version's --normalize-gradient on 2 ranks (progress 'gradient:
-// per-label': each rank divided by its own labels) resumes with it on 3 ranks, its residuals
-// counted half, as the log says (the values: GraphGroupsInProcess.ResidualsOfAnEarlier...).
-TEST(Resume, AnEarlierNormalisedGradientsCheckpointResumesWithItsResidualsConverted) {
-  std::string opts = kCommon + "--sync-sgd --sparse-allreduce topka --compression-density 0.05 --normalize-gradient ";
-  RunResult first = e2e::run("resume-earlier", opts + "--after-batches 10", true, mpirun(2));
-  ASSERT_EQ(first.status, 0) << first.log;
-  std::string checkpoint = e2e::corpusDir() + "/resume-earlier/model.npz.optimizer.npz";
-  Checkpoint c = marian::readCheckpoint(checkpoint);
-  EXPECT_EQ(c.progress.gradient, TrainingState::kPerLabelGradient);
-  c.progress.gradient = TrainingState::kPerLabelOfEachRank;
-  marian::writeCheckpoint(checkpoint, c.model, c.progress);
-  RunResult second = e2e::run("resume-earlier", opts + "--after-batches 20", false, mpirun(3));
-  ASSERT_EQ(second.status, 0) << second.log;
-  EXPECT_NE(second.log.find("is of --normalize-gradient on 2 ranks by an earlier version, each rank dividing by its "
-                            "own labels: what they held back of their gradients counts 1/2"),
-            std::string::npos) << second.log;
-  EXPECT_EQ(costs(second.log).size(), 2u) << second.log;
-  EXPECT_EQ(marian::readCheckpoint(checkpoint).progress.gradient, TrainingState::kPerLabelGradient);
 }
 
 // --sigterm save-and-exit (Marian's default): the update in flight finishes, the run saves and

@@ -254,7 +254,7 @@ TEST(SyncAllreduce, OneBitAdamLearnsAndCutsTheBytesPerUpdate) {
                 "--onebit-scale is a setting of --onebit-adam");
   expectRefused("sync-1bit-scale-unknown",
                 "--sync-sgd --after-batches 2 --onebit-adam --adam-freeze-variance-after 5 --onebit-scale l3",
-                "Unknown 1-bit scale 'l3'");
+                "--onebit-scale must be rms or mean-abs, not 'l3'");
 }
 
 // 0/1 Adam: the variance's steps dense (kappa 2: 1, 2, 4, 6, 10, 14, 22), the gradient in 1 bit

@@ -1,8 +1,7 @@
 // marian and marian-decoder end to end on toy tasks a small model learns exactly: reversing
 // sequences of distinct symbols (transformer and s2s) decodes exactly with beam 1 and beam 4;
 // the n-best format; BLEU validation during training writes its translations; a model used with
-// another vocabulary or another architecture is refused with a message naming the problem; models
-// of earlier versions (transformer names, the earlier s2s) still decode as they did.
+// another vocabulary or another architecture is refused with a message naming the problem.
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -104,40 +103,6 @@ TEST(Translate, NBestListFormat) {
   EXPECT_NE(readFile(out + ".log").find("sentences/s"), std::string::npos);
 }
 
-// A model saved by an earlier version of this project (its own names: *_ffn_W1_W, *_ffn_ln_*,
-// *_Wo_pre_ln_*, an untied decoder_ff_logit_out_W of [dim, vocab]) decodes as before: its
-// parameters are renamed to Marian's on load, which the log says. The earlier file is made from
-// today's by numpy with the old names.
-TEST(Translate, AModelWithEarlierNamesStillDecodes) {
-  train("legacy", kTransformer + " --after-batches 300 --transformer-preprocess n --transformer-postprocess da "
-                                 "--transformer-postprocess-emb n");
-  std::string m = dir() + "/legacy";
-  std::string rename =
-      "/usr/bin/python3 -c \"import numpy as np, re, sys\n"
-      "a = np.load(sys.argv[1]); out = {}\n"
-      "for k in a.files:\n"
-      "  v = a[k]; n = k\n"
-      "  n = re.sub(r'_ffn_W([12])$', r'_ffn_W\\1_W', n); n = re.sub(r'_ffn_b([12])$', r'_ffn_W\\1_b', n)\n"
-      "  n = re.sub(r'_ffn_ffn_ln_(scale|bias)_pre$', r'_ffn_pre_ln_\\1', n)\n"
-      "  n = re.sub(r'_ffn_ffn_ln_(scale|bias)$', r'_ffn_ln_\\1', n)\n"
-      "  n = re.sub(r'_Wo_ln_(scale|bias)_pre$', r'_Wo_pre_ln_\\1', n)\n"
-      "  n = re.sub(r'^(encoder|decoder)_emb_ln_(scale|bias)_pre$', r'\\1_emb_ln_\\2', n)\n"
-      "  if n == 'decoder_ff_logit_out_Wt': n, v = 'decoder_ff_logit_out_W', v.T.copy()\n"
-      "  out[n] = v\n"
-      "assert 'encoder_l1_ffn_W1_W' in out and 'decoder_ff_logit_out_W' in out and 'encoder_emb_ln_scale' in out\n"
-      "np.savez(sys.argv[2], **out)\" " + m + "/model.npz " + m + "/old.npz";
-  ASSERT_EQ(sh(rename), 0);
-  sh("cp " + m + "/model.npz.yml " + m + "/old.npz.yml");
-  std::string today = m + "/today.out", earlier = m + "/earlier.out";
-  ASSERT_EQ(sh(decoder("legacy", "-b 3 --n-best", today)), 0) << readFile(today + ".log");
-  std::string cmd = decoder("legacy", "-b 3 --n-best", earlier);
-  cmd.replace(cmd.find("/model.npz"), 10, "/old.npz");
-  ASSERT_EQ(sh(cmd), 0) << readFile(earlier + ".log");
-  EXPECT_EQ(readFile(earlier), readFile(today));
-  EXPECT_NE(readFile(earlier + ".log").find("parameters of an earlier version renamed to Marian's names"),
-            std::string::npos) << readFile(earlier + ".log");
-}
-
 // The s2s computes Marian v1.12's function: the F0 scores of marian-decoder's n-best lists equal
 // the log-probabilities that an independent numpy implementation of Marian's s2s (written from
 // marian-dev's rnn/cells.h GRU and gruOps with the "final" flag of decoder_cell2, rnn/attention.h
@@ -236,91 +201,6 @@ sys.exit(0 if n >= 40 and worst < 1e-4 else 1)
                       d + "/test.src " + out + " > " + out + ".check 2>&1";
     EXPECT_EQ(sh(cmd), 0) << readFile(out + ".check");
   }
-}
-
-// An s2s model saved by an earlier version of this program, before s2s took Marian's names and
-// function (decoder_att_keys_W, decoder_cell1_W_W, ...: models/s2s_legacy.cpp), still decodes to
-// the n-best lists it gave then, and the log says that the earlier layout was recognised. The file
-// is written here by numpy in that layout (dim-emb 16, dim-rnn 24, 18 words) with deterministic,
-// untrained values (a bias towards </s>, so that every hypothesis ends before the length limit);
-// the expected n-best lists are what marian-decoder built from commit d74fc42, before the change,
-// printed for this very file.
-TEST(Translate, AnEarlierS2SModelStillDecodes) {
-  std::string m = dir() + "/earlier-s2s";
-  sh("rm -rf " + m + " && mkdir -p " + m);
-  std::ofstream(m + "/make.py") << R"(import numpy as np, sys
-E, H, V = 16, 24, 18
-shapes = {'encoder_Wemb': (V, E), 'decoder_Wemb': (V, E),
-          'decoder_ff_state_W': (2*H, H), 'decoder_ff_state_b': (1, H),
-          'decoder_att_keys_W': (2*H, H), 'decoder_att_keys_b': (1, H), 'decoder_att_U': (H, H), 'decoder_att_v': (H, 1),
-          'decoder_ff_logit_l1_rnn_W': (H, E), 'decoder_ff_logit_l1_rnn_b': (1, E),
-          'decoder_ff_logit_l1_prev_W': (E, E), 'decoder_ff_logit_l1_ctx_W': (2*H, E),
-          'decoder_ff_logit_out_Wt': (V, E), 'decoder_ff_logit_out_b': (1, V)}
-for p, d in [('encoder_bi', E), ('encoder_bi_r', E), ('decoder_cell1', E), ('decoder_cell2', 2*H)]:
-    shapes.update({p + '_W_W': (d, 3*H), p + '_W_b': (1, 3*H), p + '_U': (H, 3*H)})
-out = {}
-for k, name in enumerate(sorted(shapes)):
-    n = int(np.prod(shapes[name]))
-    out[name] = (0.6 * np.sin(0.7 * np.arange(n) + 1.9 * k + 0.3)).astype(np.float32).reshape(shapes[name])
-out['decoder_ff_logit_out_b'][0, 0] = 1.0
-np.savez(sys.argv[1], **out)
-)";
-  ASSERT_EQ(sh("/usr/bin/python3 " + m + "/make.py " + m + "/model.npz"), 0);
-  std::ofstream(m + "/model.npz.yml") << "type: s2s\ndim-emb: 16\ndim-rnn: 24\ndim-vocabs: [18, 18]\n";
-  {
-    std::ofstream vocab(m + "/vocab.yml");
-    vocab << "</s>: 0\n<unk>: 1\n";
-    for(int i = 0; i < 16; ++i)
-      vocab << char('a' + i) << ": " << i + 2 << "\n";
-  }
-  std::ofstream(m + "/in.txt") << "a b c\nd e f g\np o n m l\nh i j k\nk l e\na p b o c n\n";
-  const std::string expected = R"(0 |||  ||| F0= -0.980846 ||| -0.980846
-0 ||| m j ||| F0= -4.0602 ||| -4.0602
-0 ||| d j ||| F0= -4.2198 ||| -4.2198
-0 ||| m j m j ||| F0= -7.33606 ||| -7.33606
-1 |||  ||| F0= -1.07229 ||| -1.07229
-1 ||| c ||| F0= -2.93555 ||| -2.93555
-1 ||| l ||| F0= -3.17784 ||| -3.17784
-1 ||| c d j ||| F0= -5.66943 ||| -5.66943
-2 ||| k ||| F0= -3.36777 ||| -3.36777
-2 ||| a l ||| F0= -4.48812 ||| -4.48812
-2 ||| j l ||| F0= -4.6613 ||| -4.6613
-2 ||| a l d a ||| F0= -7.21637 ||| -7.21637
-3 |||  ||| F0= -1.22336 ||| -1.22336
-3 ||| c ||| F0= -2.24832 ||| -2.24832
-3 ||| l ||| F0= -2.52515 ||| -2.52515
-3 ||| c m b ||| F0= -5.82948 ||| -5.82948
-4 |||  ||| F0= -1.12648 ||| -1.12648
-4 ||| m a ||| F0= -4.01529 ||| -4.01529
-4 ||| m j ||| F0= -4.03244 ||| -4.03244
-4 ||| d j ||| F0= -4.14682 ||| -4.14682
-5 |||  ||| F0= -1.04536 ||| -1.04536
-5 ||| c ||| F0= -3.07784 ||| -3.07784
-5 ||| c d a ||| F0= -6.13457 ||| -6.13457
-5 ||| c d j ||| F0= -6.16915 ||| -6.16915
-)";
-  std::string out = m + "/out";
-  ASSERT_EQ(sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + m + "/vocab.yml " + m +
-               "/vocab.yml -b 4 --n-best < " + m + "/in.txt > " + out + " 2> " + out + ".log"),
-            0)
-      << readFile(out + ".log");
-  EXPECT_NE(readFile(out + ".log").find("an s2s model of an earlier version of this program"), std::string::npos)
-      << readFile(out + ".log");
-  // the same hypotheses in the same order; the scores to print rounding (another CPU's BLAS)
-  std::istringstream got(readFile(out)), want(expected);
-  std::regex entry("^(\\d+ \\|\\|\\| [a-p ]*) \\|\\|\\| F0= (-?[0-9.e-]+) \\|\\|\\| (-?[0-9.e-]+)$");
-  size_t lines = 0;
-  for(std::string g, w; std::getline(want, w); ++lines) {
-    ASSERT_TRUE(std::getline(got, g)) << "missing: " << w;
-    std::smatch mg, mw;
-    ASSERT_TRUE(std::regex_match(g, mg, entry)) << g;
-    ASSERT_TRUE(std::regex_match(w, mw, entry)) << w;
-    EXPECT_EQ(mg[1], mw[1]);
-    EXPECT_NEAR(std::stod(mg[2]), std::stod(mw[2]), 1e-4 * (1 + std::fabs(std::stod(mw[2]))));
-  }
-  EXPECT_EQ(lines, 24u);
-  std::string rest;
-  EXPECT_FALSE(std::getline(got, rest)) << rest;
 }
 
 // Marian's decoder defaults (one sentence per batch, no sorting) and sorted batches of several

@@ -178,13 +178,6 @@ void InProcessTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, c
   }
 }
 
-void InProcessTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
-                                  double timeoutSeconds) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
-  p.dest = dest;
-  finishSendImpl(p, timeoutSeconds, "a message");
-}
-
 // A posted receive takes the earliest matching message already here, or else waits, posted, for
 // the next one sent (startSendImpl fills it): a send to a posted receive completes at once.
 void InProcessTransport::startRecvImpl(PendingRecv& r) {
@@ -256,16 +249,6 @@ Transport::Message InProcessTransport::recvImpl(Channel channel, int source, int
   box.erase(found);
   lock.unlock();
   s.changed.notify_all();
-  return m;
-}
-
-Transport::Message InProcessTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
-                                                    const std::vector<char>& bytes, double timeoutSeconds,
-                                                    const std::string& what) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
-  p.dest = dest;
-  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
-  finishSendImpl(p, timeoutSeconds, what);
   return m;
 }
 

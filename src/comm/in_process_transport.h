@@ -29,10 +29,7 @@ public:
   [[noreturn]] void abort(const std::string& why) override;
 
 protected:
-  void sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds) override;
   Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what) override;
-  Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
-                       double timeoutSeconds, const std::string& what) override;
   PendingSend startSendImpl(Channel channel, int dest, int tag, const void* data, size_t size) override;
   void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) override;
   void startRecvImpl(PendingRecv& recv) override;

@@ -261,13 +261,6 @@ MpiTransport::~MpiTransport() {
   watchdog.join();
 }
 
-void MpiTransport::sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
-                            double timeoutSeconds) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
-  p.dest = dest;
-  finishSendImpl(p, timeoutSeconds, "a message");
-}
-
 Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
                                           const std::string& what) {
   MPI_Comm c = comm(comms_[int(channel)]);
@@ -284,16 +277,6 @@ Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, 
   m.tag = status.MPI_TAG;
   m.bytes.resize(size_t(count));
   check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, c, MPI_STATUS_IGNORE), "MPI_Recv");
-  return m;
-}
-
-Transport::Message MpiTransport::exchangeImpl(Channel channel, int dest, int source, int tag,
-                                              const std::vector<char>& bytes, double timeoutSeconds,
-                                              const std::string& what) {
-  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
-  p.dest = dest;
-  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
-  finishSendImpl(p, timeoutSeconds, what);
   return m;
 }
 

@@ -46,10 +46,7 @@ public:
   std::string giveUp(double elapsed, double timeoutSeconds, int peer, const std::string& what) const;
 
 protected:
-  void sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds) override;
   Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what) override;
-  Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
-                       double timeoutSeconds, const std::string& what) override;
   PendingSend startSendImpl(Channel channel, int dest, int tag, const void* data, size_t size) override;
   void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) override;
   void startRecvImpl(PendingRecv& recv) override;

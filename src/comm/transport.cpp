@@ -10,7 +10,10 @@ std::string peer(int rank) { return rank < 0 ? std::string("any") : std::to_stri
 
 void Transport::send(Channel channel, int dest, int tag, const std::vector<char>& bytes, double timeoutSeconds) {
   ABORT_IF(dest < 0 || dest >= size(), "rank {}: send to rank {} of {}", rank(), dest, size());
-  sendImpl(channel, dest, tag, bytes, timeoutSeconds);
+  // a send is a started send finished at once
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
+  p.dest = dest;
+  finishSendImpl(p, timeoutSeconds, "a message");
   sent_[int(channel)] += bytes.size();
 }
 
@@ -26,7 +29,11 @@ Transport::Message Transport::exchange(Channel channel, int dest, int source, in
                                        double timeoutSeconds, const std::string& what) {
   ABORT_IF(dest < 0 || dest >= size() || source < -1 || source >= size(),
            "rank {}: exchange with ranks {} and {} of {}", rank(), dest, source, size());
-  Message m = exchangeImpl(channel, dest, source, tag, bytes, timeoutSeconds, what);
+  // the send started first, so that every rank of a ring can receive
+  PendingSend p = startSendImpl(channel, dest, tag, bytes.data(), bytes.size());
+  p.dest = dest;
+  Message m = recvImpl(channel, source, tag, timeoutSeconds, what);
+  finishSendImpl(p, timeoutSeconds, what);
   sent_[int(channel)] += bytes.size();
   received_[int(channel)] += m.bytes.size();
   return m;

@@ -97,12 +97,8 @@ public:
   ChannelBytes bytes(Channel channel) const;
 
 protected:
-  virtual void sendImpl(Channel channel, int dest, int tag, const std::vector<char>& bytes,
-                        double timeoutSeconds) = 0;
   virtual Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
                            const std::string& what) = 0;
-  virtual Message exchangeImpl(Channel channel, int dest, int source, int tag, const std::vector<char>& bytes,
-                               double timeoutSeconds, const std::string& what) = 0;
   // fills `state` only
   virtual PendingSend startSendImpl(Channel channel, int dest, int tag, const void* data, size_t size) = 0;
   virtual void finishSendImpl(PendingSend& send, double timeoutSeconds, const std::string& what) = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::format — "{}" placeholders filled from stream-printable arguments.
 // (g++ 12 has no <format>; this keeps error and log messages readable without a dependency.)
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -36,6 +37,14 @@ inline std::string formatNumber(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), fmt, v);
   return buf;
+}
+
+// 32000 -> "32,000": counts in the log, as Marian writes them
+inline std::string grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for(int i = int(s.size()) - 3; i > 0; i -= 3)
+    s.insert(size_t(i), ",");
+  return s;
 }
 
 // 1536 -> "1.50KB": the byte counts of the display line

@@ -52,7 +52,8 @@ public:
   // later value or gradient of its size. For inference the workspace then holds what is in
   // flight, not the whole graph.
   void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
-  // Zeroes the parameter gradients (the one place they are zeroed) unless `accumulate` (then
+  // Zeroes the parameter gradients (where a backward starts; a device without a batch and a
+  // sparse sum's scatter zero theirs themselves) unless `accumulate` (then
   // this batch's gradients add to what is there), seeds the top node (the last one recorded, or
   // `top`) with ones, or with `seed` of its shape, and back-propagates. `ready`, when given, is
   // called with each parameter's index as soon as no node left to run adds to its gradient

@@ -15,12 +15,10 @@ namespace marian {
 struct DecodingStep {
   int position = 0;                          // of the word to predict; it has `position` words before it
   std::vector<int> lastWords;                // per row: its word at position - 1 (none at 0)
-  // per row: its whole prefix and its sentence in the sources startDecoding was given; only a
-  // model that recomputes from the prefix (the earlier s2s) reads them (the beam's own word lists,
-  // not copies)
+  // per row: its whole prefix and its sentence in the sources startDecoding was given, for a
+  // model that recomputes from the prefix (the beam's own word lists, not copies)
   std::vector<const std::vector<int>*> prefixes;
   const std::vector<int>* sentences = nullptr;
-  const Batch* sources = nullptr;
 };
 
 class EncoderDecoder {
@@ -45,9 +43,5 @@ public:
 // Model options come from the effective configuration (--type, --dim-emb, ...); vocabulary
 // sizes from the loaded vocabularies.
 std::unique_ptr<EncoderDecoder> createModel(const Options& options, size_t srcVocab, size_t trgVocab);
-// The s2s of earlier versions of this program (its own parameter names and function), kept to
-// decode their model files (models/s2s_legacy.cpp): Translator::load chooses it for a file that
-// isEarlierS2SModel (models/legacy_names.h). Decoding only.
-std::unique_ptr<EncoderDecoder> createEarlierS2S(const Options& options, size_t srcVocab, size_t trgVocab);
 
 }  // namespace marian

@@ -18,18 +18,18 @@ public:
       : srcVocab_(int(srcVocab)), trgVocab_(int(trgVocab)),
         dim_(o.get<int>("dim-emb")), heads_(o.get<int>("transformer-heads")),
         ffn_(o.get<int>("transformer-dim-ffn")),
-        ffnDepth_(o.get<int>("transformer-ffn-depth", 2)),
+        ffnDepth_(o.get<int>("transformer-ffn-depth")),
         // Marian's decoder values: 0 takes the encoder's
-        decFfn_(o.get<int>("transformer-decoder-dim-ffn", 0) ? o.get<int>("transformer-decoder-dim-ffn") : ffn_),
-        decFfnDepth_(o.get<int>("transformer-decoder-ffn-depth", 0) ? o.get<int>("transformer-decoder-ffn-depth")
+        decFfn_(o.get<int>("transformer-decoder-dim-ffn") ? o.get<int>("transformer-decoder-dim-ffn") : ffn_),
+        decFfnDepth_(o.get<int>("transformer-decoder-ffn-depth") ? o.get<int>("transformer-decoder-ffn-depth")
                                                                     : ffnDepth_),
-        tiedLayers_(o.get<std::vector<int>>("transformer-tied-layers", {})),
+        tiedLayers_(o.get<std::vector<int>>("transformer-tied-layers")),
         encDepth_(o.get<int>("enc-depth")), decDepth_(o.get<int>("dec-depth")),
         activation_(o.get<std::string>("transformer-ffn-activation")),
         pre_(o.get<std::string>("transformer-preprocess")),
         post_(o.get<std::string>("transformer-postprocess")),
         postEmb_(o.get<std::string>("transformer-postprocess-emb")),
-        postTop_(o.get<std::string>("transformer-postprocess-top", "")),
+        postTop_(o.get<std::string>("transformer-postprocess-top")),
         dropout_(o.get<float>("transformer-dropout")),
         dropoutAtt_(o.get<float>("transformer-dropout-attention")),
         dropoutFfn_(o.get<float>("transformer-dropout-ffn")),
@@ -37,8 +37,6 @@ public:
         tiedOutput_(o.get<bool>("tied-embeddings") || o.get<bool>("tied-embeddings-all")),
         tiedSrc_(o.get<bool>("tied-embeddings-src") || o.get<bool>("tied-embeddings-all")) {
     ABORT_IF(dim_ % heads_ != 0, "--dim-emb {} is not divisible by --transformer-heads {}", dim_, heads_);
-    ABORT_IF(activation_ != "swish" && activation_ != "relu" && activation_ != "gelu",
-             "--transformer-ffn-activation must be swish, gelu or relu, not '{}'", activation_);
     ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
              "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
              srcVocab, trgVocab);

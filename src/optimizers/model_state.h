@@ -29,9 +29,6 @@ struct ModelState {
   // each, and counters (selector calls, versions) that make a resume exact.
   std::map<std::string, std::vector<float>> extras;
   std::map<std::string, uint64_t> counters;
-  // Set on resume (not saved) for a checkpoint of an earlier --normalize-gradient, whose ranks
-  // each divided by their own labels and averaged the sum: a saved rank's residuals count 1/ranks.
-  bool residualsOfRankMeans = false;
 
   // The step count saved for the shard that held parameter `offset`.
   uint64_t stepsAt(size_t offset) const {

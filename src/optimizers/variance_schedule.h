@@ -37,7 +37,7 @@ struct AdamVarianceSchedule {
   bool skipsSteps() const { return freezeAfter > 0 || kappa > 0; }
 
   static AdamVarianceSchedule fromOptions(const Options& o) {
-    return {uint64_t(o.get<int>("adam-freeze-variance-after", 0)), uint64_t(o.get<int>("adam-variance-update-scaler", 0))};
+    return {uint64_t(o.get<int>("adam-freeze-variance-after")), uint64_t(o.get<int>("adam-variance-update-scaler"))};
   }
 };
 

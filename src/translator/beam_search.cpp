@@ -62,7 +62,6 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     }
     state.keepRows(parents);
     step.sentences = &sentences;
-    step.sources = &batch;
     graph_.clear();
     Expr logProbs = model_.decodeStep(graph_, step, state);
     std::vector<Expr> keep = state.pendingValues();

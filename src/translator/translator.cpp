@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "common/logging.h"
 #include "common/npz.h"
-#include "models/legacy_names.h"
 #include "common/parallel.h"
 #include "tensors/kernels.h"
 
@@ -21,8 +20,6 @@ struct Translator::Worker {
   std::unique_ptr<ExpressionGraph> graph;
   std::unique_ptr<EncoderDecoder> model;
   std::unique_ptr<BeamSearch> search;
-  Options modelOptions;  // what the model was built from, and the batch that declared its
-  Batch declare;         // parameters: load rebuilds it for an earlier version's s2s
 };
 
 BeamOptions beamOptions(const Options& o) {
@@ -32,15 +29,14 @@ BeamOptions beamOptions(const Options& o) {
   b.wordPenalty = o.get<float>("word-penalty");
   b.maxLengthFactor = o.get<float>("max-length-factor");
   b.maxLengthPerSentence = o.get<bool>("max-length-factor-per-sentence");
-  b.allowUnk = o.get<bool>("allow-unk", false);
+  b.allowUnk = o.get<bool>("allow-unk");
   return b;
 }
 
 DecodingLimits decodingLimits(const Options& o) {
   std::string sort = o.get<std::string>("maxi-batch-sort");
-  ABORT_IF(sort != "none" && sort != "src", "--maxi-batch-sort must be none or src in decoding, not '{}'", sort);
   return {size_t(o.get<int>("max-length")), size_t(o.get<int>("workspace")), size_t(o.get<int>("maxi-batch")),
-          sort == "src", size_t(o.get<int>("mini-batch-words", 0))};
+          sort == "src", size_t(o.get<int>("mini-batch-words"))};
 }
 
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
@@ -67,8 +63,6 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
     w->graph->params().allocate();
     w->graph->clear();
     w->search = std::make_unique<BeamSearch>(*w->model, *w->graph, beam_);
-    w->modelOptions = modelOptions;
-    w->declare = declare;
     workers_.push_back(std::move(w));
   }
 }
@@ -79,26 +73,10 @@ size_t Translator::parameterCount() const { return workers_[0]->graph->params().
 
 void Translator::load(const std::string& modelPath) {
   std::vector<NpzItem> items = readNpz(modelPath);
-  if(workers_[0]->model->type() == "s2s" && isEarlierS2SModel(items)) {
-    LOG(info, "[translate] {}: an s2s model of an earlier version of this program (its own parameter names, "
-              "before s2s took Marian's) recognised: it decodes with that version's s2s",
-        modelPath);
-    for(auto& w : workers_) {
-      w->search.reset();
-      w->model = createEarlierS2S(w->modelOptions, vocabs_[0]->size(), vocabs_[1]->size());
-      w->graph = std::make_unique<ExpressionGraph>(w->graph->device(), 1, limits_.workspaceMB);
-      w->model->loss(*w->graph, w->declare, false);
-      w->graph->params().allocate();
-      w->graph->clear();
-      w->search = std::make_unique<BeamSearch>(*w->model, *w->graph, beam_);
-    }
-  }
   const Parameters& params = workers_[0]->graph->params();
   std::set<std::string> declared;
   for(const auto& e : params.entries())
     declared.insert(e.name);
-  if(size_t renamed = renameLegacyParameters(items))
-    LOG(info, "[translate] {}: {} parameters of an earlier version renamed to Marian's names", modelPath, renamed);
   for(const NpzItem& item : items) {
     // the embeddings and the output layer say which vocabulary sizes the model was trained with
     auto vocabCheck = [&](const std::string& name, const Vocab& vocab, const char* side) {

@@ -1,9 +1,10 @@
-// Parameter updates over flat ranges.
+// Parameter updates over flat ranges (the per-value rules: tensors/optimizer_functors.h).
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernel_checks.h"
+#include "tensors/optimizer_functors.h"
 
 namespace marian {
 namespace cpu {
@@ -14,28 +15,18 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
     for(size_t i = b; i < e; ++i)
-      p[i] -= lr * g[i];
+      optimizer_functors::sgd(p[i], g[i], lr);
   });
 }
 
-// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance) {
-  checks::sameRange(params, grads, "adam");
-  ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
-           m.size(), params.size());
-  ABORT_IF(varianceSteps > t || varianceSteps == 0, "adam: a variance of {} steps at step {}", varianceSteps, t);
-  float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
-  float c2 = 1.f / (1.f - std::pow(beta2, float(varianceSteps)));
+  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps);
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
-    for(size_t i = b; i < e; ++i) {
-      pm[i] = beta1 * pm[i] + (1.f - beta1) * g[i];
-      if(updateVariance)
-        pv[i] = beta2 * pv[i] + (1.f - beta2) * g[i] * g[i];
-      p[i] -= lr * (pm[i] * c1) / (std::sqrt(pv[i] * c2) + eps);
-    }
+    for(size_t i = b; i < e; ++i)
+      optimizer_functors::adam(p[i], g[i], pm[i], pv[i], lr, beta1, beta2, eps, c, updateVariance);
   });
 }
 
@@ -44,10 +35,8 @@ void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
   float *p = params.f32(), *s = gt.f32();
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {
-    for(size_t i = b; i < e; ++i) {
-      s[i] += g[i] * g[i];
-      p[i] -= lr * g[i] / (std::sqrt(s[i]) + eps);
-    }
+    for(size_t i = b; i < e; ++i)
+      optimizer_functors::adagrad(p[i], g[i], s[i], lr, eps);
   });
 }
 
@@ -57,7 +46,7 @@ void emaStep(Tensor avg, Tensor params, float alpha) {
   const float* p = params.f32();
   parallelRanges(avg.size(), kParallelElements, [=](size_t b, size_t e) {
     for(size_t i = b; i < e; ++i)
-      a[i] += alpha * (p[i] - a[i]);
+      optimizer_functors::ema(a[i], p[i], alpha);
   });
 }
 

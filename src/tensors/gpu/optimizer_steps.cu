@@ -1,39 +1,37 @@
-// Parameter updates over flat ranges on the GPU (a whole model or one shard), the gradient norm
-// and in-place scaling.
+// Parameter updates over flat ranges on the GPU (a whole model or one shard; the per-value rules:
+// tensors/optimizer_functors.h), the gradient norm and in-place scaling.
 #include <cmath>
 
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 #include "tensors/kernel_checks.h"
+#include "tensors/optimizer_functors.h"
 
 namespace marian {
 namespace gpu {
 
 namespace {
 
-__global__ void sgdKernel(float* p, const float* g, size_t n, float lr) { GRID_STRIDE(i, n) p[i] -= lr * g[i]; }
+__global__ void sgdKernel(float* p, const float* g, size_t n, float lr) {
+  GRID_STRIDE(i, n) optimizer_functors::sgd(p[i], g[i], lr);
+}
 
-__global__ void adamKernel(float* p, const float* g, float* m, float* v, size_t n, float lr,
-                           float beta1, float beta2, float eps, float c1, float c2, bool frozen) {
+__global__ void adamKernel(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
+                           float eps, optimizer_functors::AdamCorrections c, bool updateVariance) {
   GRID_STRIDE(i, n) {
-    float gi = g[i];
-    float mi = beta1 * m[i] + (1.f - beta1) * gi;
-    float vi = frozen ? v[i] : beta2 * v[i] + (1.f - beta2) * gi * gi;
+    float mi = m[i], vi = v[i];  // in registers
+    optimizer_functors::adam(p[i], g[i], mi, vi, lr, beta1, beta2, eps, c, updateVariance);
     m[i] = mi;
     v[i] = vi;
-    p[i] -= lr * (mi * c1) / (sqrtf(vi * c2) + eps);
   }
 }
 
 __global__ void adagradKernel(float* p, const float* g, float* s, size_t n, float lr, float eps) {
-  GRID_STRIDE(i, n) {
-    s[i] += g[i] * g[i];
-    p[i] -= lr * g[i] / (sqrtf(s[i]) + eps);
-  }
+  GRID_STRIDE(i, n) optimizer_functors::adagrad(p[i], g[i], s[i], lr, eps);
 }
 
 __global__ void emaKernel(float* a, const float* p, size_t n, float alpha) {
-  GRID_STRIDE(i, n) a[i] += alpha * (p[i] - a[i]);
+  GRID_STRIDE(i, n) optimizer_functors::ema(a[i], p[i], alpha);
 }
 
 __global__ void scaleKernel(float* x, size_t n, float s) { GRID_STRIDE(i, n) x[i] *= s; }
@@ -68,14 +66,9 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
               float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance) {
-  checks::sameRange(params, grads, "adam");
-  ABORT_IF(m.size() != params.size() || v.size() != params.size(),
-           "adam: moment buffers of {} for {} parameters", m.size(), params.size());
-  ABORT_IF(varianceSteps > t || varianceSteps == 0, "adam: a variance of {} steps at step {}", varianceSteps, t);
-  float c1 = 1.f / (1.f - std::pow(beta1, float(t)));
-  float c2 = 1.f / (1.f - std::pow(beta2, float(varianceSteps)));
+  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps);
   adamKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(
-      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c1, c2, !updateVariance);
+      params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c, updateVariance);
   checkLaunch();
 }
 

@@ -1,20 +1,16 @@
 // Asynchronous SGD over the devices of a node (CPU cores or GPUs) (seed 004 §3.5): the parameters
-// are split into one shard per device, apart from the devices' own copies (NodeShards, placement
-// apart), each shard with its own lock, optimizer and moving average. Every device runs on its
+// are split into one shard per device, apart from the devices' own copies (ApartShards), each shard with its own lock, optimizer and moving average. Every device runs on its
 // own thread, a schedule of three steps per batch:
 //   1. pull: its parameters become every shard's current values;
 //   2. compute the gradients of its batch;
 //   3. push: its gradients (checked and clipped alone) go to every shard, which applies them at once.
 // Devices never wait for each other, so gradients can be stale by the updates other devices
 // pushed in between.
-#include <thread>
-
-#include "common/float_mode.h"
-#include "training/graph_groups/batch_queue.h"
+#include "training/graph_groups/device_threads.h"
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
 #include "training/graph_groups/graph_group.h"
-#include "training/graph_groups/node_shards.h"
+#include "training/graph_groups/apart_shards.h"
 
 namespace marian {
 
@@ -25,16 +21,12 @@ public:
   AsyncGraphGroup(const Options& o, size_t srcVocab, size_t trgVocab, uint64_t seed,
                   const std::vector<Device>& devices)
       : options_(o), normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
-        seed_(seed), queue_(devices.size()) {
+        seed_(seed), threads_(devices.size()) {
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
   }
 
-  ~AsyncGraphGroup() override {
-    queue_.stop();
-    for(std::thread& t : threads_)
-      t.join();
-  }
+  ~AsyncGraphGroup() override { threads_.stop(); }
 
   void initialize(const Batch& sample) override {
     std::vector<Parameters*> params;
@@ -42,22 +34,17 @@ public:
       w->initialize(sample);
       params.push_back(&w->params());
     }
-    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); },
-                                           options_.get<float>("exponential-smoothing"), NodeShards::Placement::apart);
-    for(size_t d = 0; d < workers_.size(); ++d)
-      threads_.emplace_back([this, d] {
-        flushDenormalsToZero();
-        queue_.serve([&](const BatchWork& work) { return step(d, work); });
-      });
+    shards_ = std::make_unique<ApartShards>(params, [this] { return createOptimizer(options_); },
+                                            options_.get<float>("exponential-smoothing"));
+    threads_.start([this](size_t d, const BatchWork& work) { return step(d, work); });
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
-    queue_.push({batch, update, lr});
-    return queue_.takeFinished();
+    return threads_.update(batch, update, lr);
   }
 
   void finish() override {
-    queue_.waitIdle();
+    threads_.waitIdle();
     shards_->synchronize();
   }
 
@@ -77,10 +64,8 @@ public:
     return state;
   }
 
-  void restoreState(const ModelState& state) override {
+  void restore(const ModelState& state) override {
     finish();
-    ABORT_IF(state.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", state.n,
-             layout().totalSize());
     shards_->restoreFrom(state);
   }
 
@@ -98,9 +83,8 @@ private:
   float clipNorm_;
   uint64_t seed_;
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
-  std::unique_ptr<NodeShards> shards_;  // after the workers: its updates read their gradients
-  std::vector<std::thread> threads_;
-  BatchQueue queue_;  // at most one batch waiting per device
+  std::unique_ptr<ApartShards> shards_;  // after the workers: its updates read their gradients
+  DeviceThreads threads_;  // stopped first: their steps use the workers and shards
 };
 
 }  // namespace

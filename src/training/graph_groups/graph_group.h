@@ -1,11 +1,13 @@
 #pragma once
 // defines: marian::GraphGroup — how the devices of one node train together: one interface,
-// chosen by options (DESIGN.md §6): sync (--sync-sgd, or a single device: the singleton) and
-// async (several devices without --sync-sgd).
+// chosen by options (DESIGN.md §6): sync (--sync-sgd, or a single device: the singleton), async
+// (several devices without --sync-sgd) and multi-node (--multi-node: the sharded parameter server
+// across ranks, multinode_graph_group.cpp).
 #include <memory>
 #include <vector>
 
 #include "comm/transport.h"
+#include "common/error.h"
 #include "common/options.h"
 #include "data/batch.h"
 #include "graph/parameters.h"
@@ -38,8 +40,14 @@ public:
   virtual ModelState saveState() = 0;
   // Installs a saved state on every rank, re-sharding it when it was saved on other ranks or
   // devices (state.ranks, state.devices); communication state that cannot carry over exactly is
-  // redistributed without loss and said so in the log.
-  virtual void restoreState(const ModelState& state) = 0;
+  // redistributed without loss and said so in the log. A state of another size is an error (the
+  // one check of a checkpoint's size; ModelFolder::checkFits compares names and shapes).
+  void restoreState(const ModelState& state) {
+    ABORT_IF(state.n != layout().totalSize(),
+             "The checkpoint holds {} parameters but the model configured has {}: were the model options changed?",
+             state.n, layout().totalSize());
+    restore(state);
+  }
 
   // Collective in lockstep groups before rank 0 validates: where the ranks' copies of the
   // parameters differ (--local-gradients), values() then gives their mean (until the next
@@ -58,6 +66,10 @@ public:
   virtual bool endAnnounced() { return false; }
   // What the display line adds since the last call (multi-node: bytes, utilisation, staleness).
   virtual std::string statusLine() { return ""; }
+
+protected:
+  // restoreState's work, given a state of this model's size.
+  virtual void restore(const ModelState& state) = 0;
 };
 
 // ranks: the MPI ranks the process runs among (null: a single process).

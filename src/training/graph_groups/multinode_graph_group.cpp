@@ -7,17 +7,15 @@
 // communication thread is idle (or after --multi-node-max-delay steps).
 #include <chrono>
 #include <mutex>
-#include <thread>
 
 #include "comm/ps/server_loop.h"
 #include "comm/ps/shard_client.h"
 #include "comm/ps/shard_reader.h"
-#include "common/float_mode.h"
 #include "common/logging.h"
 #include "common/timeline.h"
 #include "optimizers/gradient_clipping.h"
 #include "tensors/kernels.h"
-#include "training/graph_groups/batch_queue.h"
+#include "training/graph_groups/device_threads.h"
 #include "training/ps/ps_device_client.h"
 #include "tensors/devices_from_options.h"
 #include "training/graph_groups/device_worker.h"
@@ -57,7 +55,7 @@ public:
     std::vector<Device> devices = devicesFromOptions(o);
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
-    queue_ = std::make_unique<BatchQueue>(devices.size());
+    threads_ = std::make_unique<DeviceThreads>(devices.size());
     lastStatus_ = Clock::now();
   }
 
@@ -95,25 +93,20 @@ public:
       clients_.push_back(std::make_unique<PsDeviceClient>(
           id, workers_[d]->device(), layout_, transport_, *shard_, clientSettings_, seed_ * 31 + uint64_t(id), initial,
           [o] { return createOptimizer(o); }, singleClient_ ? &rankMutex_ : nullptr,
-          [this](std::exception_ptr e) { queue_->fail(e); }));
+          [this](std::exception_ptr e) { threads_->fail(e); }));
       stats_.push_back(std::make_unique<ComputeStats>());
     }
-    for(size_t d = 0; d < devices; ++d)
-      computeThreads_.emplace_back([this, d] { computeLoop(d); });
+    threads_->start([this](size_t d, const BatchWork& work) { return step(d, work); },
+                    [](size_t d) { return "client " + std::to_string(d) + " compute"; });
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
-    queue_->push({batch, update, lr});
-    // One device works through batches one by one anyway: waiting for this one costs nothing and
-    // makes each display line cover exactly its own batches (as in the singleton).
-    if(workers_.size() == 1)
-      queue_->waitIdle();
-    return queue_->takeFinished();
+    return threads_->update(batch, update, lr);
   }
 
   // This rank's batches are done and, after the barrier, every rank's.
   void finish() override {
-    queue_->waitIdle();
+    threads_->waitIdle();
     for(auto& c : clients_)  // a last exchange of what the overlap left summed
       c->flush();
     if(!finished_barrier_) {
@@ -128,7 +121,7 @@ public:
   std::vector<float> values(bool smoothed) override {
     // Validation on a GPU uses the compute threads' streams: let them finish their batches first.
     if(workers_[0]->device().type == DeviceType::gpu)
-      queue_->waitIdle();
+      threads_->waitIdle();
     std::vector<float> all(layout_.total);
     ShardReader reader(transport_, int(workers_.size()), clientSettings_.timeout);
     for(int s = 0; s < layout_.nodes; ++s)
@@ -141,7 +134,7 @@ public:
   // consistent; nodes keep training meanwhile, as asynchronous SGD does).
   ModelState saveState() override {
     if(workers_[0]->device().type == DeviceType::gpu)
-      queue_->waitIdle();
+      threads_->waitIdle();
     ModelState state;
     state.n = layout_.total;
     state.ranks = transport_.size();
@@ -159,8 +152,7 @@ public:
   // server's record of each client come back exactly; on another layout the residuals of all
   // saved clients are summed into client 0 of rank 0 (nothing owed is lost or sent twice) and
   // every client starts from the restored parameters.
-  void restoreState(const ModelState& state) override {
-    ABORT_IF(state.n != layout_.total, "The checkpoint holds {} parameters but the model has {}", state.n, layout_.total);
+  void restore(const ModelState& state) override {
     bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
     shard_->restoreFrom(state, sameClients);
     if(transport_.rank() == 0) {  // what a checkpoint does not hold
@@ -247,20 +239,12 @@ private:
     return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
   }
 
-  void computeLoop(size_t d) {
-    flushDenormalsToZero();
-    timeline::nameThisThread("client " + std::to_string(d) + " compute");
-    queue_->serve([&](const BatchWork& work) { return step(d, work); });
-  }
-
   // Stops the threads; the servers stop only when every rank is done with them.
   void shutdown() {
     if(shutDown_)
       return;
     shutDown_ = true;
-    queue_->stop();
-    for(std::thread& t : computeThreads_)
-      t.join();
+    threads_->stop();
     for(auto& c : clients_)
       c->stop();
     if(server_) {
@@ -284,10 +268,9 @@ private:
   std::unique_ptr<ServerLoop> server_;
   std::vector<std::unique_ptr<PsDeviceClient>> clients_;
   std::vector<std::unique_ptr<ComputeStats>> stats_;
-  std::vector<std::thread> computeThreads_;
   std::mutex rankMutex_;  // --multi-node-single-client
 
-  std::unique_ptr<BatchQueue> queue_;
+  std::unique_ptr<DeviceThreads> threads_;
   bool shutDown_ = false, finished_barrier_ = false;
   Clock::time_point lastStatus_;
   ChannelBytes lastPushes_, lastReplies_;

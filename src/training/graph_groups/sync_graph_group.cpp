@@ -29,36 +29,12 @@
 #include "training/graph_groups/graph_group.h"
 #include "training/graph_groups/local_replicas.h"
 #include "training/graph_groups/lookup_rows_apart.h"
-#include "training/graph_groups/node_shards.h"
+#include "training/graph_groups/in_place_shards.h"
 #include "training/graph_groups/overlapped_allreduce.h"
 
 namespace marian {
 
 namespace {
-
-// A checkpoint of an earlier --normalize-gradient (ModelState::residualsOfRankMeans): each of its
-// R ranks divided by its own labels and the sum over ranks was averaged, so what a rank held back
-// of its gradient (top-k's and PowerSGD's residuals, momentum correction's velocity, a reused
-// threshold) is about R times what it is now that every rank divides by all ranks' labels. 1-bit
-// Adam's errors are of the momentum, the same in both; 0/1 Adam's are of its 1-bit gradients
-// before its momentum phase, and the checkpoint does not say which.
-ModelState inUnitsOfTheSum(const ModelState& saved, bool zeroOneAdam) {
-  bool oneBit = saved.extras.count("onebit-server-error") > 0;
-  ABORT_IF(zeroOneAdam && oneBit,
-           "The checkpoint is of --zero-one-adam on {} ranks with --normalize-gradient of an earlier version (each "
-           "rank divided by its own labels): its 1-bit errors are not in this version's units (the sum over ranks "
-           "divided by all their labels); finish it with the version that wrote it, or start afresh",
-           saved.ranks);
-  ModelState state = saved;
-  if(oneBit)
-    return state;
-  for(auto& [name, values] : state.extras)
-    for(const char* heldBack : {"allreduce-residual.rank", "allreduce-velocity.rank", "allreduce-threshold.rank"})
-      if(name.rfind(heldBack, 0) == 0)
-        for(float& x : values)
-          x /= float(saved.ranks);
-  return state;
-}
 
 class SyncGraphGroup : public GraphGroup {
 public:
@@ -76,8 +52,7 @@ public:
     std::vector<Parameters*> params;
     for(auto& w : workers_)
       params.push_back(&w->params());
-    shards_ = std::make_unique<NodeShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_,
-                                           NodeShards::Placement::inPlace);
+    shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
     if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
         gradShards_.push_back(shards_->shard(k, k, true));
@@ -262,33 +237,21 @@ public:
     return rank() == 0 ? state : ModelState();
   }
 
-  void restoreState(const ModelState& saved) override {
-    ABORT_IF(saved.n != layout().totalSize(), "The checkpoint holds {} parameters but the model has {}", saved.n,
-             layout().totalSize());
+  void restore(const ModelState& saved) override {
     shards_->restoreFrom(saved);
     restoreOwnReplica(saved);
     // The ranks' gradients are summed, so what the saved ranks held back counts once wherever it goes.
-    std::optional<ModelState> converted;
-    if(saved.residualsOfRankMeans && saved.ranks > 1) {
-      converted = inUnitsOfTheSum(saved, options_.get<bool>("zero-one-adam", false));
-      if(rank() == 0)
-        LOG(info, "[training] The checkpoint is of --normalize-gradient on {} ranks by an earlier version, each rank "
-                  "dividing by its own labels: what they held back of their gradients counts 1/{} in the sum over "
-                  "ranks divided by all their labels",
-            saved.ranks, saved.ranks);
-    }
-    const ModelState& state = converted ? *converted : saved;
     if(allreducer_) {
-      allreducer_->restoreFrom(state);
+      allreducer_->restoreFrom(saved);
       return;
     }
     // One rank does not compress: what the saved ranks held back joins the first gradient, as
     // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
     // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
     // large adds to the next momentum.
-    auto servers = state.extras.find("onebit-server-error");
-    heldBackMomentum_ = servers != state.extras.end();
-    heldBack_ = state.sumOfExtras("allreduce-residual.rank", heldBackMomentum_ ? 1.f / float(state.ranks) : 1.f);
+    auto servers = saved.extras.find("onebit-server-error");
+    heldBackMomentum_ = servers != saved.extras.end();
+    heldBack_ = saved.sumOfExtras("allreduce-residual.rank", heldBackMomentum_ ? 1.f / float(saved.ranks) : 1.f);
     if(heldBackMomentum_ && !heldBack_.empty()) {
       ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
                servers->second.size(), heldBack_.size());
@@ -299,7 +262,7 @@ public:
     if(!heldBack_.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
                 "rank 0's first gradient (one rank does not compress)",
-          state.ranks);
+          saved.ranks);
   }
 
 private:
@@ -345,7 +308,7 @@ private:
   uint64_t updatesSinceStatus_ = 0;
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
-  std::unique_ptr<NodeShards> shards_;
+  std::unique_ptr<InPlaceShards> shards_;
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors

@@ -38,8 +38,7 @@ void writeCheckpoint(const std::string& path, const ModelState& m, const Trainin
   y << YAML::Key << "parameters" << YAML::Value << m.n;
   y << YAML::Key << "ranks" << YAML::Value << m.ranks;
   y << YAML::Key << "devices" << YAML::Value << m.devices;
-  if(!m.parameterLayout.empty())
-    y << YAML::Key << "parameter-layout" << YAML::Value << m.parameterLayout;
+  y << YAML::Key << "parameter-layout" << YAML::Value << m.parameterLayout;
   y << YAML::Key << "optimizer-steps" << YAML::Value << YAML::BeginSeq;
   for(const auto& [range, steps] : m.optimizerSteps)
     y << YAML::Flow << YAML::BeginSeq << range.offset << range.size << steps << YAML::EndSeq;
@@ -72,8 +71,7 @@ void readCheckpointState(const std::string& text, const std::string& path, Check
     ABORT_IF(c.model.ranks < 1, "{}: key 'ranks' must be at least 1, not {}", origin, c.model.ranks);
     c.model.devices = get<size_t>(y, "devices", origin);
     ABORT_IF(c.model.devices < 1, "{}: key 'devices' must be at least 1, not 0", origin);
-    if(cy["parameter-layout"].IsDefined())  // absent in checkpoints of earlier versions
-      c.model.parameterLayout = get<std::string>(y, "parameter-layout", origin);
+    c.model.parameterLayout = get<std::string>(y, "parameter-layout", origin);
     YAML::Node steps = cy["optimizer-steps"];
     ABORT_IF(!steps.IsDefined() || !steps.IsSequence(), "{}: key 'optimizer-steps'{} must be a list of "
              "[offset, size, steps], not {}", origin, yamlfield::lineOf(steps), yamlfield::describe(steps));
@@ -118,7 +116,7 @@ Checkpoint readCheckpoint(const std::string& path) {
     }
   }
   ABORT_IF(stateText.empty() || !hasValues,
-           "Checkpoint '{}' has no {}: it was written by an older version or another program and cannot be resumed "
+           "Checkpoint '{}' has no {}: it was written by another program (such as Marian) and cannot be resumed "
            "exactly; start with a new --model (or pass it as a pretrained model)",
            path, stateText.empty() ? kState : "master_parameters");
   readCheckpointState(stateText, path, c);

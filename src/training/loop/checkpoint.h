@@ -19,6 +19,10 @@ struct Checkpoint {
   TrainingState progress;
 };
 
+// Where a run with --model MODEL keeps its checkpoint and its progress (Marian's names).
+inline std::string checkpointPathOf(const std::string& model) { return model + ".optimizer.npz"; }
+inline std::string progressPathOf(const std::string& model) { return model + ".progress.yml"; }
+
 void writeCheckpoint(const std::string& path, const ModelState& model, const TrainingState& progress);
 // Errors name the file and what is missing or malformed.
 Checkpoint readCheckpoint(const std::string& path);

@@ -41,7 +41,7 @@ size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks)
 EpochData::EpochData(std::unique_ptr<Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
                      const EpochDataOptions& options, int rank, int ranks, Transport* transport)
     : corpus_(std::move(inMemory)), opt_(options), batching_(options.batching.describe()), rank_(rank), ranks_(ranks),
-      transport_(transport) {
+      transport_(transport), maxLength_(encoder.maxLength) {
   ABORT_IF(!opt_.delay, "EpochData: an update needs at least one mini-batch");
   if(corpus_) {
     generator_ = std::make_unique<BatchGenerator>(*corpus_, opt_.batching);
@@ -149,7 +149,7 @@ std::vector<Batch> EpochData::nextGroup() {
 }
 
 bool EpochData::cutOtherwise(const TrainingState& state) const {
-  return !state.batching.empty() && state.batching != batching_;
+  return state.batching != batching_;
 }
 
 std::string EpochData::batchingChange(const TrainingState& state) const {
@@ -190,5 +190,22 @@ void EpochData::recordPosition(TrainingState& state) const {
 size_t EpochData::skippedLong() const { return stream_ ? stream_->skippedLong() : corpus_->skippedLong(); }
 size_t EpochData::skippedEmpty() const { return stream_ ? stream_->skippedEmpty() : corpus_->skippedEmpty(); }
 size_t EpochData::peakBytes() const { return stream_ ? stream_->peakBytes() : corpus_->bytes(); }
+
+void EpochData::logEpochEnd(size_t epoch) const {
+  if(!streamed())
+    return;
+  LOG(info, "[data] Epoch {} on this rank: {} pairs longer than --max-length {} skipped, {} empty skipped{}", epoch,
+      skippedLong(), maxLength_, skippedEmpty(),
+      dropped_ ? format(", its last {} mini-batch(es) not trained (another rank had no update left)", dropped_)
+               : std::string());
+}
+
+void EpochData::logPeakBytes() const {
+  LOG(info, "[data] This rank held at most {} MB of encoded corpus at once ({})",
+      formatNumber("%.1f", double(peakBytes()) / 1e6),
+      streamed() ? "windows of --shuffle-window " + grouped(opt_.windowPairs) + " pairs over " + std::to_string(ranks_) +
+                       " rank(s)"
+                 : std::string("the whole corpus in memory"));
+}
 
 }  // namespace marian

@@ -55,6 +55,10 @@ public:
   size_t skippedEmpty() const;
   // The most bytes of encoded corpus this rank held at once (the whole corpus in memory).
   size_t peakBytes() const;
+  // The log's lines: what a streamed epoch skipped or left untrained on this rank, and at the
+  // end of training the most encoded corpus held at once.
+  void logEpochEnd(size_t epoch) const;
+  void logPeakBytes() const;
 
   // The chunks per rank window on `ranks` ranks.
   static size_t windowChunks(size_t windowPairs, size_t chunkLines, int ranks);
@@ -73,6 +77,7 @@ private:
   std::string batching_;  // opt_.batching.describe()
   int rank_, ranks_;
   Transport* transport_;
+  size_t maxLength_;  // the encoder's --max-length, for the log
   size_t windowChunks_ = 1, chunkCount_ = 0;
   uint64_t from_ = 0;  // of the current epoch's dealing
   size_t dropped_ = 0;

@@ -16,8 +16,7 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "batches-epoch" << YAML::Value << batchesEpoch;
   out << YAML::Key << "corpus-batches-epoch" << YAML::Value << corpusBatchesEpoch;
   out << YAML::Key << "corpus-sentences-epoch" << YAML::Value << corpusSentencesEpoch;
-  if(!batching.empty())
-    out << YAML::Key << "batching" << YAML::Value << batching;
+  out << YAML::Key << "batching" << YAML::Value << batching;
   if(stream.ranks) {
     out << YAML::Key << "stream" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "from" << YAML::Value << stream.from;
@@ -30,8 +29,7 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
   out << YAML::Key << "seed" << YAML::Value << seed;
-  if(!gradient.empty())
-    out << YAML::Key << "gradient" << YAML::Value << gradient;
+  out << YAML::Key << "gradient" << YAML::Value << gradient;
   out << YAML::Key << "last-validated" << YAML::Value << lastValidated;
   out << YAML::Key << "validators" << YAML::Value << YAML::BeginMap;
   for(const auto& [name, v] : validators) {
@@ -80,12 +78,9 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.batchesEpoch = get<size_t>(y, "batches-epoch", origin);
     ABORT_IF(s.batchesEpoch > s.batches, "{}: 'batches-epoch' ({}) is more than 'batches' ({})", origin,
              s.batchesEpoch, s.batches);
-    s.corpusBatchesEpoch = YAML::Node(y)["corpus-batches-epoch"] ? get<uint64_t>(y, "corpus-batches-epoch", origin)
-                                                                 : s.batchesEpoch;
-    if(YAML::Node(y)["corpus-sentences-epoch"])
-      s.corpusSentencesEpoch = get<uint64_t>(y, "corpus-sentences-epoch", origin);
-    if(YAML::Node(y)["batching"])
-      s.batching = get<std::string>(y, "batching", origin);
+    s.corpusBatchesEpoch = get<uint64_t>(y, "corpus-batches-epoch", origin);
+    s.corpusSentencesEpoch = get<uint64_t>(y, "corpus-sentences-epoch", origin);
+    s.batching = get<std::string>(y, "batching", origin);
     if(YAML::Node(y)["stream"]) {
       YAML::Node st = YAML::Node(y)["stream"];
       yamlfield::requireMap(st, origin, "stream");
@@ -109,12 +104,9 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
     s.seed = get<uint64_t>(y, "seed", origin);
-    if(YAML::Node(y)["gradient"]) {
-      s.gradient = get<std::string>(y, "gradient", origin);
-      ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient && s.gradient != kPerLabelOfEachRank,
-               "{}: key 'gradient' must be {}, {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient,
-               kPerLabelOfEachRank, s.gradient);
-    }
+    s.gradient = get<std::string>(y, "gradient", origin);
+    ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,
+             "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];

@@ -34,8 +34,8 @@ struct TrainingState {
   uint64_t corpusBatchesEpoch = 0;  // batches of the corpus consumed in the epoch, by all ranks
                                     // (the position a resume skips to, whatever the rank count)
   // The sentences of those batches (a corpus in memory), and how the epoch was cut into batches
-  // (BatchingOptions::describe(); "" in a checkpoint from before the field): a resume that cuts
-  // otherwise goes on after as many sentences, not batches.
+  // (BatchingOptions::describe()): a resume that cuts otherwise goes on after as many sentences,
+  // not batches.
   uint64_t corpusSentencesEpoch = 0;
   std::string batching;
   StreamState stream;
@@ -44,12 +44,10 @@ struct TrainingState {
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
   // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
   // kPerLabelGradient (--normalize-gradient: divided by every rank's labels of the update, as
-  // Marian); kPerLabelOfEachRank: an earlier --normalize-gradient (each rank divided by its own
-  // labels, the sum over ranks averaged); "": saved before the field, when --cost-type decided it
-  std::string gradient;
+  // Marian)
   static constexpr const char* kSummedGradient = "summed";
   static constexpr const char* kPerLabelGradient = "per-label-of-all-ranks";
-  static constexpr const char* kPerLabelOfEachRank = "per-label";
+  std::string gradient = kSummedGradient;
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
 
@@ -59,13 +57,25 @@ struct TrainingState {
     return it == validators.end() ? 0 : it->second.stalled;
   }
 
-  void newEpoch() {
-    ++epochs;
+  // One update done: of corpusBatches batches (every rank's), sentences and target labels (this rank's).
+  void countUpdate(uint64_t corpusBatches, uint64_t sentences, uint64_t labels) {
+    ++batches;
+    ++batchesEpoch;
+    corpusBatchesEpoch += corpusBatches;
+    samplesEpoch += sentences;
+    labelsTotal += labels;
+  }
+  // The position in the epoch back to its start (--no-restore-corpus).
+  void restartEpoch() {
     batchesEpoch = 0;
     corpusBatchesEpoch = 0;
     corpusSentencesEpoch = 0;
     stream = StreamState();
     samplesEpoch = 0;
+  }
+  void newEpoch() {
+    ++epochs;
+    restartEpoch();
   }
 
   std::string toYaml() const;

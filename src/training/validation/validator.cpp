@@ -50,7 +50,7 @@ struct TemporaryFile {
 Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>& vocabs, ModelWriter writeModel)
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs),
       writeModel_(std::move(writeModel)) {
-  bool script = !o.get<std::string>("valid-script-path", "").empty();
+  bool script = !o.get<std::string>("valid-script-path").empty();
   for(const std::string& m : metrics_) {
     ABORT_IF(m != "cross-entropy" && m != "ce-mean-words" && m != "perplexity" && !higherIsBetter(m),
              "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, "
@@ -99,8 +99,8 @@ std::vector<std::string> Validator::translate(const std::vector<float>& values) 
 
 double Validator::score(const std::string& metric, const std::vector<std::string>& hyps,
                         const std::string& outputFile) const {
-  std::string script = options_.get<std::string>("valid-script-path", "");
-  auto args = options_.get<std::vector<std::string>>("valid-script-args", {});
+  std::string script = options_.get<std::string>("valid-script-path");
+  auto args = options_.get<std::vector<std::string>>("valid-script-args");
   if(metric == "translation" && !script.empty())
     return runValidationScript(script, args, outputFile);
   if(metric == "chrf")
@@ -140,11 +140,11 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
   }
   std::vector<std::string> hyps;
   std::unique_ptr<TemporaryFile> temporary;
-  std::string outputFile = fillTemplate(options_.get<std::string>("valid-translation-output", ""), state);
+  std::string outputFile = fillTemplate(options_.get<std::string>("valid-translation-output"), state);
   if(needsTranslation) {
     hyps = translate(values);
     if(outputFile.empty()) {
-      temporary = std::make_unique<TemporaryFile>(options_.get<std::string>("tempdir", "/tmp"));
+      temporary = std::make_unique<TemporaryFile>(options_.get<std::string>("tempdir"));
       outputFile = temporary->path;
     }
     std::string text;
@@ -159,7 +159,7 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
       ABORT_IF(!writeModel_, "The valid-script metric needs a model to save");
       writeModel_(dev, values);
       out.push_back(runValidationScript(options_.get<std::string>("valid-script-path"),
-                                        options_.get<std::vector<std::string>>("valid-script-args", {})));
+                                        options_.get<std::vector<std::string>>("valid-script-args")));
     } else if(translates(m))
       out.push_back(score(m, hyps, outputFile));
     else if(m == "cross-entropy")

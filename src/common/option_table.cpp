@@ -1,0 +1,379 @@
+#include "common/option_table.h"
+
+#include "common/error.h"
+#include "common/format.h"
+
+namespace marian {
+namespace option_table {
+
+namespace {
+constexpr Type kFlag{Kind::Flag}, kString{Kind::String}, kStrings{Kind::Strings};
+constexpr Type Int(double lo, double hi) { return {Kind::Int, lo, hi}; }
+constexpr Type Ints(double lo, double hi) { return {Kind::Ints, lo, hi}; }
+constexpr Type Float(double lo, double hi) { return {Kind::Float, lo, hi}; }
+constexpr Type Floats(double lo, double hi) { return {Kind::Floats, lo, hi}; }
+constexpr Type Choice(const char* choices) { return {Kind::String, 0, 0, choices}; }
+constexpr double kBelowOne = 0.999999;  // dropout rates and the like: 1 would remove everything
+constexpr double kMaxDevices = 1024;
+
+}  // namespace
+
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> all = {
+      // general
+      {"config", "c", kStrings, "", kBoth, "YAML configuration files; later ones win"},
+      {"dump-config", "", kFlag, "", kBoth, "Print the effective configuration as YAML and exit"},
+      {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
+      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain, "Workspace per device in MB (activations)"},
+      {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
+      {"log", "", kString, "\"\"", kBoth, "Also write the log to this file"},
+      {"quiet", "", kFlag, "false", kBoth, "Suppress logging to stderr"},
+      {"relative-paths", "", kFlag, "false", kBoth, "Paths in a config file are relative to the file's folder"},
+      {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kBoth, "Least level logged: trace, debug, info, warn, err, critical, off"},
+      {"version", "", kFlag, "false", kBoth, "Print the version and exit"},
+      {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
+      {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
+      {"tf32", "", kFlag, "false", kBoth | kOurs,
+       "GPU matrix products on TF32 tensor cores (inputs rounded to 10 mantissa bits, FP32 sums): faster, "
+       "no longer the CPU's results"},
+      {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
+      {"mini-batch", "", Int(1, 1e7), "1", kTranslate, "Sentences per mini-batch (Marian's decoder: 1)"},
+      {"maxi-batch", "", Int(1, 1e6), "100", kTrain, "Mini-batches read ahead and sorted by length"},
+      {"maxi-batch", "", Int(1, 1e6), "1", kTranslate, "Mini-batches read ahead and sorted by length"},
+      {"maxi-batch-sort", "", Choice("none|src|trg"), "trg", kTrain, "Sort maxi-batches by: none, src, trg"},
+      {"maxi-batch-sort", "", Choice("none|src"), "none", kTranslate, "Sort maxi-batches by: none, src"},
+      {"max-length", "", Int(2, 1e6), "50", kTrain, "Skip training sentences longer than this (tokens, </s> included)"},
+      {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
+      {"vocabs", "v", kStrings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
+      {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
+      {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
+      {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
+      {"tempdir", "", kString, "/tmp", kTrain, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
+      // translation (marian-decoder) and validation by translation
+      {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
+      {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
+      {"output", "o", kString, "stdout", kTranslate, "Output file; stdout by default"},
+      {"n-best", "", kFlag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
+      {"beam-size", "b", Int(1, 1000), "12", kBoth, "Beam size (1: greedy)"},
+      {"normalize", "n", Float(0, 100), "0", kBoth, "Divide scores by length^N", "1"},
+      {"word-penalty", "", Float(-1e6, 1e6), "0", kBoth, "Subtract N per word from the score"},
+      {"max-length-factor", "", Float(0.01, 1000), "3", kBoth, "Translations are at most N times the longest source of their mini-batch (Marian's rule)"},
+      {"max-length-factor-per-sentence", "", kFlag, "false", kBoth | kOurs, "--max-length-factor times each sentence's own source length instead (a translation then does not depend on its mini-batch)"},
+      {"allow-unk", "", kFlag, "false", kBoth, "Let translations contain <unk> (Marian suppresses it by default)"},
+      {"no-spm-encode", "", kFlag, "false", kTranslate, "The input is already SentencePiece pieces separated by spaces"},
+      {"no-spm-decode", "", kFlag, "false", kTranslate, "Write SentencePiece pieces separated by spaces, not text"},
+      {"word-scores", "", kFlag, "false", kTranslate, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
+      {"alignment", "", kString, "\"\"", kTranslate, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
+      {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source tokens per mini-batch, padding included (overrides --mini-batch)"},
+      // model
+      {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
+      {"pretrained-model", "", kString, "\"\"", kTrain, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
+      {"type", "", kString, "transformer", kBoth, "Model type: transformer, s2s"},
+      {"dim-emb", "", Int(1, 65536), "512", kBoth, "Embedding size"},
+      {"dim-rnn", "", Int(1, 65536), "1024", kBoth, "RNN state size (s2s)"},
+      {"enc-depth", "", Int(1, 1000), "1", kBoth, "Encoder layers"},
+      {"dec-depth", "", Int(1, 1000), "1", kBoth, "Decoder layers"},
+      {"enc-cell", "", kString, "gru", kBoth, "Encoder RNN cell (s2s): gru"},
+      {"dec-cell", "", kString, "gru", kBoth, "Decoder RNN cell (s2s): gru"},
+      {"enc-type", "", kString, "bidirectional", kBoth, "Encoder type (s2s): bidirectional"},
+      {"enc-cell-depth", "", Int(1, 1000), "1", kBoth, "Transitions per encoder RNN layer (s2s): 1"},
+      {"dec-cell-base-depth", "", Int(1, 1000), "2", kBoth, "Cells in the decoder's conditional base RNN (s2s): 2"},
+      {"dec-cell-high-depth", "", Int(1, 1000), "1", kBoth, "Transitions per higher decoder RNN layer (s2s): 1"},
+      {"skip", "", kFlag, "false", kBoth, "Skip connections between RNN layers (s2s): not supported"},
+      {"transformer-heads", "", Int(1, 4096), "8", kBoth, "Attention heads"},
+      {"transformer-dim-ffn", "", Int(1, 1 << 20), "2048", kBoth, "Feed-forward inner size"},
+      {"transformer-ffn-activation", "", Choice("swish|gelu|relu"), "swish", kBoth, "Feed-forward activation: swish, gelu, relu"},
+      {"transformer-ffn-depth", "", Int(1, 1000), "2", kBoth, "Dense layers in each feed-forward block"},
+      {"transformer-decoder-dim-ffn", "", Int(0, 1 << 20), "0", kBoth, "Decoder's feed-forward inner size; 0: --transformer-dim-ffn"},
+      {"transformer-decoder-ffn-depth", "", Int(0, 1000), "0", kBoth, "Decoder's feed-forward depth; 0: --transformer-ffn-depth"},
+      {"transformer-tied-layers", "", Ints(1, 1000), "[]", kBoth, "Decoder layer i takes the parameters of layer N_i (one number per decoder layer)"},
+      {"transformer-preprocess", "", kString, "\"\"", kBoth, "Ops before each block: d(ropout) a(dd) n(orm)"},
+      {"transformer-postprocess", "", kString, "dan", kBoth, "Ops after each block"},
+      {"transformer-postprocess-emb", "", kString, "d", kBoth, "Ops after the embeddings"},
+      {"transformer-postprocess-top", "", kString, "\"\"", kBoth, "Ops after the last layer of each stack (n: the final norm of pre-norm transformers)"},
+      {"transformer-dropout", "", Float(0, kBelowOne), "0", kTrain, "Dropout between transformer blocks"},
+      {"transformer-dropout-attention", "", Float(0, kBelowOne), "0", kTrain, "Dropout on attention weights"},
+      {"transformer-dropout-ffn", "", Float(0, kBelowOne), "0", kTrain, "Dropout inside the feed-forward block"},
+      {"tied-embeddings", "", kFlag, "false", kBoth, "Tie target embeddings and output layer"},
+      {"tied-embeddings-src", "", kFlag, "false", kBoth, "Tie source and target embeddings"},
+      {"tied-embeddings-all", "", kFlag, "false", kBoth, "Tie all embeddings and the output layer"},
+      {"layer-normalization", "", kFlag, "false", kBoth, "Layer normalisation in the RNN (s2s)"},
+      {"dropout-rnn", "", Float(0, kBelowOne), "0", kTrain, "Dropout on RNN states (s2s)"},
+      {"dropout-src", "", Float(0, kBelowOne), "0", kTrain, "Drop source words (s2s)"},
+      {"dropout-trg", "", Float(0, kBelowOne), "0", kTrain, "Drop target words (s2s)"},
+      {"label-smoothing", "", Float(0, kBelowOne), "0", kTrain, "Label smoothing epsilon"},
+      {"cost-type", "", Choice("ce-sum|ce-mean|ce-mean-words"), "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
+      // data
+      {"train-sets", "t", kStrings, "", kTrain, "Parallel training corpus (plain text or .gz)"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
+      {"mini-batch-fit", "", kFlag, "false", kTrain,
+       "Mini-batches as large as fit --workspace at their sentences' length (overrides --mini-batch and --mini-batch-words)"},
+      {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},
+      {"shuffle", "", Choice("data|batches|none"), "data", kTrain, "Shuffle: data, batches, none"},
+      {"no-shuffle", "", kFlag, "false", kTrain, "Do not shuffle (same as --shuffle none)"},
+      {"shuffle-within-maxi-batch", "", kFlag, "true", kTrain | kOurs,
+       "Shuffle the mini-batches within each maxi-batch, cut from its longest sentence down, as Marian orders an epoch; =false: over the whole epoch (streamed: over the window)"},
+      {"shuffle-in-ram", "", kFlag, "false", kTrain, "Hold the whole training corpus in memory and shuffle it whole (as a corpus that fits --shuffle-window always is)"},
+      {"shuffle-window", "", Int(1, 1e9), "100000", kTrain | kOurs,
+       "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
+      {"data-threads", "", Int(1, 256), "8", kTrain, "Threads that read and encode the training corpus, in the background of training"},
+      {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
+      {"tsv-fields", "", Int(0, 2), "0", kTrain, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
+      {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
+      {"max-length-crop", "", kFlag, "false", kBoth, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
+      // optimizer
+      {"optimizer", "o", kString, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
+      {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
+      {"optimizer-delay", "", Float(1, 1e6), "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
+      {"learn-rate", "l", Float(0, 1e6), "0.0001", kTrain, "Learning rate"},
+      {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},
+      {"lr-warmup-start-rate", "", Float(0, 1e6), "0", kTrain, "The rate the warm-up starts from (it rises linearly to --learn-rate)"},
+      {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
+      {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
+      {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
+      {"normalize-gradient", "", kFlag, "false", kTrain, "Divide the gradient by the update's target labels (with sync-SGD across ranks, all ranks' labels, as Marian); off, as in Marian: the summed cross-entropy's gradient whatever --cost-type shows"},
+      {"exponential-smoothing", "", Float(0, 1), "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},
+      {"sync-sgd", "", kFlag, "false", kTrain, "Synchronous SGD across devices (and, under mpirun, across ranks by allreduce)"},
+      // synchronous SGD across MPI ranks (seeds 000-003)
+      {"sparse-allreduce", "", kString, "dense", kTrain | kOurs, "Allreduce across ranks: dense, ring, tree, topka, ssar-recdbl, ssar-split, dsar-split, gtopk, oktopk"},
+      {"compression-density", "", Float(1e-9, 1), "1", kTrain | kOurs, "Send this fraction of each rank's gradient (top-k with residuals); 1: all"},
+      {"topk-selection", "", Choice("exact|sampled|reuse"), "sampled", kTrain | kOurs, "How the top-k threshold is found: exact, sampled, reuse"},
+      {"topk-reuse-every", "", Int(1, 1e9), "32", kTrain | kOurs, "reuse (and oktopk's global threshold): recompute the exact threshold every N updates"},
+      {"bucket-size", "", Float(0, 1e6), "25", kTrain | kOurs, "MB of gradients per allreduce bucket at most (parameters in the order backward finishes them), started while backward goes on; 0: one allreduce after backward"},
+      {"oktopk-repartition-every", "", Int(1, 1e9), "64", kTrain | kOurs, "oktopk: recompute the balanced region boundaries every N updates"},
+      {"powersgd-rank", "", Int(0, 1e6), "0", kTrain | kOurs, "PowerSGD (Vogels et al. 2019): send each gradient matrix as rank-r factors with error feedback, through --sparse-allreduce's dense sum; 0: off"},
+      {"powersgd-start", "", Int(0, 2e9), "100", kTrain | kOurs, "PowerSGD: dense sums for the first N updates"},
+      {"adam-freeze-variance-after", "", Int(0, 2e9), "0", kTrain | kOurs, "Adam's second moment stops changing after N steps (1-bit Adam's frozen variance, Tang et al. 2021); 0: never"},
+      {"adam-variance-update-scaler", "", Int(0, 1e6), "0", kTrain | kOurs, "0/1 Adam's variance schedule (Lu et al. 2023): Adam's second moment changes on kappa steps 1 apart, then kappa 2 apart, kappa 4 apart, ... until --adam-freeze-variance-after; 0: every step"},
+      {"onebit-adam", "", kFlag, "false", kTrain | kOurs, "1-bit Adam (Tang et al. 2021): after --adam-freeze-variance-after N dense updates the ranks average Adam's momentum as sign bits and a scale per parameter (or block), with error feedback on workers and servers"},
+      {"zero-one-adam", "", kFlag, "false", kTrain | kOurs, "0/1 Adam (Lu et al. 2023): until --adam-freeze-variance-after the ranks sum the gradient densely on the variance's steps (--adam-variance-update-scaler) and in 1 bit on the others, then average the momentum as --onebit-adam does"},
+      {"onebit-block-size", "", Int(0, 2e9), "0", kTrain | kOurs, "1-bit Adam: one scale per N values of a parameter; 0: one per parameter (DeepSpeed's)"},
+      {"onebit-scale", "", Choice("rms|mean-abs"), "rms", kTrain | kOurs, "1-bit Adam: each segment's scale, rms (|x|_2/sqrt(n), DeepSpeed's) or mean-abs (|x|_1/n, EF-SignSGD's least-squares scale, robust to spikes)"},
+      {"onebit-update-direction", "", kFlag, "false", kTrain | kOurs, "1-bit Adam after the freeze: each momentum value sent in units of its frozen sqrt(v) (the sign and scale are the update direction m/sqrt(v)'s, not m's)"},
+      // multi-node parameter server (seed 004)
+      {"multi-node", "", kFlag, "false", kTrain | kOurs, "Sharded parameter server across MPI ranks (mpirun -np N)"},
+      {"multi-node-overlap", "", kFlag, "false", kTrain | kOurs, "Overlap communication with computation (double buffers)"},
+      {"multi-node-max-delay", "", Int(0, 1e9), "0", kTrain | kOurs, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
+      {"multi-node-apply-summed", "", kFlag, "false", kTrain | kOurs, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
+      {"multi-node-single-client", "", kFlag, "false", kTrain | kOurs, "One client of a node communicates at a time"},
+      {"multi-node-local-optimizer", "", kFlag, "false", kTrain | kOurs, "Clients also update their own parameters between synchronisations"},
+      {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain | kOurs, "Seconds a wait on a silent rank (stopped, dead, unreachable) lasts before the job stops, in every mode"},
+      {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain | kOurs, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
+      {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain | kOurs, "Steps (client exchanges; sync-SGD updates) over which the sent fraction falls exponentially from 1 to its target"},
+      // what makes compressed training converge (src/comm/compression.h)
+      {"grad-dropping-momentum", "", Float(0, kBelowOne), "0", kTrain | kOurs, "DGC momentum correction with factor masking for dropping and compressed allreduce; 0: off"},
+      {"compression-clip-norm", "", Float(0, 1e30), "0", kTrain | kOurs, "DGC local clipping: each rank's gradient clipped to this L2 norm / sqrt(ranks) before compression; 0: off"},
+      {"local-gradients", "", Choice("off|partial|sum"), "off", kTrain | kOurs, "Apply the own gradient's unsent part locally (Aji et al. 2019): off, partial, sum", "partial"},
+      {"local-average-state", "", Choice("parameters|all"), "parameters", kTrain | kOurs, "What --local-average-freq averages: parameters (and moving average) or all (also the optimizer moments)"},
+      {"local-average-freq", "", Int(0, 1e9), "10", kTrain | kOurs, "With --local-gradients: average the ranks' copies every N updates (parameter server: full replies every N exchanges); 0: never"},
+      // schedule
+      {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
+      {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},
+      {"sigterm", "", Choice("save-and-exit|exit-immediately"), "save-and-exit", kTrain, "On SIGTERM: save-and-exit (finish the update, save, stop) or exit-immediately"},
+      {"after", "a", kString, "0e", kTrain, "Stop after this many epochs (e), updates (u) or labels (t)"},
+      {"disp-freq", "", kString, "1000u", kTrain, "Display training statistics every N updates (u), labels (t) or epochs (e)"},
+      {"disp-first", "", Int(0, 2e9), "0", kTrain, "Also display the first N updates"},
+      {"disp-label-counts", "", kFlag, "true", kTrain, "Show the ce-sum Cost per label with the label counts (Cost X * labels @ last update's after all)"},
+      {"save-freq", "", kString, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
+      {"valid-freq", "", kString, "10000u", kTrain, "Validate every N updates (u/t/e)"},
+      {"valid-sets", "", kStrings, "", kTrain, "Parallel validation corpus"},
+      {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, translation (scored by --valid-script-path), valid-script"},
+      {"valid-script-path", "", kString, "\"\"", kTrain, "Command that prints a score: of the translation file (metric translation, file as its last argument) or of MODEL.dev.npz (metric valid-script)"},
+      {"valid-script-args", "", kStrings, "[]", kTrain, "Arguments put between --valid-script-path and the translation file"},
+      {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file; {E} {B} {U} {T}: epoch, batch in epoch, update, labels"},
+      {"valid-log", "", kString, "\"\"", kTrain, "Also write the validation lines to this file"},
+      {"quiet-translation", "", kFlag, "false", kBoth, "Do not log translations (none are logged: validation logs only scores)"},
+      {"valid-mini-batch", "", Int(1, 1e7), "32", kTrain, "Sentences per validation batch"},
+      {"valid-max-length", "", Int(2, 1e6), "1000", kTrain, "Longer validation sentences are cropped (tokens, </s> included)"},
+      {"early-stopping", "", Int(0, 1e9), "10", kTrain, "Stop when the first metric stalled this many times; 0: never"},
+      {"early-stopping-on", "", Choice("first|all|any"), "first", kTrain, "Which metrics must have stalled: first, all, any"},
+      {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
+      {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
+      {"overwrite-checkpoint", "", kFlag, "true", kTrain, "false: each model.iter{N}.npz also keeps its full checkpoint (.optimizer.npz, .progress.yml) to resume from"},
+      {"timeline", "", kString, "\"\"", kTrain | kOurs, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
+  };
+  return all;
+}
+
+const std::vector<std::string>& pathOptions() {
+  static const std::vector<std::string> paths = {"models", "vocabs", "input", "output", "model", "pretrained-model",
+                                                 "train-sets", "valid-sets", "valid-translation-output", "valid-log",
+                                                 "log", "timeline", "tempdir"};
+  return paths;
+}
+
+const Spec* findSpec(const std::string& name, int modeBit) {
+  const Spec* other = nullptr;
+  for(const Spec& s : specs())
+    if(name == s.name) {
+      if(s.modes & modeBit)
+        return &s;
+      other = &s;
+    }
+  return other;
+}
+
+const Spec* ownSpec(const std::string& name, int modeBit) {
+  const Spec* s = findSpec(name, modeBit);
+  return s && (s->modes & modeBit) ? s : nullptr;
+}
+
+const char* kindName(Kind k) {
+  switch(k) {
+    case Kind::Flag: return "a boolean";
+    case Kind::Int: return "an integer";
+    case Kind::Float: return "a number";
+    case Kind::String: return "a string";
+    case Kind::Strings: return "a list of strings";
+    case Kind::Ints: return "a list of integers";
+    case Kind::Floats: return "a list of numbers";
+  }
+  return "";
+}
+
+namespace {
+
+bool scalarConverts(const YAML::Node& v, Kind k) {
+  if(!v.IsScalar())
+    return false;
+  try {
+    switch(k) {
+      case Kind::Flag: v.as<bool>(); break;
+      case Kind::Int: case Kind::Ints: v.as<long long>(); break;
+      case Kind::Float: case Kind::Floats: v.as<double>(); break;
+      default: break;
+    }
+  } catch(const YAML::Exception&) {
+    return false;
+  }
+  return true;
+}
+
+std::string rangeText(const Type& t) {
+  auto bound = [&](double v) { return t.kind == Kind::Int || t.kind == Kind::Ints ? std::to_string((long long)v) : format("{}", v); };
+  return "between " + bound(t.lo) + " and " + bound(t.hi);
+}
+
+// "a, b or c" of "a|b|c"
+std::string choiceText(const char* choices) {
+  std::vector<std::string> words;
+  std::string word;
+  for(const char* c = choices;; ++c) {
+    if(*c == '|' || !*c) {
+      words.push_back(word);
+      word.clear();
+      if(!*c)
+        break;
+    } else {
+      word += *c;
+    }
+  }
+  std::string text;
+  for(size_t i = 0; i < words.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return text;
+}
+
+bool isChoice(const char* choices, const std::string& value) {
+  std::string all = std::string("|") + choices + "|";
+  return all.find("|" + value + "|") != std::string::npos;
+}
+
+// Errors unless a string option's value is one of its choices.
+void checkChoice(const Spec& spec, const std::string& value, const std::string& where) {
+  ABORT_IF(spec.type.choices && !isChoice(spec.type.choices, value), "--{} must be {}, not '{}'{}", spec.name,
+           choiceText(spec.type.choices), value, where.empty() ? "" : " (" + where.substr(1) + ")");
+}
+
+}  // namespace
+
+YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& where) {
+  const Type& type = spec.type;
+  auto fail = [&](const std::string& shown) {
+    ABORT("Option '{}'{}: value '{}' is not {}", spec.name, where, shown, kindName(type.kind));
+  };
+  auto checkRange = [&](const YAML::Node& v) {
+    if(!type.numeric())
+      return;
+    double x = v.as<double>();
+    ABORT_IF(!(x >= type.lo && x <= type.hi), "--{} {}{} is out of range: it must be {}", spec.name, v.Scalar(),
+             where.empty() ? "" : " (" + where.substr(1) + ")", rangeText(type));
+  };
+  if(type.list()) {
+    YAML::Node seq(YAML::NodeType::Sequence);
+    if(value.IsNull())
+      return seq;
+    if(value.IsScalar()) {
+      seq.push_back(value);
+    } else if(value.IsSequence()) {
+      seq = YAML::Clone(value);
+    } else {
+      fail(YAML::Dump(value));
+    }
+    for(const YAML::Node& item : seq) {
+      if(!scalarConverts(item, type.kind))
+        fail(YAML::Dump(value));
+      checkRange(item);
+    }
+    return seq;
+  }
+  if(!scalarConverts(value, type.kind))
+    fail(value.IsScalar() ? value.Scalar() : YAML::Dump(value));
+  checkRange(value);
+  if(type.choices)
+    checkChoice(spec, value.Scalar(), where);
+  return YAML::Clone(value);
+}
+
+YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
+  if(spec.type.list()) {
+    YAML::Node seq(YAML::NodeType::Sequence);
+    for(const std::string& s : values)
+      seq.push_back(YAML::Node(s));
+    return typed(spec, seq, " on the command line");
+  }
+  // given without a value: a flag is true, an option with an implicit value takes it
+  std::string value = !values.empty() ? values.back() : *spec.implicitValue ? spec.implicitValue : "true";
+  return typed(spec, YAML::Node(value), " on the command line");
+}
+
+// (marian-decoder's --maxi-batch-sort takes fewer than marian's: parsing checks each program's own)
+void checkChoiceOfAnyProgram(const std::string& key, const std::string& value) {
+  const Spec* last = nullptr;
+  for(const Spec& s : specs())
+    if(key == s.name && s.type.choices) {
+      if(isChoice(s.type.choices, value))
+        return;
+      last = &s;
+    }
+  if(last)
+    checkChoice(*last, value, "");
+}
+
+YAML::Node specDefault(const std::string& key) {
+  const char* found = nullptr;
+  for(const Spec& s : specs())
+    if(key == s.name) {
+      if(found && std::string(found) != s.defaultYaml)
+        return YAML::Node(YAML::NodeType::Null);
+      found = s.defaultYaml;
+    }
+  return found && *found ? YAML::Load(found) : YAML::Node(YAML::NodeType::Null);
+}
+bool marianLacks(const std::string& key) {
+  const Spec* spec = findSpec(key, kBoth);
+  return spec && (spec->modes & kOurs);
+}
+
+bool hasDefault(const std::string& key, const YAML::Node& value) {
+  const Spec* spec = findSpec(key, kBoth);
+  if(!spec || !*spec->defaultYaml)
+    return false;
+  YAML::Node given = typed(*spec, value, ""), fallback = typed(*spec, YAML::Load(spec->defaultYaml), "");
+  if(spec->type.numeric() && !spec->type.list())
+    return given.as<double>() == fallback.as<double>();
+  return YAML::Dump(given) == YAML::Dump(fallback);
+}
+}  // namespace option_table
+}  // namespace marian

@@ -1,0 +1,69 @@
+#include "training/loop/model_export.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/error.h"
+#include "common/file_util.h"
+#include "common/fault_point.h"
+#include "common/logging.h"
+#include "common/npz.h"
+#include "training/loop/checkpoint.h"
+
+namespace marian {
+
+ModelExport::ModelExport(const Options& options, const Parameters& layout, std::vector<size_t> vocabSizes)
+    : options_(options), layout_(layout), vocabSizes_(std::move(vocabSizes)),
+      modelPath_(options.get<std::string>("model")) {}
+
+// the model keys only, bytes of type <i1 ending in a NUL, as Marian embeds them
+void ModelExport::writeModel(const std::string& path, const std::vector<float>& values) const {
+  std::vector<NpzItem> items = layout_.toNpzItems(values);
+  std::string yml = modelConfigYaml(options_, vocabSizes_);
+  std::vector<char> bytes(yml.begin(), yml.end());
+  bytes.push_back('\0');
+  items.push_back(NpzItem{"special:model.yml", {bytes.size()}, "<i1", std::move(bytes)});
+  writeNpz(path, items);
+}
+
+std::string ModelExport::iterationPath(uint64_t update) const {
+  size_t dot = modelPath_.rfind(".npz");
+  return (dot == std::string::npos ? modelPath_ : modelPath_.substr(0, dot)) + ".iter" + std::to_string(update) + ".npz";
+}
+
+void ModelExport::writeOptions() const { writeFileAtomic(modelPath_ + ".yml", options_.asYaml()); }
+
+void ModelExport::save(const ModelState& model, const TrainingState& state) const {
+  const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
+  writeModel(modelPath_, exported);
+  faultPoint("save-" + std::to_string(state.batches), 0);  // the model written, the checkpoint not yet
+  if(!options_.get<bool>("overwrite")) {
+    std::string iter = iterationPath(state.batches);
+    writeModel(iter, exported);
+    // --overwrite-checkpoint false (Marian's): each iteration keeps a full checkpoint too, so
+    // training can go on from it (--model model.iterN.npz)
+    if(!options_.get<bool>("overwrite-checkpoint")) {
+      writeCheckpoint(checkpointPathOf(iter), model, state);
+      writeFileAtomic(progressPathOf(iter), state.toYaml());
+    }
+  }
+  writeOptions();
+  writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
+  writeCheckpoint(checkpointPathOf(modelPath_), model, state);
+  writeFileAtomic(progressPathOf(modelPath_), state.toYaml());
+  LOG(info, "Saved model to {} (update {})", modelPath_, state.batches);
+}
+
+std::string ModelExport::decoderConfig() const {
+  YAML::Emitter out;  // quotes paths such as "a: b #c.npz" or "[x].npz"
+  out.SetDoublePrecision(6);
+  out << YAML::BeginMap;
+  out << YAML::Key << "models" << YAML::Value << std::vector<std::string>{modelPath_};
+  out << YAML::Key << "vocabs" << YAML::Value << options_.get<std::vector<std::string>>("vocabs");
+  out << YAML::Key << "beam-size" << YAML::Value << 6 << YAML::Key << "normalize" << YAML::Value << 0.6;
+  out << YAML::Key << "word-penalty" << YAML::Value << 0 << YAML::Key << "mini-batch" << YAML::Value << 16;
+  out << YAML::Key << "maxi-batch" << YAML::Value << 100 << YAML::Key << "maxi-batch-sort" << YAML::Value << "src";
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace marian

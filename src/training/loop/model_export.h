@@ -1,0 +1,37 @@
+#pragma once
+// defines: marian::ModelExport — the files of a save: the exports for decoding and reading, then
+// the checkpoint (checkpoint.h, the commit point), then MODEL.progress.yml for readers. MODEL (model.npz with its options embedded as
+// special:model.yml, as Marian writes it), MODEL.iterN.npz without --overwrite, MODEL.yml (the
+// effective options), MODEL.decoder.yml (what marian-decoder -c needs), MODEL.best-METRIC.npz
+// with --keep-best; and the valid-script's model.
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "graph/parameters.h"
+#include "optimizers/model_state.h"
+#include "training/loop/training_state.h"
+
+namespace marian {
+
+class ModelExport {
+public:
+  // vocabSizes: the sizes trained with (Marian records them in the model's options)
+  ModelExport(const Options& options, const Parameters& layout, std::vector<size_t> vocabSizes);
+  // Every file of a save at `state` (rank 0's part of it), in that order.
+  void save(const ModelState& model, const TrainingState& state) const;
+  // A model file of these flat values at `path` (written atomically).
+  void writeModel(const std::string& path, const std::vector<float>& values) const;
+  void writeOptions() const;  // MODEL.yml
+
+private:
+  // MODEL.iterN.npz for update N.
+  std::string iterationPath(uint64_t update) const;
+  std::string decoderConfig() const;
+  const Options& options_;
+  const Parameters& layout_;
+  std::vector<size_t> vocabSizes_;
+  std::string modelPath_;
+};
+
+}  // namespace marian

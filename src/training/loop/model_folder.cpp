@@ -1,0 +1,74 @@
+#include "training/loop/model_folder.h"
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file_util.h"
+#include "common/logging.h"
+
+namespace marian {
+
+ModelFolder::ModelFolder(const std::string& modelPath) : model_(modelPath) {
+  // created, as a user who names a new one expects
+  std::filesystem::path folder = std::filesystem::path(model_).parent_path();
+  for(auto f = folder; !f.empty() && !std::filesystem::exists(f); f = f.parent_path())
+    created_.push_back(f.string());
+  if(!folder.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    ABORT_IF(ec, "Cannot create the model folder '{}': {}", folder.string(), ec.message());
+  }
+  ABORT_IF(isDirectory(model_), "--model '{}' is a directory: give the model's file, e.g. {}/model.npz", model_, model_);
+}
+
+std::string gradientOf(const Options& o) {
+  return o.get<bool>("normalize-gradient") ? TrainingState::kPerLabelGradient : TrainingState::kSummedGradient;
+}
+
+std::unique_ptr<Checkpoint> ModelFolder::openCheckpoint(const Options& o) const {
+  if(!fileExists(checkpoint())) {
+    ABORT_IF(fileExists(progress()),
+             "Cannot resume: '{}' exists but the checkpoint '{}' does not (remove the model folder to start afresh)",
+             progress(), checkpoint());
+    // a trained model without its checkpoint (copied, or the checkpoint removed)
+    ABORT_IF(fileExists(model_),
+             "The model '{}' exists but its checkpoint '{}' does not, so training cannot resume it, and starting "
+             "afresh would overwrite it: move it away or give another --model",
+             model_, checkpoint());
+    return nullptr;
+  }
+  auto c = std::make_unique<Checkpoint>(readCheckpoint(checkpoint()));
+  // the optimizer's state (Adam's moments, residuals) is in the units of the gradient it was
+  // trained on; resumed with another, the steps would be off by about the labels per update
+  bool perLabel = c->progress.gradient == TrainingState::kPerLabelGradient, normalize = o.get<bool>("normalize-gradient");
+  ABORT_IF(perLabel != normalize,
+           "The checkpoint '{}' was trained on the {} gradient and this run would back-propagate the {} one, which "
+           "its optimizer state is not in the units of: resume {} --normalize-gradient",
+           checkpoint(), perLabel ? "per-label" : "summed", normalize ? "per-label" : "summed",
+           perLabel ? "with" : "without");
+  if(fileExists(progress())) {
+    uint64_t said = TrainingState::fromYaml(progress()).batches;
+    if(said != c->progress.batches)
+      LOG(warn, "[training] '{}' says update {}, the checkpoint '{}' update {}: a save was interrupted; resuming "
+                "from the checkpoint",
+          progress(), said, checkpoint(), c->progress.batches);
+  }
+  return c;
+}
+
+void ModelFolder::checkFits(const ModelState& model, const Parameters& layout) const {
+  ABORT_IF(model.parameterLayout != layout.layoutFingerprint(),
+           "Checkpoint '{}' was saved with another parameter layout (names and shapes) than the model configured: "
+           "were the model options changed?",
+           checkpoint());
+}
+
+void ModelFolder::removeIfEmpty() const {
+  for(const std::string& f : created_) {
+    std::error_code ec;
+    if(!std::filesystem::is_empty(f, ec) || ec || !std::filesystem::remove(f, ec))
+      return;
+  }
+}
+
+}  // namespace marian

@@ -1,0 +1,38 @@
+#pragma once
+// defines: marian::ProgressDisplay — Marian's training line every --disp-freq:
+//   Ep. 1 : Up. 500 : Sen. 32,000 : Cost 4.12345678 : Time 12.34s : 4567.89 words/s : L.r. 3.0000e-04
+// with the Cost as Marian's scheduler shows it for each --cost-type, and what the graph group
+// adds (bytes on the wire, the share of communication hidden).
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "common/options.h"
+#include "training/loop/training_state.h"
+
+namespace marian {
+
+class ProgressDisplay {
+public:
+  explicit ProgressDisplay(const Options& options);
+  // One update's summed cross-entropy, labels, sentences and target words.
+  void add(double ceSum, uint64_t labels, uint64_t sentences, uint64_t words);
+  // The line for what was added since the last one (lr: the next update's rate; status: the
+  // graph group's), which starts the counts again.
+  void show(const TrainingState& state, float lr, uint64_t lastUpdateLabels, const std::string& status);
+  // The time of the next line counts from now.
+  void restartClock() { last_ = std::chrono::steady_clock::now(); }
+
+private:
+  // per label (ce-mean-words; ce-sum with --disp-label-counts adds "* labels since the last
+  // display @ labels of the last update after labels in all"), per update (ce-sum without label
+  // counts) or per sentence (ce-mean)
+  std::string costText(const TrainingState& state, uint64_t lastUpdateLabels) const;
+  std::string costType_;
+  bool labelCounts_;
+  std::chrono::steady_clock::time_point last_;
+  double costSum_ = 0;
+  uint64_t labels_ = 0, sentences_ = 0, updates_ = 0, words_ = 0;
+};
+
+}  // namespace marian

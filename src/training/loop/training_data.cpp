@@ -1,0 +1,112 @@
+#include "training/loop/training_data.h"
+
+#include <cstdio>
+
+#include "common/error.h"
+#include "common/file_util.h"
+#include "common/format.h"
+#include "common/logging.h"
+#include "training/loop/batch_fit.h"
+
+namespace marian {
+
+TrainingData TrainingData::load(const Options& o) {
+  TrainingData data;
+  auto trainSets = o.get<std::vector<std::string>>("train-sets");
+  auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
+  ABORT_IF(vocabPaths.size() != 2, "--vocabs needs a source and a target vocabulary, got {}", vocabPaths.size());
+  auto dims = o.get<std::vector<int>>("dim-vocabs");
+  dims.resize(2, 0);
+  for(int d : dims)
+    ABORT_IF(d != 0 && d < 3, "--dim-vocabs {}: a vocabulary needs </s>, <unk> and at least one word (0: all words)", d);
+  bool joint = vocabPaths[0] == vocabPaths[1];
+  bool tsv = o.get<bool>("tsv");
+  int tsvFields = o.get<int>("tsv-fields");
+  ABORT_IF(tsv && tsvFields != 0 && tsvFields != 2, "--tsv-fields {}: a parallel corpus has 2 fields per line", tsvFields);
+  for(const std::string& v : vocabPaths)
+    ABORT_IF(tsv && !fileExists(v), "--tsv: the vocabulary '{}' does not exist; create it first (marian-vocab, or a "
+                                    "run on the corpus as two files)", v);
+  // Vocabularies this run creates go again if the corpus turns out unusable: a later run on good
+  // data must not silently load them.
+  std::vector<std::string> created;
+  try {
+    for(size_t i = 0; i < 2; ++i) {
+      if(joint && i == 1) {
+        data.vocabs.push_back(data.vocabs[0]);
+        continue;
+      }
+      // (--tsv: the vocabularies exist, checked above)
+      std::vector<std::string> from = joint || tsv ? trainSets : std::vector<std::string>{trainSets.at(i)};
+      if(!fileExists(vocabPaths[i]))
+        created.push_back(vocabPaths[i]);
+      VocabTraining training{size_t(o.get<int>("sentencepiece-max-lines")), o.get<std::string>("sentencepiece-options"),
+                             o.get<std::string>("tempdir")};
+      data.vocabs.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
+    }
+    size_t maxLength = size_t(o.get<int>("max-length"));
+    data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop")};
+    size_t window = size_t(o.get<int>("shuffle-window"));
+    data.chunks = std::make_unique<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
+    if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
+      std::vector<size_t> all(data.chunks->chunks());
+      for(size_t c = 0; c < all.size(); ++c)
+        all[c] = c;
+      data.corpus = std::make_unique<Corpus>(*data.chunks, all, data.encoder, size_t(o.get<int>("data-threads")));
+      data.chunks.reset();
+      LOG(info, "[data] Training corpus: {} sentence pairs in memory ({} longer than --max-length {} skipped, {} empty "
+                "skipped)",
+          grouped(data.corpus->size()), data.corpus->skippedLong(), maxLength, data.corpus->skippedEmpty());
+      ABORT_IF(data.corpus->size() == 0, "The training corpus has no usable sentence pairs");
+    } else {
+      LOG(info, "[data] Training corpus: {} sentence pairs ({} MB of text) streamed from disk in windows of {} "
+                "pairs (--shuffle-window), chunks of {} line(s)",
+          grouped(data.chunks->lines()), formatNumber("%.1f", double(data.chunks->bytes()) / 1e6), grouped(window),
+          data.chunks->chunkLines());
+    }
+  } catch(const std::exception&) {
+    for(const std::string& path : created)
+      if(std::remove(path.c_str()) == 0)
+        LOG(info, "[data] Removed the vocabulary '{}' this failed run created", path);
+    throw;
+  }
+  return data;
+}
+
+Batch TrainingData::sampleBatch() const {
+  if(corpus)
+    return Batch::fromPairs(*corpus, {0});
+  for(size_t c = 0; c < chunks->chunks(); ++c) {
+    Corpus chunk(*chunks, {c}, encoder, 1);
+    if(chunk.size())
+      return Batch::fromPairs(chunk, {0});
+  }
+  ABORT("The training corpus has no usable sentence pairs (every pair is empty or longer than --max-length {})",
+        encoder.maxLength);
+}
+
+EpochDataOptions epochDataOptions(const Options& o, const TrainingData& data, uint64_t seed, size_t delay,
+                                  size_t devicesSharingABatch, bool lockstep) {
+  EpochDataOptions d;
+  BatchingOptions& b = d.batching;
+  b.miniBatch = size_t(o.get<int>("mini-batch"));
+  b.miniBatchWords = size_t(o.get<int>("mini-batch-words"));
+  b.maxiBatch = size_t(o.get<int>("maxi-batch"));
+  if(o.get<bool>("mini-batch-fit")) {
+    b.fitStep = size_t(o.get<int>("mini-batch-fit-step"));
+    b.fitSentences = fitBatchSentences(o, data.vocabs[0]->size(), data.vocabs[1]->size(), b.fitStep,
+                                       devicesSharingABatch);
+  }
+  b.sortBy = o.get<std::string>("maxi-batch-sort");
+  std::string shuffle = o.get<bool>("no-shuffle") ? "none" : o.get<std::string>("shuffle");
+  b.shuffleData = shuffle == "data";
+  b.shuffleBatches = shuffle != "none";
+  b.withinMaxiBatch = o.get<bool>("shuffle-within-maxi-batch");
+  b.seed = seed;
+  d.windowPairs = size_t(o.get<int>("shuffle-window"));
+  d.threads = size_t(o.get<int>("data-threads"));
+  d.delay = delay;
+  d.lockstep = lockstep;
+  return d;
+}
+
+}  // namespace marian

@@ -1,0 +1,37 @@
+#pragma once
+// defines: marian::TrainingData — what a run trains on, built once at its start from the options:
+// the two vocabularies (loaded, or created from the corpus and removed again when the corpus
+// turns out unusable), the pair encoder, and the corpus: encoded whole in memory when it fits
+// --shuffle-window (or with --shuffle-in-ram), otherwise its chunks streamed from disk; and
+// epochDataOptions, the batching options EpochData cuts it with.
+#include <memory>
+#include <vector>
+
+#include "common/options.h"
+#include "data/batch.h"
+#include "data/corpus.h"
+#include "data/corpus_chunks.h"
+#include "data/vocab.h"
+#include "training/loop/epoch_data.h"
+
+namespace marian {
+
+struct TrainingData {
+  std::vector<std::shared_ptr<Vocab>> vocabs;  // source, target (one shared when the paths are equal)
+  PairEncoder encoder;
+  std::unique_ptr<Corpus> corpus;        // in memory, until EpochData takes it
+  std::unique_ptr<CorpusChunks> chunks;  // or streamed from disk
+
+  // Errors name the option or file at fault.
+  static TrainingData load(const Options& options);
+  // A batch of one training pair, from which the graph group learns the shapes.
+  Batch sampleBatch() const;
+};
+
+// --mini-batch, --maxi-batch, --shuffle, --mini-batch-fit (sentences per length for `devices`
+// devices sharing a batch) and the window and thread counts, for a run of this seed and
+// --optimizer-delay `delay`; lockstep: ranks that update together.
+EpochDataOptions epochDataOptions(const Options& options, const TrainingData& data, uint64_t seed, size_t delay,
+                                  size_t devicesSharingABatch, bool lockstep);
+
+}  // namespace marian
