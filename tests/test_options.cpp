@@ -440,5 +440,34 @@ TEST(Options, ModelOptionsReadMarianEmbeddedConfigWithItsNul) {
   EXPECT_EQ(o.get<int>("enc-depth"), 1);  // defaults under it
 }
 
+// Options built in code (tests, a model's YAML) read the table's defaults and its choices too: a
+// default is written in one place, and a value outside an option's choices is an error naming
+// the option whichever way the options were made.
+TEST(Options, CodeBuiltOptionsReadTheTablesDefaultsAndChoices) {
+  Options empty;
+  EXPECT_FLOAT_EQ(empty.get<float>("clip-norm"), 1.f);
+  EXPECT_EQ(empty.get<std::string>("shuffle"), "data");
+  EXPECT_FLOAT_EQ(empty.get<float>("learn-rate"), 0.0001f);
+  auto errorOfGet = [](const Options& o, const std::string& key) {
+    try {
+      o.get<std::string>(key);
+    } catch(const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(errorOfGet(empty, "train-sets").find("'train-sets' is required"), std::string::npos)
+      << "an option without a default stays required";
+  EXPECT_NE(errorOfGet(empty, "workspace").find("'workspace' is required"), std::string::npos)
+      << "--workspace's default differs between marian and marian-decoder";
+  Options sideways(YAML::Load("shuffle: sideways\nlocal-gradients: partial\n"));
+  EXPECT_EQ(errorOfGet(sideways, "shuffle"), "--shuffle must be data, batches or none, not 'sideways'");
+  EXPECT_EQ(sideways.get<std::string>("local-gradients"), "partial");
+  // parsing checks each program's own choices: marian-decoder sorts by source or not at all
+  EXPECT_EQ(errorOf({"--shuffle", "sideways"}), "--shuffle must be data, batches or none, not 'sideways' (on the command line)");
+  Options trg(YAML::Load("maxi-batch-sort: trg\n"));
+  EXPECT_EQ(trg.get<std::string>("maxi-batch-sort"), "trg");
+}
+
 }  // namespace
 }  // namespace marian

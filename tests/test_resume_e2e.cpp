@@ -157,12 +157,23 @@ TEST(Resume, InterruptedSavesAreDetectedAndCleanedUp) {
   std::string progress = e2e::readFile(folder + "model.npz.progress.yml");
   std::string ahead = std::regex_replace(progress, std::regex("batches: 10"), "batches: 15");
   { std::ofstream(folder + "model.npz.progress.yml") << ahead; }
-  { std::ofstream(folder + "model.npz.optimizer.npz.tmp.999999999") << "partial"; }
+  // whatever a killed save was writing: the model, the checkpoint, an iteration model and its
+  // checkpoint; another model's file in the same folder is not this run's to remove
+  const std::vector<std::string> stale = {"model.npz.optimizer.npz.tmp.999999999", "model.npz.tmp.999999999",
+                                          "model.iter456.npz.tmp.999999999",
+                                          "model.iter456.npz.optimizer.npz.tmp.999999999",
+                                          "model.iter456.npz.progress.yml.tmp.999999999",
+                                          "model.npz.best-cross-entropy.npz.tmp.999999999"};
+  for(const std::string& f : stale)
+    std::ofstream(folder + f) << "partial";
+  { std::ofstream(folder + "other.npz.tmp.999999999") << "another model's"; }
   RunResult second = e2e::run("interrupted", kCommon + "--after-batches 12", false);
   ASSERT_EQ(second.status, 0) << second.log;
   EXPECT_NE(second.log.find("a save was interrupted"), std::string::npos) << second.log;
   EXPECT_NE(second.log.find("update 10"), std::string::npos) << second.log;
-  EXPECT_FALSE(std::filesystem::exists(folder + "model.npz.optimizer.npz.tmp.999999999"));
+  for(const std::string& f : stale)
+    EXPECT_FALSE(std::filesystem::exists(folder + f)) << f;
+  EXPECT_TRUE(std::filesystem::exists(folder + "other.npz.tmp.999999999"));
 
   std::filesystem::remove(folder + "model.npz.optimizer.npz");
   RunResult third = e2e::run("interrupted", kCommon + "--after-batches 14", false);

@@ -64,18 +64,19 @@ bool isDirectory(const std::string& path) {
 
 namespace marian {
 
-size_t removeStaleTemporaryFiles(const std::string& path) {
+size_t removeStaleTemporaryFiles(const std::string& folderPath, const std::vector<std::string>& prefixes) {
   namespace fs = std::filesystem;
-  fs::path p(path);
-  fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  std::string prefix = p.filename().string();
+  fs::path folder = folderPath.empty() ? fs::path(".") : fs::path(folderPath);
   std::regex temporary(".*\\.tmp\\.(\\d+)");
   size_t removed = 0;
   std::error_code ec;
   for(const auto& entry : fs::directory_iterator(folder, ec)) {
     std::string name = entry.path().filename().string();
+    bool ours = false;
+    for(const std::string& prefix : prefixes)
+      ours = ours || name.rfind(prefix, 0) == 0;
     std::smatch m;
-    if(name.rfind(prefix, 0) != 0 || !std::regex_match(name, m, temporary))
+    if(!ours || !std::regex_match(name, m, temporary))
       continue;
     std::string digits = m[1];
     pid_t pid = digits.size() < 10 ? pid_t(std::stol(digits)) : pid_t(-1);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace marian {
 
@@ -34,8 +35,9 @@ bool isDirectory(const std::string& path);
 
 namespace marian {
 
-// Removes the PATH*.tmp.<pid> files that writeFileAtomic leaves when its process is killed
-// mid-write (those of live processes stay); returns how many.
-size_t removeStaleTemporaryFiles(const std::string& path);
+// Removes the NAME.tmp.<pid> files in `folder` that writeFileAtomic leaves when its process is
+// killed mid-write (those of live processes stay), of the names that begin with one of
+// `prefixes`; returns how many.
+size_t removeStaleTemporaryFiles(const std::string& folder, const std::vector<std::string>& prefixes);
 
 }  // namespace marian

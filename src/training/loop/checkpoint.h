@@ -7,6 +7,7 @@
 // it is the commit point of a checkpoint, so a kill at any moment leaves either the previous
 // complete checkpoint or the new one, never a mix (model.npz and progress.yml beside it are
 // exports for decoding and for reading; a resume checks progress.yml and warns if it differs).
+#include <cstdint>
 #include <string>
 
 #include "optimizers/model_state.h"
@@ -22,6 +23,15 @@ struct Checkpoint {
 // Where a run with --model MODEL keeps its checkpoint and its progress (Marian's names).
 inline std::string checkpointPathOf(const std::string& model) { return model + ".optimizer.npz"; }
 inline std::string progressPathOf(const std::string& model) { return model + ".progress.yml"; }
+// MODEL.iterN.npz, an iteration's copy without --overwrite (MODEL without its ".npz", as Marian
+// names it), and what the names of every iteration's files begin with.
+inline std::string iterationStemOf(const std::string& model) {
+  size_t dot = model.rfind(".npz");
+  return (dot == std::string::npos ? model : model.substr(0, dot)) + ".iter";
+}
+inline std::string iterationPathOf(const std::string& model, uint64_t update) {
+  return iterationStemOf(model) + std::to_string(update) + ".npz";
+}
 
 void writeCheckpoint(const std::string& path, const ModelState& model, const TrainingState& progress);
 // Errors name the file and what is missing or malformed.

@@ -25,11 +25,6 @@ void ModelExport::writeModel(const std::string& path, const std::vector<float>& 
   writeNpz(path, items);
 }
 
-std::string ModelExport::iterationPath(uint64_t update) const {
-  size_t dot = modelPath_.rfind(".npz");
-  return (dot == std::string::npos ? modelPath_ : modelPath_.substr(0, dot)) + ".iter" + std::to_string(update) + ".npz";
-}
-
 void ModelExport::writeOptions() const { writeFileAtomic(modelPath_ + ".yml", options_.asYaml()); }
 
 void ModelExport::save(const ModelState& model, const TrainingState& state) const {
@@ -37,7 +32,7 @@ void ModelExport::save(const ModelState& model, const TrainingState& state) cons
   writeModel(modelPath_, exported);
   faultPoint("save-" + std::to_string(state.batches), 0);  // the model written, the checkpoint not yet
   if(!options_.get<bool>("overwrite")) {
-    std::string iter = iterationPath(state.batches);
+    std::string iter = iterationPathOf(modelPath_, state.batches);
     writeModel(iter, exported);
     // --overwrite-checkpoint false (Marian's): each iteration keeps a full checkpoint too, so
     // training can go on from it (--model model.iterN.npz)

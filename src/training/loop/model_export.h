@@ -25,8 +25,6 @@ public:
   void writeOptions() const;  // MODEL.yml
 
 private:
-  // MODEL.iterN.npz for update N.
-  std::string iterationPath(uint64_t update) const;
   std::string decoderConfig() const;
   const Options& options_;
   const Parameters& layout_;

@@ -63,6 +63,12 @@ void ModelFolder::checkFits(const ModelState& model, const Parameters& layout) c
            checkpoint());
 }
 
+void ModelFolder::removeStaleTemporaryFiles() const {
+  std::filesystem::path model(model_);
+  std::string stem = std::filesystem::path(iterationStemOf(model_)).filename().string();
+  marian::removeStaleTemporaryFiles(model.parent_path().string(), {model.filename().string(), stem});
+}
+
 void ModelFolder::removeIfEmpty() const {
   for(const std::string& f : created_) {
     std::error_code ec;

@@ -26,6 +26,9 @@ public:
   // Errors unless the checkpoint's parameters are the configured model's (names and shapes; its
   // size GraphGroup::restoreState checks).
   void checkFits(const ModelState& model, const Parameters& layout) const;
+  // The temporary files an interrupted save left of this model, its checkpoint, its iteration
+  // models and their checkpoints, its best models (a killed writer's only).
+  void removeStaleTemporaryFiles() const;
   // A failed run leaves no empty folder of its own making behind.
   void removeIfEmpty() const;
 

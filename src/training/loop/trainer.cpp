@@ -87,7 +87,7 @@ public:
     ranks_ = graphGroup_->ranks();
 
     if(rank_ == 0)
-      removeStaleTemporaryFiles(folder_->model());
+      folder_->removeStaleTemporaryFiles();
     if(resume) {  // every rank installs it (saved in the global layout: another rank or device count re-shards it)
       folder_->checkFits(checkpoint_->model, graphGroup_->layout());
       graphGroup_->restoreState(checkpoint_->model);
