@@ -106,7 +106,6 @@ class Recomputing : public EncoderDecoder {
 public:
   explicit Recomputing(Fixture& f) : f_(f) {}
   Expr loss(ExpressionGraph&, const Batch&, bool) override { return nullptr; }
-  std::string type() const override { return "recomputing"; }
   void startDecoding(ExpressionGraph& g, const Batch& sources, DecoderState& state) override {
     state.set("row", g.constant({sources.sentences, 1}, std::vector<float>(size_t(sources.sentences), 0.f)));
   }

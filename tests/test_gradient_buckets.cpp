@@ -1,9 +1,9 @@
 // The order in which backward makes parameters' gradients final (ExpressionGraph::gradientOrder)
-// and the gradient buckets of sync-SGD cut by it (training/graph_groups/gradient_buckets.h).
+// and the gradient buckets of sync-SGD cut by it (training/exchange/gradient_buckets.h).
 #include <gtest/gtest.h>
 
 #include "graph/operators.h"
-#include "training/graph_groups/gradient_buckets.h"
+#include "training/exchange/gradient_buckets.h"
 
 namespace marian {
 

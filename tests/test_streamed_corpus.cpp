@@ -3,6 +3,7 @@
 // between them, deterministically, resumably, in file order with --shuffle none.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -11,6 +12,9 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "common/error.h"
@@ -18,6 +22,7 @@
 #include "data/corpus_chunks.h"
 #include "data/text_file.h"
 #include "data/streamed_batches.h"
+#include "data/window_workers.h"
 #include "data/vocab.h"
 #include "data_files.h"
 
@@ -297,6 +302,77 @@ TEST(StreamedBatches, AnErrorFoundInTheBackgroundComesOutOfNext) {
     }
   });
   EXPECT_NE(e.find("line 61 is not valid UTF-8"), std::string::npos) << e;
+}
+
+// The threads that prepare a window: each encoding thread joins and leaves once; a cancelled
+// encoding stops at its next chunk (training ended or failed: nothing waits for the window) and
+// says so with EncodingCancelled, not an error.
+TEST(StreamedBatches, AWindowInPreparationIsAbandonedAtItsNextChunk) {
+  Pairs p = makePairs(200);
+  auto vocabs = vocabsFor(p);
+  std::unique_ptr<CorpusChunks> chunks = writeChunks("cancel", p, 10);
+  PairEncoder enc{vocabs, 50, false};
+  std::atomic<bool> cancelled{false};
+  std::atomic<int> started{0}, ended{0};
+  EncodingControl control;
+  control.onThreadStart = [&] { ++started; };
+  control.onThreadEnd = [&] { ++ended; };
+  control.cancelled = &cancelled;
+  Corpus whole(*chunks, allChunks(*chunks), enc, 3, control);
+  EXPECT_EQ(started.load(), 3);
+  EXPECT_EQ(ended.load(), 3);
+  EXPECT_EQ(whole.size(), 200u);
+  cancelled = true;
+  EXPECT_THROW(Corpus(*chunks, allChunks(*chunks), enc, 3, control), EncodingCancelled);
+  EXPECT_EQ(started.load(), 6);
+  EXPECT_EQ(ended.load(), 6) << "a cancelled thread leaves too";
+}
+
+// While training waits for a window its workers run at the normal priority (a compiler beside
+// would otherwise starve them), SCHED_IDLE while training has batches in hand; a thread that
+// joins later takes the priority of the moment.
+TEST(StreamedBatches, WindowWorkersRunAtTheNormalPriorityOnlyWhileTrainingWaits) {
+  WindowWorkers workers;
+  std::mutex m;
+  std::condition_variable cv;
+  int step = 0;
+  std::vector<int> policies;
+  std::thread worker([&] {
+    workers.join();
+    auto record = [&](int next) {
+      std::unique_lock<std::mutex> lock(m);
+      policies.push_back(sched_getscheduler(0));
+      step = next;
+      cv.notify_all();
+      cv.wait(lock, [&] { return step != next; });
+    };
+    record(1);  // joined while not urgent
+    record(3);  // after setUrgent(true)
+    record(5);  // after setUrgent(false)
+    workers.leave();
+  });
+  auto waitFor = [&](int s) {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return step == s; });
+  };
+  auto advance = [&](int s) {
+    std::lock_guard<std::mutex> lock(m);
+    step = s;
+    cv.notify_all();
+  };
+  waitFor(1);
+  workers.setUrgent(true);
+  advance(2);
+  waitFor(3);
+  workers.setUrgent(false);
+  advance(4);
+  waitFor(5);
+  advance(6);
+  worker.join();
+  ASSERT_EQ(policies.size(), 3u);
+  EXPECT_EQ(policies[0], SCHED_IDLE);
+  EXPECT_EQ(policies[1], SCHED_OTHER);
+  EXPECT_EQ(policies[2], SCHED_IDLE);
 }
 
 }  // namespace

@@ -351,6 +351,17 @@ void checkChoiceOfAnyProgram(const std::string& key, const std::string& value) {
     checkChoice(*last, value, "");
 }
 
+void checkRangeOfAnyProgram(const std::string& key, double value) {
+  const Spec* last = nullptr;
+  for(const Spec& s : specs())
+    if(key == s.name && s.type.numeric()) {
+      if(value >= s.type.lo && value <= s.type.hi)
+        return;
+      last = &s;
+    }
+  ABORT_IF(last, "--{} {} is out of range: it must be {}", key, value, rangeText(last->type));
+}
+
 YAML::Node specDefault(const std::string& key) {
   const char* found = nullptr;
   for(const Spec& s : specs())

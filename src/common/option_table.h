@@ -54,10 +54,13 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
 // The values given on the command line for it.
 YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values);
 // The table's default of a known option that has one (null otherwise; an option whose default
-// differs between programs, --workspace, has none here).
+// differs between marian and marian-decoder, --workspace, --mini-batch, --maxi-batch and others,
+// has none here).
 YAML::Node specDefault(const std::string& key);
 // Errors unless `value` is a choice of the option `key` in one of the programs.
 void checkChoiceOfAnyProgram(const std::string& key, const std::string& value);
+// Errors unless the number `value` lies in the range of the option `key` in one of the programs.
+void checkRangeOfAnyProgram(const std::string& key, double value);
 // Whether Marian v1.12 lacks the option `key` (kOurs).
 bool marianLacks(const std::string& key);
 // Whether `value` is the default of this program's option `key` (numbers compared as numbers).

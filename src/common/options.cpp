@@ -125,8 +125,11 @@ T Options::get(const std::string& key) const {
   } catch(const YAML::Exception&) {
     ABORT("Option '{}' has value '{}' of the wrong type", key, YAML::Dump(v));
   }
-  if constexpr(std::is_same_v<T, std::string>)  // also options built in code name a choice
+  // options built in code (tests, a model's YAML) keep to the table too
+  if constexpr(std::is_same_v<T, std::string>)
     checkChoiceOfAnyProgram(key, value);
+  else if constexpr(std::is_arithmetic_v<T>)
+    checkRangeOfAnyProgram(key, double(value));
   return value;
 }
 

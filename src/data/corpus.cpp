@@ -82,13 +82,20 @@ void Corpus::join(std::vector<Builder>& parts) {
 }
 
 Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, const PairEncoder& encoder,
-               size_t threads) {
+               size_t threads, const EncodingControl& control) {
   ABORT_IF(encoder.vocabs.size() != 2, "A parallel corpus needs two vocabularies");
   // each chunk encoded into its own part, then joined in the order given
   std::vector<Builder> parts(chunkIds.size());
   std::vector<std::exception_ptr> failed(chunkIds.size());
+  std::atomic<bool> cancelled{false};
   auto work = [&](size_t t, size_t workers) {
+    if(control.onThreadStart)
+      control.onThreadStart();
     for(size_t i = t; i < chunkIds.size(); i += workers) {
+      if(control.cancelled && control.cancelled->load()) {
+        cancelled = true;
+        break;
+      }
       try {
         std::vector<RawPair> raw = chunks.read(chunkIds[i]);
         Builder& b = parts[i];
@@ -98,9 +105,11 @@ Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, 
             b.add(p);
       } catch(...) {
         failed[i] = std::current_exception();
-        return;
+        break;
       }
     }
+    if(control.onThreadEnd)
+      control.onThreadEnd();
   };
   size_t workers = std::max<size_t>(1, std::min(threads, chunkIds.size()));
   std::vector<std::thread> pool;
@@ -109,6 +118,8 @@ Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, 
   work(0, workers);
   for(auto& t : pool)
     t.join();
+  if(cancelled)
+    throw EncodingCancelled();
   for(auto& f : failed)  // the earliest bad chunk: the same error whatever the thread count
     if(f)
       std::rethrow_exception(f);

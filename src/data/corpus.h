@@ -5,7 +5,10 @@
 // window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
 // array and 24 bytes per pair beside it: millions of small vectors would cost several times the
 // memory, scattered over the allocator's per-thread arenas, and never go back to the system.
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,15 +53,28 @@ struct PairEncoder {
               size_t& skippedLong) const;
 };
 
+// How a caller steers an encoding of chunks: every encoding thread calls onThreadStart first and
+// onThreadEnd last (a streamed corpus sets their priority), and the encoding stops at the next
+// chunk once *cancelled is true.
+struct EncodingControl {
+  std::function<void()> onThreadStart, onThreadEnd;
+  const std::atomic<bool>* cancelled = nullptr;
+};
+// What a cancelled encoding throws (not an error: its caller asked for it).
+struct EncodingCancelled : std::exception {
+  const char* what() const noexcept override { return "encoding cancelled"; }
+};
+
 class Corpus {
 public:
   // Two line-aligned files read whole (validation sets).
   Corpus(const std::vector<std::string>& files, const std::vector<std::shared_ptr<Vocab>>& vocabs,
          size_t maxLength, bool crop = false);
   // The chunks named, in that order, encoded by `threads` threads (the result does not depend
-  // on their number).
+  // on their number); `control`: see EncodingControl (a cancelled encoding throws
+  // EncodingCancelled).
   Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, const PairEncoder& encoder,
-         size_t threads);
+         size_t threads, const EncodingControl& control = EncodingControl());
 
   size_t size() const { return pairs_.size(); }
   PairView operator[](size_t i) const {

@@ -1,9 +1,5 @@
 #include "data/streamed_batches.h"
 
-#include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -72,12 +68,14 @@ void StreamedBatches::stopProducer() {
     std::lock_guard<std::mutex> lock(mutex_);
     cancel_ = true;
   }
+  workers_.cancel();  // a window in preparation is abandoned at its next chunk
   changed_.notify_all();
   if(producer_.joinable())
     producer_.join();
   ready_.clear();
   failure_ = nullptr;
   cancel_ = false;
+  workers_.resume();
 }
 
 void StreamedBatches::startEpoch(size_t epoch, uint64_t from, uint64_t window, uint64_t batch) {
@@ -93,11 +91,11 @@ void StreamedBatches::startEpoch(size_t epoch, uint64_t from, uint64_t window, u
 
 void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow) {
   timeline::nameThisThread("data (rank's windows)");
-  // SCHED_IDLE (inherited by the encoding threads it starts): where cores are few, the next
-  // window is prepared in training's idle time instead of slowing its updates; while training
-  // waits for a window, nothing competes with it.
-  sched_param idle{};
-  sched_setscheduler(pid_t(syscall(SYS_gettid)), SCHED_IDLE, &idle);
+  workers_.join();  // its priority follows training's need of the window (WindowWorkers)
+  struct Leave {
+    WindowWorkers& w;
+    ~Leave() { w.leave(); }
+  } leave{workers_};
   try {
     std::vector<size_t> mine = rankChunks(epoch, from);
     size_t windows = (mine.size() + windowChunks_ - 1) / windowChunks_;
@@ -115,7 +113,7 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
         win->index = w;
         std::vector<size_t> ids(mine.begin() + w * windowChunks_,
                                 mine.begin() + std::min(mine.size(), size_t(w + 1) * windowChunks_));
-        win->pairs = std::make_unique<Corpus>(chunks_, ids, encoder_, threads_);
+        win->pairs = std::make_unique<Corpus>(chunks_, ids, encoder_, threads_, workers_.control());
         win->owner = this;
         hold((long long)win->pairs->bytes());
         if(win->pairs->size() > 0) {
@@ -133,6 +131,8 @@ void StreamedBatches::produce(size_t epoch, uint64_t from, uint64_t firstWindow)
       ready_.push_back(std::move(win));
       changed_.notify_all();
     }
+  } catch(const EncodingCancelled&) {
+    return;  // stopProducer abandoned the window
   } catch(...) {
     std::lock_guard<std::mutex> lock(mutex_);
     failure_ = std::current_exception();
@@ -160,7 +160,9 @@ std::optional<Batch> StreamedBatches::next() {
       std::unique_lock<std::mutex> lock(mutex_);
       if(ready_.empty() && !failure_) {
         timeline::Span span("wait for data", "data");
+        workers_.setUrgent(true);  // training waits: the window at the normal priority
         changed_.wait(lock, [&] { return !ready_.empty() || failure_; });
+        workers_.setUrgent(false);
       }
       if(failure_)
         std::rethrow_exception(failure_);

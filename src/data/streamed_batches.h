@@ -23,6 +23,7 @@
 
 #include "data/batch_generator.h"
 #include "data/corpus.h"
+#include "data/window_workers.h"
 
 namespace marian {
 
@@ -78,6 +79,7 @@ private:
   std::deque<std::unique_ptr<Window>> ready_;  // null: the epoch's end
   std::exception_ptr failure_;
   bool cancel_ = false;
+  WindowWorkers workers_;  // the producer's and its encoders' priority; abandons a window
   std::atomic<size_t> heldBytes_{0}, peakBytes_{0};
   void hold(long long bytes);
 

@@ -27,7 +27,6 @@ public:
   // Builds the graph of a batch and returns the summed cross-entropy of its target labels
   // (label-smoothed in training, padding excluded), shape [1, 1]. training = dropout on.
   virtual Expr loss(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
-  virtual std::string type() const = 0;
 
   // Incremental decoding (beam search). The model keeps what later steps need in `state`, one
   // row per hypothesis: the encoder's states and what is computed from them once, the keys and

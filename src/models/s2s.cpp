@@ -79,7 +79,6 @@ public:
              srcVocab, trgVocab);
   }
 
-  std::string type() const override { return "s2s"; }
 
   // Marian's creation order (models/encoder_decoder.cpp stepAll): the encoder, the start state,
   // the target embeddings, the decoder RNN, the deep output and the output layer.

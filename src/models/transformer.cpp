@@ -49,7 +49,6 @@ public:
                "Transformer processing '{}' may only use d (dropout), a (add), n (norm)", *ops);
   }
 
-  std::string type() const override { return "transformer"; }
 
   Expr loss(ExpressionGraph& g, const Batch& batch, bool training) override {
     training_ = training;

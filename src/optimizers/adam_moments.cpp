@@ -37,7 +37,8 @@ std::vector<float> AdamMoments::toCandidate(const std::vector<Range>& ranges, st
     double squares = 0;
     for(float x : values)
       squares += double(own * x) * double(own * x);
-    own *= clipFactor(squares, double(clipNorm) * std::sqrt(double(values.size()) / double(n)), update);
+    if(std::isfinite(squares))  // a diverged gradient goes on to the sum, whose step names the update on every rank
+      own *= clipFactor(squares, double(clipNorm) * std::sqrt(double(values.size()) / double(n)), update);
   }
   for(size_t i = 0; i < values.size(); ++i)
     values[i] = beta1_ * m[i] + (1.f - beta1_) * own * values[i];

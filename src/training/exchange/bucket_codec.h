@@ -9,7 +9,7 @@
 // createBucketCodec chooses the scheme once from the options.
 //
 // A new scheme is one more class behind this interface in its own file of this folder, a case in
-// codec_factory.cpp, and its options in the spec table (common/options.cpp).
+// codec_factory.cpp, and its options in the spec table (common/option_table.cpp).
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,13 +1,13 @@
 #pragma once
 // defines: marian::BucketLayout — where a rank's gradient buckets lie: the node's gradient is held
 // as consecutive shards on the node's devices (n values in all), cut into buckets (sets of ranges
-// of the flat layout, training/graph_groups/gradient_buckets.h); a piece is one bucket's part of
+// of the flat layout, training/exchange/gradient_buckets.h); a piece is one bucket's part of
 // one shard. Every exchange codec reads the same layout, and places a bucket's values in the
 // global layout of a checkpoint, or takes them from it.
 #include <vector>
 
 #include "tensors/tensor.h"
-#include "training/graph_groups/gradient_buckets.h"
+#include "training/exchange/gradient_buckets.h"
 
 namespace marian {
 

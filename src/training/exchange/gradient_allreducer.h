@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::GradientAllreducer — the step of synchronous SGD across MPI ranks: every
 // rank's summed gradient, cut into buckets (sets of ranges of the flat layout,
-// training/graph_groups/gradient_buckets.h) that are reduced one by one, each as soon as backward
+// training/exchange/gradient_buckets.h) that are reduced one by one, each as soon as backward
 // has finished it (the sync group's communication thread), through one allreduce algorithm per
 // bucket (--sparse-allreduce; each bucket has its own algorithm state) and one communication
 // scheme, the codec (bucket_codec.h: dense, top-k with residuals, PowerSGD, 1-bit or 0/1 Adam),
@@ -29,6 +29,8 @@ public:
   GradientAllreducer(const Options& options, Transport& transport, const std::vector<Tensor>& shards,
                      uint64_t seed, const std::vector<GradientBucket>& buckets = {},
                      const Parameters* parameters = nullptr, const AdamMoments& moments = AdamMoments());
+  GradientAllreducer(const GradientAllreducer&) = delete;  // the codec holds the layout's address
+  GradientAllreducer& operator=(const GradientAllreducer&) = delete;
   // The node's gradient, held as consecutive shards (n values in all) on the node's devices,
   // becomes the sum over ranks of what each rank sent; identical on every rank. reduce() does
   // every bucket in order.

@@ -4,7 +4,7 @@
 // collectives: reduce-scatter (the computing devices' gradients of shard k added into device k's),
 // the step (one gradient norm over the shards, then each device's optimizer on its shard),
 // all-gather (every device copies every other device's updated shard).
-#include "training/graph_groups/gradient_buckets.h"
+#include "training/exchange/gradient_buckets.h"
 #include "training/graph_groups/node_shards.h"
 
 namespace marian {

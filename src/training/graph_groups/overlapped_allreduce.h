@@ -19,7 +19,7 @@
 #include "comm/transport.h"
 #include "graph/parameters.h"
 #include "tensors/backend.h"
-#include "training/graph_groups/gradient_buckets.h"
+#include "training/exchange/gradient_buckets.h"
 
 namespace marian {
 

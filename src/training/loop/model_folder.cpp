@@ -18,7 +18,10 @@ ModelFolder::ModelFolder(const std::string& modelPath) : model_(modelPath) {
     std::filesystem::create_directories(folder, ec);
     ABORT_IF(ec, "Cannot create the model folder '{}': {}", folder.string(), ec.message());
   }
-  ABORT_IF(isDirectory(model_), "--model '{}' is a directory: give the model's file, e.g. {}/model.npz", model_, model_);
+  if(isDirectory(model_)) {
+    removeIfEmpty();  // what this constructor made: the error leaves no folder behind
+    ABORT("--model '{}' is a directory: give the model's file, e.g. {}/model.npz", model_, model_);
+  }
 }
 
 std::string gradientOf(const Options& o) {
@@ -57,10 +60,14 @@ std::unique_ptr<Checkpoint> ModelFolder::openCheckpoint(const Options& o) const 
 }
 
 void ModelFolder::checkFits(const ModelState& model, const Parameters& layout) const {
-  ABORT_IF(model.parameterLayout != layout.layoutFingerprint(),
-           "Checkpoint '{}' was saved with another parameter layout (names and shapes) than the model configured: "
-           "were the model options changed?",
-           checkpoint());
+  if(model.parameterLayout == layout.layoutFingerprint())
+    return;
+  ABORT_IF(model.n != layout.totalSize(),
+           "Checkpoint '{}' holds {} parameters but the model configured has {}: were the model options changed?",
+           checkpoint(), model.n, layout.totalSize());
+  ABORT("Checkpoint '{}' was saved with another parameter layout (names and shapes) than the model configured: were "
+        "the model options changed?",
+        checkpoint());
 }
 
 void ModelFolder::removeStaleTemporaryFiles() const {

@@ -23,8 +23,8 @@ public:
   // unsafe: a progress file or a model without its checkpoint (a fresh start would overwrite it),
   // a checkpoint of the other gradient (--normalize-gradient).
   std::unique_ptr<Checkpoint> openCheckpoint(const Options& options) const;
-  // Errors unless the checkpoint's parameters are the configured model's (names and shapes; its
-  // size GraphGroup::restoreState checks).
+  // Errors unless the checkpoint's parameters are the configured model's (names and shapes),
+  // naming the two sizes where they differ.
   void checkFits(const ModelState& model, const Parameters& layout) const;
   // The temporary files an interrupted save left of this model, its checkpoint, its iteration
   // models and their checkpoints, its best models (a killed writer's only).

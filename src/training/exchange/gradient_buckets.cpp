@@ -1,4 +1,4 @@
-#include "training/graph_groups/gradient_buckets.h"
+#include "training/exchange/gradient_buckets.h"
 
 #include <algorithm>
 
