@@ -12,10 +12,10 @@ namespace marian {
 namespace {
 pid_t thisThread() { return pid_t(syscall(SYS_gettid)); }
 
-// Whether a thread of this process may go back from SCHED_IDLE to the normal policy (root, or an
-// RLIMIT_NICE that allows nice 0): tried once on a thread of its own. Where it may not, the
-// workers stay at the normal priority, so that training never waits for a starved window.
-bool mayLeaveIdle() {
+}  // namespace
+
+// tried once on a thread of its own
+bool WindowWorkers::mayLeaveIdle() {
   static const bool may = [] {
     bool ok = false;
     std::thread probe([&] {
@@ -27,7 +27,6 @@ bool mayLeaveIdle() {
   }();
   return may;
 }
-}  // namespace
 
 void WindowWorkers::apply(pid_t tid) const {
   sched_param normal{};

@@ -24,6 +24,9 @@ public:
   // Training waits for the window (urgent) or has batches in hand.
   void setUrgent(bool urgent);
   void cancel() { cancelled_ = true; }
+  // Whether this process may go back from SCHED_IDLE to the normal policy (root, or an
+  // RLIMIT_NICE that allows nice 0); where it may not, the workers never go idle.
+  static bool mayLeaveIdle();
   void resume() { cancelled_ = false; }
 
   // The calling thread (the producer) joins and leaves itself.

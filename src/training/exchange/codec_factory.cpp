@@ -1,6 +1,5 @@
 #include "comm/allreduce/algorithms.h"
 #include "comm/allreduce/onebit.h"
-#include "comm/topk_selection.h"
 #include "common/options.h"
 #include "training/exchange/codecs.h"
 
@@ -13,8 +12,6 @@ void validateAllreduceOptions(const Options& o) {
   ABORT_IF(!findAllreduce(name), "--sparse-allreduce '{}' is unknown; available:{}", name,
            describeAllreduceAlgorithms());
   float density = o.get<float>("compression-density");
-  parseTopkMethod(o.get<std::string>("topk-selection"));
-  Compression::fromOptions(o, density);  // its own checks
   bool powerSgd = o.get<int>("powersgd-rank") > 0, local = o.get<std::string>("local-gradients") != "off";
   ABORT_IF(powerSgd && density < 1.f, "--powersgd-rank and --compression-density < 1 are two compressions: give one");
   ABORT_IF(powerSgd && local,

@@ -1,5 +1,8 @@
 #include "training/loop/training_state.h"
 
+#include <fstream>
+#include <iterator>
+
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
@@ -47,13 +50,10 @@ TrainingState TrainingState::fromYaml(const std::string& path) {
   std::string origin = "Training progress file '" + path + "'";
   ABORT_IF(isDirectory(path), "{} is a directory, not a file", origin);
   ABORT_IF(!fileExists(path), "{} does not exist", origin);
-  YAML::Node y;
-  try {
-    y = YAML::LoadFile(path);
-  } catch(const YAML::Exception& e) {
-    ABORT("{} is corrupt: {}", origin, e.what());
-  }
-  return fromNode(y, origin);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ABORT_IF(in.bad(), "{} could not be read", origin);
+  return parse(text, path);
 }
 
 TrainingState TrainingState::parse(const std::string& yaml, const std::string& path) {
