@@ -117,33 +117,35 @@ TEST(HostileInput, AnEpochTooSmallForEveryRankIsAnError) {
   }
 }
 
-// Bad data a streamed corpus meets late (a line that is not UTF-8 near the end, read long after
-// the start): an error naming file and line, and the checkpoint saved before it stays as it was.
-TEST(HostileInput, BadDataFoundLateIsNamedAndTheCheckpointStays) {
+// Bad data in a streamed corpus (a line that is not UTF-8, the last one of the file): named by
+// file and line before the first update, also on a resume, where the checkpoint stays as it was.
+TEST(HostileInput, BadDataIsNamedBeforeTheFirstUpdateAndTheCheckpointStays) {
   std::string m = folder("latebad"), d = e2e::corpusDir();
-  sh("rm -rf " + m + " && mkdir -p " + m + " && head -n 1990 " + d + "/train.trg > " + m +
-     "/bad.trg && printf 'caf\\351 au lait\\n' >> " + m + "/bad.trg && tail -n 9 " + d + "/train.trg >> " + m +
-     "/bad.trg");
-  std::string cmd = std::string(MARIAN_BIN_DIR) + "/marian " + e2e::tinyModelOptions(m) + " --train-sets " + d +
-                    "/train.src " + m + "/bad.trg --shuffle none --shuffle-window 100 --save-freq 5 "
-                    "--after-epochs 2 > " + m + "/log.txt 2>&1";
-  EXPECT_NE(sh(cmd), 0);
-  std::string log = readFile(m + "/log.txt");
-  EXPECT_NE(log.find("'" + m + "/bad.trg' line 1991 is not valid UTF-8 (byte 4 of the line)"), std::string::npos)
-      << log;
-  ASSERT_NE(log.find("Saved model to"), std::string::npos) << log;  // saves came before the error
-  std::string last = log.substr(log.rfind("Saved model to"));
-  std::string update = last.substr(last.find("(update ") + 8);
-  update = update.substr(0, update.find(')'));
-  EXPECT_NE(readFile(m + "/model.npz.progress.yml").find("batches: " + update + "\n"), std::string::npos);
-  // the checkpoint resumes on the mended corpus
-  sh("cp " + d + "/train.trg " + m + "/bad.trg");
-  RunResult resumed = e2e::run("latebad", "--shuffle none --shuffle-window 100 --save-freq 5 --after-batches " +
-                                              std::to_string(std::stoi(update) + 2) + " --train-sets " + d +
-                                              "/train.src " + m + "/bad.trg",
-                               false);
-  EXPECT_EQ(resumed.status, 0) << resumed.log;
-  EXPECT_NE(resumed.log.find("Resuming from"), std::string::npos) << resumed.log;
+  sh("rm -rf " + m + " && mkdir -p " + m + " && head -n 1999 " + d + "/train.trg > " + m +
+     "/bad.trg && printf 'caf\\351 au lait\\n' >> " + m + "/bad.trg");
+  std::string corpus = " --shuffle none --shuffle-window 100 --save-freq 5 --train-sets " + d + "/train.src " + m;
+  RunResult bad = e2e::run("latebad", "--after-epochs 2" + corpus + "/bad.trg", false);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.log.find("'" + m + "/bad.trg' line 2000 is not valid UTF-8 (byte 4 of the line)"), std::string::npos)
+      << bad.log;
+  EXPECT_EQ(bad.log.find(" : Up. "), std::string::npos) << bad.log;
+  EXPECT_FALSE(exists(m + "/model.npz"));
+
+  // a checkpoint from good data, then the corpus goes bad: the resume names it and changes nothing
+  sh("cp " + d + "/train.trg " + m + "/good.trg");
+  RunResult good = e2e::run("latebad", "--after-batches 10" + corpus + "/good.trg", false);
+  ASSERT_EQ(good.status, 0) << good.log;
+  auto hashes = [&] {
+    sh("cd " + m + " && md5sum model.npz model.npz.optimizer.npz model.npz.progress.yml > hashes.txt");
+    return readFile(m + "/hashes.txt");
+  };
+  std::string before = hashes();
+  sh("cp " + m + "/bad.trg " + m + "/good.trg");
+  RunResult resumed = e2e::run("latebad", "--after-batches 20" + corpus + "/good.trg", false);
+  EXPECT_NE(resumed.status, 0);
+  EXPECT_NE(resumed.log.find("'" + m + "/good.trg' line 2000 is not valid UTF-8"), std::string::npos) << resumed.log;
+  EXPECT_EQ(resumed.log.find(" : Up. "), std::string::npos) << resumed.log;
+  EXPECT_EQ(hashes(), before);
 }
 
 // A tiny trained model for the decoder cases, in a folder whose name YAML would misread.

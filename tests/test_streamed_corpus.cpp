@@ -164,17 +164,65 @@ TEST(CorpusChunks, BadDataIsNamedByFileAndLine) {
     line37 = bad.find('\n', line37) + 1;
   bad.insert(line37, "caf\xe9 ");  // Latin-1, not UTF-8
   write(temp("bad.trg"), bad);
-  CorpusChunks chunks({temp("b.src"), temp("bad.trg")}, false, 8, "");  // found when read
-  EXPECT_NO_THROW(chunks.read(0));
-  e = errorOf([&] { chunks.read(4); });
-  EXPECT_NE(e.find("'" + temp("bad.trg") + "' line 37 is not valid UTF-8 (byte 4"), std::string::npos) << e;
+  e = errorOf([&] { CorpusChunks({temp("b.src"), temp("bad.trg")}, false, 8, ""); });  // on the pass
+  EXPECT_NE(e.find("Corpus file '" + temp("bad.trg") + "' line 37 is not valid UTF-8 (byte 4 of the line)"),
+            std::string::npos) << e;
 
   write(temp("bad.tsv"), "a\tb\nc\td\te\n");
-  CorpusChunks tsv({temp("bad.tsv")}, true, 8, "");
-  e = errorOf([&] { tsv.read(0); });
+  e = errorOf([&] { CorpusChunks({temp("bad.tsv")}, true, 8, ""); });
   EXPECT_NE(e.find("line 2 has 3 field(s)"), std::string::npos) << e;
   e = errorOf([&] { CorpusChunks({"/no/such.src", temp("b.trg")}, false, 8, ""); });
   EXPECT_NE(e.find("'/no/such.src' cannot be opened"), std::string::npos) << e;
+}
+
+// The pass names every bad line of both files at once (up to ten a file, the rest counted), also a
+// line a read block cuts in two, a line of a .gz file and a bad last line without '\n'; empty
+// lines are counted, not refused.
+TEST(CorpusChunks, ThePassNamesEveryBadLineBeforeTraining) {
+  std::string src, trg;
+  for(int i = 1; i <= 30; ++i) {
+    src += i % 3 == 0 ? "schlecht \xff\n" : "gut\n";  // lines 3, 6, ..., 30: ten bad
+    trg += i == 7 ? "\n" : "good\n";                   // line 7 empty
+  }
+  write(temp("many.trg"), trg + "x\xc3");  // a 31st line cut inside a character, no '\n'
+  write(temp("many31.src"), src + "y\n");
+  std::string e = errorOf([&] { CorpusChunks({temp("many31.src"), temp("many.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("Corpus file '" + temp("many31.src") + "' has 10 bad lines: line 3 is not "
+                   "valid UTF-8 (byte 10 of the line); line 6"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 30 is not valid UTF-8"), std::string::npos) << e;
+  EXPECT_NE(e.find("Corpus file '" + temp("many.trg") + "' line 31 is not valid UTF-8 (byte 2 of the line)"),
+            std::string::npos) << e;
+
+  std::string fifteen;  // more than ten: the rest counted
+  for(int i = 0; i < 15; ++i)
+    fifteen += "\xfe\n";
+  write(temp("fifteen.src"), fifteen);
+  e = errorOf([&] { CorpusChunks({temp("fifteen.src"), temp("fifteen.src")}, false, 8, ""); });
+  EXPECT_NE(e.find("has 15 bad lines (the first 10 here): line 1 "), std::string::npos) << e;
+  EXPECT_EQ(e.find("line 11 "), std::string::npos) << e;
+
+  // a bad line across the boundary of the pass's 1 MB reads, in a plain and in a .gz file
+  std::string longLine(1500000, 'a');
+  longLine[1200000] = '\x80';
+  std::string text = std::string(1000, 'b') + "\n" + longLine + "\nlast\n";
+  write(temp("long.src"), text);
+  write(temp("long.trg"), "1\n2\n3\n");
+  e = errorOf([&] { CorpusChunks({temp("long.src"), temp("long.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("line 2 is not valid UTF-8 (byte 1200001 of the line)"), std::string::npos) << e;
+  std::string gz = temp("long.src.gz");
+  ASSERT_EQ(std::system(("gzip -c " + temp("long.src") + " > " + gz).c_str()), 0);
+  e = errorOf([&] { CorpusChunks({gz, temp("long.trg")}, false, 8, ::testing::TempDir()); });
+  EXPECT_NE(e.find("'" + gz + "' line 2 is not valid UTF-8 (byte 1200001 of the line)"), std::string::npos) << e;
+
+  // good data: empty lines counted, and the pairs read back
+  write(temp("ok.trg"), trg);
+  std::string okSrc;
+  for(int i = 0; i < 30; ++i)
+    okSrc += i == 9 ? "\r\n" : "Gr\xc3\xbc\xc3\x9f\n";  // a line of "\r" alone is empty too
+  write(temp("ok.src"), okSrc);
+  CorpusChunks ok({temp("ok.src"), temp("ok.trg")}, false, 8, "");
+  EXPECT_EQ(ok.emptyLines(), (std::vector<size_t>{1, 1}));
+  EXPECT_EQ(ok.read(0)[6].trg, "");
 }
 
 TEST(CorpusChunks, Utf8IsCheckedAsTheStandardSays) {
@@ -185,6 +233,15 @@ TEST(CorpusChunks, Utf8IsCheckedAsTheStandardSays) {
   EXPECT_EQ(firstInvalidUtf8("x\xed\xa0\x80"), 1u);       // a surrogate
   EXPECT_EQ(firstInvalidUtf8("xy\xf4\x90\x80\x80"), 2u);  // beyond U+10FFFF
   EXPECT_EQ(firstInvalidUtf8("\x80"), 0u);
+  // past the eight-byte ASCII steps: a bad byte at every position of a longer line
+  for(size_t at = 0; at < 20; ++at) {
+    std::string line(20, 'a');
+    line[at] = '\xc3';
+    EXPECT_EQ(firstInvalidUtf8(line), at);
+    line[at] = '\xe9';
+    EXPECT_EQ(firstInvalidUtf8(line), at);
+  }
+  EXPECT_EQ(firstInvalidUtf8(std::string(17, 'a') + "\xc3\xbc"), std::string::npos);
 }
 
 std::vector<size_t> allChunks(const CorpusChunks& chunks) {
@@ -288,11 +345,11 @@ TEST(StreamedBatches, ShuffleNoneKeepsFileOrderAndAResumeContinuesExactly) {
 
 TEST(StreamedBatches, AnErrorFoundInTheBackgroundComesOutOfNext) {
   Pairs p = makePairs(60);
-  std::string bad = p.src + "\xff\xfe\n";
-  write(temp("e.src"), bad);
+  write(temp("e.src"), p.src + "ab\n");
   write(temp("e.trg"), p.trg + "x\n");
   auto vocabs = vocabsFor(p);
   CorpusChunks chunks({temp("e.src"), temp("e.trg")}, false, 10, "");
+  write(temp("e.src"), p.src + "\xff\xfe\n");  // changed after the pass checked it: found when read
   BatchingOptions none;
   none.shuffleData = none.shuffleBatches = false;
   StreamedBatches s(chunks, PairEncoder{vocabs, 50, false}, none, 2, 1, 0, 1);
@@ -301,7 +358,8 @@ TEST(StreamedBatches, AnErrorFoundInTheBackgroundComesOutOfNext) {
     while(s.next()) {
     }
   });
-  EXPECT_NE(e.find("line 61 is not valid UTF-8"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 61 is not valid UTF-8 (byte 1 of the line) (the file changed while training)"),
+            std::string::npos) << e;
 }
 
 // The threads that prepare a window: each encoding thread joins and leaves once; a cancelled

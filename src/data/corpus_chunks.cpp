@@ -13,12 +13,15 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/format.h"
 
 namespace marian {
 
 namespace {
 
 constexpr size_t kReadBlock = 1 << 20;
+constexpr size_t kNamedProblems = 10;        // bad lines named in the pass's error; the rest counted
+constexpr size_t kLongestLine = size_t(16) << 20;  // longer is no sentence (a binary file?)
 
 bool isGzip(int fd) {
   unsigned char magic[2] = {0, 0};
@@ -89,6 +92,13 @@ void streamFile(const std::string& name, int fd, int copyFd, const std::string& 
            msg.empty() ? "read error" : msg);
 }
 
+std::string join(const std::vector<std::string>& parts, const std::string& between) {
+  std::string all;
+  for(size_t i = 0; i < parts.size(); ++i)
+    all += (i ? between : "") + parts[i];
+  return all;
+}
+
 std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& name) {
   std::string bytes(size_t(to - from), '\0');
   size_t done = 0;
@@ -105,10 +115,20 @@ std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& nam
 
 }  // namespace
 
-size_t firstInvalidUtf8(const std::string& s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t n = s.size(), i = 0;
+size_t firstInvalidUtf8(const char* text, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text);
+  size_t i = 0;
   while(i < n) {
+    // most text is ASCII: eight bytes at a time while none has the high bit
+    while(i + 8 <= n) {
+      uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      if(word & 0x8080808080808080ull)
+        break;
+      i += 8;
+    }
+    if(i >= n)
+      break;
     unsigned char c = p[i];
     if(c < 0x80) {
       ++i;
@@ -133,6 +153,22 @@ size_t firstInvalidUtf8(const std::string& s) {
     i += len;
   }
   return std::string::npos;
+}
+
+size_t firstInvalidUtf8(const std::string& text) { return firstInvalidUtf8(text.data(), text.size()); }
+
+std::string lineProblem(const char* line, size_t n, bool tsv) {
+  size_t bad = firstInvalidUtf8(line, n);
+  if(bad != std::string::npos)
+    return "is not valid UTF-8 (byte " + std::to_string(bad + 1) + " of the line)";
+  if(tsv) {
+    size_t fields = 1;
+    for(const char* t = line; (t = static_cast<const char*>(std::memchr(t, '\t', size_t(line + n - t)))); ++t)
+      ++fields;
+    if(fields != 2)
+      return "has " + std::to_string(fields) + " field(s): --tsv needs a source and a target separated by one TAB";
+  }
+  return "";
 }
 
 CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
@@ -174,6 +210,19 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
       uint64_t at = 0, lineStart = 0;
       bool lineOpen = false;  // bytes seen since the last '\n'
       char lastByte = '\n';
+      std::string carry;      // the start of a line a read cut off
+      bool carryCut = false;  // that line is longer than checked
+      // every complete line (its '\n' left off) is checked here, before training begins
+      auto check = [&](const char* text, size_t n) {
+        if(n > 0 && text[n - 1] == '\r')
+          --n;
+        std::string problem = carryCut ? "is longer than " + std::to_string(kLongestLine >> 20) + " MB: is this a text file?"
+                                       : lineProblem(text, n, tsv_);
+        if(problem.empty())
+          s.emptyLines += n == 0;
+        else if(s.badLines++ < kNamedProblems)
+          s.problems.push_back("line " + std::to_string(s.lines + 1) + " " + problem);
+      };
       streamFile(s.name, s.fd, copyFd, tempdir, [&](const char* data, size_t n) {
         const char* p = data;
         const char* end = data + n;
@@ -186,8 +235,21 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
           }
           const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
           if(!nl) {
+            if(carry.size() < kLongestLine)
+              carry.append(p, size_t(end - p));
+            else
+              carryCut = true;
             p = end;
             break;
+          }
+          if(carry.empty() && !carryCut) {
+            check(p, size_t(nl - p));
+          } else {
+            if(carry.size() < kLongestLine)
+              carry.append(p, size_t(nl - p));
+            check(carry.data(), carry.size());
+            carry.clear();
+            carryCut = false;
           }
           ++s.lines;
           lineOpen = false;
@@ -197,10 +259,12 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
         lastByte = data[n - 1];
       });
       // a last line without '\n' is a line if it has text (a lone '\r' has none), as readLines reads
-      if(lineOpen && (at - lineStart > 1 || lastByte != '\r'))
+      if(lineOpen && (at - lineStart > 1 || lastByte != '\r')) {
+        check(carry.data(), carry.size());
         ++s.lines;
-      else if(lineOpen && s.lines % chunkLines_ == 0)
+      } else if(lineOpen && s.lines % chunkLines_ == 0) {
         s.offsets.pop_back();  // the chunk it opened holds no line
+      }
       s.size = at;
       if(copyFd >= 0) {
         close(s.fd);
@@ -221,14 +285,24 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
   for(auto& f : failed)
     if(f)
       std::rethrow_exception(f);
-  for(const Side& s : sides_)
-    ABORT_IF(s.lines == 0, "Corpus file '{}' is empty", s.name);
-  if(sides_.size() == 2)
-    ABORT_IF(sides_[0].lines != sides_[1].lines,
-             "Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
-             sides_[0].name, sides_[0].lines, sides_[1].name, sides_[1].lines,
-             sides_[0].lines < sides_[1].lines ? sides_[0].name : sides_[1].name,
-             std::min(sides_[0].lines, sides_[1].lines));
+  // every problem the pass found, in one error
+  std::vector<std::string> problems;
+  for(const Side& s : sides_) {
+    if(s.lines == 0)
+      problems.push_back("Corpus file '" + s.name + "' is empty");
+    else if(s.badLines == 1)
+      problems.push_back("Corpus file '" + s.name + "' " + s.problems[0]);
+    else if(s.badLines > 1)
+      problems.push_back("Corpus file '" + s.name + "' has " + std::to_string(s.badLines) + " bad lines" +
+                         (s.badLines > kNamedProblems ? " (the first " + std::to_string(kNamedProblems) + " here)" : "") +
+                         ": " + join(s.problems, "; "));
+  }
+  if(sides_.size() == 2 && sides_[0].lines != sides_[1].lines)
+    problems.push_back(format("Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
+                              sides_[0].name, sides_[0].lines, sides_[1].name, sides_[1].lines,
+                              sides_[0].lines < sides_[1].lines ? sides_[0].name : sides_[1].name,
+                              std::min(sides_[0].lines, sides_[1].lines)));
+  ABORT_IF(!problems.empty(), "{}", join(problems, "\n"));
   lines_ = sides_[0].lines;
 }
 
@@ -236,6 +310,13 @@ CorpusChunks::~CorpusChunks() {
   for(Side& s : sides_)
     if(s.fd >= 0)
       close(s.fd);
+}
+
+std::vector<size_t> CorpusChunks::emptyLines() const {
+  std::vector<size_t> empty;
+  for(const Side& s : sides_)
+    empty.push_back(s.emptyLines);
+  return empty;
 }
 
 uint64_t CorpusChunks::bytes() const {
@@ -264,10 +345,11 @@ std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) c
   }
   ABORT_IF(lines.size() != count, "Corpus file '{}' changed while training: chunk {} has {} lines, not {}", side.name,
            chunk, lines.size(), count);
+  // the pass checked every line: a problem here means the file changed since
   for(size_t i = 0; i < lines.size(); ++i) {
-    size_t bad = firstInvalidUtf8(lines[i]);
-    ABORT_IF(bad != std::string::npos, "Corpus file '{}' line {} is not valid UTF-8 (byte {} of the line)", side.name,
-             first + i + 1, bad + 1);
+    std::string problem = lineProblem(lines[i].data(), lines[i].size(), tsv_);
+    ABORT_IF(!problem.empty(), "Corpus file '{}' line {} {} (the file changed while training)", side.name, first + i + 1,
+             problem);
   }
   return lines;
 }
@@ -280,12 +362,7 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
     std::vector<std::string> lines = linesOf(sides_[0], chunk);
     pairs.reserve(lines.size());
     for(size_t i = 0; i < lines.size(); ++i) {
-      size_t tab = lines[i].find('\t');
-      size_t fields = 1;
-      for(char c : lines[i])
-        fields += c == '\t';
-      ABORT_IF(fields != 2, "TSV file '{}' line {} has {} field(s): --tsv needs a source and a target separated by one TAB",
-               sides_[0].name, first + i + 1, fields);
+      size_t tab = lines[i].find('\t');  // exactly one: linesOf checked
       pairs.push_back(RawPair{lines[i].substr(0, tab), lines[i].substr(tab + 1), first + i});
     }
     return pairs;

@@ -2,7 +2,8 @@
 // defines: marian::CorpusChunks — a parallel corpus left on disk, cut into chunks of consecutive
 // lines whose byte offsets are known, so that any chunk can be read alone (and by several
 // threads at once) while only the offsets stay in memory. One pass at the start counts the lines,
-// records the offsets and checks that the sides have the same number of lines; a .gz file (or a
+// records the offsets, checks every line (UTF-8, one TAB in a TSV line) and that the sides have the
+// same number of lines, so that bad data is named, every bad line at once, before training starts; a .gz file (or a
 // pipe) is copied, decompressed, into --tempdir during that pass (the copy is unlinked at once,
 // so it goes when the run ends, however it ends). The two sides come from two files or from one
 // TSV file.
@@ -28,8 +29,10 @@ public:
   size_t lines() const { return lines_; }
   size_t chunks() const { return (lines_ + chunkLines_ - 1) / chunkLines_; }
   size_t chunkLines() const { return chunkLines_; }
-  // The pairs of one chunk in file order. A line that is not UTF-8, or a TSV line without
-  // exactly one TAB, is an error naming file and line. Safe to call from several threads.
+  // Empty lines on each side (their pairs are skipped when encoded)
+  std::vector<size_t> emptyLines() const;
+  // The pairs of one chunk in file order (a line the pass would refuse now is an error: the file
+  // changed). Safe to call from several threads.
   std::vector<RawPair> read(size_t chunk) const;
   // The bytes of text on disk (the decompressed size for .gz): what a full pass reads.
   uint64_t bytes() const;
@@ -41,6 +44,8 @@ private:
     std::vector<uint64_t> offsets;  // where each chunk's first line starts
     uint64_t size = 0;              // bytes
     size_t lines = 0;
+    size_t emptyLines = 0, badLines = 0;
+    std::vector<std::string> problems;  // the first bad lines, named
   };
   void scan(const std::vector<std::string>& files, const std::string& tempdir);  // the pass
   std::vector<std::string> linesOf(const Side& side, size_t chunk) const;
@@ -51,6 +56,9 @@ private:
 };
 
 // The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.
+size_t firstInvalidUtf8(const char* text, size_t n);
 size_t firstInvalidUtf8(const std::string& text);
+// What is wrong with a corpus line (without its line ending), in words that follow "line N", or "".
+std::string lineProblem(const char* line, size_t n, bool tsv);
 
 }  // namespace marian

@@ -1,5 +1,6 @@
 #include "training/loop/training_data.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "common/error.h"
@@ -46,7 +47,9 @@ TrainingData TrainingData::load(const Options& o) {
     size_t maxLength = size_t(o.get<int>("max-length"));
     data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop")};
     size_t window = size_t(o.get<int>("shuffle-window"));
+    auto passStart = std::chrono::steady_clock::now();
     data.chunks = std::make_unique<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
+    double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
       std::vector<size_t> all(data.chunks->chunks());
       for(size_t c = 0; c < all.size(); ++c)
@@ -58,10 +61,11 @@ TrainingData TrainingData::load(const Options& o) {
           grouped(data.corpus->size()), data.corpus->skippedLong(), maxLength, data.corpus->skippedEmpty());
       ABORT_IF(data.corpus->size() == 0, "The training corpus has no usable sentence pairs");
     } else {
+      std::vector<size_t> empty = data.chunks->emptyLines();
       LOG(info, "[data] Training corpus: {} sentence pairs ({} MB of text) streamed from disk in windows of {} "
-                "pairs (--shuffle-window), chunks of {} line(s)",
+                "pairs (--shuffle-window), chunks of {} line(s); every line checked in {} s, {} empty (their pairs skipped)",
           grouped(data.chunks->lines()), formatNumber("%.1f", double(data.chunks->bytes()) / 1e6), grouped(window),
-          data.chunks->chunkLines());
+          data.chunks->chunkLines(), formatNumber("%.1f", passSeconds), empty.size() == 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
     }
   } catch(const std::exception&) {
     for(const std::string& path : created)
