@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
       if(mpi.rank() > 0)  // rank 0 keeps Marian's lines; the others say who they are
         logging::setPrefix("[rank " + std::to_string(mpi.rank()) + "] ");
     }
-    if(!MpiTransport::instance() || MpiTransport::instance()->rank() == 0)
-      logProgramStart(argc, argv, options);
+    // rank 0 logs as Marian does; the others only their host (a launcher names a lost node by it)
+    logProgramStart(argc, argv, options, !MpiTransport::instance() || MpiTransport::instance()->rank() == 0);
     train(options, MpiTransport::instance());
   } catch(const std::exception& e) {
     if(MpiTransport* mpi = MpiTransport::instance())  // one failing rank ends the whole job

@@ -74,7 +74,8 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
 std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMode mode);
 
 // Marian's first log lines, so that a log says what made it: the version, host and command line,
-// then every option in effect (the caller prints them once per job: by rank 0).
-void logProgramStart(int argc, const char* const* argv, const Options& options);
+// then every option in effect (the caller prints them once per job: by rank 0); without the
+// command line, only the host and process (the other ranks).
+void logProgramStart(int argc, const char* const* argv, const Options& options, bool withCommandLine = true);
 
 }  // namespace marian
