@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Network faults on scripts/simnet, each at the first checkpoint of a small transformer under
+# scripts/mpirun-bounded (--multi-node-timeout 5, --grace 5):
+#   cut      node 1's link goes down: the job ends within the timeout plus 30 s, names the lost
+#            node, the checkpoint stays as it was, nothing is left running, and it resumes;
+#   slow     node 1's link at a 50th of the others' rate: the job trains on to its end;
+#   elastic  3 nodes, node 2's link cut: --elastic restarts on the 2 nodes left from the
+#            checkpoint and trains to the end.
+# Exit 77 (ctest: skipped) where network namespaces cannot be made.
+set -euo pipefail
+root=$1
+bin=$2
+probe="simnet-probe$$"
+if ! ip netns add "$probe" 2>/dev/null; then
+  echo "network namespaces not available here: skipped"
+  exit 77
+fi
+ip netns del "$probe"
+work=$(mktemp -d /tmp/faults-simnet.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+d=$work/data
+python3 "$root/scripts/make-synthetic-corpus" "$d" --train 2000 > /dev/null
+"$bin/marian" --train-sets "$d/train.src" "$d/train.trg" --vocabs "$d/vocab.src.yml" "$d/vocab.trg.yml" \
+  --model "$work/vocab/model.npz" --after-batches 1 > /dev/null 2>&1
+opts=(--train-sets "$d/train.src" "$d/train.trg" --vocabs "$d/vocab.src.yml" "$d/vocab.trg.yml"
+      --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --mini-batch 16 --maxi-batch 10
+      --learn-rate 0.003 --disp-freq 20 --seed 7 --cpu-threads 1 --multi-node-timeout 5 --save-freq 50 --sync-sgd)
+launcher="$root/scripts/mpirun-bounded --grace 5"
+fail() { echo "FAIL: $*"; exit 1; }
+sum() { (cd "$1" && cat model.npz model.npz.optimizer.npz model.npz.progress.yml | md5sum); }
+seconds() { sed -n "s/^simnet: $1 at \([0-9.]*\) s.*/\1/p" "$2"; }
+
+# cut
+m=$work/cut
+mkdir -p "$m"
+( for _ in $(seq 3000); do grep -q "simnet: fault" "$m/log.txt" 2>/dev/null && break; sleep 0.1; done; sum "$m" > "$m/at-fault" ) &
+status=0
+timeout 300 "$root/scripts/simnet" --nodes 2 --launcher "$launcher" --fault cut --fault-node 1 \
+  --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
+  --after-batches 100000 > "$m/log.txt" 2>&1 || status=$?
+wait
+grep -E "^simnet|^mpirun-bounded|^Error|lost communication" "$m/log.txt"
+[ "$status" != 0 ] || fail "the cut job did not fail"
+took=$(awk -v a="$(seconds "fault cut on node 1" "$m/log.txt")" -v b="$(seconds "job ended" "$m/log.txt")" 'BEGIN {print b - a}')
+echo "cut: the job ended $took s after the fault"
+awk -v t="$took" 'BEGIN {exit !(t <= 35)}' || fail "the job ended $took s after the cut, more than the timeout (5 s) plus 30 s"
+grep -Eq "rank 1 has been silent|Remote daemon: .* on node node1" "$m/log.txt" || fail "the lost node is not named"
+grep -q "^simnet: no process of the job left running" "$m/log.txt" || fail "processes were left running"
+[ "$(sum "$m")" = "$(cat "$m/at-fault")" ] || fail "the checkpoint changed after the fault"
+"$root/scripts/simnet" --nodes 2 --launcher "$launcher" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
+  --after-batches 60 > "$m/resume.txt" 2>&1 || { tail -5 "$m/resume.txt"; fail "the resume failed"; }
+grep -q "Resuming from .*update 50," "$m/resume.txt" || fail "the resume did not start from update 50"
+
+# slow
+m=$work/slow
+mkdir -p "$m"
+timeout 300 "$root/scripts/simnet" --nodes 2 --rate 1gbit --launcher "$launcher" --fault rate:20mbit --fault-node 1 \
+  --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
+  --after-batches 150 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
+grep -q "simnet: fault rate:20mbit on node 1" "$m/log.txt" || fail "no slow link"
+grep -q "Training finished" "$m/log.txt" || fail "the slow node's job did not finish"
+grep -q " : Up\. 150 : " "$m/log.txt" || fail "the slow node's job did not reach update 150"
+
+# elastic
+m=$work/elastic
+mkdir -p "$m"
+timeout 300 "$root/scripts/simnet" --nodes 3 --launcher "$launcher --elastic --max-restarts 1" --fault cut \
+  --fault-node 2 --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
+  --after-batches 120 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
+grep -E "^simnet|^mpirun-bounded" "$m/log.txt"
+grep -q "^mpirun-bounded: node node2 lost; restart 1 of 1" "$m/log.txt" || fail "node2 was not named lost"
+grep -q "^mpirun-bounded: running on 2 of 3 hosts (node0, node1), 2 ranks" "$m/log.txt" || fail "no restart on 2 nodes"
+grep -q "Resuming from .*update 50," "$m/log.txt" || fail "the restart did not resume from update 50"
+grep -q "Training finished" "$m/log.txt" || fail "the elastic job did not finish"
+grep -v '\[rank' "$m/log.txt" | grep -q " : Up\. 120 : " || fail "the elastic job did not reach update 120"
+echo "fault tests passed"
