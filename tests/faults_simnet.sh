@@ -56,10 +56,10 @@ m=$work/slow
 mkdir -p "$m"
 timeout 300 "$root/scripts/simnet" --nodes 2 --rate 1gbit --launcher "$launcher" --fault rate:20mbit --fault-node 1 \
   --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
-  --after-batches 150 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
+  --after-batches 160 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
 grep -q "simnet: fault rate:20mbit on node 1" "$m/log.txt" || fail "no slow link"
 grep -q "Training finished" "$m/log.txt" || fail "the slow node's job did not finish"
-grep -q " : Up\. 150 : " "$m/log.txt" || fail "the slow node's job did not reach update 150"
+grep -q " : Up\. 160 : " "$m/log.txt" || fail "the slow node's job did not reach update 160"
 
 # elastic
 m=$work/elastic
