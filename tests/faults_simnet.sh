@@ -2,10 +2,12 @@
 # Network faults on scripts/simnet, each at the first checkpoint of a small transformer under
 # scripts/mpirun-bounded (--multi-node-timeout 5, --grace 5):
 #   cut      node 1's link goes down: the job ends within the timeout plus 30 s, names the lost
-#            node, the checkpoint stays as it was, nothing is left running, and it resumes;
+#            node, the checkpoint stays as it was at the cut, nothing is left running, and the
+#            same command resumes from it;
 #   slow     node 1's link at a 50th of the others' rate: the job trains on to its end;
-#   elastic  3 nodes, node 2's link cut: --elastic restarts on the 2 nodes left from the
-#            checkpoint and trains to the end.
+#   elastic  3 nodes, node 2's link cut: --elastic restarts on the 2 nodes left from the last
+#            checkpoint and trains to the end; node 2, given back once its link is up again, is
+#            taken back at the next checkpoint.
 # Exit 77 (ctest: skipped) where network namespaces cannot be made.
 set -euo pipefail
 root=$1
@@ -17,7 +19,7 @@ if ! ip netns add "$probe" 2>/dev/null; then
 fi
 ip netns del "$probe"
 work=$(mktemp -d /tmp/faults-simnet.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT  # KEEP_WORK=1: kept to read the logs
 d=$work/data
 python3 "$root/scripts/make-synthetic-corpus" "$d" --train 2000 > /dev/null
 "$bin/marian" --train-sets "$d/train.src" "$d/train.trg" --vocabs "$d/vocab.src.yml" "$d/vocab.trg.yml" \
@@ -47,9 +49,11 @@ awk -v t="$took" 'BEGIN {exit !(t <= 35)}' || fail "the job ended $took s after 
 grep -Eq "rank 1 has been silent|Remote daemon: .* on node node1" "$m/log.txt" || fail "the lost node is not named"
 grep -q "^simnet: no process of the job left running" "$m/log.txt" || fail "processes were left running"
 [ "$(sum "$m")" = "$(cat "$m/at-fault")" ] || fail "the checkpoint changed after the fault"
+# (the cut comes within a poll of the save of update 50: a save or two may come before it bites)
+saved=$(sed -n 's/^batches: //p' "$m/model.npz.progress.yml")
 "$root/scripts/simnet" --nodes 2 --launcher "$launcher" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
-  --after-batches 60 > "$m/resume.txt" 2>&1 || { tail -5 "$m/resume.txt"; fail "the resume failed"; }
-grep -q "Resuming from .*update 50," "$m/resume.txt" || fail "the resume did not start from update 50"
+  --after-batches $((saved + 10)) > "$m/resume.txt" 2>&1 || { tail -5 "$m/resume.txt"; fail "the resume failed"; }
+grep -q "Resuming from .*update $saved," "$m/resume.txt" || fail "the resume did not start from update $saved"
 
 # slow
 m=$work/slow
@@ -64,13 +68,30 @@ grep -q " : Up\. 160 : " "$m/log.txt" || fail "the slow node's job did not reach
 # elastic
 m=$work/elastic
 mkdir -p "$m"
+# the user gives node2 back once its link is up again
+( for _ in $(seq 3000); do
+    lost=$(sed -n 's/^mpirun-bounded: .*(added to \(.*\); delete it.*/\1/p' "$m/log.txt" 2>/dev/null | head -1)
+    [ -n "$lost" ] && grep -q "^simnet: fault cut on node 2 ended" "$m/log.txt" && break
+    sleep 0.1
+  done
+  sed -i '/^node2$/d' "$lost" ) &
 timeout 300 "$root/scripts/simnet" --nodes 3 --launcher "$launcher --elastic --max-restarts 1" --fault cut \
-  --fault-node 2 --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
-  --after-batches 120 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
+  --fault-node 2 --fault-on "Saved model to .*update 50\)" --fault-for 8 -- "$bin/marian" "${opts[@]}" \
+  --model "$m/model.npz" --after-batches 600 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
+wait
 grep -E "^simnet|^mpirun-bounded" "$m/log.txt"
 grep -q "^mpirun-bounded: node node2 lost; restart 1 of 1" "$m/log.txt" || fail "node2 was not named lost"
 grep -q "^mpirun-bounded: running on 2 of 3 hosts (node0, node1), 2 ranks" "$m/log.txt" || fail "no restart on 2 nodes"
-grep -q "Resuming from .*update 50," "$m/log.txt" || fail "the restart did not resume from update 50"
+# the restart resumes from the last checkpoint the first job saved
+saved=$(sed -n '/^mpirun-bounded: running on 2 of 3/q; s/.*Saved model to .*(update \([0-9]*\))$/\1/p' "$m/log.txt" | tail -1)
+grep -q "Resuming from .*update $saved," "$m/log.txt" || fail "the restart did not resume from update $saved"
+# node2 taken back at the 2-node job's next checkpoint, from which the 3-node job resumes
+grep -q "^mpirun-bounded: a host came back (node2)" "$m/log.txt" || fail "node2 was not taken back"
+back=$(sed -n '/^mpirun-bounded: running on 2 of 3/,/^mpirun-bounded: a host came back/ s/.*Saved model to .*(update \([0-9]*\))$/\1/p' "$m/log.txt" | tail -1)
+sed -n '/^mpirun-bounded: a host came back/,$p' "$m/log.txt" | grep -q "^mpirun-bounded: running on 3 of 3 hosts" ||
+  fail "no run on 3 nodes after node2 came back"
+sed -n '/^mpirun-bounded: a host came back/,$p' "$m/log.txt" | grep -q "Resuming from .*update $back," ||
+  fail "the 3-node job did not resume from update $back"
 grep -q "Training finished" "$m/log.txt" || fail "the elastic job did not finish"
-grep -v '\[rank' "$m/log.txt" | grep -q " : Up\. 120 : " || fail "the elastic job did not reach update 120"
+grep -v '\[rank' "$m/log.txt" | grep -q " : Up\. 600 : " || fail "the elastic job did not reach update 600"
 echo "fault tests passed"
