@@ -76,8 +76,8 @@ mkdir -p "$m"
   done
   sed -i '/^node2$/d' "$lost" ) &
 timeout 300 "$root/scripts/simnet" --nodes 3 --launcher "$launcher --elastic --max-restarts 1" --fault cut \
-  --fault-node 2 --fault-on "Saved model to .*update 50\)" --fault-for 8 -- "$bin/marian" "${opts[@]}" \
-  --model "$m/model.npz" --after-batches 600 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
+  --fault-node 2 --fault-on "Saved model to .*update 50\)" --fault-for 15 -- "$bin/marian" "${opts[@]}" \
+  --model "$m/model.npz" --after-batches 3000 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
 wait
 grep -E "^simnet|^mpirun-bounded" "$m/log.txt"
 grep -q "^mpirun-bounded: node node2 lost; restart 1 of 1" "$m/log.txt" || fail "node2 was not named lost"
@@ -93,5 +93,5 @@ sed -n '/^mpirun-bounded: a host came back/,$p' "$m/log.txt" | grep -q "^mpirun-
 sed -n '/^mpirun-bounded: a host came back/,$p' "$m/log.txt" | grep -q "Resuming from .*update $back," ||
   fail "the 3-node job did not resume from update $back"
 grep -q "Training finished" "$m/log.txt" || fail "the elastic job did not finish"
-grep -v '\[rank' "$m/log.txt" | grep -q " : Up\. 600 : " || fail "the elastic job did not reach update 600"
+grep -v '\[rank' "$m/log.txt" | grep -q " : Up\. 3000 : " || fail "the elastic job did not reach update 3000"
 echo "fault tests passed"

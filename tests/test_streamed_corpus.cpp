@@ -214,6 +214,14 @@ TEST(CorpusChunks, ThePassNamesEveryBadLineBeforeTraining) {
   e = errorOf([&] { CorpusChunks({gz, temp("long.trg")}, false, 8, ::testing::TempDir()); });
   EXPECT_NE(e.find("'" + gz + "' line 2 is not valid UTF-8 (byte 1200001 of the line)"), std::string::npos) << e;
 
+  // a line longer than the pass checks (16 MB) is named as such, whatever lies past the cut
+  std::string huge(16 << 20, 'h');
+  huge += "\xc3\xbc tail\n";  // a valid character across the cut
+  write(temp("huge.src"), "first\n" + huge);
+  write(temp("huge.trg"), "1\n2\n");
+  e = errorOf([&] { CorpusChunks({temp("huge.src"), temp("huge.trg")}, false, 8, ""); });
+  EXPECT_NE(e.find("line 2 is longer than 16 MB"), std::string::npos) << e;
+
   // good data: empty lines counted, and the pairs read back
   write(temp("ok.trg"), trg);
   std::string okSrc;

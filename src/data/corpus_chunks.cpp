@@ -223,6 +223,12 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
         else if(s.badLines++ < kNamedProblems)
           s.problems.push_back("line " + std::to_string(s.lines + 1) + " " + problem);
       };
+      auto keep = [&](const char* part, size_t n) {  // a line's part, unless the line is too long
+        if(carryCut || carry.size() + n > kLongestLine)
+          carryCut = true;
+        else
+          carry.append(part, n);
+      };
       streamFile(s.name, s.fd, copyFd, tempdir, [&](const char* data, size_t n) {
         const char* p = data;
         const char* end = data + n;
@@ -235,18 +241,14 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
           }
           const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
           if(!nl) {
-            if(carry.size() < kLongestLine)
-              carry.append(p, size_t(end - p));
-            else
-              carryCut = true;
+            keep(p, size_t(end - p));
             p = end;
             break;
           }
           if(carry.empty() && !carryCut) {
             check(p, size_t(nl - p));
           } else {
-            if(carry.size() < kLongestLine)
-              carry.append(p, size_t(nl - p));
+            keep(p, size_t(nl - p));
             check(carry.data(), carry.size());
             carry.clear();
             carryCut = false;
