@@ -6,12 +6,7 @@
 set -euo pipefail
 root=$1
 bin=$2
-probe="simnet-probe$$"
-if ! ip netns add "$probe" 2>/dev/null; then
-  echo "network namespaces not available here: skipped"
-  exit 77
-fi
-ip netns del "$probe"
+. "$(dirname "$0")/skip_without_netns.sh"
 before=$(ip netns list | grep -c '^simnet' || true)
 line=$("$root/scripts/simnet" --nodes 2 --rate 100mbit -- "$bin/marian-commbench" --algo ring --size 1000000 \
   --density 1 --reps 3 | grep '^{')
