@@ -415,13 +415,13 @@ Options modelOptions(std::string yaml, const std::string& source) {
 void logProgramStart(int argc, const char* const* argv, const Options& options, bool withCommandLine) {
   char host[256] = "";
   gethostname(host, sizeof(host) - 1);
-  std::string command = argv[0];
-  for(int i = 1; i < argc; ++i)
-    command += std::string(" ") + argv[i];
   if(!withCommandLine) {  // another rank of the job: where it runs, for the launcher and the reader
     LOG(info, "[marian] Running on {} as process {}", host, int(getpid()));
     return;
   }
+  std::string command = argv[0];
+  for(int i = 1; i < argc; ++i)
+    command += std::string(" ") + argv[i];
   LOG(info, "[marian] {}", MARIAN_VERSION);
   LOG(info, "[marian] Running on {} as process {} with command line:", host, int(getpid()));
   LOG(info, "[marian] {}", command);

@@ -65,7 +65,8 @@ TrainingData TrainingData::load(const Options& o) {
       LOG(info, "[data] Training corpus: {} sentence pairs ({} MB of text) streamed from disk in windows of {} "
                 "pairs (--shuffle-window), chunks of {} line(s); every line checked in {} s, {} empty (their pairs skipped)",
           grouped(data.chunks->lines()), formatNumber("%.1f", double(data.chunks->bytes()) / 1e6), grouped(window),
-          data.chunks->chunkLines(), formatNumber("%.1f", passSeconds), empty.size() == 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
+          data.chunks->chunkLines(), formatNumber("%.1f", passSeconds),
+          empty.size() == 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
     }
   } catch(const std::exception&) {
     for(const std::string& path : created)
