@@ -61,9 +61,9 @@ timeout 600 "$root/scripts/compare-configs" "${common[@]}" --launcher mpirun --h
 # srun: the command it builds
 out=$("$root/scripts/compare-configs" "${common[@]}" --launcher srun --words 12000 --dry-run --out "$work/srun")
 echo "$out"
-echo "$out" | grep -q "^2x1 sync dense: srun --nodes 2 --ntasks-per-node 1 --kill-on-bad-exit=1 --wait=30 $bin/marian -c $work/base.yml" \
+grep -q "^2x1 sync dense: srun --nodes 2 --ntasks-per-node 1 --kill-on-bad-exit=1 --wait=30 $bin/marian -c $work/base.yml" <<< "$out" \
   || { echo "FAIL: srun command"; exit 1; }
-echo "$out" | grep -q -- "--after 6000t" || { echo "FAIL: the word budget per rank"; exit 1; }
+grep -q -- "--after 6000t" <<< "$out" || { echo "FAIL: the word budget per rank"; exit 1; }
 if "$root/scripts/compare-configs" "${common[@]}" --launcher srun --hostfile "$work/hosts" --dry-run --out "$work/x" 2>/dev/null; then
   echo "FAIL: --hostfile without mpirun was accepted"; exit 1
 fi

@@ -31,15 +31,15 @@ out=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work")
 echo "$out"
 fail() { echo "FAIL: $1"; exit 1; }
 # row FIRST-FIELD PATTERN: the line whose first field is FIRST-FIELD has these fields
-row() { echo "$out" | awk -v k="$1" '$1 == k' | grep -Eq "$2" || fail "row $1 is not /$2/"; }
+row() { awk -v k="$1" '$1 == k' <<< "$out" | grep -E "$2" >/dev/null || fail "row $1 is not /$2/"; }
 row 100 '^ +100 +1 +5\.5000 +5\.7000 +5\.0000 +- +5\.6000\(0\.141\) +5\.0000\(-\) +\+0\.6000$'
 row 200 '^ +200 +2 +4\.5000 +4\.3000 +4\.0000 +- +4\.4000\(0\.141\) +4\.0000\(-\) +\+0\.4000$'
-echo "$out" | grep -Eq '^test2016 BLEU ours +38\.00 39\.00 +mean 38\.50 \(sd 0\.71\)$' || fail "ours' BLEU line"
-echo "$out" | grep -Eq '^test2016 BLEU marian +39\.50 - +mean 39\.50$' || fail "Marian's BLEU line"
+grep -Eq '^test2016 BLEU ours +38\.00 39\.00 +mean 38\.50 \(sd 0\.71\)$' <<< "$out" || fail "ours' BLEU line"
+grep -Eq '^test2016 BLEU marian +39\.50 - +mean 39\.50$' <<< "$out" || fail "Marian's BLEU line"
 # the checkpoints' table: update, ours-1111 ours-2222 marian-1111 marian-2222, each side's mean
 ckpt=$(echo "$out" | sed -n '/BLEU of the kept checkpoints/,$p')
-echo "$ckpt" | awk '$1 == 100' | grep -Eq '^ +100 +20\.0 +- +21\.0 +- +20\.00 +21\.00 +-1\.00$' || fail "checkpoint row 100"
-echo "$ckpt" | awk '$1 == 200' | grep -Eq '^ +200 +37\.0 +38\.0 +- +- +37\.50 +- +-$' || fail "checkpoint row 200"
+awk '$1 == 100' <<< "$ckpt" | grep -E '^ +100 +20\.0 +- +21\.0 +- +20\.00 +21\.00 +-1\.00$' >/dev/null || fail "checkpoint row 100"
+awk '$1 == 200' <<< "$ckpt" | grep -E '^ +200 +37\.0 +38\.0 +- +- +37\.50 +- +-$' >/dev/null || fail "checkpoint row 200"
 
 # two seeds a side: Welch's t of test2016 BLEU; --all-sets' files: every set's BLEU and ratio
 # bleuline DIR FILE BLEU RATIO: marian-evaluate's line
@@ -65,22 +65,22 @@ bleuline marian-1111 test2016.en.bleu 39.50 0.990
 bleuline marian-1111 4-test-sets.en.bleu 34.25 1.002
 two=$(MARIAN= "$bench" --table-only --seeds "1111 2222" --work "$work/two")
 echo "$two"
-echo "$two" | grep -Eq "^test2016 BLEU ours - marian -1\.50, Welch's t -2\.1$" || fail "Welch's t line"
-sets() { echo "$two" | awk -v k="$1" '$1 == k' | grep -Eq "$2" || fail "set row $1 is not /$2/"; }
+grep -Eq "^test2016 BLEU ours - marian -1\.50, Welch's t -2\.1$" <<< "$two" || fail "Welch's t line"
+sets() { awk -v k="$1" '$1 == k' <<< "$two" | grep -E "$2" >/dev/null || fail "set row $1 is not /$2/"; }
 sets test_2016_flickr '^test_2016_flickr +38\.00 +- +39\.50 +- +38\.00 +39\.50 +-1\.50$'
 sets 4-test-sets '^4-test-sets +33\.00 +- +34\.25 +- +33\.00 +34\.25 +-1\.25$'
 sets ratio:4-test-sets '^ratio:4-test-sets +0\.970 +- +1\.002 +- +0\.970 +1\.002 +-0\.032$'
 sets ratio:val '^ratio:val +1\.000 +- +1\.000 +- +1\.000 +1\.000 +\+0\.000$'
 sets chrF2:test_2016_flickr '^chrF2:test_2016_flickr +58\.00 +- +58\.00 +- +58\.00 +58\.00 +\+0\.00$'
 sets ce:test_2016_flickr '^ce:test_2016_flickr +1\.7270 +- +1\.7058 +- +1\.7270 +1\.7058 +\+0\.0212$'
-echo "$two" | grep -q "ce:val" && fail "a ce row without scores"
-echo "$out" | grep -q "Welch" && fail "Welch's t with one Marian seed"
+grep -q "ce:val" <<< "$two" && fail "a ce row without scores"
+grep -q "Welch" <<< "$out" && fail "Welch's t with one Marian seed"
 
 # --stored: a run that --work lacks comes from the stored runs; --work's own run wins
 (work=$work/stored; valid marian 2222 6.0 3.0; valid ours 1111 9.0 9.0)
 mkdir -p "$work/ours-3333" && : > "$work/ours-3333/valid.log"  # a run stopped before its first validation
 stored=$(MARIAN= "$bench" --table-only --seeds "3333 1111 2222" --work "$work" --stored "$work/stored")
-echo "$stored" | awk '$1 == 100' | grep -Eq '^ +100 +1 +- +5\.5000 +5\.7000 +- +5\.0000 +6\.0000 ' || fail "a stored run's row 100"
+awk '$1 == 100' <<< "$stored" | grep -E '^ +100 +1 +- +5\.5000 +5\.7000 +- +5\.0000 +6\.0000 ' >/dev/null || fail "a stored run's row 100"
 
 # without MARIAN a run that needs Marian says so and succeeds; a wrong argument is an error
 . "$root/tests/marian_bench_checks.sh"

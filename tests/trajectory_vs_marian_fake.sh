@@ -31,25 +31,25 @@ small="--train-sets $d/train.src $d/train.trg --valid-sets $d/valid.src $d/valid
   --dim-vocabs 0 0 --dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1"
 out=$(MARIAN=$work/same "$bench" --updates 4 --strict 4 --work "$work/w1" --args "$small") || fail "the same program failed"
 [ -f "$work/ours/ran" ] || fail "the bench did not run the build folder OURS names"
-echo "$out" | grep -q 'the first 4 updates agree within 1e-5' || fail "no verdict"
+grep -q 'the first 4 updates agree within 1e-5' <<< "$out" || fail "no verdict"
 # (--args of several lines: all of them reach both programs)
 grep -q '^dim-emb: 32$' "$work/w1/ours/model.npz.yml" || fail "--args' second line was not passed"
-[ "$(echo "$out" | grep -cE '^ +[1-4] +[0-9.]+ +[0-9.]+ +0\.00e\+00$')" = 4 ] || fail "not 4 equal Costs"
+[ "$(grep -cE '^ +[1-4] +[0-9.]+ +[0-9.]+ +0\.00e\+00$' <<< "$out")" = 4 ] || fail "not 4 equal Costs"
 set +e
 out=$(MARIAN=$work/faster "$bench" --updates 4 --strict 4 --work "$work/w2" --args "$small")
 status=$?
 set -e
 [ $status = 1 ] || fail "a 3x learning rate passed (exit $status)"
-echo "$out" | grep -qE '^ +2 .* 0\.00e\+00$' || fail "update 2 differs, though update 1 has rate 0"
-echo "$out" | grep -qE '^ +3 .*<- over 1e-5$' || fail "update 3 not flagged"
-echo "$out" | grep -q 'differ by more than 1e-5 within the first 4 updates' || fail "no failure verdict"
+grep -qE '^ +2 .* 0\.00e\+00$' <<< "$out" || fail "update 2 differs, though update 1 has rate 0"
+grep -qE '^ +3 .*<- over 1e-5$' <<< "$out" || fail "update 3 not flagged"
+grep -q 'differ by more than 1e-5 within the first 4 updates' <<< "$out" || fail "no failure verdict"
 
 out=$(MARIAN=$work/same "$bench" --updates 12 --dropout 0.1 --seeds "5 6" --work "$work/w3" --args "$small")
-[ "$(echo "$out" | grep -cE '^ +(1-10|11-12|1-12) +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\) +[+-]0\.00000 ')" = 3 ] ||
+[ "$(grep -cE '^ +(1-10|11-12|1-12) +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\) +[+-]0\.00000 ' <<< "$out")" = 3 ] ||
   fail "the same seeds on both sides differ"
 # the whole run's mean over the seeds: with 12 Costs a run, the mean of every Cost of both runs
 want=$(cat "$work"/w3/ours-{5,6}/train.log | grep -o ' : Cost [0-9.]*' | awk '{s += $3; n++} END {printf "%.5f", s / n}')
-echo "$out" | grep -qE "^ +1-12 +$want " || fail "the mean over the seeds is not $want"
+grep -qE "^ +1-12 +$want " <<< "$out" || fail "the mean over the seeds is not $want"
 set +e
 MARIAN=$work/same "$bench" --dropout 0.1 --seeds 5 --work "$work/w4" > /dev/null 2>&1
 [ $? = 2 ] || fail "--dropout with one seed did not exit 2"
