@@ -4,7 +4,8 @@
 #   cut      node 1's link goes down: the job ends within the timeout plus 30 s, names the lost
 #            node, the checkpoint stays as it was at the cut, nothing is left running, and the
 #            same command resumes from it;
-#   slow     node 1's link at a 50th of the others' rate: the job trains on to its end;
+#   slow     3 nodes, node 1's link at a 200th of the others' rate: the job trains on to its end,
+#            and the log and the timeline name rank 1's link as the slow one;
 #   elastic  3 nodes, node 2's link cut: --elastic restarts on the 2 nodes left from the last
 #            checkpoint and trains to the end; node 2, given back once its link is up again, is
 #            taken back at the next checkpoint.
@@ -53,12 +54,26 @@ grep -q "Resuming from .*update $saved," "$m/resume.txt" || fail "the resume did
 # slow
 m=$work/slow
 mkdir -p "$m"
-timeout 300 "$root/scripts/simnet" --nodes 2 --rate 1gbit --launcher "$launcher" --fault rate:20mbit --fault-node 1 \
+timeout 300 "$root/scripts/simnet" --nodes 3 --rate 1gbit --launcher "$launcher" --fault rate:5mbit --fault-node 1 \
   --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
-  --after-batches 160 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
-grep -q "simnet: fault rate:20mbit on node 1" "$m/log.txt" || fail "no slow link"
+  --after-batches 140 --timeline "$m/timeline.json" > "$m/log.txt" 2>&1 ||
+  { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
+grep -q "simnet: fault rate:5mbit on node 1" "$m/log.txt" || fail "no slow link"
 grep -q "Training finished" "$m/log.txt" || fail "the slow node's job did not finish"
-grep -q " : Up\. 160 : " "$m/log.txt" || fail "the slow node's job did not reach update 160"
+grep -q " : Up\. 140 : " "$m/log.txt" || fail "the slow node's job did not reach update 140"
+grep "\[comm\]" "$m/log.txt" || true
+grep -q "\[comm\] Up\. [0-9]*: rank 1's link is slow: round trips to it of" "$m/log.txt" ||
+  { grep -E "^simnet|Up\. [0-9]*0 : " "$m/log.txt"; fail "the slow link is not named"; }
+grep "\[comm\]" "$m/log.txt" | grep -v "rank 1's link is slow" > /dev/null && fail "another rank was named slow"
+python3 - "$m" <<'PY' || fail "the timeline does not show the slow rank"
+import json, sys
+events = json.load(open(sys.argv[1] + "/timeline.json"))["traceEvents"]
+assert any(e["ph"] == "i" and "rank 1's link is slow" in e["args"]["text"] for e in events), "no slow-rank mark"
+trips = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 1 (ms)"]
+others = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 2 (ms)"]
+assert trips and others, "no round-trip counters"
+print("timeline: round trips to rank 1 up to %.0f ms, to rank 2 up to %.0f ms" % (max(trips), max(others)))
+PY
 
 # elastic
 m=$work/elastic

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "comm/mpi_transport.h"
 #include "parameter_server_cases.h"
@@ -43,6 +45,41 @@ TEST(ParameterServer, DroppingOnAnotherDeviceConservesToo) {
   parameter_server_cases::droppingOnAnotherDeviceConservesToo(mpi());
 }
 TEST(ParameterServer, ShardAndClientStateRoundTrips) { parameter_server_cases::shardAndClientStateRoundTrips(mpi()); }
+
+// The heartbeats carry every rank's activity and its round trips to rank 0 (the slow-rank report).
+TEST(Heartbeats, CarryEveryRanksActivityAndRoundTrips) {
+  MpiTransport& t = mpi();
+  int p = t.size();
+  for(int s = 0; s <= t.rank(); ++s)
+    t.noteStep(0.5, 0.25 * (t.rank() + 1));
+  t.setPeerTimeout(2);  // starts the heartbeats: a ping to every peer every 0.5 s
+  auto complete = [&](const PeerView& v) {
+    if(int(v.activity.size()) != p)
+      return false;
+    for(int r = 0; r < p; ++r) {
+      if(v.activity[size_t(r)].steps != uint64_t(r + 1))
+        return false;
+      for(int q = 0; q < p; ++q)
+        if(q != r && v.roundTripMs[size_t(r)][size_t(q)] < 0)
+          return false;
+    }
+    return true;
+  };
+  PeerView v;
+  for(int tries = 0; tries < 100 && !complete(v = t.peerView()); ++tries)  // rank 1's row comes with its next ping
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(complete(v)) << "rank " << t.rank() << " did not hear every rank's activity and round trips in 10 s";
+  for(int r = 0; r < p; ++r) {
+    EXPECT_DOUBLE_EQ(v.activity[size_t(r)].computeSeconds, 0.5 * (r + 1));
+    EXPECT_DOUBLE_EQ(v.activity[size_t(r)].waitSeconds, 0.25 * (r + 1) * (r + 1));
+    if(r != t.rank()) {
+      EXPECT_GT(v.roundTripMs[size_t(t.rank())][size_t(r)], 0.f);
+      EXPECT_LT(v.roundTripMs[size_t(t.rank())][size_t(r)], 2000.f);
+      EXPECT_LE(v.fastestRoundTripMs[size_t(r)], v.roundTripMs[size_t(t.rank())][size_t(r)]);
+    }
+  }
+  t.barrier(30, "the end of the heartbeat test");
+}
 
 }  // namespace
 }  // namespace marian

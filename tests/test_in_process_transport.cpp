@@ -69,6 +69,23 @@ TEST(InProcessTransport, CollectivesSumBroadcastAndWait) {
   });
 }
 
+TEST(InProcessTransport, PeerViewHasEveryRanksActivity) {
+  runOnRanks(3, [](Transport& t) {
+    for(int s = 0; s <= t.rank(); ++s)
+      t.noteStep(0.5 * (t.rank() + 1), 0.25);
+    t.barrier(10, "the steps");
+    PeerView v = t.peerView();
+    ASSERT_EQ(v.activity.size(), 3u);
+    for(size_t r = 0; r < 3; ++r) {
+      EXPECT_EQ(v.activity[r].steps, r + 1);
+      EXPECT_DOUBLE_EQ(v.activity[r].computeSeconds, 0.5 * double(r + 1) * double(r + 1));
+      EXPECT_DOUBLE_EQ(v.activity[r].waitSeconds, 0.25 * double(r + 1));
+    }
+    EXPECT_TRUE(v.roundTripMs.empty());  // no link to measure
+    t.barrier(10, "the end");
+  });
+}
+
 TEST(InProcessTransport, BytesCountedPerChannel) {
   runOnRanks(2, [](Transport& t) {
     if(t.rank() == 0) {

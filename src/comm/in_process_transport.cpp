@@ -303,4 +303,11 @@ void InProcessTransport::barrier(double timeoutSeconds, const std::string& what)
   collective(kControlGroup, {}, timeoutSeconds, what);
 }
 
+PeerView InProcessTransport::peerView() const {
+  PeerView v;
+  for(int r = 0; r < network_.size(); ++r)
+    v.activity.push_back(network_.rank(r).activity());
+  return v;
+}
+
 }  // namespace marian

@@ -27,6 +27,8 @@ public:
   void barrier(double timeoutSeconds, const std::string& what) override;
   // Stops the network with `why` (the first reason stays) and throws it as an Error.
   [[noreturn]] void abort(const std::string& why) override;
+  // every rank's activity as it is now; no round trips (no link to measure)
+  PeerView peerView() const override;
 
 protected:
   Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds, const std::string& what) override;

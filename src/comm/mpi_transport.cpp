@@ -6,11 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <thread>
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "common/timeline.h"
 
 namespace marian {
 
@@ -154,42 +156,137 @@ void MpiTransport::setPeerTimeout(double seconds) {
     return;
   for(int r = 0; r < size_; ++r)
     lastHeard_[size_t(r)] = steadySeconds();
+  {
+    std::lock_guard<std::mutex> lock(peersMutex_);
+    size_t p = size_t(size_);
+    peerActivity_.assign(p, RankActivity());
+    roundTrips_.assign(p, std::vector<float>(p, -1.f));
+    recentRoundTrips_.assign(p, {});
+    fastestRoundTrips_.assign(p, -1.f);
+  }
   heartbeatThread_ = std::thread([this] { heartbeats(); });
 }
 
-// A few heartbeats per timeout to every peer, and every heartbeat that came in noted. A send
-// still pending (the peer is not reading) is not repeated.
+namespace {
+
+// A heartbeat's head; a ping's is followed by the sender's round trips to every rank (floats, ms).
+struct BeatHead {
+  double sentAt;  // the pinging rank's clock, sent back in the echo
+  RankActivity activity;
+};
+constexpr int kPingTag = 0, kEchoTag = 1;
+constexpr size_t kRoundTripSamples = 5;  // the recent mean of a link's round trips: over the last 5 s or so
+
+}  // namespace
+
+// A few pings per timeout to every peer (at least one a second, for the round trips), every
+// heartbeat that came in noted and every ping echoed. A send still pending (the peer is not
+// reading) is not repeated.
 void MpiTransport::heartbeats() {
   MPI_Comm c = comm(liveness_);
-  std::vector<MPI_Request> sends(size_t(size_), MPI_REQUEST_NULL);
-  static const char beat = 1;
-  double interval = std::clamp(peerTimeout() / 4, 0.05, 5.0), next = 0;
+  size_t p = size_t(size_);
+  std::vector<MPI_Request> pings(p, MPI_REQUEST_NULL), echoes(p, MPI_REQUEST_NULL);
+  std::vector<std::vector<char>> pingBytes(p), echoBytes(p);
+  double interval = std::clamp(peerTimeout() / 4, 0.05, 1.0), next = 0;
+  std::vector<char> in;
   while(!stopHeartbeats_) {
     if(steadySeconds() >= next) {
       next = steadySeconds() + interval;
-      for(int r = 0; r < size_; ++r) {
+      std::vector<float> row;
+      {
+        std::lock_guard<std::mutex> lock(peersMutex_);
+        row = roundTrips_[size_t(rank_)];
+      }
+      for(size_t r = 0; r < p; ++r) {
         int done = 1;
-        if(r != rank_ && sends[size_t(r)] != MPI_REQUEST_NULL)
-          MPI_Test(&sends[size_t(r)], &done, MPI_STATUS_IGNORE);
-        if(r != rank_ && done)
-          MPI_Isend(&beat, 1, MPI_CHAR, r, 0, c, &sends[size_t(r)]);
+        if(int(r) == rank_)
+          continue;
+        if(pings[r] != MPI_REQUEST_NULL)
+          MPI_Test(&pings[r], &done, MPI_STATUS_IGNORE);
+        if(!done)
+          continue;
+        BeatHead head{steadySeconds(), activity()};
+        pingBytes[r].resize(sizeof head + p * sizeof(float));
+        std::memcpy(pingBytes[r].data(), &head, sizeof head);
+        std::memcpy(pingBytes[r].data() + sizeof head, row.data(), p * sizeof(float));
+        MPI_Isend(pingBytes[r].data(), int(pingBytes[r].size()), MPI_BYTE, int(r), kPingTag, c, &pings[r]);
       }
     }
     for(;;) {
       int found = 0;
       MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, 0, c, &found, &status);
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &found, &status);
       if(!found)
         break;
-      char in = 0;
-      MPI_Recv(&in, 1, MPI_CHAR, status.MPI_SOURCE, 0, c, MPI_STATUS_IGNORE);
-      lastHeard_[size_t(status.MPI_SOURCE)] = steadySeconds();
+      int count = 0;
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      in.resize(size_t(count));
+      MPI_Recv(in.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, c, MPI_STATUS_IGNORE);
+      size_t from = size_t(status.MPI_SOURCE);
+      lastHeard_[from] = steadySeconds();
+      if(!noteBeat(status.MPI_SOURCE, status.MPI_TAG, in))
+        continue;
+      int done = 1;
+      if(echoes[from] != MPI_REQUEST_NULL)
+        MPI_Test(&echoes[from], &done, MPI_STATUS_IGNORE);
+      if(!done)  // the last echo has not left yet: this ping goes unanswered
+        continue;
+      echoBytes[from].assign(in.begin(), in.begin() + sizeof(BeatHead));
+      MPI_Isend(echoBytes[from].data(), int(sizeof(BeatHead)), MPI_BYTE, status.MPI_SOURCE, kEchoTag, c,
+                &echoes[from]);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  for(MPI_Request& r : sends)
-    if(r != MPI_REQUEST_NULL)
-      MPI_Request_free(&r);  // completes in the background; the peer may be gone
+  for(auto* requests : {&pings, &echoes})
+    for(MPI_Request& r : *requests)
+      if(r != MPI_REQUEST_NULL)
+        MPI_Request_free(&r);  // completes in the background; the peer may be gone
+}
+
+bool MpiTransport::noteBeat(int source, int tag, const std::vector<char>& beat) {
+  size_t p = size_t(size_), from = size_t(source);
+  if(beat.size() < sizeof(BeatHead))
+    return false;
+  BeatHead head;
+  std::memcpy(&head, beat.data(), sizeof head);
+  if(tag == kEchoTag) {
+    float ms = float(1000 * (steadySeconds() - head.sentAt));
+    {
+      std::lock_guard<std::mutex> lock(peersMutex_);
+      std::vector<float>& recent = recentRoundTrips_[from];
+      recent.push_back(ms);
+      if(recent.size() > kRoundTripSamples)
+        recent.erase(recent.begin());
+      float sum = 0;
+      for(float x : recent)
+        sum += x;
+      roundTrips_[size_t(rank_)][from] = sum / float(recent.size());
+      float& fastest = fastestRoundTrips_[from];
+      fastest = fastest < 0 ? ms : std::min(fastest, ms);
+    }
+    if(timeline::enabled())
+      timeline::counter("round trip to rank " + std::to_string(source) + " (ms)", ms);
+    return false;
+  }
+  if(beat.size() == sizeof head + p * sizeof(float)) {
+    std::lock_guard<std::mutex> lock(peersMutex_);
+    peerActivity_[from] = head.activity;
+    std::memcpy(roundTrips_[from].data(), beat.data() + sizeof head, p * sizeof(float));
+  }
+  return true;
+}
+
+PeerView MpiTransport::peerView() const {
+  PeerView v;
+  {
+    std::lock_guard<std::mutex> lock(peersMutex_);
+    v.activity = peerActivity_;
+    v.roundTripMs = roundTrips_;
+    v.fastestRoundTripMs = fastestRoundTrips_;
+  }
+  if(!v.activity.empty())
+    v.activity[size_t(rank_)] = activity();
+  return v;
 }
 
 std::pair<double, int> MpiTransport::silence(int peer) const {

@@ -7,9 +7,12 @@
 // Once the job's timeout is set, a liveness thread sends every peer a heartbeat a few times per
 // timeout: a wait past the timeout ends the job only when the awaited rank has gone silent
 // (stopped, dead, unreachable), so a rank busy validating or saving is waited for (up to
-// kAliveButSilentFactor timeouts, at least an hour); a wait reports itself while it lasts.
+// kAliveButSilentFactor timeouts, at least an hour); a wait reports itself while it lasts. The
+// heartbeats are pings that the peer echoes: each ping carries the sender's activity and its
+// recent round trips, so that rank 0 knows every rank's pace and every link's (peerView).
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -38,6 +41,7 @@ public:
   [[noreturn]] void abort(const std::string& why) override;
   // Sets the job's timeout and starts the heartbeats that tell a silent rank from a busy one.
   void setPeerTimeout(double seconds) override;
+  PeerView peerView() const override;
 
   // For the waits: whether heartbeats run; ", last heard from N s ago" of `peer` (-1: the most
   // silent rank); why a wait of `elapsed` s past the timeout must stop the job ("": wait on).
@@ -55,6 +59,9 @@ protected:
 private:
   MpiTransport() = default;
   void heartbeats();
+  // Notes a heartbeat from `source`: the echo of this rank's ping (a round trip), or a ping
+  // (the peer's activity and round trips; true: to be echoed).
+  bool noteBeat(int source, int tag, const std::vector<char>& beat);
   // seconds since the last heartbeat of `peer`, and the rank; -1: the most silent rank
   std::pair<double, int> silence(int peer) const;
   int rank_ = 0, size_ = 1;
@@ -64,6 +71,11 @@ private:
   std::unique_ptr<std::atomic<double>[]> lastHeard_;      // per rank, seconds on a steady clock
   std::atomic<bool> stopHeartbeats_{false};
   std::thread heartbeatThread_;
+  mutable std::mutex peersMutex_;               // what the heartbeats bring, below
+  std::vector<RankActivity> peerActivity_;       // per rank, from its last ping
+  std::vector<std::vector<float>> roundTrips_;   // [i][j]: rank i's recent mean round trip to j (ms), -1 unknown
+  std::vector<std::vector<float>> recentRoundTrips_;  // this rank's last samples per peer (ms)
+  std::vector<float> fastestRoundTrips_;         // this rank's fastest per peer (ms), -1 unknown
 };
 
 }  // namespace marian

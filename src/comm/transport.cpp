@@ -101,4 +101,16 @@ std::string Transport::notEveryRank(const std::string& what, double timeoutSecon
                 timeoutSeconds);
 }
 
+void Transport::noteStep(double computeSeconds, double waitSeconds) {
+  std::lock_guard<std::mutex> lock(activityMutex_);
+  activity_.steps += 1;
+  activity_.computeSeconds += computeSeconds;
+  activity_.waitSeconds += waitSeconds;
+}
+
+RankActivity Transport::activity() const {
+  std::lock_guard<std::mutex> lock(activityMutex_);
+  return activity_;
+}
+
 }  // namespace marian

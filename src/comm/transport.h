@@ -8,8 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "comm/peer_view.h"
 
 namespace marian {
 
@@ -96,6 +99,14 @@ public:
   // barrier are not counted: MPI runs them with messages of its own that no caller can see.
   ChannelBytes bytes(Channel channel) const;
 
+  // A step of this rank (a graph group's update or a device's push): its own work and its wait
+  // for the exchange, in seconds; any thread.
+  void noteStep(double computeSeconds, double waitSeconds);
+  RankActivity activity() const;
+  // Every rank's activity and the round trips as this rank knows them (MpiTransport: from the
+  // heartbeats, once the timeout is set; in process: every rank's own), for SlowRankJudge.
+  virtual PeerView peerView() const = 0;
+
 protected:
   virtual Message recvImpl(Channel channel, int source, int tag, double timeoutSeconds,
                            const std::string& what) = 0;
@@ -113,6 +124,8 @@ protected:
 
 private:
   std::atomic<uint64_t> sent_[kChannels] = {}, received_[kChannels] = {};
+  mutable std::mutex activityMutex_;
+  RankActivity activity_;
   double peerTimeout_ = kCollectiveTimeoutSeconds;
 };
 

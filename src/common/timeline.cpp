@@ -22,6 +22,13 @@ struct Event {
   double start, duration;  // microseconds since start()
 };
 
+struct Mark {  // a counter's value, or an instant's text
+  std::string name, text;
+  double value, at;
+  int thread;
+  bool isCounter;
+};
+
 struct Recorder {
   std::atomic<bool> on{false};
   std::mutex mutex;
@@ -31,6 +38,7 @@ struct Recorder {
   std::map<std::thread::id, int> threads;
   std::map<int, std::string> names;
   std::vector<Event> events;
+  std::vector<Mark> marks;
 
   int threadIndex() {  // under mutex
     auto [it, added] = threads.emplace(std::this_thread::get_id(), int(threads.size()));
@@ -40,9 +48,10 @@ struct Recorder {
   }
 };
 
+// Never destroyed: threads that outlive main (the heartbeats of MPI's shutdown) may still record.
 Recorder& recorder() {
-  static Recorder r;
-  return r;
+  static Recorder* r = new Recorder;
+  return *r;
 }
 
 double now() {
@@ -100,9 +109,36 @@ void write() {
   for(const Event& e : r.events)
     out << ",\n{\"name\": \"" << e.name << "\", \"cat\": \"" << e.category << "\", \"ph\": \"X\", \"pid\": " << r.rank
         << ", \"tid\": " << e.thread << ", \"ts\": " << std::fixed << e.start << ", \"dur\": " << e.duration << "}";
+  for(const Mark& m : r.marks) {
+    out << ",\n{\"name\": \"" << escape(m.name) << "\", \"ph\": \"" << (m.isCounter ? "C" : "i") << "\", \"pid\": "
+        << r.rank << ", \"tid\": " << m.thread << ", \"ts\": " << std::fixed << m.at << ", ";
+    if(m.isCounter)
+      out << "\"args\": {\"ms\": " << m.value << "}}";
+    else
+      out << "\"s\": \"p\", \"args\": {\"text\": \"" << escape(m.text) << "\"}}";
+  }
   out << "\n]}\n";
   writeFileAtomic(r.path, out.str());
-  LOG(info, "[timeline] {} spans written to {}", r.events.size(), r.path);
+  r.on = false;  // what comes after is in no file
+  LOG(info, "[timeline] {} spans and {} marks written to {}", r.events.size(), r.marks.size(), r.path);
+}
+
+void counter(const std::string& name, double value) {
+  if(!enabled())
+    return;
+  Recorder& r = recorder();
+  double at = now();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.marks.push_back({name, "", value, at, r.threadIndex(), true});
+}
+
+void instant(const std::string& name, const std::string& text) {
+  if(!enabled())
+    return;
+  Recorder& r = recorder();
+  double at = now();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.marks.push_back({name, text, 0, at, r.threadIndex(), false});
 }
 
 Span::Span(const char* name, const char* category)

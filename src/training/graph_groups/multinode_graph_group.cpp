@@ -232,6 +232,8 @@ private:
     clipGradients(grads, clipNorm_, work.update);
     auto computeEnd = Clock::now();
     clients_[d]->step(grads, w.params().values(), work.lr);
+    transport_.noteStep(std::chrono::duration<double>(computeEnd - begin).count(),
+                        std::chrono::duration<double>(Clock::now() - computeEnd).count());
     ComputeStats& c = *stats_[d];
     std::lock_guard<std::mutex> lock(c.mutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();

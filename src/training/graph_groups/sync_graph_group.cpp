@@ -16,6 +16,7 @@
 // comes first) add their rows apart (ExpressionGraph::LookupsApart): the parameter's bucket goes
 // during backward, and only the rows the batch looked up are summed after it, as sparse pairs.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "common/logging.h"
@@ -35,6 +36,10 @@
 namespace marian {
 
 namespace {
+
+double seconds(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
 
 class SyncGraphGroup : public GraphGroup {
 public:
@@ -129,6 +134,7 @@ public:
       allreducer_->setStep(update);
     if(overlap_)
       overlap_->start(active_);
+    auto begin = std::chrono::steady_clock::now();
     try {
       parallelFor(n, [&](size_t d) {
         if(!active_[d]) {  // zeros, final before the communication thread's lane adds into them
@@ -152,6 +158,7 @@ public:
       throw;
     }
 
+    auto computed = std::chrono::steady_clock::now();
     if(overlap_) {  // the buckets' reduce-scatter and allreduce ran beside backward
       overlap_->finish();
       busySinceStatus_ += overlap_->lastBusySeconds();
@@ -170,6 +177,8 @@ public:
         ++updatesSinceStatus_;
       }
     }
+    if(transport_)  // the wait is the exchange's (with buckets: what backward did not hide)
+      transport_->noteStep(seconds(begin, computed), seconds(computed, std::chrono::steady_clock::now()));
     if(!heldBack_.empty()) {
       shards_->addToGradients(heldBack_);
       heldBack_.clear();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "comm/slow_rank_judge.h"
 #include "comm/transport.h"
 #include "common/fault_point.h"
 #include "common/file_util.h"
@@ -130,9 +131,11 @@ public:
                  "lower --learn-rate or --clip-norm)",
                  s.ceSum, state_.batches);
         // Marian's log shows the rate of the next update
-        if(schedule_.displayDue(state_, labelsBefore))
+        if(schedule_.displayDue(state_, labelsBefore)) {
           display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), batch.trgWords,
                         graphGroup_->statusLine());
+          nameSlowRank();
+        }
         bool validateNow = schedule_.validationDue(state_, labelsBefore);
         if(lockstep && schedule_.validationCountsLabels())  // validation may be collective
           validateNow = agreeOnStop(validateNow);
@@ -196,6 +199,18 @@ public:
   }
 
 private:
+  // Rank 0 names the rank (or the link) the others waited for since the last display line, in
+  // the log and on the timeline.
+  void nameSlowRank() {
+    if(!transport_ || ranks_ < 2 || rank_ != 0)
+      return;
+    std::string verdict = slowRanks_.judge(transport_->peerView());
+    if(verdict.empty())
+      return;
+    LOG(warn, "[comm] Up. {}: {}", state_.batches, verdict);
+    timeline::instant("slow rank", verdict);
+  }
+
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
   bool agreeOnStop(bool stop) const {
@@ -256,6 +271,7 @@ private:
 
   Options options_;
   Transport* transport_;  // the job's ranks, or null
+  SlowRankJudge slowRanks_;
   std::unique_ptr<ModelFolder> folder_;
   TrainingSchedule schedule_;
   LearningRateSchedule lr_;
