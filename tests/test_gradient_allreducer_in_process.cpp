@@ -3,6 +3,7 @@
 #include "gradient_allreducer_cases.h"
 #include "in_process_ranks.h"
 #include "onebit_cases.h"
+#include "outer_rounds_cases.h"
 #include "powersgd_cases.h"
 
 namespace marian {
@@ -19,6 +20,8 @@ TEST_P(GradientAllreducerInProcess, EachBucketSelectsItsOwnTopkAndLosesNothing) 
 TEST_P(GradientAllreducerInProcess, LocalGradientsApplyEveryOwnGradientOnce) { runOnRanks(GetParam(), localGradientsApplyEveryOwnGradientOnce); }
 TEST_P(GradientAllreducerInProcess, MomentumCorrectionVelocityIsSavedPerRank) { runOnRanks(GetParam(), momentumCorrectionVelocityIsSavedPerRank); }
 
+TEST_P(GradientAllreducerInProcess, OuterRoundsMatchDouble) { runOnRanks(GetParam(), outer_rounds_cases::roundsMatchDouble); }
+TEST(GradientAllreducerInProcessTwoRanks, OuterRoundsByHand) { runOnRanks(2, outer_rounds_cases::twoRoundsByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand) { runOnRanks(2, localGradientsAddTheOwnGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByHand) { runOnRanks(2, localClippingScalesTheRanksGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, MomentumCorrectionByHand) { runOnRanks(2, momentumCorrectionByHand); }

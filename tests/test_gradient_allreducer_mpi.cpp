@@ -2,6 +2,7 @@
 #include "comm/mpi_transport.h"
 #include "gradient_allreducer_cases.h"
 #include "onebit_cases.h"
+#include "outer_rounds_cases.h"
 #include "powersgd_cases.h"
 
 namespace marian {
@@ -32,6 +33,11 @@ TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
   onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps(mpi());
 }
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
+TEST(GradientAllreducer, OuterRoundsMatchDouble) { outer_rounds_cases::roundsMatchDouble(mpi()); }
+TEST(GradientAllreducer, OuterRoundsByHand) {
+  if(mpi().size() == 2)
+    outer_rounds_cases::twoRoundsByHand(mpi());
+}
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }
 TEST(GradientAllreducer, PowerSgdLosesNothing) { powersgd_cases::nothingIsLost(mpi()); }
 TEST(GradientAllreducer, PowerSgdCheckpointContinuesExactly) { powersgd_cases::checkpointContinuesExactly(mpi()); }

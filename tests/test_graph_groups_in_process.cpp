@@ -321,3 +321,72 @@ TEST(GraphGroupsInProcess, OneBitAdamCheckpointResumedOnOneRankOwesItsErrorsToTh
 
 }  // namespace
 }  // namespace marian
+
+namespace marian {
+namespace {
+
+// Each rank's values after every update of `updates`, training on its own batches.
+std::vector<std::vector<std::vector<float>>> valuesPerUpdate(const Options& o, int ranks, int updates) {
+  std::vector<std::vector<std::vector<float>>> values(static_cast<size_t>(ranks));  // [rank][update]
+  runOnRanks(ranks, [&](Transport& t) {
+    auto group = createGraphGroup(o, kVocab, kVocab, kSeed, &t);
+    group->initialize(randomBatch(2, 99));
+    for(int u = 0; u < updates; ++u) {
+      group->update(randomBatch(4, unsigned(100 * u + t.rank())), uint64_t(u), 0.003f);
+      values[size_t(t.rank())].push_back(group->values(false));
+    }
+  });
+  return values;
+}
+
+TEST(GraphGroupsInProcess, LocalStepsTrainEachRankAloneThenTakeTheOuterStepOfTheirMean) {
+  Options o = options({"--sync-sgd", "--optimizer", "sgd", "--local-steps", "2"});  // Nesterov, 0.7, 0.9
+  auto initial = createGraphGroup(o, kVocab, kVocab, kSeed, nullptr);
+  initial->initialize(randomBatch(2, 99));
+  std::vector<float> start = initial->values(false);
+  // each rank alone: one device training on that rank's batches
+  std::vector<std::vector<std::vector<float>>> alone(2);
+  for(int r = 0; r < 2; ++r) {
+    auto single = createGraphGroup(o, kVocab, kVocab, kSeed, nullptr);
+    single->initialize(randomBatch(2, 99));
+    for(int u = 0; u < 2; ++u) {
+      single->update(randomBatch(4, unsigned(100 * u + r)), uint64_t(u), 0.003f);
+      alone[size_t(r)].push_back(single->values(false));
+    }
+  }
+  std::vector<std::vector<std::vector<float>>> ranks = valuesPerUpdate(o, 2, 2);
+  // update 0 is inside the round: each rank as if alone
+  for(int r = 0; r < 2; ++r)
+    expectClose(ranks[size_t(r)][0], alone[size_t(r)][0]);
+  EXPECT_NE(ranks[0][0], ranks[1][0]);
+  // update 1 ends it: start - 0.7 (g + 0.9 g) with g = start - the ranks' mean (the first momentum is g)
+  std::vector<float> outer(start.size());
+  for(size_t i = 0; i < start.size(); ++i) {
+    double g = double(start[i]) - 0.5 * (double(alone[0][1][i]) + double(alone[1][1][i]));
+    outer[i] = float(double(start[i]) - 0.7 * 1.9 * g);
+  }
+  EXPECT_EQ(ranks[1][1], ranks[0][1]) << "every rank starts the next round from the outer step";
+  expectClose(ranks[0][1], outer);
+}
+
+TEST(GraphGroupsInProcess, LocalStepsResumeExactlyMidRoundAndOnAnotherRankCount) {
+  Options o = adamOptions({"--sync-sgd", "--local-steps", "2"});
+  // rounds end after updates 1 and 3: the checkpoint after 3 updates is in the middle of the second
+  ModelState saved = trainAndSave(o, 2, 3);
+  for(const char* extra : {"outer-start", "outer-momentum", "replica.rank0.values", "replica.rank1.values",
+                           "replica.rank1.adam_mt"})
+    EXPECT_EQ(saved.extras.count(extra), 1u) << extra;
+  std::vector<std::vector<std::vector<float>>> uninterrupted = valuesPerUpdate(o, 2, 6);
+  Resumed resumed = resumeOn(o, saved, 2, 3, 6);
+  for(int r = 0; r < 2; ++r)
+    expectClose(resumed.values[size_t(r)], uninterrupted[size_t(r)][5]);
+  // on 3 ranks: every rank from the ranks' mean, the outer state as saved
+  Resumed three = resumeOn(o, saved, 3, 3, 3);
+  for(int r = 0; r < 3; ++r)
+    EXPECT_EQ(three.values[size_t(r)], saved.values) << "rank " << r;
+  EXPECT_EQ(three.state.extras.at("outer-start"), saved.extras.at("outer-start"));
+  EXPECT_EQ(three.state.extras.at("outer-momentum"), saved.extras.at("outer-momentum"));
+}
+
+}  // namespace
+}  // namespace marian

@@ -167,6 +167,11 @@ const std::vector<Spec>& specs() {
       {"local-gradients", "", Choice("off|partial|sum"), "off", kTrain | kOurs, "Apply the own gradient's unsent part locally (Aji et al. 2019): off, partial, sum", "partial"},
       {"local-average-state", "", Choice("parameters|all"), "parameters", kTrain | kOurs, "What --local-average-freq averages: parameters (and moving average) or all (also the optimizer moments)"},
       {"local-average-freq", "", Int(0, 1e9), "10", kTrain | kOurs, "With --local-gradients: average the ranks' copies every N updates (parameter server: full replies every N exchanges); 0: never"},
+      // local steps across ranks (the DiLoCo family, training/exchange/outer_rounds.h)
+      {"local-steps", "", Int(0, 1e9), "0", kTrain | kOurs, "With --sync-sgd across ranks: each rank takes N updates on its own batches, then the ranks average their pseudo-gradients (round start minus parameters) into one outer step (DiLoCo, Douillard et al. 2023); 0: off, the gradients are summed every update"},
+      {"outer-optimizer", "", Choice("nesterov|sgd"), "nesterov", kTrain | kOurs, "--local-steps' outer step: nesterov (DiLoCo's) or sgd (with momentum; --outer-learn-rate 1 --outer-momentum 0 gives the ranks' mean, model averaging)"},
+      {"outer-learn-rate", "", Float(0, 1e6), "0.7", kTrain | kOurs, "--local-steps: the outer step's learning rate (DiLoCo's 0.7)"},
+      {"outer-momentum", "", Float(0, kBelowOne), "0.9", kTrain | kOurs, "--local-steps: the outer step's momentum (DiLoCo's 0.9)"},
       // schedule
       {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},

@@ -27,6 +27,7 @@
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
 #include "training/exchange/gradient_allreducer.h"
+#include "training/exchange/outer_rounds.h"
 #include "training/graph_groups/graph_group.h"
 #include "training/graph_groups/local_replicas.h"
 #include "training/graph_groups/lookup_rows_apart.h"
@@ -58,7 +59,12 @@ public:
     for(auto& w : workers_)
       params.push_back(&w->params());
     shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
-    if(transport_) {
+    if(!transport_ && OuterRounds::localSteps(options_) > 0)
+      LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
+    if(transport_ && OuterRounds::localSteps(options_) > 0) {  // no gradient exchange: each rank steps alone
+      replicas_ = std::make_unique<LocalReplicas>(*transport_, /*averageMoments=*/false);
+      rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->ranges(), shardValues());
+    } else if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
         gradShards_.push_back(shards_->shard(k, k, true));
       float megabytes = options_.get<float>("bucket-size");
@@ -103,6 +109,12 @@ public:
   bool ranksInLockstep() const override { return transport_ != nullptr; }
 
   std::string statusLine() override {
+    if(rounds_) {  // the outer steps' bytes over every update
+      AllreduceBytes b = rounds_->takeBytes();
+      uint64_t updates = updatesSinceStatus_;
+      updatesSinceStatus_ = 0;
+      return trafficPerUpdate(double(b.sent), double(b.received), updates);
+    }
     if(!allreducer_)
       return "";
     AllreduceBytes b = allreducer_->takeBytes();  // the channel's: with the lookups' rows summed apart
@@ -177,8 +189,7 @@ public:
         ++updatesSinceStatus_;
       }
     }
-    if(transport_)  // the wait is the exchange's (with buckets: what backward did not hide)
-      transport_->noteStep(seconds(begin, computed), seconds(computed, std::chrono::steady_clock::now()));
+    auto exchanged = std::chrono::steady_clock::now();
     if(!heldBack_.empty()) {
       shards_->addToGradients(heldBack_);
       heldBack_.clear();
@@ -186,6 +197,12 @@ public:
     // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
     shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update);
     shards_->allGather();
+    auto stepped = std::chrono::steady_clock::now();
+    if(rounds_) {
+      ++updatesSinceStatus_;
+      if(rounds_->endsRound(update))
+        outerStep();
+    }
     averaged_.clear();
     averagedSmoothed_.clear();
     uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
@@ -193,6 +210,9 @@ public:
       replicas_->average(shards_->shards());
       shards_->allGather();
     }
+    if(transport_)  // the wait: the exchange's (with buckets, what backward did not hide), or the outer step's
+      transport_->noteStep(seconds(begin, computed),
+                           seconds(computed, exchanged) + seconds(stepped, std::chrono::steady_clock::now()));
 
     StepStats stats;
     for(double c : ce)
@@ -230,6 +250,8 @@ public:
     state.ranks = ranks();
     state.devices = workers_.size();
     shards_->saveTo(state);
+    if(rounds_)
+      rounds_->saveTo(state);
     if(allreducer_)  // collective: every rank's residuals go to rank 0
       allreducer_->saveTo(state);
     if(replicas_)  // collective: every rank's copy goes to rank 0
@@ -249,6 +271,10 @@ public:
   void restore(const ModelState& saved) override {
     shards_->restoreFrom(saved);
     restoreOwnReplica(saved);
+    if(rounds_) {
+      rounds_->restoreFrom(saved, shardValues());
+      return;
+    }
     // The ranks' gradients are summed, so what the saved ranks held back counts once wherever it goes.
     if(allreducer_) {
       allreducer_->restoreFrom(saved);
@@ -282,11 +308,28 @@ private:
   // The update's target labels on all ranks: --normalize-gradient divides every rank's gradient
   // by them, so the sum over ranks is the update's per-label gradient, as on one rank (and Marian).
   uint64_t labelsOfEveryRank(const Batch& batch) const {
-    if(!transport_ || transport_->size() == 1)
+    if(!transport_ || transport_->size() == 1 || rounds_)  // local steps: each rank's own
       return batch.trgWords;
     float labels = float(batch.trgWords);  // exact below 2^24 labels an update
     transport_->allreduceSum(&labels, 1, transport_->peerTimeout(), "the update's labels");
     return uint64_t(labels);
+  }
+
+  // Every shard's values on the host, in order.
+  std::vector<std::vector<float>> shardValues() const {
+    std::vector<std::vector<float>> values;
+    for(const auto& s : shards_->shards())
+      values.push_back(s->toHost(false));
+    return values;
+  }
+
+  // The end of a round of local steps: every rank continues from the outer step's parameters.
+  void outerStep() {
+    std::vector<std::vector<float>> values = shardValues();
+    rounds_->step(values);
+    for(size_t k = 0; k < values.size(); ++k)
+      kernels::fromHost(shards_->shards()[k]->values(), values[k]);
+    shards_->allGather();
   }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
@@ -311,7 +354,8 @@ private:
   uint64_t seed_;
   Transport* transport_;  // null on one rank
   std::unique_ptr<GradientAllreducer> allreducer_;
-  std::unique_ptr<LocalReplicas> replicas_;  // local gradients: the ranks' copies
+  std::unique_ptr<LocalReplicas> replicas_;  // local gradients or local steps: the ranks' copies
+  std::unique_ptr<OuterRounds> rounds_;      // local steps (--local-steps)
   std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
   std::vector<char> active_;  // which devices compute in this update
   uint64_t updatesSinceStatus_ = 0;
