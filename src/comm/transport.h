@@ -2,7 +2,8 @@
 // defines: marian::Transport — what the communication code needs of the ranks it runs on:
 // point-to-point messages on separate channels, matched by (source, tag); bounded waits that
 // stop the whole job naming the peer; a few collectives; and the payload bytes of every message
-// counted per channel, once, here. MpiTransport runs the ranks as MPI processes (the programs),
+// counted per channel, once, here; and each rank's pace (RankActivity) as the others learn it
+// (peerView). MpiTransport runs the ranks as MPI processes (the programs),
 // InProcessTransport as threads of one process (the tests). Library classes take a Transport&
 // from their caller and never look for a global one.
 #include <atomic>
