@@ -72,6 +72,7 @@ assert any(e["ph"] == "i" and "rank 1's link is slow" in e["args"]["text"] for e
 trips = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 1 (ms)"]
 others = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 2 (ms)"]
 assert trips and others, "no round-trip counters"
+assert max(trips) > 3 * max(others), "the round trips to rank 1 do not stand out"
 print("timeline: round trips to rank 1 up to %.0f ms, to rank 2 up to %.0f ms" % (max(trips), max(others)))
 PY
 

@@ -88,7 +88,7 @@ inline void roundsMatchDouble(Transport& t) {
     saved.n = n;
     rounds.saveTo(saved);
     OuterRounds resumed(o, t, ranges, split(std::vector<float>(n, 0.f)));
-    resumed.restoreFrom(saved, split(std::vector<float>(n, 0.f)));
+    resumed.restoreFrom(saved);
     oneRound(resumed, 3);
   }
 }

@@ -59,8 +59,8 @@ TEST(Heartbeats, CarryEveryRanksActivityAndRoundTrips) {
     for(int r = 0; r < p; ++r) {
       if(v.activity[size_t(r)].steps != uint64_t(r + 1))
         return false;
-      for(int q = 0; q < p; ++q)
-        if(q != r && v.roundTripMs[size_t(r)][size_t(q)] < 0)
+      for(int q = 0; q < p; ++q)  // rank 0, which judges, hears every rank's round trips
+        if(q != r && (r == t.rank() || t.rank() == 0) && v.roundTripMs[size_t(r)][size_t(q)] < 0)
           return false;
     }
     return true;
@@ -68,14 +68,14 @@ TEST(Heartbeats, CarryEveryRanksActivityAndRoundTrips) {
   PeerView v;
   for(int tries = 0; tries < 100 && !complete(v = t.peerView()); ++tries)  // rank 1's row comes with its next ping
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(complete(v)) << "rank " << t.rank() << " did not hear every rank's activity and round trips in 10 s";
+  ASSERT_TRUE(complete(v)) << "rank " << t.rank() << " did not hear every rank's activity (and round trips) in 10 s";
   for(int r = 0; r < p; ++r) {
     EXPECT_DOUBLE_EQ(v.activity[size_t(r)].computeSeconds, 0.5 * (r + 1));
     EXPECT_DOUBLE_EQ(v.activity[size_t(r)].waitSeconds, 0.25 * (r + 1) * (r + 1));
     if(r != t.rank()) {
       EXPECT_GT(v.roundTripMs[size_t(t.rank())][size_t(r)], 0.f);
       EXPECT_LT(v.roundTripMs[size_t(t.rank())][size_t(r)], 2000.f);
-      EXPECT_LE(v.fastestRoundTripMs[size_t(r)], v.roundTripMs[size_t(t.rank())][size_t(r)]);
+      EXPECT_GT(v.fastestRoundTripMs[size_t(r)], 0.f);
     }
   }
   t.barrier(30, "the end of the heartbeat test");

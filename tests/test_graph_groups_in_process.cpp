@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 
+#include "common/error.h"
 #include "common/options.h"
 #include "in_process_ranks.h"
 #include "training/graph_groups/graph_group.h"
@@ -367,6 +368,22 @@ TEST(GraphGroupsInProcess, LocalStepsTrainEachRankAloneThenTakeTheOuterStepOfThe
   }
   EXPECT_EQ(ranks[1][1], ranks[0][1]) << "every rank starts the next round from the outer step";
   expectClose(ranks[0][1], outer);
+}
+
+TEST(GraphGroupsInProcess, LocalStepsRefuseWhatTheyCannotTrainWith) {
+  auto refusal = [](const std::vector<std::string>& extra) {
+    try {
+      createGraphGroup(options(extra), kVocab, kVocab, kSeed, nullptr);
+    } catch(const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(refusal({"--local-steps", "4", "--multi-node"}).find("not with the parameter server"), std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--cpu-threads", "2"}).find("--local-steps trains with --sync-sgd"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--sync-sgd", "--compression-density", "0.1"}).find("no gradient compression"),
+            std::string::npos);
 }
 
 TEST(GraphGroupsInProcess, LocalStepsResumeExactlyMidRoundAndOnAnotherRankCount) {

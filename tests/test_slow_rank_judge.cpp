@@ -68,8 +68,11 @@ TEST(SlowRankJudge, NamesTheLinkOfTwoRanksAgainstItsFastest) {
   // a busy machine's scheduling delays alone: within kTwoRanksExtraMs of the fastest
   PeerView busy = view(2, 20, {0.1, 0.1}, {0.3, 0.3}, 25.f);
   busy.fastestRoundTripMs = {-1.f, 2.f};
-  for(RankActivity& a : busy.activity)
-    a.steps *= 2;  // new steps since the first judgement
+  for(RankActivity& a : busy.activity) {  // 20 new steps since the first judgement, as many seconds
+    a.steps *= 2;
+    a.computeSeconds *= 2;
+    a.waitSeconds *= 2;
+  }
   EXPECT_EQ(judge.judge(busy), "");
 }
 

@@ -169,7 +169,8 @@ void MpiTransport::setPeerTimeout(double seconds) {
 
 namespace {
 
-// A heartbeat's head; a ping's is followed by the sender's round trips to every rank (floats, ms).
+// A heartbeat's head; a ping to rank 0 (which judges) is followed by the sender's round trips to
+// every rank (floats, ms).
 struct BeatHead {
   double sentAt;  // the pinging rank's clock, sent back in the echo
   RankActivity activity;
@@ -186,7 +187,8 @@ void MpiTransport::heartbeats() {
   MPI_Comm c = comm(liveness_);
   size_t p = size_t(size_);
   std::vector<MPI_Request> pings(p, MPI_REQUEST_NULL), echoes(p, MPI_REQUEST_NULL);
-  std::vector<std::vector<char>> pingBytes(p), echoBytes(p);
+  pingBytes_.assign(p, {});
+  echoBytes_.assign(p, {});
   double interval = std::clamp(peerTimeout() / 4, 0.05, 1.0), next = 0;
   std::vector<char> in;
   while(!stopHeartbeats_) {
@@ -206,10 +208,12 @@ void MpiTransport::heartbeats() {
         if(!done)
           continue;
         BeatHead head{steadySeconds(), activity()};
-        pingBytes[r].resize(sizeof head + p * sizeof(float));
-        std::memcpy(pingBytes[r].data(), &head, sizeof head);
-        std::memcpy(pingBytes[r].data() + sizeof head, row.data(), p * sizeof(float));
-        MPI_Isend(pingBytes[r].data(), int(pingBytes[r].size()), MPI_BYTE, int(r), kPingTag, c, &pings[r]);
+        std::vector<char>& ping = pingBytes_[r];
+        ping.resize(sizeof head + (r == 0 ? p * sizeof(float) : 0));
+        std::memcpy(ping.data(), &head, sizeof head);
+        if(r == 0)
+          std::memcpy(ping.data() + sizeof head, row.data(), p * sizeof(float));
+        MPI_Isend(ping.data(), int(ping.size()), MPI_BYTE, int(r), kPingTag, c, &pings[r]);
       }
     }
     for(;;) {
@@ -231,8 +235,8 @@ void MpiTransport::heartbeats() {
         MPI_Test(&echoes[from], &done, MPI_STATUS_IGNORE);
       if(!done)  // the last echo has not left yet: this ping goes unanswered
         continue;
-      echoBytes[from].assign(in.begin(), in.begin() + sizeof(BeatHead));
-      MPI_Isend(echoBytes[from].data(), int(sizeof(BeatHead)), MPI_BYTE, status.MPI_SOURCE, kEchoTag, c,
+      echoBytes_[from].assign(in.begin(), in.begin() + sizeof(BeatHead));
+      MPI_Isend(echoBytes_[from].data(), int(sizeof(BeatHead)), MPI_BYTE, status.MPI_SOURCE, kEchoTag, c,
                 &echoes[from]);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -268,11 +272,10 @@ bool MpiTransport::noteBeat(int source, int tag, const std::vector<char>& beat) 
       timeline::counter("round trip to rank " + std::to_string(source) + " (ms)", ms);
     return false;
   }
-  if(beat.size() == sizeof head + p * sizeof(float)) {
-    std::lock_guard<std::mutex> lock(peersMutex_);
-    peerActivity_[from] = head.activity;
+  std::lock_guard<std::mutex> lock(peersMutex_);
+  peerActivity_[from] = head.activity;
+  if(beat.size() == sizeof head + p * sizeof(float))
     std::memcpy(roundTrips_[from].data(), beat.data() + sizeof head, p * sizeof(float));
-  }
   return true;
 }
 

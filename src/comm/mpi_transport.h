@@ -76,6 +76,8 @@ private:
   std::vector<std::vector<float>> roundTrips_;   // [i][j]: rank i's recent mean round trip to j (ms), -1 unknown
   std::vector<std::vector<float>> recentRoundTrips_;  // this rank's last samples per peer (ms)
   std::vector<float> fastestRoundTrips_;         // this rank's fastest per peer (ms), -1 unknown
+  // the heartbeats' send buffers: a freed request may still be read until MPI_Finalize
+  std::vector<std::vector<char>> pingBytes_, echoBytes_;
 };
 
 }  // namespace marian

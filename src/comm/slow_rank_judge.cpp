@@ -69,7 +69,8 @@ std::string SlowRankJudge::judge(const PeerView& now) {
   double typical = median(others), theirWait = 0;
   for(double w : othersWait)
     theirWait += w / double(othersWait.size());
-  if(compute[slowest] >= kStragglerFactor * typical && compute[slowest] - typical >= kStragglerExplains * theirWait)
+  if(theirWait > 0 && compute[slowest] >= kStragglerFactor * typical &&
+     compute[slowest] - typical >= kStragglerExplains * theirWait)
     return format("rank {} is the slow rank: its own work takes {} s per update against {} s on the others, which "
                   "waited {} s per update for it ({}% of their time)",
                   slowest, seconds(compute[slowest]), seconds(typical), seconds(theirWait),

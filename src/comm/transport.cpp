@@ -108,6 +108,11 @@ void Transport::noteStep(double computeSeconds, double waitSeconds) {
   activity_.waitSeconds += waitSeconds;
 }
 
+void Transport::noteWait(double waitSeconds) {
+  std::lock_guard<std::mutex> lock(activityMutex_);
+  activity_.waitSeconds += waitSeconds;
+}
+
 RankActivity Transport::activity() const {
   std::lock_guard<std::mutex> lock(activityMutex_);
   return activity_;

@@ -103,6 +103,8 @@ public:
   // A step of this rank (a graph group's update or a device's push): its own work and its wait
   // for the exchange, in seconds; any thread.
   void noteStep(double computeSeconds, double waitSeconds);
+  // A wait for the other ranks outside a step (the ranks' agreement to stop), in seconds.
+  void noteWait(double waitSeconds);
   RankActivity activity() const;
   // Every rank's activity and the round trips as this rank knows them (MpiTransport: from the
   // heartbeats, once the timeout is set; in process: every rank's own), for SlowRankJudge.

@@ -81,24 +81,27 @@ void OuterRounds::saveTo(ModelState& state) const {
   }
 }
 
-void OuterRounds::restoreFrom(const ModelState& state, const std::vector<std::vector<float>>& values) {
+void OuterRounds::restoreFrom(const ModelState& state) {
   auto start = state.extras.find(kStart), momentum = state.extras.find(kMomentum);
-  bool saved = start != state.extras.end() && momentum != state.extras.end();
+  bool saved = start != state.extras.end();
+  ABORT_IF(saved != (momentum != state.extras.end()), "The checkpoint holds one of '{}' and '{}' without the other",
+           kStart, kMomentum);
   if(!saved && transport_.rank() == 0)
-    LOG(info, "[training] The checkpoint has no outer state (saved without --local-steps): a round starts from its "
-              "parameters");
+    LOG(info, "[training] The checkpoint has no outer state (saved without --local-steps): the first round starts "
+              "from its parameters");
+  if(saved)
+    ABORT_IF(start->second.size() != state.n || momentum->second.size() != state.n,
+             "The checkpoint's outer state has {} and {} values for {} parameters", start->second.size(),
+             momentum->second.size(), state.n);
+  // without an outer state, every rank from the saved parameters (the ranks' mean where they differ)
+  const std::vector<float>& from = saved ? start->second : state.values;
   for(size_t k = 0; k < shards_.size(); ++k) {
     Range r = ranges_[k];
-    if(saved) {
-      ABORT_IF(start->second.size() != state.n || momentum->second.size() != state.n,
-               "The checkpoint's outer state has {} and {} values for {} parameters", start->second.size(),
-               momentum->second.size(), state.n);
-      shards_[k].start().assign(start->second.begin() + long(r.offset), start->second.begin() + long(r.end()));
+    shards_[k].start().assign(from.begin() + long(r.offset), from.begin() + long(r.end()));
+    if(saved)
       shards_[k].momentum().assign(momentum->second.begin() + long(r.offset), momentum->second.begin() + long(r.end()));
-    } else {
-      shards_[k].start() = values[k];
+    else
       std::fill(shards_[k].momentum().begin(), shards_[k].momentum().end(), 0.f);
-    }
   }
 }
 

@@ -39,8 +39,8 @@ public:
   // The outer state into `state`'s extras (the global layout).
   void saveTo(ModelState& state) const;
   // The outer state of a checkpoint; one without it (saved without local steps) starts a round
-  // from `values` with no momentum.
-  void restoreFrom(const ModelState& state, const std::vector<std::vector<float>>& values);
+  // from its parameters (state.values: the ranks' mean where their copies differ), no momentum.
+  void restoreFrom(const ModelState& state);
 
 private:
   Transport& transport_;

@@ -3,6 +3,7 @@
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/exchange/gradient_allreducer.h"
+#include "training/exchange/outer_rounds.h"
 
 namespace marian {
 
@@ -33,6 +34,7 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
                                              Transport* mpi) {
   setBlasThreads(devicesFromOptions(o));
   setGpuTf32(o.get<bool>("tf32"));
+  uint64_t localSteps = OuterRounds::localSteps(o);  // (checks its options)
   if(o.get<bool>("multi-node")) {
     ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
     ABORT_IF(o.get<int>("powersgd-rank") > 0 || sendsOneBit(o),
@@ -45,6 +47,8 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
            "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
            mpi->size());
   std::vector<Device> devices = devicesFromOptions(o);
+  ABORT_IF(localSteps > 0 && devices.size() > 1 && !o.get<bool>("sync-sgd"),
+           "--local-steps trains with --sync-sgd (the devices of a rank synchronised, the ranks apart)");
   if(devices.size() == 1 || o.get<bool>("sync-sgd"))
     return createSyncGraphGroup(o, srcVocab, trgVocab, seed, devices, mpi);
   return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);

@@ -272,7 +272,7 @@ public:
     shards_->restoreFrom(saved);
     restoreOwnReplica(saved);
     if(rounds_) {
-      rounds_->restoreFrom(saved, shardValues());
+      rounds_->restoreFrom(saved);
       return;
     }
     // The ranks' gradients are summed, so what the saved ranks held back counts once wherever it goes.

@@ -1,5 +1,6 @@
 #include "training/loop/trainer.h"
 
+#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -213,8 +214,12 @@ private:
 
   // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
   // words): ranks in lockstep must stop at the same update or the others would wait for it.
+  // The wait counts as the rank's (a slow rank 0 keeps the others here).
   bool agreeOnStop(bool stop) const {
-    return transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
+    auto begin = std::chrono::steady_clock::now();
+    bool agreed = transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
+    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    return agreed;
   }
 
   // Ranks not in lockstep end when rank 0 has ended early (GraphGroup::announceEnd), said once.
