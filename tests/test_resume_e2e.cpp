@@ -1,7 +1,8 @@
 // Checkpoints end to end: a run stopped at update 10 and resumed to 20 prints the Costs of the
 // uninterrupted run in every mode that is deterministic (the singleton, sync-SGD over devices,
-// sync-SGD across 2 ranks dense and compressed with its residuals, the parameter server on one
-// rank with and without dropping); the parameter server on 2 ranks saves every shard's optimizer
+// sync-SGD across 2 ranks dense and compressed with its residuals, local steps on 2 and 3 ranks
+// stopped mid-round, the parameter server on one rank with and without dropping); the parameter
+// server on 2 ranks saves every shard's optimizer
 // state, moving average, residuals and records and goes on from them; a checkpoint of one layout
 // resumes on another (2 ranks on 1 and 3, 2 devices on 1) and goes on training. (That re-sharding
 // and restoring keep every value: test_graph_groups_in_process; a run resumed at its end saves
@@ -229,6 +230,16 @@ TEST(Resume, CompressedTrainingWithLocalGradientsContinuesExactly) {
                        "--local-average-freq 3 --grad-dropping-momentum 0.9 --grad-dropping-warmup 6 "
                        "--compression-clip-norm 1 --save-freq 7 --valid-freq 4" + e2e::validation(),
                        2});
+}
+
+// Local steps (DiLoCo's outer step): the stop at update 10 falls in the middle of the third round
+// of 4; every rank's parameters and Adam moments and the outer state come back.
+TEST(Resume, LocalStepsContinueExactlyMidRound) {
+  for(int ranks : {2, 3})
+    expectResumeIsExact({std::to_string(ranks) + " ranks, 4 local steps",
+                         "--sync-sgd --local-steps 4 --outer-momentum 0.5 --save-freq 7 --valid-freq 5" +
+                             e2e::validation(),
+                         ranks});
 }
 
 // With local gradients the ranks' copies drift apart between averagings: the checkpoint keeps
