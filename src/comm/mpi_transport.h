@@ -8,8 +8,9 @@
 // timeout: a wait past the timeout ends the job only when the awaited rank has gone silent
 // (stopped, dead, unreachable), so a rank busy validating or saving is waited for (up to
 // kAliveButSilentFactor timeouts, at least an hour); a wait reports itself while it lasts. The
-// heartbeats are pings that the peer echoes: each ping carries the sender's activity and its
-// recent round trips, so that rank 0 knows every rank's pace and every link's (peerView).
+// heartbeats are pings that the peer echoes: each ping carries the sender's activity, and a ping
+// to rank 0 its recent round trips, so that rank 0 knows every rank's pace and every link's
+// (peerView).
 #include <atomic>
 #include <memory>
 #include <mutex>

@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::RankActivity, marian::PeerView — what the ranks tell each other about their
-// own pace beside the liveness heartbeats: how long each spends computing and waiting for the
-// exchange per step, and the round trips each measures to the others. Rank 0 reads them to name
+// own pace beside the liveness heartbeats: its steps and its seconds of computing and of waiting
+// for the other ranks so far, and the round trips each measures to the others. Rank 0 reads them to name
 // the rank (or the link) the others wait for (SlowRankJudge).
 #include <cstdint>
 #include <vector>
@@ -9,7 +9,7 @@
 namespace marian {
 
 // One rank's steps since the start: seconds of its own work (forward, backward) and seconds it
-// then waited for the exchange with the other ranks.
+// waited for the other ranks (the exchange, the agreement to stop).
 struct RankActivity {
   uint64_t steps = 0;
   double computeSeconds = 0, waitSeconds = 0;

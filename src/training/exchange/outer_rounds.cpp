@@ -50,6 +50,7 @@ void OuterRounds::step(std::vector<std::vector<float>>& values) {
   timeline::Span span("outer step", "comm");
   // every shard's pseudo-gradient in one vector: one allreduce a round
   std::vector<float> delta;
+  delta.reserve(ranges_.empty() ? 0 : ranges_.back().end());
   for(size_t k = 0; k < shards_.size(); ++k) {
     const std::vector<float>& start = shards_[k].start();
     ABORT_IF(values[k].size() != start.size(), "Shard {} has {} values, its outer state {}", k, values[k].size(),

@@ -59,9 +59,10 @@ public:
     for(auto& w : workers_)
       params.push_back(&w->params());
     shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
-    if(!transport_ && OuterRounds::localSteps(options_) > 0)
+    bool localSteps = options_.get<int>("local-steps") > 0;  // (its options checked by createGraphGroup)
+    if(!transport_ && localSteps)
       LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
-    if(transport_ && OuterRounds::localSteps(options_) > 0) {  // no gradient exchange: each rank steps alone
+    if(transport_ && localSteps) {  // no gradient exchange: each rank steps alone
       replicas_ = std::make_unique<LocalReplicas>(*transport_, /*averageMoments=*/false);
       rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->ranges(), shardValues());
     } else if(transport_) {
@@ -109,15 +110,10 @@ public:
   bool ranksInLockstep() const override { return transport_ != nullptr; }
 
   std::string statusLine() override {
-    if(rounds_) {  // the outer steps' bytes over every update
-      AllreduceBytes b = rounds_->takeBytes();
-      uint64_t updates = updatesSinceStatus_;
-      updatesSinceStatus_ = 0;
-      return trafficPerUpdate(double(b.sent), double(b.received), updates);
-    }
-    if(!allreducer_)
+    if(!allreducer_ && !rounds_)
       return "";
-    AllreduceBytes b = allreducer_->takeBytes();  // the channel's: with the lookups' rows summed apart
+    // the channel's: with the lookups' rows summed apart; local steps: the outer steps' over every update
+    AllreduceBytes b = rounds_ ? rounds_->takeBytes() : allreducer_->takeBytes();
     uint64_t updates = updatesSinceStatus_;
     updatesSinceStatus_ = 0;
     // the share of the allreduce's time that backward hid: the thread's busy time the update
