@@ -3,6 +3,7 @@
 #include "gradient_allreducer_cases.h"
 #include "in_process_ranks.h"
 #include "onebit_cases.h"
+#include "outer_exchange_cases.h"
 #include "outer_rounds_cases.h"
 #include "powersgd_cases.h"
 
@@ -21,6 +22,9 @@ TEST_P(GradientAllreducerInProcess, LocalGradientsApplyEveryOwnGradientOnce) { r
 TEST_P(GradientAllreducerInProcess, MomentumCorrectionVelocityIsSavedPerRank) { runOnRanks(GetParam(), momentumCorrectionVelocityIsSavedPerRank); }
 
 TEST_P(GradientAllreducerInProcess, OuterRoundsMatchDouble) { runOnRanks(GetParam(), outer_rounds_cases::roundsMatchDouble); }
+TEST_P(GradientAllreducerInProcess, OuterQuantizedMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::quantizedMeanMatchesDouble); }
+TEST_P(GradientAllreducerInProcess, OuterSparseMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::sparseMeanMatchesDouble); }
+TEST_P(GradientAllreducerInProcess, OuterExchangeCheckpointsContinueExactly) { runOnRanks(GetParam(), outer_exchange_cases::checkpointsContinueExactly); }
 TEST(GradientAllreducerInProcessTwoRanks, OuterRoundsByHand) { runOnRanks(2, outer_rounds_cases::twoRoundsByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand) { runOnRanks(2, localGradientsAddTheOwnGradientByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalClippingScalesTheRanksGradientByHand) { runOnRanks(2, localClippingScalesTheRanksGradientByHand); }

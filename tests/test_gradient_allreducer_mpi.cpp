@@ -2,6 +2,7 @@
 #include "comm/mpi_transport.h"
 #include "gradient_allreducer_cases.h"
 #include "onebit_cases.h"
+#include "outer_exchange_cases.h"
 #include "outer_rounds_cases.h"
 #include "powersgd_cases.h"
 
@@ -34,6 +35,9 @@ TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
 }
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsMatchDouble) { outer_rounds_cases::roundsMatchDouble(mpi()); }
+TEST(GradientAllreducer, OuterQuantizedMeanMatchesDouble) { outer_exchange_cases::quantizedMeanMatchesDouble(mpi()); }
+TEST(GradientAllreducer, OuterSparseMeanMatchesDouble) { outer_exchange_cases::sparseMeanMatchesDouble(mpi()); }
+TEST(GradientAllreducer, OuterExchangeCheckpointsContinueExactly) { outer_exchange_cases::checkpointsContinueExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsByHand) {
   if(mpi().size() == 2)
     outer_rounds_cases::twoRoundsByHand(mpi());

@@ -384,6 +384,14 @@ TEST(GraphGroupsInProcess, LocalStepsRefuseWhatTheyCannotTrainWith) {
             std::string::npos);
   EXPECT_NE(refusal({"--local-steps", "4", "--sync-sgd", "--compression-density", "0.1"}).find("no gradient compression"),
             std::string::npos);
+  EXPECT_NE(refusal({"--outer-quantize-bits", "8"}).find("--local-steps, which is off"), std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "6"}).find("8, 4, or 0"), std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "4", "--outer-density", "0.1"})
+                .find("two compressions of the pseudo-gradients"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--outer-density", "0.1", "--sparse-allreduce", "oktopk"})
+                .find("keeps only a selection of the sum"),
+            std::string::npos);
 }
 
 TEST(GraphGroupsInProcess, LocalStepsResumeExactlyMidRoundAndOnAnotherRankCount) {

@@ -233,11 +233,13 @@ TEST(Resume, CompressedTrainingWithLocalGradientsContinuesExactly) {
 }
 
 // Local steps (DiLoCo's outer step): the stop at update 10 falls in the middle of the third round
-// of 4; every rank's parameters and Adam moments and the outer state come back.
+// of 4; every rank's parameters and Adam moments and the outer state come back, and the errors of
+// a compressed outer exchange (4-bit codes on 2 ranks, top-k pairs on 3).
 TEST(Resume, LocalStepsContinueExactlyMidRound) {
-  for(int ranks : {2, 3})
-    expectResumeIsExact({std::to_string(ranks) + " ranks, 4 local steps",
-                         "--sync-sgd --local-steps 4 --outer-momentum 0.5 --save-freq 7 --valid-freq 5" +
+  for(auto [ranks, exchange] : std::vector<std::pair<int, std::string>>{
+          {2, ""}, {3, ""}, {2, " --outer-quantize-bits 4"}, {3, " --outer-density 0.05"}})
+    expectResumeIsExact({std::to_string(ranks) + " ranks, 4 local steps" + exchange,
+                         "--sync-sgd --local-steps 4 --outer-momentum 0.5 --save-freq 7 --valid-freq 5" + exchange +
                              e2e::validation(),
                          ranks});
 }

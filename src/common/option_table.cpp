@@ -172,6 +172,8 @@ const std::vector<Spec>& specs() {
       {"outer-optimizer", "", Choice("nesterov|sgd"), "nesterov", kTrain | kOurs, "--local-steps' outer step: nesterov (DiLoCo's) or sgd (with momentum; --outer-learn-rate 1 --outer-momentum 0 gives the ranks' mean, model averaging)"},
       {"outer-learn-rate", "", Float(0, 1e6), "0.7", kTrain | kOurs, "--local-steps: the outer step's learning rate (DiLoCo's 0.7)"},
       {"outer-momentum", "", Float(0, kBelowOne), "0.9", kTrain | kOurs, "--local-steps: the outer step's momentum (DiLoCo's 0.9)"},
+      {"outer-quantize-bits", "", Int(0, 8), "0", kTrain | kOurs, "--local-steps: send the pseudo-gradients in 8 or 4 bits a value (a scale per 256 values; error feedback on each rank and each chunk's owner); 0: fp32"},
+      {"outer-density", "", Float(1e-9, 1), "1", kTrain | kOurs, "--local-steps: each rank sends this fraction of its pseudo-gradient, the largest in magnitude with what it held back in earlier rounds (error feedback, SparseLoCo), summed by --sparse-allreduce's sparse algorithm (dsar-split where it names a dense one); 1: all"},
       // schedule
       {"after-epochs", "e", Int(0, 1e9), "0", kTrain, "Stop after this many epochs; 0: no limit"},
       {"after-batches", "", Int(0, 2e9), "0", kTrain, "Stop after this many updates; 0: no limit"},

@@ -17,17 +17,20 @@ std::unique_ptr<Allreduce> createOkTopk(Transport& t, const AllreduceSettings& s
 
 const std::vector<AllreduceEntry>& allreduceAlgorithms() {
   static const std::vector<AllreduceEntry> table = {
-      {"dense", "MPI's own MPI_Allreduce, dense (its bytes are MPI's: not counted)", createDense},
-      {"ring", "dense reduce-scatter and allgather around the ring of ranks", createRing},
-      {"tree", "dense reduce and broadcast over a pipelined binary tree (seed 003)", createTree},
-      {"topka", "every rank's pairs gathered around the ring and added (TopkA)", createTopkA},
-      {"ssar-recdbl", "sparse recursive doubling of the pairs summed so far (seed 000)", createSsarRecursiveDoubling},
-      {"ssar-split", "pairs summed by the owners of P equal blocks, then gathered (seed 000)", createSsarSplit},
-      {"dsar-split", "ssar-split, each summed block sent dense when that is smaller (seed 000)", createDsarSplit},
+      {"dense", "MPI's own MPI_Allreduce, dense (its bytes are MPI's: not counted)", AllreduceKind::dense, createDense},
+      {"ring", "dense reduce-scatter and allgather around the ring of ranks", AllreduceKind::dense, createRing},
+      {"tree", "dense reduce and broadcast over a pipelined binary tree (seed 003)", AllreduceKind::dense, createTree},
+      {"topka", "every rank's pairs gathered around the ring and added (TopkA)", AllreduceKind::sparseSum, createTopkA},
+      {"ssar-recdbl", "sparse recursive doubling of the pairs summed so far (seed 000)", AllreduceKind::sparseSum,
+       createSsarRecursiveDoubling},
+      {"ssar-split", "pairs summed by the owners of P equal blocks, then gathered (seed 000)", AllreduceKind::sparseSum,
+       createSsarSplit},
+      {"dsar-split", "ssar-split, each summed block sent dense when that is smaller (seed 000)",
+       AllreduceKind::sparseSum, createDsarSplit},
       {"gtopk", "global top-k: a tree of the top operator, then a broadcast; a selection (seed 001)",
-       createGlobalTopk},
+       AllreduceKind::selection, createGlobalTopk},
       {"oktopk", "Ok-Topk: balanced split and reduce, a threshold, an allgather; a selection (seed 002)",
-       createOkTopk},
+       AllreduceKind::selection, createOkTopk},
   };
   return table;
 }

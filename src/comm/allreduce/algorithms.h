@@ -10,9 +10,14 @@
 
 namespace marian {
 
+// dense: sums dense vectors (sparse pairs made dense); sparseSum: sums sparse pairs whole;
+// selection: returns only a selection of the sum (AllreduceResult::isSelection).
+enum class AllreduceKind { dense, sparseSum, selection };
+
 struct AllreduceEntry {
   std::string name;
   std::string description;  // one line
+  AllreduceKind kind;
   std::unique_ptr<Allreduce> (*create)(Transport& transport, const AllreduceSettings& settings);
 };
 

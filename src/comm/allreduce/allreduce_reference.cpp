@@ -1,5 +1,6 @@
 #include "comm/allreduce/allreduce_reference.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "comm/allreduce/onebit.h"
@@ -77,6 +78,47 @@ void signScaled(const std::vector<double>& x, Range range, const std::vector<siz
 OneBitReference::OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts)
     : n_(n), ranks_(ranks), segmentStarts_(std::move(segmentStarts)), worker_(ranks, std::vector<double>(n, 0.0)),
       server_(n, 0.0) {}
+
+namespace {
+// x[range] quantized per block of the range (scale: its largest magnitude over L; codes rounded to
+// nearest, halves away from zero in either direction); error = x - out
+void quantized(const std::vector<double>& x, Range range, int bits, size_t block, std::vector<double>& out,
+               std::vector<double>& error) {
+  double L = double((1 << (bits - 1)) - 1);
+  for(size_t begin = range.offset; begin < range.end(); begin += block) {
+    size_t end = std::min(range.end(), begin + block);
+    double largest = 0;
+    for(size_t i = begin; i < end; ++i)
+      largest = std::max(largest, std::fabs(x[i]));
+    double scale = largest / L;
+    for(size_t i = begin; i < end; ++i) {
+      out[i] = scale > 0 ? std::clamp(std::round(x[i] / scale), -L, L) * scale : 0.0;
+      error[i] = x[i] - out[i];
+    }
+  }
+}
+}  // namespace
+
+QuantizedReference::QuantizedReference(size_t n, size_t ranks, int bits, size_t block)
+    : n_(n), ranks_(ranks), block_(block), bits_(bits), worker_(ranks, std::vector<double>(n, 0.0)), server_(n, 0.0) {}
+
+std::vector<double> QuantizedReference::average(const std::vector<std::vector<float>>& inputs) {
+  std::vector<double> mean(n_, 0.0), result(n_, 0.0);
+  for(size_t r = 0; r < ranks_; ++r) {
+    std::vector<double> x(n_), sent(n_);
+    for(size_t i = 0; i < n_; ++i)
+      x[i] = double(inputs[r][i]) + worker_[r][i];
+    for(size_t j = 0; j < ranks_; ++j)
+      quantized(x, equalPart(n_, j, ranks_), bits_, block_, sent, worker_[r]);
+    for(size_t i = 0; i < n_; ++i)
+      mean[i] += sent[i] / double(ranks_);
+  }
+  for(size_t i = 0; i < n_; ++i)
+    mean[i] += server_[i];
+  for(size_t j = 0; j < ranks_; ++j)
+    quantized(mean, equalPart(n_, j, ranks_), bits_, block_, result, server_);
+  return result;
+}
 
 std::vector<double> OneBitReference::average(const std::vector<std::vector<float>>& inputs) {
   std::vector<double> mean(n_, 0.0), result(n_, 0.0);

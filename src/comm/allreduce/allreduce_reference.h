@@ -34,4 +34,22 @@ private:
   std::vector<double> server_;               // n values (chunk j: rank j's)
 };
 
+// The quantized compressed mean (comm/allreduce/quantized.h) in double, for all ranks at once:
+// a scale per block of each chunk (its largest magnitude over L), codes rounded to nearest, every
+// rank's worker error and every chunk's server error carried from call to call.
+class QuantizedReference {
+public:
+  QuantizedReference(size_t n, size_t ranks, int bits, size_t block);
+  // every rank's input (n values each): the mean every rank gets
+  std::vector<double> average(const std::vector<std::vector<float>>& inputs);
+  const std::vector<double>& workerError(size_t rank) const { return worker_[rank]; }
+  const std::vector<double>& serverError() const { return server_; }  // n values (chunk j: rank j's)
+
+private:
+  size_t n_, ranks_, block_;
+  int bits_;
+  std::vector<std::vector<double>> worker_;
+  std::vector<double> server_;
+};
+
 }  // namespace marian

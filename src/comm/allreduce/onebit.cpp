@@ -8,12 +8,8 @@
 
 namespace marian {
 
-namespace {
-constexpr int kToServers = 6 << 12, kFromServers = 7 << 12;  // rounds apart from every algorithm's
-}
-
 OneBitAllreduce::OneBitAllreduce(Transport& transport, size_t n, std::vector<size_t> segmentStarts)
-    : Allreduce(transport), n_(n), workerError_(n, 0.f), serverError_(chunk(transport.rank()).size, 0.f) {
+    : CompressedMeanAllreduce(transport, n) {
   ABORT_IF(segmentStarts.empty() || segmentStarts[0] != 0 || !std::is_sorted(segmentStarts.begin(), segmentStarts.end()),
            "1-bit segments must start at 0 and be sorted");
   for(int j = 0; j < transport.size(); ++j)
@@ -47,18 +43,6 @@ OneBitScale oneBitScaleFromName(const std::string& name) {
   if(name == "mean-abs")
     return OneBitScale::meanAbs;
   ABORT("Unknown 1-bit scale '{}' (--onebit-scale); available: rms, mean-abs", name);
-}
-
-AllreduceResult OneBitAllreduce::reduce(const SparseVector&, size_t, size_t) {
-  ABORT("onebit compresses dense vectors (averageCompressed), it does not sum sparse pairs");
-}
-
-void OneBitAllreduce::setErrors(std::vector<float> worker, std::vector<float> server) {
-  ABORT_IF(worker.size() != n_ || server.size() != serverError_.size(),
-           "1-bit errors of {} and {} values for a vector of {} and a chunk of {}", worker.size(), server.size(), n_,
-           serverError_.size());
-  workerError_ = std::move(worker);
-  serverError_ = std::move(server);
 }
 
 void OneBitAllreduce::setUnits(std::vector<float> units) {
@@ -112,36 +96,14 @@ void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const
   }
 }
 
-void OneBitAllreduce::averageCompressed(std::vector<float>& values) {
-  ABORT_IF(values.size() != n_, "onebit for {} values given {}", n_, values.size());
-  int P = transport_.size(), r = transport_.rank();
-  std::vector<float> x(n_);
-  for(size_t i = 0; i < n_; ++i)
-    x[i] = values[i] + workerError_[i];
-  auto compressChunk = [&](int j) {
-    Range c = chunk(j);
-    return compress(x.data() + c.offset, c.size, chunkStarts_[size_t(j)], workerError_.data() + c.offset, unitsAt(c),
-                    scale_);
-  };
-  // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
-  Range mine = chunk(r);
-  std::vector<float> y(mine.size, 0.f);
-  const std::vector<size_t>& myStarts = chunkStarts_[size_t(r)];
-  decompress(compressChunk(r), mine.size, myStarts, y.data(), 1.f / float(P), unitsAt(mine));
-  for(int s = 1; s < P; ++s) {
-    int dest = (r + s) % P, source = (r - s + P) % P;
-    decompress(exchange(dest, source, kToServers + s - 1, compressChunk(dest)), mine.size, myStarts, y.data(),
-               1.f / float(P), unitsAt(mine));
-  }
-  for(size_t i = 0; i < mine.size; ++i)
-    y[i] += serverError_[i];
-  std::vector<char> served = compress(y.data(), mine.size, myStarts, serverError_.data(), unitsAt(mine), scale_);
-  // every server's chunk to every rank
-  std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
-  std::fill(values.begin(), values.end(), 0.f);
-  for(int j = 0; j < P; ++j)
-    decompress(all[size_t(j)], chunk(j).size, chunkStarts_[size_t(j)], values.data() + chunk(j).offset, 1.f,
-               unitsAt(chunk(j)));
+std::vector<char> OneBitAllreduce::encode(int j, const float* x, float* error) const {
+  Range c = chunk(j);
+  return compress(x, c.size, chunkStarts_[size_t(j)], error, unitsAt(c), scale_);
+}
+
+void OneBitAllreduce::decode(int j, const std::vector<char>& bytes, float* out, float weight) const {
+  Range c = chunk(j);
+  decompress(bytes, c.size, chunkStarts_[size_t(j)], out, weight, unitsAt(c));
 }
 
 }  // namespace marian

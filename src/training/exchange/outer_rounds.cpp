@@ -1,6 +1,5 @@
 #include "training/exchange/outer_rounds.h"
 
-#include "comm/allreduce/algorithms.h"
 #include "common/error.h"
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -23,6 +22,7 @@ const char* kMomentum = "outer-momentum";
 }  // namespace
 
 uint64_t OuterRounds::localSteps(const Options& o) {
+  validateOuterExchangeOptions(o);
   uint64_t steps = uint64_t(o.get<int>("local-steps"));
   if(steps == 0)
     return 0;
@@ -38,7 +38,7 @@ uint64_t OuterRounds::localSteps(const Options& o) {
 OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<Range>& ranges,
                          const std::vector<std::vector<float>>& values)
     : transport_(transport), steps_(localSteps(options)), ranges_(ranges),
-      ring_(createAllreduce("ring", transport, AllreduceSettings())) {
+      exchange_(createOuterExchange(options, transport, ranges.empty() ? 0 : ranges.back().end())) {
   ABORT_IF(steps_ == 0, "OuterRounds without --local-steps");
   ABORT_IF(values.size() != ranges.size(), "{} shards of values for {} ranges", values.size(), ranges.size());
   OuterSettings settings = outerSettings(options);
@@ -58,19 +58,17 @@ void OuterRounds::step(std::vector<std::vector<float>>& values) {
     for(size_t i = 0; i < start.size(); ++i)
       delta.push_back(start[i] - values[k][i]);
   }
-  ring_->sumDense(delta);
-  float inverse = 1.f / float(transport_.size());
+  exchange_->average(delta);
   size_t at = 0;
   for(size_t k = 0; k < shards_.size(); ++k) {
     std::vector<float> mean(delta.begin() + long(at), delta.begin() + long(at + values[k].size()));
     at += values[k].size();
-    for(float& g : mean)
-      g *= inverse;
     values[k] = shards_[k].step(mean);
   }
 }
 
 void OuterRounds::saveTo(ModelState& state) const {
+  exchange_->saveTo(state);  // collective: before rank 0's own arrays
   std::vector<float>& start = state.extras[kStart];
   std::vector<float>& momentum = state.extras[kMomentum];
   start.resize(state.n);
@@ -83,6 +81,7 @@ void OuterRounds::saveTo(ModelState& state) const {
 }
 
 void OuterRounds::restoreFrom(const ModelState& state) {
+  exchange_->restoreFrom(state);
   auto start = state.extras.find(kStart), momentum = state.extras.find(kMomentum);
   bool saved = start != state.extras.end();
   ABORT_IF(saved != (momentum != state.extras.end()), "The checkpoint holds one of '{}' and '{}' without the other",

@@ -4,15 +4,17 @@
 // own batches, its devices synchronised as in sync-SGD), then the ranks average their
 // pseudo-gradients (the round's start minus their parameters) in one ring allreduce and every
 // rank takes the same outer step (OuterOptimizer, --outer-optimizer) and starts the next round
-// from its result. The ranks send n floats every H updates where sync-SGD sends n every update.
+// from its result. The ranks send n floats every H updates where sync-SGD sends n every update,
+// fewer where the exchange compresses them (OuterExchange: quantized or sparse, error feedback).
 // A round ends after updates H, 2H, ... (the update's number is the round's position), so a
-// checkpoint adds only the outer state, extras "outer-start" and "outer-momentum" (the ranks'
-// own parameters and optimizer states are LocalReplicas' to keep).
+// checkpoint adds only the outer state, extras "outer-start" and "outer-momentum", and what the
+// exchange holds back (the ranks' own parameters and optimizer states are LocalReplicas' to keep).
 #include <memory>
 #include <vector>
 
 #include "comm/allreduce/allreduce.h"
 #include "common/options.h"
+#include "training/exchange/outer_exchange.h"
 #include "optimizers/model_state.h"
 #include "optimizers/outer_optimizer.h"
 
@@ -34,9 +36,9 @@ public:
   // on every rank. Collective.
   void step(std::vector<std::vector<float>>& values);
   // The outer allreduce's bytes since the last take.
-  AllreduceBytes takeBytes() { return ring_->takeBytes(); }
+  AllreduceBytes takeBytes() { return exchange_->takeBytes(); }
 
-  // The outer state into `state`'s extras (the global layout).
+  // The outer state into `state`'s extras (the global layout). Collective.
   void saveTo(ModelState& state) const;
   // The outer state of a checkpoint; one without it (saved without local steps) starts a round
   // from its parameters (state.values: the ranks' mean where their copies differ), no momentum.
@@ -47,7 +49,7 @@ private:
   uint64_t steps_;
   std::vector<Range> ranges_;
   std::vector<OuterOptimizer> shards_;
-  std::unique_ptr<Allreduce> ring_;
+  std::unique_ptr<OuterExchange> exchange_;
 };
 
 }  // namespace marian

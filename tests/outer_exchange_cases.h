@@ -1,0 +1,217 @@
+#pragma once
+// The cases of the compressed outer exchanges of local steps (training/exchange/outer_exchange.h:
+// --outer-quantize-bits, --outer-density), written once against Transport and run on each rank:
+// under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
+// test_gradient_allreducer_in_process.cpp. The quantized mean and both sides' errors against
+// double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
+// every call; the sparse exchange against its definition in double (each rank's top-k of what it
+// holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
+// on another rank count rank 0 carries what every saved rank held back.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "comm/allreduce/allreduce_reference.h"
+#include "comm/allreduce/quantized.h"
+#include "comm/in_process_transport.h"
+#include "comm/transport.h"
+#include "gradient_allreducer_cases.h"
+#include "random_values.h"
+#include "training/exchange/outer_rounds.h"
+
+namespace marian {
+namespace outer_exchange_cases {
+
+using gradient_allreducer_cases::kTestTag;
+
+// a rank's input of a call: standard normal, a few values 50x larger (a block's scale is its largest)
+inline std::vector<float> inputOf(int rank, int call, size_t n) {
+  std::vector<float> v = randomValues(n, unsigned(1000 * call + rank + 1));
+  for(size_t i = size_t(rank + call) % 97; i < n; i += 97)
+    v[i] *= 50.f;
+  return v;
+}
+
+inline void expectWithin(const std::vector<float>& got, const std::vector<double>& want, double tolerance,
+                         const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for(size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tolerance) << what << " at " << i;
+}
+
+// n = 1001 values: chunks of 333-334 on 3 ranks, 250-251 on 4, each ending inside a block of 256.
+inline void quantizedMeanMatchesDouble(Transport& t) {
+  const size_t n = 1001;
+  const int P = t.size();
+  for(int bits : {8, 4}) {
+    SCOPED_TRACE(std::to_string(bits) + " bits");
+    QuantizedAllreduce quantized(t, n, bits);
+    QuantizedReference reference(n, size_t(P), bits, QuantizedAllreduce::kBlock);
+    uint64_t perCall = 0;  // every other chunk to its server, then all chunks but the successor's around the ring
+    for(int j = 0; j < P; ++j) {
+      size_t bytes = QuantizedAllreduce::encodedBytes(quantized.chunk(j).size, bits, QuantizedAllreduce::kBlock);
+      perCall += (j != t.rank() ? bytes : 0) + (j != (t.rank() + 1) % P ? bytes : 0);
+    }
+    quantized.takeBytes();
+    for(int call = 0; call < 3; ++call) {
+      SCOPED_TRACE("call " + std::to_string(call));
+      std::vector<std::vector<float>> inputs;
+      for(int r = 0; r < P; ++r)
+        inputs.push_back(inputOf(r, call, n));
+      std::vector<double> want = reference.average(inputs);
+      std::vector<float> values = inputs[size_t(t.rank())];
+      quantized.averageCompressed(values);
+      // float rounding of the scales and the means only: far below a code's step (the largest
+      // value over 7 or 127, here about 150 / 127)
+      expectWithin(values, want, 1e-4, "the mean");
+      expectWithin(quantized.workerError(), reference.workerError(size_t(t.rank())), 1e-4, "the worker error");
+      Range mine = quantized.chunk(t.rank());
+      expectWithin(quantized.serverError(),
+                   std::vector<double>(reference.serverError().begin() + long(mine.offset),
+                                       reference.serverError().begin() + long(mine.end())),
+                   1e-4, "the server error");
+    }
+    AllreduceBytes bytes = quantized.takeBytes();
+    EXPECT_EQ(bytes.sent, 3 * perCall);
+    // 4n/8 or n bytes and a scale a block, against 2 (P-1)/P 4n of a dense ring
+    EXPECT_LT(double(perCall), (bits == 8 ? 0.27 : 0.14) * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
+  }
+}
+
+inline Options outerOptions(const std::string& compression) {
+  YAML::Node node = YAML::Load("local-steps: 4\nouter-optimizer: nesterov\nouter-learn-rate: 0.7\nouter-momentum: 0.9\n");
+  for(const auto& kv : YAML::Load(compression))
+    node[kv.first.as<std::string>()] = kv.second;
+  return Options(node);
+}
+
+// The sparse exchange through OuterRounds with a plain mean step (sgd, lr 1, momentum 0: the
+// start moves by minus the mean it receives), against its definition: each rank's x = its
+// pseudo-gradient + its residual, the k largest |x| sent, the rest kept; the mean of what was sent.
+inline void sparseMeanMatchesDouble(Transport& t) {
+  const size_t n = 301, k = 31;  // density 0.1 rounds up to 31
+  const int P = t.size();
+  Options o = outerOptions("outer-density: 0.1\nouter-optimizer: sgd\nouter-learn-rate: 1\nouter-momentum: 0\n"
+                           "sparse-allreduce: ring\n");  // a dense name: the sparse sum is dsar-split's
+  std::vector<double> start(n, 0.0);
+  OuterRounds rounds(o, t, {Range{0, n}}, {std::vector<float>(n, 0.f)});
+  std::vector<std::vector<double>> residual(size_t(P), std::vector<double>(n, 0.0));
+  for(int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("round " + std::to_string(call));
+    std::vector<double> mean(n, 0.0);
+    std::vector<std::vector<float>> ends;
+    for(int r = 0; r < P; ++r) {
+      std::vector<float> delta = inputOf(r, call, n), end(n);
+      for(size_t i = 0; i < n; ++i)
+        end[i] = float(start[i]) - delta[i];
+      ends.push_back(end);
+      std::vector<double> x(n);
+      for(size_t i = 0; i < n; ++i)
+        x[i] = (start[i] - double(end[i])) + residual[size_t(r)][i];
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
+      residual[size_t(r)] = x;
+      for(size_t j = 0; j < k; ++j) {
+        mean[order[j]] += x[order[j]] / P;
+        residual[size_t(r)][order[j]] = 0;
+      }
+    }
+    for(size_t i = 0; i < n; ++i)
+      start[i] -= mean[i];
+    std::vector<std::vector<float>> values = {ends[size_t(t.rank())]};
+    rounds.step(values);
+    expectWithin(values[0], start, 1e-4, "the next round's start");
+  }
+  AllreduceBytes bytes = rounds.takeBytes();
+  // pairs, not values: about k of P ranks' 8 bytes each way, far below 2 (P-1)/P 4n a round
+  EXPECT_LT(double(bytes.sent), 3 * (2.0 * double(P) * 8.0 * double(k) + 64.0 * P));
+}
+
+// Three rounds of a compressed exchange, a checkpoint (gathered on rank 0, read by every rank),
+// and the fourth round twice: the uninterrupted OuterRounds and one restored from the checkpoint
+// give the same start bitwise; then the same checkpoint resumed on all but the last rank (another
+// rank count): rank 0 carries the saved ranks' residuals, the others none.
+inline void checkpointContinuesExactly(Transport& t, const std::string& compression) {
+  SCOPED_TRACE(compression);
+  const size_t n = 600;
+  const int P = t.size();
+  Options o = outerOptions(compression);
+  std::vector<Range> ranges = {Range{0, 250}, Range{250, 350}};
+  auto split = [&](const std::vector<float>& all) {
+    return std::vector<std::vector<float>>{std::vector<float>(all.begin(), all.begin() + 250),
+                                           std::vector<float>(all.begin() + 250, all.end())};
+  };
+  OuterRounds rounds(o, t, ranges, split(std::vector<float>(n, 0.f)));
+  std::vector<float> start(n, 0.f);
+  auto endOf = [&](int call) {
+    std::vector<float> delta = inputOf(t.rank(), call, n), end(n);
+    for(size_t i = 0; i < n; ++i)
+      end[i] = start[i] - 0.01f * delta[i];
+    return split(end);
+  };
+  for(int call = 0; call < 3; ++call) {
+    std::vector<std::vector<float>> values = endOf(call);
+    rounds.step(values);
+    start = values[0];
+    start.insert(start.end(), values[1].begin(), values[1].end());
+  }
+  ModelState state;
+  state.n = n;
+  state.ranks = P;
+  rounds.saveTo(state);
+  std::vector<char> packed = state.pack();
+  if(t.rank() == 0)
+    for(int r = 1; r < P; ++r)
+      t.send(Channel::collective, r, kTestTag, packed, t.peerTimeout());
+  else
+    packed = t.recv(Channel::collective, 0, kTestTag, t.peerTimeout(), "the checkpoint").bytes;
+  ModelState saved = ModelState::unpack(packed);
+  ASSERT_EQ(saved.extras.count("allreduce-residual.rank" + std::to_string(P - 1)), 1u) << "every rank's residual";
+
+  OuterRounds resumed(o, t, ranges, split(std::vector<float>(n, 0.f)));
+  resumed.restoreFrom(saved);
+  std::vector<std::vector<float>> once = endOf(3), again = endOf(3);
+  rounds.step(once);
+  resumed.step(again);
+  EXPECT_EQ(once, again) << "the restored exchange's round differs";
+
+  // another rank count: the first P-1 ranks of this job read the checkpoint of P
+  if(P < 3)
+    return;
+  InProcessNetwork fewer(P - 1);
+  std::vector<std::vector<float>> residualOf(size_t(P - 1));
+  if(t.rank() == 0)
+    fewer.run([&](Transport& f) {
+      OuterRounds smaller(o, f, ranges, split(std::vector<float>(n, 0.f)));
+      smaller.restoreFrom(saved);
+      ModelState again;
+      again.n = n;
+      again.ranks = f.size();
+      smaller.saveTo(again);
+      if(f.rank() == 0)
+        for(int r = 0; r < f.size(); ++r)
+          residualOf[size_t(r)] = again.extras.at("allreduce-residual.rank" + std::to_string(r));
+    });
+  if(t.rank() != 0)
+    return;
+  std::vector<float> want = saved.sumOfExtras("allreduce-residual.rank", float(P - 1) / float(P));
+  ASSERT_EQ(residualOf[0].size(), n);
+  for(size_t i = 0; i < n; ++i)
+    ASSERT_FLOAT_EQ(residualOf[0][i], want[i]) << "rank 0's residual at " << i;
+  for(int r = 1; r < P - 1; ++r)
+    for(float v : residualOf[size_t(r)])
+      ASSERT_EQ(v, 0.f) << "rank " << r << " holds a residual after a resume on another rank count";
+}
+
+inline void checkpointsContinueExactly(Transport& t) {
+  checkpointContinuesExactly(t, "outer-quantize-bits: 4\n");
+  checkpointContinuesExactly(t, "outer-quantize-bits: 8\n");
+  checkpointContinuesExactly(t, "outer-density: 0.05\nsparse-allreduce: ssar-split\n");
+}
+
+}  // namespace outer_exchange_cases
+}  // namespace marian
