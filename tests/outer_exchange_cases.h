@@ -170,7 +170,7 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
   else
     packed = t.recv(Channel::collective, 0, kTestTag, t.peerTimeout(), "the checkpoint").bytes;
   ModelState saved = ModelState::unpack(packed);
-  ASSERT_EQ(saved.extras.count("allreduce-residual.rank" + std::to_string(P - 1)), 1u) << "every rank's residual";
+  ASSERT_EQ(saved.extras.count("outer-residual.rank" + std::to_string(P - 1)), 1u) << "every rank's residual";
 
   OuterRounds resumed(o, t, ranges, split(std::vector<float>(n, 0.f)));
   resumed.restoreFrom(saved);
@@ -184,6 +184,7 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
     return;
   InProcessNetwork fewer(P - 1);
   std::vector<std::vector<float>> residualOf(size_t(P - 1));
+  std::vector<float> serverErrors;
   if(t.rank() == 0)
     fewer.run([&](Transport& f) {
       OuterRounds smaller(o, f, ranges, split(std::vector<float>(n, 0.f)));
@@ -192,19 +193,27 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
       again.n = n;
       again.ranks = f.size();
       smaller.saveTo(again);
-      if(f.rank() == 0)
-        for(int r = 0; r < f.size(); ++r)
-          residualOf[size_t(r)] = again.extras.at("allreduce-residual.rank" + std::to_string(r));
+      if(f.rank() != 0)
+        return;
+      for(int r = 0; r < f.size(); ++r)
+        residualOf[size_t(r)] = again.extras.at("outer-residual.rank" + std::to_string(r));
+      if(again.extras.count("outer-server-error"))
+        serverErrors = again.extras.at("outer-server-error");
     });
   if(t.rank() != 0)
     return;
-  std::vector<float> want = saved.sumOfExtras("allreduce-residual.rank", float(P - 1) / float(P));
+  std::vector<float> want = saved.sumOfExtras("outer-residual.rank", float(P - 1) / float(P));
   ASSERT_EQ(residualOf[0].size(), n);
   for(size_t i = 0; i < n; ++i)
     ASSERT_FLOAT_EQ(residualOf[0][i], want[i]) << "rank 0's residual at " << i;
   for(int r = 1; r < P - 1; ++r)
     for(float v : residualOf[size_t(r)])
       ASSERT_EQ(v, 0.f) << "rank " << r << " holds a residual after a resume on another rank count";
+  // the owners' errors, cut into the chunks of P-1 owners and gathered again, are the saved ones
+  auto server = saved.extras.find("outer-server-error");
+  ASSERT_EQ(server != saved.extras.end(), !serverErrors.empty());
+  if(!serverErrors.empty())
+    EXPECT_EQ(serverErrors, server->second) << "the owners' errors did not come back whole";
 }
 
 inline void checkpointsContinueExactly(Transport& t) {

@@ -36,13 +36,14 @@ std::vector<char> QuantizedAllreduce::quantize(const float* x, size_t n, int bit
   for(size_t b = 0; b * block < n; ++b) {
     size_t begin = b * block, end = std::min(n, begin + block);
     float largest = 0.f;
-    for(size_t i = begin; i < end; ++i)
+    for(size_t i = begin; i < end; ++i) {
+      ABORT_IF(!std::isfinite(x[i]), "Quantizing a value that is not finite ({}) at {}", x[i], i);
       largest = std::max(largest, std::fabs(x[i]));
-    ABORT_IF(!std::isfinite(largest), "Quantizing a value that is not finite ({}) at {}", largest, begin);
+    }
     float scale = largest / float(L);
     std::memcpy(bytes.data() + b * sizeof(float), &scale, sizeof(float));
     for(size_t i = begin; i < end; ++i) {
-      int code = scale > 0.f ? int(std::nearbyint(x[i] / scale)) : 0;
+      int code = scale > 0.f ? int(std::round(x[i] / scale)) : 0;  // halves away from zero
       code = std::clamp(code, -L, L);
       error[i] = x[i] - float(code) * scale;
       if(bits == 8)

@@ -4,19 +4,20 @@
 
 namespace marian {
 
-void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state) {
+void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state, const char* prefix) {
   for(size_t r = 0; r < all.size(); ++r)
-    state.extras["allreduce-residual.rank" + std::to_string(r)] = all[r].extras.at("residual");
+    state.extras[std::string(prefix) + ".rank" + std::to_string(r)] = all[r].extras.at("residual");
 }
 
 std::vector<float> rankResidual(const ModelState& state, const Transport& transport, size_t n, float otherLayoutScale,
-                                const char* what) {
+                                const char* what, const char* prefix) {
   int self = transport.rank();
-  auto own = state.extras.find("allreduce-residual.rank" + std::to_string(self));
+  std::string ranks = std::string(prefix) + ".rank";
+  auto own = state.extras.find(ranks + std::to_string(self));
   if(state.ranks == transport.size() && own != state.extras.end())
     return own->second;
   // another rank count: what every saved rank held back is owed once, by rank 0
-  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", otherLayoutScale);
+  std::vector<float> total = state.sumOfExtras(ranks, otherLayoutScale);
   if(self != 0 || total.empty())
     return std::vector<float>(n, 0.f);
   LOG(info, "[training] Checkpoint of {} rank(s) resumed on {}: the saved {} are summed into rank 0's", state.ranks,

@@ -1,7 +1,9 @@
 #pragma once
-// defines: the checkpoint arrays every residual-keeping codec shares: each rank's residual in the
-// global layout as "allreduce-residual.rankR" (rank 0 writes them), and a rank's own residual
-// read back, summed over the saved ranks into rank 0's when the rank count changed.
+// defines: the checkpoint arrays every residual-keeping exchange shares: each rank's residual in
+// the global layout as "PREFIX.rankR" (rank 0 writes them), and a rank's own residual read back,
+// summed over the saved ranks into rank 0's when the rank count changed. The gradient codecs'
+// prefix is "allreduce-residual", the outer exchange's (local steps) "outer-residual": the one
+// never reads the other's.
 #include <string>
 #include <vector>
 
@@ -10,11 +12,14 @@
 
 namespace marian {
 
-// Every gathered rank's extra "residual" as "allreduce-residual.rankR" (rank 0).
-void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state);
+constexpr const char* kGradientResiduals = "allreduce-residual";
+constexpr const char* kOuterResiduals = "outer-residual";
+
+// Every gathered rank's extra "residual" as "PREFIX.rankR" (rank 0).
+void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state, const char* prefix = kGradientResiduals);
 // This rank's residual of n values from a checkpoint: its own on the same rank count, otherwise
 // on rank 0 the saved ranks' sum times otherLayoutScale (logged, naming `what`) and zeros elsewhere.
 std::vector<float> rankResidual(const ModelState& state, const Transport& transport, size_t n, float otherLayoutScale,
-                                const char* what);
+                                const char* what, const char* prefix = kGradientResiduals);
 
 }  // namespace marian

@@ -32,7 +32,7 @@ private:
   std::unique_ptr<Allreduce> ring_;
 };
 
-// A rank's residual ("residual", global layout) gathered on rank 0 as "allreduce-residual.rankR";
+// A rank's residual ("residual", global layout) gathered on rank 0 as "outer-residual.rankR";
 // `more`: further extras of this rank, added up over the ranks (disjoint chunks) under their names.
 void saveResiduals(Transport& transport, size_t n, const std::vector<float>& residual,
                    const std::map<std::string, std::vector<float>>& more, ModelState& state, const char* what) {
@@ -44,7 +44,7 @@ void saveResiduals(Transport& transport, size_t n, const std::vector<float>& res
   std::vector<ModelState> all = gatherStates(transport, mine, what);
   if(transport.rank() != 0)
     return;
-  saveRankResiduals(all, state);
+  saveRankResiduals(all, state, kOuterResiduals);
   for(const auto& [name, values] : more) {
     std::vector<float>& sum = state.extras[name];
     sum.assign(n, 0.f);
@@ -56,7 +56,7 @@ void saveResiduals(Transport& transport, size_t n, const std::vector<float>& res
 
 // A rank's residual as a term of the mean: on R' ranks, rank 0 carries the saved R ranks' R'/R-fold.
 std::vector<float> restoreResidual(const ModelState& state, const Transport& transport, size_t n, const char* what) {
-  return rankResidual(state, transport, n, float(transport.size()) / float(state.ranks), what);
+  return rankResidual(state, transport, n, float(transport.size()) / float(state.ranks), what, kOuterResiduals);
 }
 
 class QuantizedOuterExchange : public OuterExchange {

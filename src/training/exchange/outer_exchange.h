@@ -9,9 +9,10 @@
 //     pseudo-gradient plus what it held back in earlier rounds (error feedback, SparseLoCo,
 //     Sarfi et al. 2025), summed exactly by a sparse allreduce.
 // Every rank gets the same mean. What an exchange holds back is saved in the checkpoint: each
-// rank's residual as "allreduce-residual.rankR" (codec_checkpoint.h; on another rank count rank
-// 0 carries the saved ranks' sum, scaled as a term of the mean), the owners' quantization errors
-// as "outer-server-error" (global layout).
+// rank's residual as "outer-residual.rankR" (codec_checkpoint.h; on another rank count rank 0
+// carries the saved ranks' sum, scaled as a term of the mean), the owners' quantization errors
+// as "outer-server-error" (global layout). A checkpoint of another scheme has neither: they
+// start at zero.
 #include <memory>
 #include <vector>
 

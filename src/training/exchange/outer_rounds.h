@@ -2,7 +2,7 @@
 // defines: marian::OuterRounds — training with local steps across ranks (DiLoCo, Douillard et
 // al. 2023): each rank takes --local-steps H updates of its own (the configured optimizer on its
 // own batches, its devices synchronised as in sync-SGD), then the ranks average their
-// pseudo-gradients (the round's start minus their parameters) in one ring allreduce and every
+// pseudo-gradients (the round's start minus their parameters) in one exchange and every
 // rank takes the same outer step (OuterOptimizer, --outer-optimizer) and starts the next round
 // from its result. The ranks send n floats every H updates where sync-SGD sends n every update,
 // fewer where the exchange compresses them (OuterExchange: quantized or sparse, error feedback).
