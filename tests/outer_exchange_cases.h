@@ -20,6 +20,7 @@
 #include "comm/transport.h"
 #include "gradient_allreducer_cases.h"
 #include "random_values.h"
+#include "host_parameters.h"
 #include "training/exchange/outer_rounds.h"
 
 namespace marian {
@@ -97,7 +98,7 @@ inline void sparseMeanMatchesDouble(Transport& t) {
   Options o = outerOptions("outer-density: 0.1\nouter-optimizer: sgd\nouter-learn-rate: 1\nouter-momentum: 0\n"
                            "sparse-allreduce: ring\n");  // a dense name: the sparse sum is dsar-split's
   std::vector<double> start(n, 0.0);
-  OuterRounds rounds(o, t, {Range{0, n}}, {std::vector<float>(n, 0.f)});
+  OuterRounds rounds(o, t, std::vector<float>(n, 0.f));
   std::vector<std::vector<double>> residual(size_t(P), std::vector<double>(n, 0.0));
   for(int call = 0; call < 3; ++call) {
     SCOPED_TRACE("round " + std::to_string(call));
@@ -122,9 +123,9 @@ inline void sparseMeanMatchesDouble(Transport& t) {
     }
     for(size_t i = 0; i < n; ++i)
       start[i] -= mean[i];
-    std::vector<std::vector<float>> values = {ends[size_t(t.rank())]};
-    rounds.step(values);
-    expectWithin(values[0], start, 1e-4, "the next round's start");
+    std::vector<float> values = ends[size_t(t.rank())];
+    endRound(rounds, uint64_t(call), values);
+    expectWithin(values, start, 1e-4, "the next round's start");
   }
   AllreduceBytes bytes = rounds.takeBytes();
   // pairs, not values: about k of P ranks' 8 bytes each way, far below 2 (P-1)/P 4n a round
@@ -140,24 +141,17 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
   const size_t n = 600;
   const int P = t.size();
   Options o = outerOptions(compression);
-  std::vector<Range> ranges = {Range{0, 250}, Range{250, 350}};
-  auto split = [&](const std::vector<float>& all) {
-    return std::vector<std::vector<float>>{std::vector<float>(all.begin(), all.begin() + 250),
-                                           std::vector<float>(all.begin() + 250, all.end())};
-  };
-  OuterRounds rounds(o, t, ranges, split(std::vector<float>(n, 0.f)));
+  OuterRounds rounds(o, t, std::vector<float>(n, 0.f));
   std::vector<float> start(n, 0.f);
   auto endOf = [&](int call) {
     std::vector<float> delta = inputOf(t.rank(), call, n), end(n);
     for(size_t i = 0; i < n; ++i)
       end[i] = start[i] - 0.01f * delta[i];
-    return split(end);
+    return end;
   };
   for(int call = 0; call < 3; ++call) {
-    std::vector<std::vector<float>> values = endOf(call);
-    rounds.step(values);
-    start = values[0];
-    start.insert(start.end(), values[1].begin(), values[1].end());
+    start = endOf(call);
+    endRound(rounds, uint64_t(call), start);
   }
   ModelState state;
   state.n = n;
@@ -172,11 +166,11 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
   ModelState saved = ModelState::unpack(packed);
   ASSERT_EQ(saved.extras.count("outer-residual.rank" + std::to_string(P - 1)), 1u) << "every rank's residual";
 
-  OuterRounds resumed(o, t, ranges, split(std::vector<float>(n, 0.f)));
+  OuterRounds resumed(o, t, std::vector<float>(n, 0.f));
   resumed.restoreFrom(saved);
-  std::vector<std::vector<float>> once = endOf(3), again = endOf(3);
-  rounds.step(once);
-  resumed.step(again);
+  std::vector<float> once = endOf(3), again = endOf(3);
+  endRound(rounds, 3, once);
+  endRound(resumed, 3, again);
   EXPECT_EQ(once, again) << "the restored exchange's round differs";
 
   // another rank count: the first P-1 ranks of this job read the checkpoint of P
@@ -187,7 +181,7 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
   std::vector<float> serverErrors;
   if(t.rank() == 0)
     fewer.run([&](Transport& f) {
-      OuterRounds smaller(o, f, ranges, split(std::vector<float>(n, 0.f)));
+      OuterRounds smaller(o, f, std::vector<float>(n, 0.f));
       smaller.restoreFrom(saved);
       ModelState again;
       again.n = n;
@@ -212,8 +206,9 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
   // the owners' errors, cut into the chunks of P-1 owners and gathered again, are the saved ones
   auto server = saved.extras.find("outer-server-error");
   ASSERT_EQ(server != saved.extras.end(), !serverErrors.empty());
-  if(!serverErrors.empty())
+  if(!serverErrors.empty()) {
     EXPECT_EQ(serverErrors, server->second) << "the owners' errors did not come back whole";
+  }
 }
 
 inline void checkpointsContinueExactly(Transport& t) {

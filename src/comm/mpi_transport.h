@@ -66,7 +66,7 @@ private:
   // seconds since the last heartbeat of `peer`, and the rank; -1: the most silent rank
   std::pair<double, int> silence(int peer) const;
   int rank_ = 0, size_ = 1;
-  void* comms_[kChannels] = {nullptr, nullptr, nullptr};  // MPI_Comm per channel (opaque here)
+  void* comms_[kChannels] = {};  // MPI_Comm per channel (opaque here)
   void* control_ = nullptr;                               // broadcast and barrier
   void* liveness_ = nullptr;                              // heartbeats
   std::unique_ptr<std::atomic<double>[]> lastHeard_;      // per rank, seconds on a steady clock

@@ -18,14 +18,16 @@
 namespace marian {
 
 // Messages of different channels never match each other, so the parameter server's pushes and
-// replies and the steps of a collective can share ranks without mixing.
+// replies and the steps of a collective can share ranks without mixing. `outer` carries the
+// exchanges of local steps (OuterRounds), which may run on a thread of their own while the
+// training thread's collectives (a checkpoint's gather, the ranks' means) use `collective`.
 // How long a wait on another rank lasts before it ends the job, until the program sets the job's
 // own (--multi-node-timeout) with setPeerTimeout: every collective step (an allreduce round, a
 // broadcast of the seed or of the decision to stop, a checkpoint's gather) waits this long.
 constexpr double kCollectiveTimeoutSeconds = 600;
 
-enum class Channel { toServer = 0, toClient = 1, collective = 2 };
-constexpr int kChannels = 3;
+enum class Channel { toServer = 0, toClient = 1, collective = 2, outer = 3 };
+constexpr int kChannels = 4;
 
 struct ChannelBytes {
   uint64_t sent = 0, received = 0;

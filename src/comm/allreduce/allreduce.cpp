@@ -34,7 +34,7 @@ void Allreduce::sumDense(std::vector<float>& values) {
 }
 
 AllreduceBytes Allreduce::takeBytes() {
-  ChannelBytes now = transport_.bytes(Channel::collective);
+  ChannelBytes now = transport_.bytes(channel_);
   AllreduceBytes b;
   b.counted = bytesCounted();
   b.sent = now.sent - taken_.sent;
@@ -43,23 +43,28 @@ AllreduceBytes Allreduce::takeBytes() {
   return b;
 }
 
+void Allreduce::setChannel(Channel channel) {
+  channel_ = channel;
+  taken_ = transport_.bytes(channel);
+}
+
 void Allreduce::send(int dest, int round, const std::vector<char>& bytes) {
-  transport_.send(Channel::collective, dest, round, bytes, transport_.peerTimeout());
+  transport_.send(channel_, dest, round, bytes, transport_.peerTimeout());
 }
 
 std::vector<char> Allreduce::recv(int source, int round) {
-  return transport_.recv(Channel::collective, source, round, transport_.peerTimeout(), name() + " step " + std::to_string(round))
+  return transport_.recv(channel_, source, round, transport_.peerTimeout(), name() + " step " + std::to_string(round))
       .bytes;
 }
 
 std::vector<char> Allreduce::exchange(int dest, int source, int round, const std::vector<char>& bytes) {
   return transport_
-      .exchange(Channel::collective, dest, source, round, bytes, transport_.peerTimeout(), name() + " step " + std::to_string(round))
+      .exchange(channel_, dest, source, round, bytes, transport_.peerTimeout(), name() + " step " + std::to_string(round))
       .bytes;
 }
 
 Transport::PendingSend Allreduce::startSend(int dest, int round, const std::vector<char>& bytes) {
-  return transport_.startSend(Channel::collective, dest, round, bytes);
+  return transport_.startSend(channel_, dest, round, bytes);
 }
 
 void Allreduce::finishSend(Transport::PendingSend& s) { transport_.finishSend(s, transport_.peerTimeout(), name()); }

@@ -61,9 +61,13 @@ public:
   // directly; sparse ones take the non-zero entries.
   virtual void sumDense(std::vector<float>& values);
   // What this rank sent and received since the last take (or the construction), as the
-  // transport counted it on the collective channel. A difference of the transport's totals: one
+  // transport counted it on its channel. A difference of the transport's totals: one
   // thread per rank uses that channel, for one algorithm at a time, so it holds this one's only.
   AllreduceBytes takeBytes();
+  // The channel its point-to-point steps use (collective unless set, before the first call):
+  // OuterRounds' exchanges run on `outer`, beside the training thread's collectives. An algorithm
+  // that MPI's own collective runs (dense) stays on the collective communicator.
+  void setChannel(Channel channel);
 
 protected:
   // Whether the transport sees this algorithm's traffic (not when MPI's own collective runs it).
@@ -84,6 +88,7 @@ protected:
   void checkIndices(SparseView v, size_t n) const;
   void checkIndices(const SparseVector& v, size_t n) const { checkIndices(v.view(), n); }
   Transport& transport_;
+  Channel channel_ = Channel::collective;
 
 private:
   ChannelBytes taken_;  // the transport's totals at the last take

@@ -103,13 +103,13 @@ private:
     for(size_t j = 0; j < segments(chunk); ++j) {
       Range s = segmentOf(chunk, j);
       pass.receives[size_t(t)].push_back(transport_.startRecv(
-          Channel::collective, pass.prev, pass.firstRound + t, into + (s.offset - chunk.offset), s.size * sizeof(float)));
+          channel_, pass.prev, pass.firstRound + t, into + (s.offset - chunk.offset), s.size * sizeof(float)));
     }
   }
 
   void sendSegment(Pass& pass, int t, size_t j, const std::vector<float>& v) {
     Range s = segmentOf(chunkAt(pass, t, false), j);
-    pass.sends[size_t(t)].push_back(transport_.startSend(Channel::collective, pass.next, pass.firstRound + t,
+    pass.sends[size_t(t)].push_back(transport_.startSend(channel_, pass.next, pass.firstRound + t,
                                                          v.data() + s.offset, s.size * sizeof(float)));
   }
 

@@ -105,16 +105,16 @@ private:
     size_t bytes = segmentOf(t, c).size * sizeof(float);
     for(size_t k = 0; k < t.children.size(); ++k)
       t.fromChildren[k][c] =
-          transport_.startRecv(Channel::collective, t.children[k], t.firstRound + int(c), slot(t, k, c), bytes);
+          transport_.startRecv(channel_, t.children[k], t.firstRound + int(c), slot(t, k, c), bytes);
     if(t.parent >= 0)
-      t.fromParent[c] = transport_.startRecv(Channel::collective, t.parent, t.firstRound + int(kMaxSegments + c),
+      t.fromParent[c] = transport_.startRecv(channel_, t.parent, t.firstRound + int(kMaxSegments + c),
                                              slot(t, t.children.size(), c), bytes);
   }
 
   void sendDown(Tree& t, size_t c, const std::vector<float>& v) {
     Range s = segmentOf(t, c);
     for(int child : t.children)
-      t.down.push_back(transport_.startSend(Channel::collective, child, t.firstRound + int(kMaxSegments + c),
+      t.down.push_back(transport_.startSend(channel_, child, t.firstRound + int(kMaxSegments + c),
                                             v.data() + s.offset, s.size * sizeof(float)));
   }
 
@@ -127,7 +127,7 @@ private:
         v[s.offset + i] += in[i];
     }
     if(t.parent >= 0)
-      t.up[c] = transport_.startSend(Channel::collective, t.parent, t.firstRound + int(c), v.data() + s.offset,
+      t.up[c] = transport_.startSend(channel_, t.parent, t.firstRound + int(c), v.data() + s.offset,
                                      s.size * sizeof(float));
     else
       sendDown(t, c, v);  // the root's sum is final

@@ -17,70 +17,38 @@ const char* kServerError = "outer-server-error";
 
 class DenseOuterExchange : public OuterExchange {
 public:
-  explicit DenseOuterExchange(Transport& transport)
-      : transport_(transport), ring_(createAllreduce("ring", transport)) {}
+  explicit DenseOuterExchange(Transport& transport) : transport_(transport), ring_(createAllreduce("ring", transport)) {
+    ring_->setChannel(Channel::outer);
+  }
   void average(std::vector<float>& delta) override {
     ring_->sumDense(delta);
     float inverse = 1.f / float(transport_.size());
     for(float& g : delta)
       g *= inverse;
   }
-  AllreduceBytes takeBytes() override { return ring_->takeBytes(); }
 
 private:
   Transport& transport_;
   std::unique_ptr<Allreduce> ring_;
 };
 
-// A rank's residual ("residual", global layout) gathered on rank 0 as "outer-residual.rankR";
-// `more`: further extras of this rank, added up over the ranks (disjoint chunks) under their names.
-void saveResiduals(Transport& transport, size_t n, const std::vector<float>& residual,
-                   const std::map<std::string, std::vector<float>>& more, ModelState& state, const char* what) {
-  ModelState mine;
-  mine.n = n;
-  mine.extras["residual"] = residual;
-  for(const auto& [name, values] : more)
-    mine.extras[name] = values;
-  std::vector<ModelState> all = gatherStates(transport, mine, what);
-  if(transport.rank() != 0)
-    return;
-  saveRankResiduals(all, state, kOuterResiduals);
-  for(const auto& [name, values] : more) {
-    std::vector<float>& sum = state.extras[name];
-    sum.assign(n, 0.f);
-    for(const ModelState& rank : all)
-      for(size_t i = 0; i < n; ++i)
-        sum[i] += rank.extras.at(name)[i];
-  }
-}
-
-// A rank's residual as a term of the mean: on R' ranks, rank 0 carries the saved R ranks' R'/R-fold.
-std::vector<float> restoreResidual(const ModelState& state, const Transport& transport, size_t n, const char* what) {
-  return rankResidual(state, transport, n, float(transport.size()) / float(state.ranks), what, kOuterResiduals);
-}
-
 class QuantizedOuterExchange : public OuterExchange {
 public:
-  QuantizedOuterExchange(Transport& transport, size_t n, int bits)
-      : transport_(transport), quantized_(transport, n, bits) {}
-  void average(std::vector<float>& delta) override { quantized_.averageCompressed(delta); }
-  AllreduceBytes takeBytes() override { return quantized_.takeBytes(); }
-
-  void saveTo(ModelState& state) override {
-    size_t n = quantized_.size();
-    std::vector<float> server(n, 0.f);
-    Range c = quantized_.chunk(transport_.rank());
-    std::copy(quantized_.serverError().begin(), quantized_.serverError().end(), server.begin() + long(c.offset));
-    saveResiduals(transport_, n, quantized_.workerError(), {{kServerError, server}}, state,
-                  "the quantized pseudo-gradients' errors");
+  QuantizedOuterExchange(Transport& transport, size_t n, int bits) : transport_(transport), quantized_(transport, n, bits) {
+    quantized_.setChannel(Channel::outer);
   }
-  void restoreFrom(const ModelState& state) override {
-    size_t n = quantized_.size();
-    std::vector<float> worker = restoreResidual(state, transport_, n, "quantization errors of the pseudo-gradients");
-    auto saved = state.extras.find(kServerError);
-    std::vector<float> server = saved != state.extras.end() ? saved->second : std::vector<float>(n, 0.f);
-    ABORT_IF(server.size() != n, "The checkpoint's '{}' has {} values for {}", kServerError, server.size(), n);
-    quantized_.setErrors(std::move(worker), rangeOf(server, quantized_.chunk(transport_.rank())));
+  void average(std::vector<float>& delta) override { quantized_.averageCompressed(delta); }
+
+  HeldBack heldBack() const override {
+    HeldBack h;
+    h.residual = quantized_.workerError();
+    h.ownerError.assign(quantized_.size(), 0.f);
+    placeRange(h.ownerError, quantized_.chunk(transport_.rank()), quantized_.serverError());
+    return h;
+  }
+  void setHeldBack(HeldBack h) override {
+    Range mine = quantized_.chunk(transport_.rank());
+    quantized_.setErrors(std::move(h.residual), rangeOf(h.ownerError, mine));
   }
 
 private:
@@ -92,7 +60,9 @@ class SparseOuterExchange : public OuterExchange {
 public:
   SparseOuterExchange(Transport& transport, size_t n, float density, const std::string& algorithm)
       : transport_(transport), n_(n), k_(std::max<size_t>(1, size_t(std::ceil(double(density) * double(n))))),
-        selector_(n, TopkMethod::exact, 0), sum_(createAllreduce(algorithm, transport)) {}
+        selector_(n, TopkMethod::exact, 0), sum_(createAllreduce(algorithm, transport)) {
+    sum_->setChannel(Channel::outer);
+  }
 
   void average(std::vector<float>& delta) override {
     SparseVector sent = selector_.select(Tensor(delta.data(), Shape({int(n_)}), Type::float32, cpuDevice()), k_);
@@ -103,14 +73,11 @@ public:
     for(float& g : delta)
       g *= inverse;
   }
-  AllreduceBytes takeBytes() override { return sum_->takeBytes(); }
 
-  void saveTo(ModelState& state) override {
-    saveResiduals(transport_, n_, selector_.state().residual, {}, state, "the pseudo-gradients' residuals");
-  }
-  void restoreFrom(const ModelState& state) override {
+  HeldBack heldBack() const override { return {selector_.state().residual, {}}; }
+  void setHeldBack(HeldBack h) override {
     TopkSelector::State s = selector_.state();
-    s.residual = restoreResidual(state, transport_, n_, "residuals of the pseudo-gradients");
+    s.residual = std::move(h.residual);
     selector_.setState(s);
   }
 
@@ -155,6 +122,59 @@ std::unique_ptr<OuterExchange> createOuterExchange(const Options& o, Transport& 
   if(float density = o.get<float>("outer-density"); density < 1.f)
     return std::make_unique<SparseOuterExchange>(transport, n, density, sparseSumAlgorithm(o));
   return std::make_unique<DenseOuterExchange>(transport);
+}
+
+void saveHeldBack(Transport& transport, const std::vector<std::unique_ptr<OuterExchange>>& exchanges,
+                  const std::vector<Range>& fragments, ModelState& state) {
+  size_t n = fragments.empty() ? 0 : fragments.back().end();
+  std::vector<float> residual(n, 0.f), ownerError(n, 0.f);
+  bool holds = false, owns = false;  // the same on every rank: one kind of exchange for all fragments
+  for(size_t p = 0; p < exchanges.size(); ++p) {
+    OuterExchange::HeldBack h = exchanges[p]->heldBack();
+    if(!h.residual.empty()) {
+      placeRange(residual, fragments[p], h.residual);
+      holds = true;
+    }
+    if(!h.ownerError.empty()) {
+      placeRange(ownerError, fragments[p], h.ownerError);
+      owns = true;
+    }
+  }
+  if(!holds)
+    return;
+  ModelState mine;
+  mine.n = n;
+  mine.extras["residual"] = residual;
+  if(owns)
+    mine.extras[kServerError] = ownerError;
+  std::vector<ModelState> all = gatherStates(transport, mine, "the pseudo-gradients' residuals");
+  if(transport.rank() != 0)
+    return;
+  saveRankResiduals(all, state, kOuterResiduals);
+  if(!owns)
+    return;
+  std::vector<float>& sum = state.extras[kServerError];  // the owners' chunks are disjoint
+  sum.assign(n, 0.f);
+  for(const ModelState& rank : all)
+    for(size_t i = 0; i < n; ++i)
+      sum[i] += rank.extras.at(kServerError)[i];
+}
+
+void restoreHeldBack(const ModelState& state, Transport& transport,
+                     const std::vector<std::unique_ptr<OuterExchange>>& exchanges, const std::vector<Range>& fragments) {
+  size_t n = fragments.empty() ? 0 : fragments.back().end();
+  if(exchanges.empty() || exchanges[0]->heldBack().residual.empty())
+    return;
+  // a rank's residual as a term of the mean: on R' ranks, rank 0 carries the saved R ranks' R'/R-fold
+  std::vector<float> residual = rankResidual(state, transport, n, float(transport.size()) / float(state.ranks),
+                                             "residuals of the pseudo-gradients", kOuterResiduals);
+  auto saved = state.extras.find(kServerError);
+  std::vector<float> ownerError = saved != state.extras.end() ? saved->second : std::vector<float>(n, 0.f);
+  ABORT_IF(residual.size() != n || ownerError.size() != n,
+           "The checkpoint's residuals of the pseudo-gradients have {} and {} values for {} parameters",
+           residual.size(), ownerError.size(), n);
+  for(size_t p = 0; p < exchanges.size(); ++p)
+    exchanges[p]->setHeldBack({rangeOf(residual, fragments[p]), rangeOf(ownerError, fragments[p])});
 }
 
 }  // namespace marian

@@ -1,5 +1,7 @@
 #include "training/exchange/outer_rounds.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/logging.h"
 #include "common/timeline.h"
@@ -18,12 +20,26 @@ OuterSettings outerSettings(const Options& o) {
 
 const char* kStart = "outer-start";
 const char* kMomentum = "outer-momentum";
+const char* kInFlight = "outer-in-flight";  // the ranks' mean pseudo-gradient of each fragment in flight
+// the schedule and position a checkpoint's fragments in flight belong to
+const char* kSavedSteps = "outer-local-steps";
+const char* kSavedFragments = "outer-fragments";
+const char* kSavedDelay = "outer-delay";
+const char* kSavedUpdates = "outer-updates";
+
+FragmentSchedule scheduleOf(const Options& o) {
+  uint64_t steps = OuterRounds::localSteps(o);
+  ABORT_IF(steps == 0, "OuterRounds without --local-steps");
+  return FragmentSchedule(steps, uint64_t(o.get<int>("outer-fragments")), uint64_t(o.get<int>("outer-delay")));
+}
 
 }  // namespace
 
 uint64_t OuterRounds::localSteps(const Options& o) {
   validateOuterExchangeOptions(o);
   uint64_t steps = uint64_t(o.get<int>("local-steps"));
+  bool streamed = o.get<int>("outer-fragments") != 1 || o.get<int>("outer-delay") != 0;
+  ABORT_IF(steps == 0 && streamed, "--outer-fragments and --outer-delay stream the exchanges of --local-steps, which is off");
   if(steps == 0)
     return 0;
   ABORT_IF(o.get<bool>("multi-node"), "--local-steps trains synchronously across ranks (--sync-sgd), not with the "
@@ -32,56 +48,119 @@ uint64_t OuterRounds::localSteps(const Options& o) {
                o.get<bool>("zero-one-adam") || o.get<std::string>("local-gradients") != "off",
            "--local-steps exchanges the ranks' parameters once a round, not their gradients: it takes no gradient "
            "compression (--compression-density, --powersgd-rank, --onebit-adam, --zero-one-adam, --local-gradients)");
+  FragmentSchedule check(steps, uint64_t(o.get<int>("outer-fragments")), uint64_t(o.get<int>("outer-delay")));
   return steps;
 }
 
-OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<Range>& ranges,
-                         const std::vector<std::vector<float>>& values)
-    : transport_(transport), steps_(localSteps(options)), ranges_(ranges),
-      exchange_(createOuterExchange(options, transport, ranges.empty() ? 0 : ranges.back().end())) {
-  ABORT_IF(steps_ == 0, "OuterRounds without --local-steps");
-  ABORT_IF(values.size() != ranges.size(), "{} shards of values for {} ranges", values.size(), ranges.size());
+OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start)
+    : transport_(transport), schedule_(scheduleOf(options)), mergeAlpha_(options.get<float>("outer-merge-alpha")),
+      n_(start.size()), taken_(transport.bytes(Channel::outer)) {
+  ABORT_IF(schedule_.fragments() > n_ && n_ > 0, "--outer-fragments {} for a model of {} parameters",
+           schedule_.fragments(), n_);
   OuterSettings settings = outerSettings(options);
-  for(const std::vector<float>& v : values)
-    shards_.emplace_back(settings, v);
+  for(size_t p = 0; p < schedule_.fragments(); ++p) {
+    fragments_.push_back(schedule_.fragment(p, n_));
+    outer_.emplace_back(settings, rangeOf(start, fragments_.back()));
+    exchanges_.push_back(createOuterExchange(options, transport, fragments_.back().size));
+  }
+  if(schedule_.delay() > 0)
+    worker_ = std::make_unique<SerialWorker>("outer exchange");
 }
 
-void OuterRounds::step(std::vector<std::vector<float>>& values) {
-  timeline::Span span("outer step", "comm");
-  // every shard's pseudo-gradient in one vector: one allreduce a round
-  std::vector<float> delta;
-  delta.reserve(ranges_.empty() ? 0 : ranges_.back().end());
-  for(size_t k = 0; k < shards_.size(); ++k) {
-    const std::vector<float>& start = shards_[k].start();
-    ABORT_IF(values[k].size() != start.size(), "Shard {} has {} values, its outer state {}", k, values[k].size(),
-             start.size());
+OuterRounds::~OuterRounds() = default;
+
+bool OuterRounds::afterUpdate(uint64_t update, const ParameterAccess& parameters) {
+  updates_ = update + 1;
+  bool wrote = false;
+  for(size_t p = 0; p < fragments_.size(); ++p) {
+    if(!schedule_.sends(p, updates_))
+      continue;
+    const std::vector<float>& start = outer_[p].start();
+    auto delta = std::make_shared<std::vector<float>>(parameters.read(fragments_[p]));
     for(size_t i = 0; i < start.size(); ++i)
-      delta.push_back(start[i] - values[k][i]);
+      (*delta)[i] = start[i] - (*delta)[i];
+    if(!worker_) {  // no delay: wait for it here, the fragment has not moved since
+      {
+        timeline::Span span("outer exchange", "comm");
+        exchanges_[p]->average(*delta);
+      }
+      merge(p, *delta, /*mix=*/false, parameters);
+      wrote = true;
+      continue;
+    }
+    OuterExchange* exchange = exchanges_[p].get();
+    InFlight f{p, updates_ + schedule_.delay(), delta};
+    f.ticket = worker_->post([exchange, delta] {
+      timeline::Span span("outer exchange", "comm");
+      exchange->average(*delta);
+    });
+    inFlight_.push_back(std::move(f));
   }
-  exchange_->average(delta);
-  size_t at = 0;
-  for(size_t k = 0; k < shards_.size(); ++k) {
-    std::vector<float> mean(delta.begin() + long(at), delta.begin() + long(at + values[k].size()));
-    at += values[k].size();
-    values[k] = shards_[k].step(mean);
+  while(!inFlight_.empty() && inFlight_.front().mergeAfter == updates_) {
+    InFlight& f = inFlight_.front();
+    if(!f.done) {
+      timeline::Span span("wait for outer exchange", "comm");
+      worker_->wait(f.ticket);
+    }
+    merge(f.fragment, *f.delta, /*mix=*/true, parameters);
+    inFlight_.pop_front();
+    wrote = true;
   }
+  return wrote;
 }
 
-void OuterRounds::saveTo(ModelState& state) const {
-  exchange_->saveTo(state);  // collective: before rank 0's own arrays
+void OuterRounds::merge(size_t p, const std::vector<float>& mean, bool mix, const ParameterAccess& parameters) {
+  timeline::Span span("outer step", "comm");
+  const std::vector<float>& outer = outer_[p].step(mean);
+  if(!mix || mergeAlpha_ == 0.f) {
+    parameters.write(fragments_[p], outer);
+    return;
+  }
+  std::vector<float> local = parameters.read(fragments_[p]);
+  for(size_t i = 0; i < local.size(); ++i)
+    local[i] = mergeAlpha_ * local[i] + (1.f - mergeAlpha_) * outer[i];
+  parameters.write(fragments_[p], local);
+}
+
+AllreduceBytes OuterRounds::takeBytes() {
+  ChannelBytes now = transport_.bytes(Channel::outer);
+  AllreduceBytes b;
+  b.sent = now.sent - taken_.sent;
+  b.received = now.received - taken_.received;
+  taken_ = now;
+  return b;
+}
+
+void OuterRounds::saveTo(ModelState& state) {
+  for(InFlight& f : inFlight_)
+    if(!f.done) {
+      worker_->wait(f.ticket);
+      f.done = true;
+    }
+  saveHeldBack(transport_, exchanges_, fragments_, state);  // collective: before rank 0's own arrays
   std::vector<float>& start = state.extras[kStart];
   std::vector<float>& momentum = state.extras[kMomentum];
-  start.resize(state.n);
-  momentum.resize(state.n);
-  for(size_t k = 0; k < shards_.size(); ++k) {
-    const OuterOptimizer& shard = shards_[k];
-    std::copy(shard.start().begin(), shard.start().end(), start.begin() + long(ranges_[k].offset));
-    std::copy(shard.momentum().begin(), shard.momentum().end(), momentum.begin() + long(ranges_[k].offset));
+  start.resize(n_);
+  momentum.resize(n_);
+  for(size_t p = 0; p < fragments_.size(); ++p) {
+    placeRange(start, fragments_[p], outer_[p].start());
+    placeRange(momentum, fragments_[p], outer_[p].momentum());
   }
+  if(!inFlight_.empty()) {
+    std::vector<float>& means = state.extras[kInFlight];
+    means.assign(n_, 0.f);
+    for(const InFlight& f : inFlight_)
+      placeRange(means, fragments_[f.fragment], *f.delta);
+  }
+  state.counters[kSavedSteps] = schedule_.steps();
+  state.counters[kSavedFragments] = schedule_.fragments();
+  state.counters[kSavedDelay] = schedule_.delay();
+  state.counters[kSavedUpdates] = updates_;
 }
 
 void OuterRounds::restoreFrom(const ModelState& state) {
-  exchange_->restoreFrom(state);
+  ABORT_IF(state.n != n_, "A checkpoint of {} parameters for local steps over {}", state.n, n_);
+  restoreHeldBack(state, transport_, exchanges_, fragments_);
   auto start = state.extras.find(kStart), momentum = state.extras.find(kMomentum);
   bool saved = start != state.extras.end();
   ABORT_IF(saved != (momentum != state.extras.end()), "The checkpoint holds one of '{}' and '{}' without the other",
@@ -90,19 +169,49 @@ void OuterRounds::restoreFrom(const ModelState& state) {
     LOG(info, "[training] The checkpoint has no outer state (saved without --local-steps): the first round starts "
               "from its parameters");
   if(saved)
-    ABORT_IF(start->second.size() != state.n || momentum->second.size() != state.n,
+    ABORT_IF(start->second.size() != n_ || momentum->second.size() != n_,
              "The checkpoint's outer state has {} and {} values for {} parameters", start->second.size(),
-             momentum->second.size(), state.n);
+             momentum->second.size(), n_);
   // without an outer state, every rank from the saved parameters (the ranks' mean where they differ)
   const std::vector<float>& from = saved ? start->second : state.values;
-  for(size_t k = 0; k < shards_.size(); ++k) {
-    Range r = ranges_[k];
-    shards_[k].start().assign(from.begin() + long(r.offset), from.begin() + long(r.end()));
+  for(size_t p = 0; p < fragments_.size(); ++p) {
+    outer_[p].start() = rangeOf(from, fragments_[p]);
     if(saved)
-      shards_[k].momentum().assign(momentum->second.begin() + long(r.offset), momentum->second.begin() + long(r.end()));
+      outer_[p].momentum() = rangeOf(momentum->second, fragments_[p]);
     else
-      std::fill(shards_[k].momentum().begin(), shards_[k].momentum().end(), 0.f);
+      std::fill(outer_[p].momentum().begin(), outer_[p].momentum().end(), 0.f);
   }
+
+  // the fragments in flight when it was saved, merged after the same updates as they would have been
+  inFlight_.clear();
+  auto means = state.extras.find(kInFlight);
+  if(means == state.extras.end())
+    return;
+  auto counter = [&](const char* name) {
+    auto c = state.counters.find(name);
+    ABORT_IF(c == state.counters.end(), "The checkpoint has fragments in flight but no counter '{}'", name);
+    return c->second;
+  };
+  FragmentSchedule was(counter(kSavedSteps), counter(kSavedFragments), counter(kSavedDelay));
+  uint64_t updates = counter(kSavedUpdates);
+  ABORT_IF(!(was == schedule_),
+           "The checkpoint was saved after update {} with fragments in flight under --local-steps {} "
+           "--outer-fragments {} --outer-delay {}: resume it with the same three (this run has {}, {}, {})",
+           updates, was.steps(), was.fragments(), was.delay(), schedule_.steps(), schedule_.fragments(),
+           schedule_.delay());
+  ABORT_IF(means->second.size() != n_, "The checkpoint's '{}' has {} values for {} parameters", kInFlight,
+           means->second.size(), n_);
+  for(size_t p = 0; p < fragments_.size(); ++p) {
+    if(!schedule_.inFlight(p, updates))
+      continue;
+    uint64_t sent = updates - (updates - schedule_.offset(p)) % schedule_.steps();
+    InFlight f{p, sent + schedule_.delay(), std::make_shared<std::vector<float>>(rangeOf(means->second, fragments_[p]))};
+    f.done = true;
+    inFlight_.push_back(std::move(f));
+  }
+  std::sort(inFlight_.begin(), inFlight_.end(),
+            [](const InFlight& a, const InFlight& b) { return a.mergeAfter < b.mergeAfter; });
+  updates_ = updates;
 }
 
 }  // namespace marian

@@ -64,7 +64,7 @@ public:
       LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
     if(transport_ && localSteps) {  // no gradient exchange: each rank steps alone
       replicas_ = std::make_unique<LocalReplicas>(*transport_, /*averageMoments=*/false);
-      rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->ranges(), shardValues());
+      rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->values(false));
     } else if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
         gradShards_.push_back(shards_->shard(k, k, true));
@@ -196,8 +196,8 @@ public:
     auto stepped = std::chrono::steady_clock::now();
     if(rounds_) {
       ++updatesSinceStatus_;
-      if(rounds_->endsRound(update))
-        outerStep();
+      if(rounds_->afterUpdate(update, parameterAccess()))
+        shards_->allGather();
     }
     averaged_.clear();
     averagedSmoothed_.clear();
@@ -311,21 +311,32 @@ private:
     return uint64_t(labels);
   }
 
-  // Every shard's values on the host, in order.
-  std::vector<std::vector<float>> shardValues() const {
-    std::vector<std::vector<float>> values;
-    for(const auto& s : shards_->shards())
-      values.push_back(s->toHost(false));
-    return values;
-  }
-
-  // The end of a round of local steps: every rank continues from the outer step's parameters.
-  void outerStep() {
-    std::vector<std::vector<float>> values = shardValues();
-    rounds_->step(values);
-    for(size_t k = 0; k < values.size(); ++k)
-      kernels::fromHost(shards_->shards()[k]->values(), values[k]);
-    shards_->allGather();
+  // Local steps read and write the parameters a range at a time, in the shards that hold it
+  // (each device's own); allGather copies what was written to the other devices.
+  OuterRounds::ParameterAccess parameterAccess() {
+    auto parts = [this](Range r, const std::function<void(Tensor, size_t)>& f) {
+      std::vector<Range> ranges = shards_->ranges();
+      for(size_t k = 0; k < ranges.size(); ++k) {
+        size_t from = std::max(r.offset, ranges[k].offset), to = std::min(r.end(), ranges[k].end());
+        if(from < to)
+          f(shards_->shards()[k]->values().slice(from - ranges[k].offset, to - from), from - r.offset);
+      }
+    };
+    OuterRounds::ParameterAccess access;
+    access.read = [parts](Range r) {
+      std::vector<float> values(r.size);
+      parts(r, [&](Tensor part, size_t at) {
+        std::vector<float> host = kernels::toHost(part);
+        std::copy(host.begin(), host.end(), values.begin() + long(at));
+      });
+      return values;
+    };
+    access.write = [parts](Range r, const std::vector<float>& values) {
+      parts(r, [&](Tensor part, size_t at) {
+        kernels::fromHost(part, std::vector<float>(values.begin() + long(at), values.begin() + long(at + part.size())));
+      });
+    };
+    return access;
   }
 
   // Bucket b on the communication thread, as soon as backward has finished it on every device.
