@@ -20,13 +20,11 @@
 #include "comm/transport.h"
 #include "gradient_allreducer_cases.h"
 #include "random_values.h"
-#include "host_parameters.h"
+#include "outer_rounds_helpers.h"
 #include "training/exchange/outer_rounds.h"
 
 namespace marian {
 namespace outer_exchange_cases {
-
-using gradient_allreducer_cases::kTestTag;
 
 // a rank's input of a call: standard normal, a few values 50x larger (a block's scale is its largest)
 inline std::vector<float> inputOf(int rank, int call, size_t n) {
@@ -153,17 +151,7 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
     start = endOf(call);
     endRound(rounds, uint64_t(call), start);
   }
-  ModelState state;
-  state.n = n;
-  state.ranks = P;
-  rounds.saveTo(state);
-  std::vector<char> packed = state.pack();
-  if(t.rank() == 0)
-    for(int r = 1; r < P; ++r)
-      t.send(Channel::collective, r, kTestTag, packed, t.peerTimeout());
-  else
-    packed = t.recv(Channel::collective, 0, kTestTag, t.peerTimeout(), "the checkpoint").bytes;
-  ModelState saved = ModelState::unpack(packed);
+  ModelState saved = savedOnEveryRank(t, rounds, n);
   ASSERT_EQ(saved.extras.count("outer-residual.rank" + std::to_string(P - 1)), 1u) << "every rank's residual";
 
   OuterRounds resumed(o, t, std::vector<float>(n, 0.f));

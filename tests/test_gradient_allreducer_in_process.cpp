@@ -22,6 +22,9 @@ TEST_P(GradientAllreducerInProcess, LocalGradientsApplyEveryOwnGradientOnce) { r
 TEST_P(GradientAllreducerInProcess, MomentumCorrectionVelocityIsSavedPerRank) { runOnRanks(GetParam(), momentumCorrectionVelocityIsSavedPerRank); }
 
 TEST_P(GradientAllreducerInProcess, OuterRoundsMatchDouble) { runOnRanks(GetParam(), outer_rounds_cases::roundsMatchDouble); }
+TEST_P(GradientAllreducerInProcess, StreamedOuterRoundsMatchDouble) {
+  runOnRanks(GetParam(), outer_rounds_cases::streamedRoundsMatchDouble);
+}
 TEST_P(GradientAllreducerInProcess, OuterQuantizedMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::quantizedMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterSparseMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::sparseMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterExchangeCheckpointsContinueExactly) { runOnRanks(GetParam(), outer_exchange_cases::checkpointsContinueExactly); }

@@ -35,6 +35,7 @@ TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
 }
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsMatchDouble) { outer_rounds_cases::roundsMatchDouble(mpi()); }
+TEST(GradientAllreducer, StreamedOuterRoundsMatchDouble) { outer_rounds_cases::streamedRoundsMatchDouble(mpi()); }
 TEST(GradientAllreducer, OuterQuantizedMeanMatchesDouble) { outer_exchange_cases::quantizedMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterSparseMeanMatchesDouble) { outer_exchange_cases::sparseMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterExchangeCheckpointsContinueExactly) { outer_exchange_cases::checkpointsContinueExactly(mpi()); }

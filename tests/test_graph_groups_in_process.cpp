@@ -392,6 +392,11 @@ TEST(GraphGroupsInProcess, LocalStepsRefuseWhatTheyCannotTrainWith) {
   EXPECT_NE(refusal({"--local-steps", "4", "--outer-density", "0.1", "--sparse-allreduce", "oktopk"})
                 .find("keeps only a selection of the sum"),
             std::string::npos);
+  EXPECT_NE(refusal({"--outer-fragments", "2"}).find("--local-steps, which is off"), std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--sync-sgd", "--outer-fragments", "5"}).find("from 1 to the local steps"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--sync-sgd", "--outer-delay", "4"}).find("less than the local steps"),
+            std::string::npos);
 }
 
 TEST(GraphGroupsInProcess, LocalStepsResumeExactlyMidRoundAndOnAnotherRankCount) {
