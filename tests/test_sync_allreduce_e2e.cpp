@@ -135,6 +135,36 @@ TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
   }
 }
 
+// Streamed local steps: the timeline has the outer exchanges on their own thread, running while
+// the next updates compute (on 2 shared cores at least one of the 10 overlaps on some rank).
+TEST(SyncAllreduce, TimelineShowsStreamedOuterExchangesBesideTheUpdates) {
+  std::string m = e2e::corpusDir() + "/outer-timeline";
+  RunResult r = e2e::run("outer-timeline", "--dim-emb 128 --transformer-dim-ffn 512 --sync-sgd --after-batches 20 "
+                                           "--local-steps 4 --outer-fragments 2 --outer-delay 1 --timeline " +
+                                               m + "/trace.json",
+                         true, mpirun(2));
+  ASSERT_EQ(r.status, 0) << r.log;
+  std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + m + "/trace.json " + m +
+                    "/trace.rank1.json > " + m + "/summary.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::string table = e2e::readFile(m + "/summary.txt");
+  // rank, ..., communication overlapped with compute, ..., outer exchanges (count), waited
+  std::regex row("\\| (\\d+) \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| ([0-9.]+) s \\(\\d+%\\) \\|.*\\| [0-9.]+ \\((\\d+)\\) \\| [0-9.]+ \\|");
+  int rows = 0;
+  double overlapped = 0;
+  for(std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it, ++rows) {
+    // fragments 0 and 1 sent after updates 2, 6, ... 18 and 4, 8, ... 20; the last may finish
+    // after the trace is written
+    int exchanges = std::stoi((*it)[3]);
+    EXPECT_TRUE(exchanges == 9 || exchanges == 10) << table;
+    overlapped += std::stod((*it)[2]);
+  }
+  EXPECT_EQ(rows, 2) << table;
+  EXPECT_GT(overlapped, 0.0) << table;
+  std::string trace = e2e::readFile(m + "/trace.json");
+  EXPECT_NE(trace.find("\"outer exchange\""), std::string::npos);
+}
+
 // --optimizer-delay 2 with batches of 16 sums the gradients of the same 32 sentences per update
 // as batches of 32 without delay (without shuffling or sorting, two consecutive batches of 16
 // are one of 32; on 2 ranks the update's four batches of 16 are the two of 32), so SGD

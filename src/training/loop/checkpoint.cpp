@@ -131,8 +131,7 @@ Checkpoint readCheckpoint(const std::string& path) {
     check(values, name);
   // communication state in the global layout (the allreduce thresholds are one per piece)
   for(const auto& [name, values] : c.model.extras)
-    for(const char* prefix : {"allreduce-residual.", "outer-residual.", "outer-server-error", "dropping-residual.",
-                              "server-view."})
+    for(const char* prefix : {"allreduce-residual.", "outer-", "dropping-residual.", "server-view."})
       if(name.rfind(prefix, 0) == 0)
         check(values, kExtra + name);
   return c;
