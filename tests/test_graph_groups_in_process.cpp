@@ -370,6 +370,23 @@ TEST(GraphGroupsInProcess, LocalStepsTrainEachRankAloneThenTakeTheOuterStepOfThe
   expectClose(ranks[0][1], outer);
 }
 
+// Streamed local steps read and write each fragment in the shards that hold it: with 2 devices
+// per rank a fragment crosses the devices' shards, and every update (fragments sent after updates
+// 1, 2 and 4 of each round of 4, merged one update later) gives what 1 device per rank gives.
+TEST(GraphGroupsInProcess, StreamedLocalStepsGiveTheSameOnOneAndTwoDevicesPerRank) {
+  std::vector<std::string> streamed = {"--sync-sgd", "--local-steps", "4", "--outer-fragments", "3", "--outer-delay", "1"};
+  std::vector<std::string> twoDevices = streamed;
+  twoDevices.insert(twoDevices.end(), {"--cpu-threads", "2"});
+  std::vector<std::vector<std::vector<float>>> one = valuesPerUpdate(adamOptions(streamed), 2, 6),
+                                               two = valuesPerUpdate(adamOptions(twoDevices), 2, 6);
+  for(int r = 0; r < 2; ++r)
+    for(int u = 0; u < 6; ++u) {
+      SCOPED_TRACE("rank " + std::to_string(r) + ", update " + std::to_string(u));
+      expectClose(two[size_t(r)][size_t(u)], one[size_t(r)][size_t(u)]);
+    }
+  EXPECT_NE(one[0][5], one[1][5]) << "the ranks' own steps since the last merges";
+}
+
 TEST(GraphGroupsInProcess, LocalStepsRefuseWhatTheyCannotTrainWith) {
   auto refusal = [](const std::vector<std::string>& extra) {
     try {
