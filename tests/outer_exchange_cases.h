@@ -6,7 +6,8 @@
 // double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
 // every call; the sparse exchange against its definition in double (each rank's top-k of what it
 // holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
-// on another rank count rank 0 carries what every saved rank held back.
+// on another rank count rank 0 carries what every saved rank held back (one fragment, and 3
+// fragments each with its own exchange).
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -201,6 +202,8 @@ inline void checkpointContinuesExactly(Transport& t, const std::string& compress
 
 inline void checkpointsContinueExactly(Transport& t) {
   checkpointContinuesExactly(t, "outer-quantize-bits: 4\n");
+  // each fragment's exchange with its own errors, the owners' chunks cut per fragment
+  checkpointContinuesExactly(t, "outer-quantize-bits: 4\nouter-fragments: 3\n");
   checkpointContinuesExactly(t, "outer-quantize-bits: 8\n");
   checkpointContinuesExactly(t, "outer-density: 0.05\nsparse-allreduce: ssar-split\n");
 }

@@ -18,11 +18,14 @@ struct HostParameters {
   }
 };
 
-// The end of round `round` (from 0) of one fragment: `values`, this rank's parameters after the
-// round's local steps, become the next round's start.
+// Round `round` (from 0) with no delay: `values`, this rank's parameters after the round's local
+// steps, stand for every update of it; each fragment sent after its update becomes its next start
+// (one fragment: the whole of `values`, after the round's last update).
 inline void endRound(OuterRounds& rounds, uint64_t round, std::vector<float>& values) {
   HostParameters p{values};
-  rounds.afterUpdate((round + 1) * rounds.schedule().steps() - 1, p.access());
+  uint64_t H = rounds.schedule().steps();
+  for(uint64_t u = round * H; u < (round + 1) * H; ++u)
+    rounds.afterUpdate(u, p.access());
   values = p.values;
 }
 

@@ -1,7 +1,5 @@
 #include "common/serial_worker.h"
 
-#include <chrono>
-
 #include "common/float_mode.h"
 #include "common/timeline.h"
 
@@ -30,8 +28,7 @@ uint64_t SerialWorker::post(std::function<void()> job) {
   return ticket;
 }
 
-double SerialWorker::wait(uint64_t ticket) {
-  auto begin = std::chrono::steady_clock::now();
+void SerialWorker::wait(uint64_t ticket) {
   std::unique_lock<std::mutex> lock(mutex_);
   finished_.wait(lock, [&] { return done_ > ticket; });
   auto failed = failed_.find(ticket);
@@ -40,7 +37,6 @@ double SerialWorker::wait(uint64_t ticket) {
     failed_.erase(failed);
     std::rethrow_exception(e);
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void SerialWorker::waitAll() {

@@ -2,7 +2,9 @@
 // defines: marian::SerialWorker — one thread that runs the jobs posted to it in their order, while
 // the poster goes on; wait(ticket) blocks until a job has run and rethrows what it threw. The
 // streamed exchanges of local steps (OuterRounds) run on one: collectives, so every rank must run
-// them in the same order. The destructor runs what is still posted, then stops.
+// them in the same order. The destructor runs what is still posted, then stops: the other ranks
+// run the same jobs, so a collective left posted completes (while an error unwinds, a job waiting
+// on a rank that is gone ends at the transport's peer timeout, which stops the job).
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -25,8 +27,8 @@ public:
 
   // Runs `job` after those posted before it; the ticket names it to wait.
   uint64_t post(std::function<void()> job);
-  // Blocks until job `ticket` has run; rethrows its exception. Returns the seconds it waited.
-  double wait(uint64_t ticket);
+  // Blocks until job `ticket` has run; rethrows its exception.
+  void wait(uint64_t ticket);
   // Every job posted so far.
   void waitAll();
 

@@ -61,8 +61,9 @@ public:
   // directly; sparse ones take the non-zero entries.
   virtual void sumDense(std::vector<float>& values);
   // What this rank sent and received since the last take (or the construction), as the
-  // transport counted it on its channel. A difference of the transport's totals: one
-  // thread per rank uses that channel, for one algorithm at a time, so it holds this one's only.
+  // transport counted it on its channel. A difference of the transport's totals: it holds this
+  // algorithm's only where no other uses the channel meanwhile (on `collective`, one thread per
+  // rank and one algorithm at a time; OuterRounds' fragments share `outer` and count the channel).
   AllreduceBytes takeBytes();
   // The channel its point-to-point steps use (collective unless set, before the first call):
   // OuterRounds' exchanges run on `outer`, beside the training thread's collectives. An algorithm

@@ -27,9 +27,7 @@ public:
   uint64_t offset(size_t p) const { return steps_ * (p + 1) / fragments_; }
   // Whether fragment p is sent / merged after `count` updates.
   bool sends(size_t p, uint64_t count) const { return count >= offset(p) && (count - offset(p)) % steps_ == 0; }
-  bool merges(size_t p, uint64_t count) const {
-    return count >= offset(p) + delay_ && (count - offset(p) - delay_) % steps_ == 0;
-  }
+  bool merges(size_t p, uint64_t count) const { return count >= delay_ && sends(p, count - delay_); }
   // Whether fragment p is in flight after `count` updates: sent, not yet merged.
   bool inFlight(size_t p, uint64_t count) const {
     return count >= offset(p) && (count - offset(p)) % steps_ < delay_;

@@ -26,11 +26,12 @@ const char* kSavedSteps = "outer-local-steps";
 const char* kSavedFragments = "outer-fragments";
 const char* kSavedDelay = "outer-delay";
 const char* kSavedUpdates = "outer-updates";
+const std::string kMergeAfter = "outer-merge-after.";  // + the fragment: the update count it merges after
 
+// (checks --outer-fragments and --outer-delay against --local-steps)
 FragmentSchedule scheduleOf(const Options& o) {
-  uint64_t steps = OuterRounds::localSteps(o);
-  ABORT_IF(steps == 0, "OuterRounds without --local-steps");
-  return FragmentSchedule(steps, uint64_t(o.get<int>("outer-fragments")), uint64_t(o.get<int>("outer-delay")));
+  return FragmentSchedule(uint64_t(o.get<int>("local-steps")), uint64_t(o.get<int>("outer-fragments")),
+                          uint64_t(o.get<int>("outer-delay")));
 }
 
 }  // namespace
@@ -48,13 +49,14 @@ uint64_t OuterRounds::localSteps(const Options& o) {
                o.get<bool>("zero-one-adam") || o.get<std::string>("local-gradients") != "off",
            "--local-steps exchanges the ranks' parameters once a round, not their gradients: it takes no gradient "
            "compression (--compression-density, --powersgd-rank, --onebit-adam, --zero-one-adam, --local-gradients)");
-  FragmentSchedule check(steps, uint64_t(o.get<int>("outer-fragments")), uint64_t(o.get<int>("outer-delay")));
+  scheduleOf(o);
   return steps;
 }
 
 OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start)
     : transport_(transport), schedule_(scheduleOf(options)), mergeAlpha_(options.get<float>("outer-merge-alpha")),
       n_(start.size()), taken_(transport.bytes(Channel::outer)) {
+  ABORT_IF(localSteps(options) == 0, "OuterRounds without --local-steps");
   ABORT_IF(schedule_.fragments() > n_ && n_ > 0, "--outer-fragments {} for a model of {} parameters",
            schedule_.fragments(), n_);
   OuterSettings settings = outerSettings(options);
@@ -96,7 +98,11 @@ bool OuterRounds::afterUpdate(uint64_t update, const ParameterAccess& parameters
     });
     inFlight_.push_back(std::move(f));
   }
-  while(!inFlight_.empty() && inFlight_.front().mergeAfter == updates_) {
+  // (a resume continues from the update it was saved after: no merge is ever skipped)
+  ABORT_IF(!inFlight_.empty() && inFlight_.front().mergeAfter < updates_,
+           "Fragment {} was due to merge after update {}, but training went on to update {}", inFlight_.front().fragment,
+           inFlight_.front().mergeAfter, updates_);
+  while(!inFlight_.empty() && inFlight_.front().mergeAfter == updates_) {  // in the order sent: one delay for all
     InFlight& f = inFlight_.front();
     if(!f.done) {
       timeline::Span span("wait for outer exchange", "comm");
@@ -149,8 +155,10 @@ void OuterRounds::saveTo(ModelState& state) {
   if(!inFlight_.empty()) {
     std::vector<float>& means = state.extras[kInFlight];
     means.assign(n_, 0.f);
-    for(const InFlight& f : inFlight_)
+    for(const InFlight& f : inFlight_) {
       placeRange(means, fragments_[f.fragment], *f.delta);
+      state.counters[kMergeAfter + std::to_string(f.fragment)] = f.mergeAfter;
+    }
   }
   state.counters[kSavedSteps] = schedule_.steps();
   state.counters[kSavedFragments] = schedule_.fragments();
@@ -159,6 +167,8 @@ void OuterRounds::saveTo(ModelState& state) {
 }
 
 void OuterRounds::restoreFrom(const ModelState& state) {
+  if(worker_)  // nothing of this run's may still write the exchanges' state
+    worker_->waitAll();
   ABORT_IF(state.n != n_, "A checkpoint of {} parameters for local steps over {}", state.n, n_);
   restoreHeldBack(state, transport_, exchanges_, fragments_);
   auto start = state.extras.find(kStart), momentum = state.extras.find(kMomentum);
@@ -202,10 +212,10 @@ void OuterRounds::restoreFrom(const ModelState& state) {
   ABORT_IF(means->second.size() != n_, "The checkpoint's '{}' has {} values for {} parameters", kInFlight,
            means->second.size(), n_);
   for(size_t p = 0; p < fragments_.size(); ++p) {
-    if(!schedule_.inFlight(p, updates))
+    auto merge = state.counters.find(kMergeAfter + std::to_string(p));
+    if(merge == state.counters.end())
       continue;
-    uint64_t sent = updates - (updates - schedule_.offset(p)) % schedule_.steps();
-    InFlight f{p, sent + schedule_.delay(), std::make_shared<std::vector<float>>(rangeOf(means->second, fragments_[p]))};
+    InFlight f{p, merge->second, std::make_shared<std::vector<float>>(rangeOf(means->second, fragments_[p]))};
     f.done = true;
     inFlight_.push_back(std::move(f));
   }
