@@ -47,9 +47,10 @@ inline void expectNear(const std::vector<float>& got, const std::vector<double>&
     EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " at " << i;
 }
 
-// The allreducer's state as every rank reads it from a checkpoint: saved (rank 0 gathers it) and
-// sent from rank 0 to the others.
-inline ModelState savedOnEveryRank(Transport& t, GradientAllreducer& reducer, size_t n) {
+// An exchange's state (an allreducer's, OuterRounds') as every rank reads it from a checkpoint:
+// saved (collective: rank 0 gathers it) and sent from rank 0 to the others.
+template <class Exchange>
+ModelState savedOnEveryRank(Transport& t, Exchange& reducer, size_t n) {
   ModelState state;
   state.n = n;
   state.ranks = t.size();

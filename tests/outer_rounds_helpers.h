@@ -1,7 +1,6 @@
 #pragma once
 // What the OuterRounds cases share: a rank's parameters on the host, as OuterRounds reads and
-// writes them (the sync group keeps them on its devices); the end of an unstreamed round; and a
-// checkpoint of the outer state as rank 0 saves it, given to every rank.
+// writes them (the sync group keeps them on its devices) and the end of an unstreamed round.
 #include <vector>
 
 #include "comm/transport.h"
@@ -29,19 +28,6 @@ inline void endRound(OuterRounds& rounds, uint64_t round, std::vector<float>& va
   values = p.values;
 }
 
-// rounds.saveTo on every rank (collective), rank 0's state read back by every rank.
-inline ModelState savedOnEveryRank(Transport& t, OuterRounds& rounds, size_t n) {
-  ModelState state;
-  state.n = n;
-  state.ranks = t.size();
-  rounds.saveTo(state);
-  std::vector<char> packed = state.pack();
-  if(t.rank() == 0)
-    for(int r = 1; r < t.size(); ++r)
-      t.send(Channel::collective, r, gradient_allreducer_cases::kTestTag, packed, t.peerTimeout());
-  else
-    packed = t.recv(Channel::collective, 0, gradient_allreducer_cases::kTestTag, t.peerTimeout(), "the checkpoint").bytes;
-  return ModelState::unpack(packed);
-}
+using gradient_allreducer_cases::savedOnEveryRank;
 
 }  // namespace marian

@@ -105,6 +105,19 @@ TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
   EXPECT_EQ(compressed.log.find("summed apart"), std::string::npos) << compressed.log;
 }
 
+// scripts/timeline-summary's table of a 2-rank run with `options` and --timeline; "" when the run
+// or the summary failed (the run's log in `log`).
+std::string timelineTableOf(const std::string& name, const std::string& options, std::string& log) {
+  std::string m = e2e::corpusDir() + "/" + name;
+  RunResult r = e2e::run(name, options + " --timeline " + m + "/trace.json", true, mpirun(2));
+  log = r.log;
+  std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + m + "/trace.json " + m +
+                    "/trace.rank1.json > " + m + "/summary.txt";
+  if(r.status != 0 || std::system(cmd.c_str()) != 0)
+    return "";
+  return e2e::readFile(m + "/summary.txt");
+}
+
 // The timeline shows the buckets' allreduce running while backward computes (on both ranks),
 // and none of it without buckets (the update's own thread reduces after backward). The model is
 // wider than the tiny one: with AVX-512 kernels the tiny one's backward took about a millisecond,
@@ -112,14 +125,10 @@ TEST(SyncAllreduce, TiedEmbeddingLookupsSummedApartGiveTheSameCosts) {
 TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
   for(std::string size : {"0.01", "0"}) {
     SCOPED_TRACE("--bucket-size " + size);
-    std::string m = e2e::corpusDir() + "/bucket-timeline";
-    RunResult r = e2e::run("bucket-timeline", "--dim-emb 128 --transformer-dim-ffn 512 --sync-sgd --after-batches 20 --bucket-size " + size +
-                                                  " --timeline " + m + "/trace.json", true, mpirun(2));
-    ASSERT_EQ(r.status, 0) << r.log;
-    std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + m + "/trace.json " + m +
-                      "/trace.rank1.json > " + m + "/summary.txt";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    std::string table = e2e::readFile(m + "/summary.txt");
+    std::string log, table = timelineTableOf("bucket-timeline", "--dim-emb 128 --transformer-dim-ffn 512 --sync-sgd "
+                                                                   "--after-batches 20 --bucket-size " + size,
+                                             log);
+    ASSERT_FALSE(table.empty()) << log;
     std::regex row("\\| \\d+ \\|.*\\| ([0-9.]+) s \\((\\d+)%\\) \\| (\\d+) \\|");
     int rows = 0;
     for(std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it, ++rows) {
@@ -138,16 +147,11 @@ TEST(SyncAllreduce, TimelineShowsBucketsHiddenBehindBackward) {
 // Streamed local steps: the timeline has the outer exchanges on their own thread, running while
 // the next updates compute (on 2 shared cores at least one of the 10 overlaps on some rank).
 TEST(SyncAllreduce, TimelineShowsStreamedOuterExchangesBesideTheUpdates) {
-  std::string m = e2e::corpusDir() + "/outer-timeline";
-  RunResult r = e2e::run("outer-timeline", "--dim-emb 128 --transformer-dim-ffn 512 --sync-sgd --after-batches 20 "
-                                           "--local-steps 4 --outer-fragments 2 --outer-delay 1 --timeline " +
-                                               m + "/trace.json",
-                         true, mpirun(2));
-  ASSERT_EQ(r.status, 0) << r.log;
-  std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + m + "/trace.json " + m +
-                    "/trace.rank1.json > " + m + "/summary.txt";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  std::string table = e2e::readFile(m + "/summary.txt");
+  std::string log, table = timelineTableOf("outer-timeline", "--dim-emb 128 --transformer-dim-ffn 512 --sync-sgd "
+                                                                "--after-batches 20 --local-steps 4 --outer-fragments 2 "
+                                                                "--outer-delay 1",
+                                           log);
+  ASSERT_FALSE(table.empty()) << log;
   // rank, ..., communication overlapped with compute, ..., outer exchanges (count), waited
   std::regex row("\\| (\\d+) \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| ([0-9.]+) s \\(\\d+%\\) \\|.*\\| [0-9.]+ \\((\\d+)\\) \\| [0-9.]+ \\|");
   int rows = 0;
@@ -161,7 +165,7 @@ TEST(SyncAllreduce, TimelineShowsStreamedOuterExchangesBesideTheUpdates) {
   }
   EXPECT_EQ(rows, 2) << table;
   EXPECT_GT(overlapped, 0.0) << table;
-  std::string trace = e2e::readFile(m + "/trace.json");
+  std::string trace = e2e::readFile(e2e::corpusDir() + "/outer-timeline/trace.json");
   EXPECT_NE(trace.find("\"outer exchange\""), std::string::npos);
 }
 

@@ -28,10 +28,6 @@ public:
   // Whether fragment p is sent / merged after `count` updates.
   bool sends(size_t p, uint64_t count) const { return count >= offset(p) && (count - offset(p)) % steps_ == 0; }
   bool merges(size_t p, uint64_t count) const { return count >= delay_ && sends(p, count - delay_); }
-  // Whether fragment p is in flight after `count` updates: sent, not yet merged.
-  bool inFlight(size_t p, uint64_t count) const {
-    return count >= offset(p) && (count - offset(p)) % steps_ < delay_;
-  }
   bool operator==(const FragmentSchedule& o) const {
     return steps_ == o.steps_ && fragments_ == o.fragments_ && delay_ == o.delay_;
   }
