@@ -128,6 +128,17 @@ inline double largestParameterDifference(const std::string& a, const std::string
   return status == 0 && !out.empty() ? std::stod(out) : -1.0;
 }
 
+// The options of the README's line NAME="..." as a user copies it ("" where there is none).
+inline std::string readmeOptions(const std::string& name) {
+  std::ifstream readme(MARIAN_SOURCE_DIR "/README.md");
+  std::string line;
+  const std::string key = name + "=\"";
+  while(std::getline(readme, line))
+    if(line.rfind(key, 0) == 0)
+      return line.substr(key.size(), line.rfind('"') - key.size());
+  return "";
+}
+
 inline std::vector<double> validCE(const std::string& log) {
   std::vector<double> out;
   std::regex line("\\[valid\\] Ep\\. \\d+ : Up\\. \\d+ : cross-entropy : ([0-9.]+)");

@@ -12,6 +12,7 @@ namespace {
 
 using e2e::costs;
 using e2e::mpirun;
+using e2e::readmeOptions;
 using e2e::RunResult;
 using e2e::sentBytesPerUpdate;
 using e2e::validCE;
@@ -306,17 +307,6 @@ TEST(SyncAllreduce, ZeroOneAdamLearnsAndCutsTheBytesPerUpdate) {
 // display line sends at least 16x fewer bytes per update. Measured in updates, not as a ratio of
 // cross-entropies: around update 160 both fall by 10-20% every 10 updates, so the lag measured
 // (4-9 updates, seeds 7-12, either order of the batches) is a 2-16% higher cross-entropy.
-// The options of the README's line NAME="..." as a user copies it ("" where there is none).
-std::string readmeOptions(const std::string& name) {
-  std::ifstream readme(MARIAN_SOURCE_DIR "/README.md");
-  std::string line;
-  const std::string key = name + "=\"";
-  while(std::getline(readme, line))
-    if(line.rfind(key, 0) == 0)
-      return line.substr(key.size(), line.rfind('"') - key.size());
-  return "";
-}
-
 TEST(SyncAllreduce, ReadmeCompressedOptionsLearnLikeDenseWithFewerBytes) {
   std::string options = readmeOptions("COMPRESSED_OPTIONS");
   ASSERT_FALSE(options.empty()) << "README.md has no line COMPRESSED_OPTIONS=\"...\"";

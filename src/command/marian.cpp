@@ -3,9 +3,11 @@
 #include <cstdlib>
 
 #include "comm/mpi_transport.h"
+#include "common/error.h"
 #include "common/fault_point.h"
 #include "common/logging.h"
 #include "common/options.h"
+#include "training/loop/ranks_in_process.h"
 #include "training/loop/trainer.h"
 
 namespace {
@@ -25,6 +27,13 @@ int main(int argc, char** argv) {
     if(!started)
       return 0;
     const Options& options = *started;
+    if(int ranks = options.get<int>("ranks-in-process")) {
+      ABORT_IF(launchedByMpirun(), "--ranks-in-process {} runs the ranks as threads of one process: start it without "
+                                   "mpirun", ranks);
+      logProgramStart(argc, argv, options, true);
+      trainOnRanksInProcess(options, ranks);
+      return 0;
+    }
     if(options.get<bool>("multi-node") || launchedByMpirun()) {
       double timeout = double(options.get<int>("multi-node-timeout"));  // every wait on another rank
       const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");

@@ -19,6 +19,8 @@ FILE* validLogFile = nullptr;
 bool quietStderr = false;
 int minLevel = 2;  // info
 std::string linePrefix;
+thread_local bool hasThreadPrefix = false;
+thread_local std::string threadLinePrefix;
 
 const char* const kLevels[] = {"trace", "debug", "info", "warn", "err", "critical", "off"};
 
@@ -39,6 +41,18 @@ FILE* openLog(const std::string& path, const char* option) {
 void setPrefix(const std::string& prefix) {
   std::lock_guard<std::mutex> lock(mutex);
   linePrefix = prefix;
+}
+
+void setThreadPrefix(const std::string& prefix) {
+  hasThreadPrefix = true;
+  threadLinePrefix = prefix;
+}
+
+std::string threadPrefix() {
+  if(hasThreadPrefix)
+    return threadLinePrefix;
+  std::lock_guard<std::mutex> lock(mutex);
+  return linePrefix;
 }
 
 void configure(const std::string& path, bool quiet, const std::string& level, const std::string& validPath) {
@@ -63,13 +77,14 @@ void line(const std::string& msg, const char* level) {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "[%Y-%m-%d %H:%M:%S]", &tm);
   std::lock_guard<std::mutex> lock(mutex);
+  const std::string& prefix = hasThreadPrefix ? threadLinePrefix : linePrefix;
   if(!quietStderr) {
-    std::fprintf(stderr, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
+    std::fprintf(stderr, "%s %s%s\n", stamp, prefix.c_str(), msg.c_str());
     std::fflush(stderr);
   }
   for(FILE* f : {logFile, msg.rfind("[valid]", 0) == 0 ? validLogFile : nullptr})
     if(f) {
-      std::fprintf(f, "%s %s%s\n", stamp, linePrefix.c_str(), msg.c_str());
+      std::fprintf(f, "%s %s%s\n", stamp, prefix.c_str(), msg.c_str());
       std::fflush(f);
     }
 }

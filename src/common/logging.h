@@ -17,6 +17,10 @@ void configure(const std::string& logFile, bool quiet, const std::string& level 
                const std::string& validLogFile = "");
 // Put in front of every message (multi-node: "[rank 2] ").
 void setPrefix(const std::string& prefix);
+// Put in front of the calling thread's messages instead (ranks that are threads of one process,
+// --ranks-in-process); a thread a rank starts takes its starter's (threadPrefix()) along.
+void setThreadPrefix(const std::string& prefix);
+std::string threadPrefix();
 inline std::string prefix(const char* level) {
   return std::string(level) == "warn" ? "Warning: " : "";
 }

@@ -158,6 +158,7 @@ const std::vector<Spec>& specs() {
       {"multi-node-apply-summed", "", kFlag, "false", kTrain | kOurs, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
       {"multi-node-single-client", "", kFlag, "false", kTrain | kOurs, "One client of a node communicates at a time"},
       {"multi-node-local-optimizer", "", kFlag, "false", kTrain | kOurs, "Clients also update their own parameters between synchronisations"},
+      {"ranks-in-process", "", Int(0, 1024), "0", kTrain | kOurs, "Train as N ranks that are threads of this one process, with the batches, updates and Costs of mpirun -np N (the corpus and vocabularies loaded once and shared, the cores shared by every rank's devices): words to a quality at many ranks on one machine; 0: off"},
       {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain | kOurs, "Seconds a wait on a silent rank (stopped, dead, unreachable) lasts before the job stops, in every mode"},
       {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain | kOurs, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
       {"grad-dropping-warmup", "", Int(0, 1e9), "0", kTrain | kOurs, "Steps (client exchanges; sync-SGD updates) over which the sent fraction falls exponentially from 1 to its target"},

@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -18,6 +19,12 @@
 namespace marian {
 
 constexpr int kCpuDevicesPerCore = 8;
+
+namespace {
+std::atomic<int> ranksInProcess{1};
+}
+
+void shareCoresWithRanksInProcess(int ranks) { ranksInProcess = std::max(1, ranks); }
 
 std::vector<Device> devicesFromOptions(const Options& o) {
   int threads = o.get<int>("cpu-threads");
@@ -75,6 +82,7 @@ int blasThreadsPerDevice(const std::vector<Device>& devices) {
   if(cores >= machine)
     if(const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
       sharing = std::max(1, std::atoi(local));
+  sharing = std::max(sharing, ranksInProcess.load());
   return std::max(1, cores / (int(devices.size()) * sharing));
 }
 

@@ -23,6 +23,9 @@ inline bool onGpus(const std::vector<Device>& devices) {
 // MARIAN_BLAS_THREADS=N fixes the count. A product split differently (another count) agrees to
 // float rounding, not bit for bit.
 int blasThreadsPerDevice(const std::vector<Device>& devices);
+// Ranks that are threads of this process (--ranks-in-process) share its cores as unbound ranks
+// of one machine do: each device's share divides by them too.
+void shareCoresWithRanksInProcess(int ranks);
 void setBlasThreads(const std::vector<Device>& devices);
 
 }  // namespace marian

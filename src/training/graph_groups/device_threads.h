@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/float_mode.h"
+#include "common/logging.h"
 #include "common/timeline.h"
 #include "training/graph_groups/batch_queue.h"
 
@@ -25,8 +26,9 @@ public:
   // Starts the threads; name(d): the thread's name in the --timeline (empty: none).
   void start(Step step, std::function<std::string(size_t)> name = {}) {
     for(size_t d = 0; d < devices_; ++d)
-      threads_.emplace_back([this, d, step, name] {
+      threads_.emplace_back([this, d, step, name, prefix = logging::threadPrefix()] {
         flushDenormalsToZero();
+        logging::setThreadPrefix(prefix);
         if(name)
           timeline::nameThisThread(name(d));
         queue_.serve([&](const BatchWork& work) { return step(d, work); });

@@ -38,7 +38,7 @@ size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks)
   return std::max<size_t>(1, windowPairs / size_t(std::max(ranks, 1)) / std::max<size_t>(chunkLines, 1));
 }
 
-EpochData::EpochData(std::unique_ptr<Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
+EpochData::EpochData(std::shared_ptr<const Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
                      const EpochDataOptions& options, int rank, int ranks, Transport* transport)
     : corpus_(std::move(inMemory)), opt_(options), batching_(options.batching.describe()), rank_(rank), ranks_(ranks),
       transport_(transport), maxLength_(encoder.maxLength) {

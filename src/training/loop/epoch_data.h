@@ -36,7 +36,7 @@ struct EpochDataOptions {
 class EpochData {
 public:
   // inMemory: the whole corpus encoded (then `chunks` may be null); otherwise streamed from `chunks`.
-  EpochData(std::unique_ptr<Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
+  EpochData(std::shared_ptr<const Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
             const EpochDataOptions& options, int rank, int ranks, Transport* transport);
 
   bool streamed() const { return corpus_ == nullptr; }
@@ -70,7 +70,7 @@ private:
   bool cutOtherwise(const TrainingState& state) const;
   std::string batchingChange(const TrainingState& state) const;
 
-  std::unique_ptr<Corpus> corpus_;
+  std::shared_ptr<const Corpus> corpus_;
   std::unique_ptr<BatchGenerator> generator_;
   std::unique_ptr<StreamedBatches> stream_;
   EpochDataOptions opt_;

@@ -30,8 +30,8 @@ namespace {
 
 class Trainer {
 public:
-  Trainer(const Options& o, Transport* ranks)
-      : options_(o), transport_(ranks), schedule_(o),
+  Trainer(const Options& o, Transport* ranks, const TrainingData* loaded)
+      : options_(o), transport_(ranks), loaded_(loaded), schedule_(o),
         lr_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"), o.get<std::vector<std::string>>("lr-decay-inv-sqrt"),
             o.get<float>("lr-warmup-start-rate")),
         display_(o), earlyStopping_(o) {}
@@ -44,7 +44,7 @@ public:
 
   void run() {
     folder_ = std::make_unique<ModelFolder>(options_.get<std::string>("model"));
-    data_ = TrainingData::load(options_);
+    data_ = loaded_ ? *loaded_ : TrainingData::load(options_);
     // the sizes trained with, as Marian records them in model.npz.yml
     options_.set("dim-vocabs", std::vector<int>{int(data_.vocabs[0]->size()), int(data_.vocabs[1]->size())});
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
@@ -109,7 +109,7 @@ public:
     // sync-SGD splits a batch over this rank's devices; the other modes give each device its own
     EpochDataOptions d = epochDataOptions(options_, data_, state_.seed, schedule_.delay(),
                                           options_.get<bool>("sync-sgd") ? devices.size() : 1, lockstep);
-    EpochData data(std::move(data_.corpus), data_.chunks.get(), data_.encoder, d, rank_, ranks_, transport_);
+    EpochData data(data_.corpus, data_.chunks.get(), data_.encoder, d, rank_, ranks_, transport_);
 
     display_.restartClock();
     bool stop = schedule_.stopsAfterEpoch(state_.epochs - 1) || schedule_.stopsAfterUpdate(state_) || earlyStopped();  // a resume may be there
@@ -276,6 +276,7 @@ private:
 
   Options options_;
   Transport* transport_;  // the job's ranks, or null
+  const TrainingData* loaded_;  // shared with the other ranks of this process, or null
   SlowRankJudge slowRanks_;
   std::unique_ptr<ModelFolder> folder_;
   TrainingSchedule schedule_;
@@ -295,10 +296,10 @@ private:
 
 }  // namespace
 
-void train(const Options& options, Transport* ranks) {
+void train(const Options& options, Transport* ranks, const TrainingData* loaded) {
   flushDenormalsToZero();
   installStopSignal(options.get<std::string>("sigterm"));
-  Trainer trainer(options, ranks);
+  Trainer trainer(options, ranks, loaded);
   try {
     trainer.run();
   } catch(const std::exception& e) {

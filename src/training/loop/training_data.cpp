@@ -48,13 +48,13 @@ TrainingData TrainingData::load(const Options& o) {
     data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop")};
     size_t window = size_t(o.get<int>("shuffle-window"));
     auto passStart = std::chrono::steady_clock::now();
-    data.chunks = std::make_unique<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
+    data.chunks = std::make_shared<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
       std::vector<size_t> all(data.chunks->chunks());
       for(size_t c = 0; c < all.size(); ++c)
         all[c] = c;
-      data.corpus = std::make_unique<Corpus>(*data.chunks, all, data.encoder, size_t(o.get<int>("data-threads")));
+      data.corpus = std::make_shared<Corpus>(*data.chunks, all, data.encoder, size_t(o.get<int>("data-threads")));
       data.chunks.reset();
       LOG(info, "[data] Training corpus: {} sentence pairs in memory ({} longer than --max-length {} skipped, {} empty "
                 "skipped)",

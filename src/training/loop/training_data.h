@@ -19,8 +19,9 @@ namespace marian {
 struct TrainingData {
   std::vector<std::shared_ptr<Vocab>> vocabs;  // source, target (one shared when the paths are equal)
   PairEncoder encoder;
-  std::unique_ptr<Corpus> corpus;        // in memory, until EpochData takes it
-  std::unique_ptr<CorpusChunks> chunks;  // or streamed from disk
+  // read-only once loaded: ranks that are threads of one process share them (--ranks-in-process)
+  std::shared_ptr<const Corpus> corpus;        // in memory
+  std::shared_ptr<const CorpusChunks> chunks;  // or streamed from disk
 
   // Errors name the option or file at fault.
   static TrainingData load(const Options& options);
