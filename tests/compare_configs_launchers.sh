@@ -5,7 +5,8 @@
 # cross-entropy (dense itself: x 1.000), and --continue trains them on from their checkpoints to
 # a larger budget; `--launcher srun` builds one srun command per
 # configuration (checked with --dry-run, as there is no SLURM here); --hostfile without mpirun
-# is an error.
+# is an error; `--launcher in-process` (ranks as threads of one process) gives the validations
+# of mpirun's runs.
 set -euo pipefail
 root=$1
 bin=$2
@@ -46,6 +47,24 @@ for c in 2x1-sync-dense 2x1-sync-topka-0-05-local; do
 done
 [ "$(grep -c '^2x1 sync' "$work/out/results.csv")" -ge 6 ] || { echo "FAIL: results.csv"; exit 1; }
 for f in ce-words.png ce-time.png; do [ -s "$work/out/$f" ] || { echo "FAIL: no $f"; exit 1; }; done
+# --launcher in-process: the same configurations as ranks in one process give the same validation
+# curve as mpirun's: the cross-entropy at each validation to float rounding (its words only roughly:
+# compare-configs reckons them from the display lines' Time x words/s, printed with 2 decimals,
+# and these tiny runs display every few hundredths of a second)
+timeout 600 "$root/scripts/compare-configs" "${common[@]}" --launcher in-process \
+  --words 12000 --valid-every-words 3000 --extra "" --out "$work/in-process" > /dev/null
+grep -q '\[rank 1\]' "$work/in-process/2x1-sync-dense/log.txt" || { echo "FAIL: in-process did not run 2 ranks"; exit 1; }
+/usr/bin/python3 - "$work/out/results.csv" "$work/in-process/results.csv" <<'PY'
+import csv, sys
+def curve(path):
+    rows = list(csv.DictReader(open(path)))
+    return [(r["configuration"], int(r["target_words"]), float(r["valid_cross_entropy"])) for r in rows]
+mpirun, inproc = curve(sys.argv[1]), curve(sys.argv[2])
+assert len(inproc) >= 6 and len(inproc) == len(mpirun), (len(inproc), len(mpirun))
+for (c1, w1, ce1), (c2, w2, ce2) in zip(mpirun, inproc):
+    assert c1 == c2 and abs(w1 - w2) <= 0.25 * w1 and abs(ce1 - ce2) <= 1e-4 * ce1, ((c1, w1, ce1), (c2, w2, ce2))
+print(f"in-process: the {len(inproc)} validations of mpirun's runs")
+PY
 # --continue: the same runs trained on from their checkpoints to a larger budget, logs appended
 log="$work/out/2x1-sync-dense/log.txt"
 before=$(grep -c '\[valid\]' "$log")
