@@ -1,0 +1,198 @@
+"""The time model of one update of multi-node training: one device's compute (a device profile)
+plus the messages of the communication scheme over an alpha-beta link, less what the scheme
+overlaps with compute. Used by scripts/plan-cluster (predicted hours to a quality per scheme and
+node count) and checked against scripts/simnet by bench/time-model-vs-simnet.
+
+The network: every node has its own full-duplex link into a switch (what scripts/simnet builds,
+and what a cluster's top-of-rack switch gives): a message of b bytes costs latency + b/bandwidth,
+a node sends and receives at the same time, and nodes exchanging with different partners do not
+slow each other. Costs of the collectives, P nodes, a vector of n bytes:
+  ring allreduce            2(P-1) (a + n/(P B))   (reduce-scatter, then allgather)
+  recursive doubling        ceil(log2 P) (a + n B^-1)  (the whole vector each step: small n)
+  ring allgather            (P-1) (a + m/B), m bytes from each node
+  parameter server          2 a + 2 (P-1)/P (pushed + pulled bytes)/B: every node pushes to and is
+                            pulled from by every shard in parallel, its link carrying the sum
+The schemes' bytes are the project's message formats (training/exchange, comm/ps), checked
+against the bytes the transport counted in bench/time-model-vs-simnet.
+"""
+import math
+import re
+from dataclasses import dataclass, field
+
+FLOAT = 4  # bytes of a value
+SPARSE_PAIR = 8  # an index (int32) and a value
+QUANT_BLOCK = 256  # values per scale of the outer exchange's 8/4-bit codes
+
+
+@dataclass(frozen=True)
+class Link:
+    latency: float  # seconds per message (alpha)
+    bandwidth: float  # bytes per second, each way (1/beta)
+
+    def cost(self, nbytes, messages=1):
+        return messages * self.latency + nbytes / self.bandwidth
+
+
+def parse_rate(text):
+    """bytes per second of '100mbit', '1gbit', '25gbit', '400mbps' (bits), or a number of bytes/s"""
+    m = re.fullmatch(r"([0-9.]+)\s*(k|m|g)?(bit|bps)?", text.strip().lower())
+    if not m:
+        raise ValueError(f"a link rate is like 100mbit or 10gbit, not '{text}'")
+    value = float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+    return value / 8 if m.group(3) else value
+
+
+def parse_seconds(text):
+    """seconds of '5ms', '20us', '0.001' (seconds)"""
+    m = re.fullmatch(r"([0-9.]+)\s*(s|ms|us)?", text.strip().lower())
+    if not m:
+        raise ValueError(f"a latency is like 5ms or 20us, not '{text}'")
+    return float(m.group(1)) * {None: 1, "s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
+
+
+def ring_allreduce(P, nbytes, link):
+    return 0.0 if P <= 1 else 2 * (P - 1) * link.cost(nbytes / P)
+
+
+def recursive_doubling_allreduce(P, nbytes, link):
+    return 0.0 if P <= 1 else math.ceil(math.log2(P)) * link.cost(nbytes)
+
+
+def allreduce(P, nbytes, link):
+    """what a tuned library picks: the cheaper of the ring and recursive doubling"""
+    return min(ring_allreduce(P, nbytes, link), recursive_doubling_allreduce(P, nbytes, link))
+
+
+def ring_allgather(P, nbytes_each, link):
+    return 0.0 if P <= 1 else (P - 1) * link.cost(nbytes_each)
+
+
+def tree_broadcast(P, nbytes, link):
+    return 0.0 if P <= 1 else math.ceil(math.log2(P)) * link.cost(nbytes)
+
+
+def parameter_server_exchange(P, pushed, pulled, link):
+    """one client's push of `pushed` bytes (all shards together) and pull of `pulled` bytes, while
+    its node's server answers every other client alike: the link carries (P-1)/P of both each way"""
+    return 0.0 if P <= 1 else 2 * link.latency + 2 * (P - 1) / P * (pushed + pulled) / link.bandwidth
+
+
+@dataclass
+class Scheme:
+    """A communication scheme: its seconds of communication at update u (the ones compute does not
+    hide) and the bytes one rank sends at update u."""
+    name: str
+    kind: str  # dense, onebit, ps, local-steps
+    freeze_after: int = 0  # onebit: dense updates before the 1-bit momentum
+    dropping: float = 0.0  # ps: the fraction of the gradient and delta not sent
+    local_steps: int = 1  # local-steps: H
+    bits: int = 0  # local-steps: 8, 4 or 0 (fp32)
+    fragments: int = 1  # local-steps: streamed fragments
+    delay: int = 0  # local-steps: updates a fragment's exchange overlaps
+    hidden: float = 0.0  # share of the per-update communication that backward hides (0..1)
+    codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
+    options: str = ""  # the marian options that select it
+
+    def codec_seconds(self, u):
+        """the scheme's own compute at update u (1-bit Adam's before its freeze: dense, none)"""
+        return 0.0 if self.kind == "onebit" and u < self.freeze_after else self.codec
+
+    def sent_bytes(self, P, N, u):
+        """bytes one rank's training sends at update u (N parameters), as its display line counts
+        them (the parameter server: its client's pushes; its server's replies go as well)"""
+        if P <= 1:
+            return 0.0
+        share = (P - 1) / P
+        if self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after):
+            return 2 * share * N * FLOAT
+        if self.kind == "onebit":  # signs of the rank's momentum to every chunk's owner, the owner's signs back
+            return 2 * share * N / 8
+        if self.kind == "ps":
+            return share * (1 - self.dropping) * N * SPARSE_PAIR
+        if self.kind == "local-steps":
+            per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
+            return 2 * share * N * per_value / self.local_steps  # a round's exchange, spread over its updates
+        raise ValueError(f"unknown scheme kind {self.kind}")
+
+    def comm_seconds(self, P, N, u, link, compute):
+        """seconds update u waits on the network, after `compute` seconds of its own computing"""
+        if P <= 1:
+            return 0.0
+        stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
+        if self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after):
+            return stop + (1 - self.hidden) * allreduce(P, N * FLOAT, link)
+        if self.kind == "onebit":
+            # a reduce-scatter and an allgather of 1-bit chunks (plus a scale per chunk)
+            return stop + (1 - self.hidden) * 2 * (P - 1) * link.cost(N / P / 8 + FLOAT)
+        if self.kind == "ps":
+            pushed = (1 - self.dropping) * N * SPARSE_PAIR
+            return parameter_server_exchange(P, pushed, pushed, link)
+        if self.kind == "local-steps":
+            per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
+            # each fragment: reduce-scatter and allgather of its codes, once a round
+            fragment = 2 * (P - 1) * link.cost(N / self.fragments / P * per_value)
+            # a delayed exchange runs beside `delay` updates of compute; one not delayed waits whole
+            exposed = max(0.0, fragment - self.delay * compute)
+            return stop + self.fragments * exposed / self.local_steps
+        raise ValueError(f"unknown scheme kind {self.kind}")
+
+
+# The schemes the README recommends, with the options that select them.
+def readme_schemes():
+    return [
+        Scheme("dense sync-SGD", "dense", options="--sync-sgd"),
+        Scheme("COMPRESSED_OPTIONS (1-bit Adam)", "onebit", freeze_after=100,
+               options="--sync-sgd COMPRESSED_OPTIONS"),
+        Scheme("parameter server, 99% dropped", "ps", dropping=0.99,
+               options="--multi-node --grad-dropping-rate 0.99"),
+        Scheme("SLOW_LINK_OPTIONS (10 local steps, 4 bits)", "local-steps", local_steps=10, bits=4,
+               options="SLOW_LINK_OPTIONS"),
+    ]
+
+
+@dataclass
+class DeviceProfile:
+    """seconds per update of one device at several mini-batch sizes (bench/device-profile)"""
+    name: str
+    parameters: int
+    rows: list = field(default_factory=list)  # (sentences, target words, seconds per update)
+
+    @staticmethod
+    def load(path):
+        import yaml
+        with open(path) as f:
+            y = yaml.safe_load(f)
+        rows = sorted((r["sentences"], r["target-words"], r["seconds-per-update"]) for r in y["per-mini-batch"])
+        return DeviceProfile(y.get("name", path), int(y["parameters"]), rows)
+
+    def _at(self, sentences, column):
+        rows = self.rows
+        if sentences <= rows[0][0]:
+            return rows[0][column] * (sentences / rows[0][0] if column == 1 else 1)
+        for (s0, *a), (s1, *b) in zip(rows, rows[1:]):
+            if sentences <= s1:
+                f = (sentences - s0) / (s1 - s0)
+                return a[column - 1] + f * (b[column - 1] - a[column - 1])
+        s0, s1 = rows[-2][0], rows[-1][0]  # beyond the largest: the last step's slope
+        slope = (rows[-1][column] - rows[-2][column]) / (s1 - s0)
+        return rows[-1][column] + slope * (sentences - s1)
+
+    def seconds_per_update(self, sentences):
+        return self._at(sentences, 2)
+
+    def words_per_update(self, sentences):
+        return self._at(sentences, 1)
+
+
+def update_seconds(scheme, P, N, u, link, compute):
+    """one update at P nodes: the device's compute, the scheme's own, the wait on the network"""
+    if P <= 1:
+        return compute
+    return compute + scheme.codec_seconds(u) + scheme.comm_seconds(P, N, u, link, compute)
+
+
+def seconds_for_updates(scheme, P, N, updates, link, compute):
+    """the seconds of updates [0, updates) (a fraction of the last counts its share)"""
+    whole = int(updates)
+    total = sum(update_seconds(scheme, P, N, u, link, compute) for u in range(whole))
+    return total + (updates - whole) * update_seconds(scheme, P, N, whole, link, compute)

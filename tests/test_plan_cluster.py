@@ -1,0 +1,101 @@
+"""scripts/plan-cluster end to end on probe folders written here (compare-configs' configs.txt and
+logs, with known words to the target) and a device profile: its predicted hours equal the time
+model's by hand, the efficiency is one node's time over P times P nodes', the winner is named per
+link, a scheme is read from each configuration's options, and a missing probe is a clear error."""
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+PLAN = os.path.join(ROOT, "scripts", "plan-cluster")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import time_model as tm  # noqa: E402
+
+
+def write_probe(folder, name, nodes, options, ces):
+    """a run whose every rank displays 1,000 target words per 10 updates and whose rank 0 validates
+    after every 10 updates with the cross-entropies `ces`"""
+    slug = name.lower().replace(" ", "-")
+    os.makedirs(os.path.join(folder, slug), exist_ok=True)
+    with open(os.path.join(folder, "configs.txt"), "a") as f:
+        f.write(f"{name}|{nodes}|1|{options}\n")
+    lines = []
+    for k, ce in enumerate(ces, start=1):
+        stamp = f"[2026-12-04 10:{k:02d}:00]"
+        for rank in range(nodes):
+            who = f"[rank {rank}] " if rank else ""
+            lines.append(f"{stamp} {who}Ep. 1 : Up. {10 * k} : Sen. {640 * k} : Cost 5.0 : Time 10.00s : "
+                         "100.00 words/s : L.r. 1.0000e-04")
+        lines.append(f"{stamp} [valid] Ep. 1 : Up. {10 * k} : cross-entropy : {ce} : new best")
+    with open(os.path.join(folder, slug, "log.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+class PlanCluster(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.probes = os.path.join(self.dir, "probes")
+        self.profile = os.path.join(self.dir, "device.yml")
+        with open(self.profile, "w") as f:
+            f.write("name: test device\nparameters: 1000000\nper-mini-batch:\n"
+                    "  - {sentences: 32, target-words: 500, seconds-per-update: 0.3}\n"
+                    "  - {sentences: 64, target-words: 1000, seconds-per-update: 0.5}\n")
+
+    def plan(self, *extra):
+        out = os.path.join(self.dir, "out")
+        r = subprocess.run([PLAN, "--probes", self.probes, "--device-profile", self.profile,
+                            "--links", "1gbit", "100mbit", "--latency", "50us", "--out", out] + list(extra),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return r, ""
+        with open(os.path.join(out, "plan.md")) as f:
+            return r, f.read()
+
+    def test_hours_efficiency_and_winner_by_hand(self):
+        write_probe(self.probes, "1x1 dense", 1, "", [60, 40])
+        write_probe(self.probes, "2x1 dense", 2, "--sync-sgd", [50, 40])
+        write_probe(self.probes, "2x1 slow", 2, "--sync-sgd --local-steps 10 --outer-quantize-bits 4", [45, 38])
+        r, plan = self.plan()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("validation cross-entropy 40.00", plan)  # the dense probes' worst best
+        # one node: 2,000 words at 100 a update, 20 updates of 0.5 s
+        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 0.00278 | 0.00278 |", plan)
+        # two nodes: 4,000 words at 200 a update, 20 updates of 0.5 s + the allreduce of 4 MB
+        link = tm.Link(50e-6, 1.25e8)
+        per_update = 0.5 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link)
+        self.assertAlmostEqual(per_update, 0.5 + (50e-6 + 8 / 1.25e8) + (50e-6 + 4e6 / 1.25e8))
+        hours = 20 * per_update / 3600
+        efficiency = 10.0 / (2 * 20 * per_update)
+        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} |", plan)
+        self.assertIn(f"| {efficiency:.2f} |", plan)
+        # local steps reach 40 between their validations: 2,000 + (45-40)/(45-38) of the next 2,000 words each
+        words = 2 * (1000 + 5 / 7 * 1000)
+        self.assertIn(f"| 2x1 slow | 2 | {words:,.0f} | {words / 200:,.0f} |", plan)
+        self.assertIn("| 1gbit | 2x1 slow (2 nodes) |", plan)
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "out", "plan.png")) > 0)
+
+    def test_schemes_from_options(self):
+        loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
+        plan = importlib.util.module_from_spec(importlib.util.spec_from_loader("plan_cluster", loader))
+        loader.exec_module(plan)
+        self.assertEqual(plan.scheme_of("a", "--sync-sgd").kind, "dense")
+        ps = plan.scheme_of("b", "--multi-node --grad-dropping-rate 0.99")
+        self.assertEqual((ps.kind, ps.dropping), ("ps", 0.99))
+        ob = plan.scheme_of("c", "--sync-sgd --onebit-adam --adam-freeze-variance-after 100 --onebit-scale mean-abs")
+        self.assertEqual((ob.kind, ob.freeze_after), ("onebit", 100))
+        ls = plan.scheme_of("d", "--sync-sgd --local-steps 10 --outer-quantize-bits 4 --outer-fragments 5 --outer-delay 1")
+        self.assertEqual((ls.kind, ls.local_steps, ls.bits, ls.fragments, ls.delay), ("local-steps", 10, 4, 5, 1))
+
+    def test_a_folder_without_probes_is_an_error(self):
+        os.makedirs(self.probes)
+        r, _ = self.plan()
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("configs.txt is missing", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,128 @@
+"""scripts/time_model.py against alpha-beta costs computed by hand: the ring, recursive doubling and
+the ring allgather, the parameter server's exchange, each scheme's bytes and waits, link rates,
+and the device profile's interpolation."""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import time_model as tm  # noqa: E402
+
+LINK = tm.Link(latency=1e-3, bandwidth=1e8)  # 1 ms, 100 MB/s
+
+
+class Collectives(unittest.TestCase):
+    def test_ring_allreduce(self):
+        # 4 nodes, 1 MB: 6 steps of 1 ms + 250 KB at 100 MB/s (2.5 ms)
+        self.assertAlmostEqual(tm.ring_allreduce(4, 1e6, LINK), 6 * (1e-3 + 2.5e-3))
+        self.assertAlmostEqual(tm.ring_allreduce(2, 1e6, LINK), 2 * (1e-3 + 5e-3))
+
+    def test_recursive_doubling(self):
+        # whole vector each step: log2(4) = 2 steps, 5 nodes need 3
+        self.assertAlmostEqual(tm.recursive_doubling_allreduce(4, 1e6, LINK), 2 * (1e-3 + 1e-2))
+        self.assertAlmostEqual(tm.recursive_doubling_allreduce(5, 1e6, LINK), 3 * (1e-3 + 1e-2))
+
+    def test_allreduce_picks_the_cheaper(self):
+        # large: the ring (0.021 against 0.022); small: recursive doubling (2 ms against 6 ms)
+        self.assertAlmostEqual(tm.allreduce(4, 1e6, LINK), 0.021)
+        self.assertAlmostEqual(tm.allreduce(4, 100, LINK), 2 * (1e-3 + 1e-6))
+
+    def test_ring_allgather(self):
+        self.assertAlmostEqual(tm.ring_allgather(4, 1e5, LINK), 3 * (1e-3 + 1e-3))
+
+    def test_parameter_server(self):
+        # 2 latencies (push, reply) + 3/4 of 1 MB pushed and 1 MB pulled, each way
+        self.assertAlmostEqual(tm.parameter_server_exchange(4, 1e6, 1e6, LINK), 2e-3 + 2 * 0.75 * 2e6 / 1e8)
+
+    def test_one_node_sends_nothing(self):
+        for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather):
+            self.assertEqual(f(1, 1e6, LINK), 0.0)
+        for s in tm.readme_schemes():
+            self.assertEqual(s.comm_seconds(1, 1e6, 500, LINK, 0.5), 0.0)
+            self.assertEqual(s.sent_bytes(1, 1e6, 500), 0.0)
+
+
+class Schemes(unittest.TestCase):
+    N = 1e6
+
+    def test_dense(self):
+        s = tm.Scheme("dense", "dense")
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 2 * 0.75 * 4e6)
+        stop = 2 * (1e-3 + 8 / 1e8)  # the lockstep decision, broadcast down a tree
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop + 6 * (1e-3 + 1e-2))
+        hidden = tm.Scheme("dense", "dense", hidden=0.25)
+        self.assertAlmostEqual(hidden.comm_seconds(4, self.N, 0, LINK, 0.5), stop + 0.75 * 6 * (1e-3 + 1e-2))
+
+    def test_onebit_is_dense_until_the_freeze(self):
+        s = tm.Scheme("1-bit", "onebit", freeze_after=100)
+        dense = tm.Scheme("dense", "dense")
+        self.assertEqual(s.comm_seconds(4, self.N, 99, LINK, 0.5), dense.comm_seconds(4, self.N, 99, LINK, 0.5))
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 100), 2 * 0.75 * self.N / 8)
+        # 6 steps of a 1-bit chunk (31,250 bytes) and its scale
+        stop = 2 * (1e-3 + 8 / 1e8)
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 100, LINK, 0.5), stop + 6 * (1e-3 + 31254 / 1e8))
+
+    def test_parameter_server_with_dropping(self):
+        s = tm.Scheme("ps", "ps", dropping=0.99)
+        pushed = 0.01 * self.N * 8
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 0.75 * pushed)  # the client's pushes
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), 2e-3 + 2 * 0.75 * 2 * pushed / 1e8)
+
+    def test_local_steps(self):
+        s = tm.Scheme("diloco", "local-steps", local_steps=10, bits=4)
+        per_value = 0.5 + 4 / 256
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 2 * 0.75 * self.N * per_value / 10)
+        stop = 2 * (1e-3 + 8 / 1e8)
+        round_cost = 6 * (1e-3 + self.N / 4 * per_value / 1e8)
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop + round_cost / 10)
+        fp32 = tm.Scheme("diloco", "local-steps", local_steps=10)
+        self.assertAlmostEqual(fp32.sent_bytes(4, self.N, 0), 2 * 0.75 * self.N * 4 / 10)
+
+    def test_streamed_fragments_hide_behind_the_delay(self):
+        # 5 fragments, each exchanged beside 1 update of 0.5 s: a fragment's 6 ms is hidden whole
+        s = tm.Scheme("streaming", "local-steps", local_steps=10, bits=4, fragments=5, delay=1)
+        stop = 2 * (1e-3 + 8 / 1e8)
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop)
+        # with 1 ms of compute a fragment's exchange shows less that millisecond
+        per_value = 0.5 + 4 / 256
+        fragment = 6 * (1e-3 + self.N / 5 / 4 * per_value / 1e8)
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 1e-3), stop + 5 * (fragment - 1e-3) / 10)
+
+    def test_seconds_for_updates_counts_the_freeze(self):
+        s = tm.Scheme("1-bit", "onebit", freeze_after=2, codec=0.1)
+        each = [tm.update_seconds(s, 4, self.N, u, LINK, 0.5) for u in range(4)]
+        # before the freeze dense and no codec; after it, the codec's 0.1 s and the 1-bit exchange
+        self.assertAlmostEqual(each[0], 0.5 + tm.Scheme("d", "dense").comm_seconds(4, self.N, 0, LINK, 0.5))
+        self.assertAlmostEqual(each[2], 0.5 + 0.1 + s.comm_seconds(4, self.N, 2, LINK, 0.5))
+        self.assertEqual(tm.update_seconds(s, 1, self.N, 3, LINK, 0.5), 0.5)  # one node: compute alone
+        self.assertAlmostEqual(tm.seconds_for_updates(s, 4, self.N, 3.5, LINK, 0.5), sum(each[:3]) + 0.5 * each[3])
+
+
+class Inputs(unittest.TestCase):
+    def test_rates_and_latencies(self):
+        self.assertAlmostEqual(tm.parse_rate("100mbit"), 12.5e6)
+        self.assertAlmostEqual(tm.parse_rate("1gbit"), 1.25e8)
+        self.assertAlmostEqual(tm.parse_rate("25Gbit"), 25e9 / 8)
+        self.assertAlmostEqual(tm.parse_seconds("5ms"), 5e-3)
+        self.assertAlmostEqual(tm.parse_seconds("20us"), 2e-5)
+        with self.assertRaisesRegex(ValueError, "100mbit"):
+            tm.parse_rate("fast")
+
+    def test_device_profile_interpolates(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+            f.write("name: test\nparameters: 1000\nper-mini-batch:\n"
+                    "  - {sentences: 32, target-words: 500, seconds-per-update: 0.2}\n"
+                    "  - {sentences: 16, target-words: 250, seconds-per-update: 0.1}\n"
+                    "  - {sentences: 64, target-words: 1000, seconds-per-update: 0.3}\n")
+        p = tm.DeviceProfile.load(f.name)
+        os.unlink(f.name)
+        self.assertEqual(p.parameters, 1000)
+        self.assertAlmostEqual(p.seconds_per_update(24), 0.15)
+        self.assertAlmostEqual(p.words_per_update(48), 750)
+        self.assertAlmostEqual(p.seconds_per_update(128), 0.5)  # beyond: the last slope
+        self.assertAlmostEqual(p.seconds_per_update(8), 0.1)  # below: the smallest's time
+
+
+if __name__ == "__main__":
+    unittest.main()
