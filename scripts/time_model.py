@@ -10,8 +10,9 @@ slow each other. Costs of the collectives, P nodes, a vector of n bytes:
   ring allreduce            2(P-1) (a + n/(P B))   (reduce-scatter, then allgather)
   recursive doubling        ceil(log2 P) (a + n B^-1)  (the whole vector each step: small n)
   ring allgather            (P-1) (a + m/B), m bytes from each node
-  parameter server          2 a + 2 (P-1)/P (pushed + pulled bytes)/B: every node pushes to and is
-                            pulled from by every shard in parallel, its link carrying the sum
+  parameter server          2 a + (P-1)/P (pushed + pulled bytes)/B: a node's client pushes to every
+                            other shard while its server takes their pushes, and replies go back
+                            alike: each way its link carries (P-1)/P of a push and of a reply
 The schemes' bytes are the project's message formats (training/exchange, comm/ps), checked
 against the bytes the transport counted in bench/time-model-vs-simnet.
 """
@@ -74,7 +75,7 @@ def tree_broadcast(P, nbytes, link):
 def parameter_server_exchange(P, pushed, pulled, link):
     """one client's push of `pushed` bytes (all shards together) and pull of `pulled` bytes, while
     its node's server answers every other client alike: the link carries (P-1)/P of both each way"""
-    return 0.0 if P <= 1 else 2 * link.latency + 2 * (P - 1) / P * (pushed + pulled) / link.bandwidth
+    return 0.0 if P <= 1 else 2 * link.latency + (P - 1) / P * (pushed + pulled) / link.bandwidth
 
 
 @dataclass

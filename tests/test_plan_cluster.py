@@ -78,6 +78,20 @@ class PlanCluster(unittest.TestCase):
         self.assertIn("| 1gbit | 2x1 slow (2 nodes) |", plan)
         self.assertTrue(os.path.getsize(os.path.join(self.dir, "out", "plan.png")) > 0)
 
+    def test_codec_seconds_add_to_each_update_of_their_scheme(self):
+        write_probe(self.probes, "1x1 dense", 1, "", [60, 40])
+        write_probe(self.probes, "2x1 dense", 2, "--sync-sgd", [50, 40])
+        r, plan = self.plan("--codec-seconds", "dense=0.1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        link = tm.Link(50e-6, 1.25e8)
+        hours = 20 * (0.6 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link)) / 3600
+        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} |", plan)
+        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 0.00278 |", plan)  # one node exchanges nothing
+        self.assertIn("dense 0.1 s", plan)
+        r, _ = self.plan("--codec-seconds", "fast=1")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--codec-seconds takes KIND=SECONDS", r.stderr)
+
     def test_schemes_from_options(self):
         loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
         plan = importlib.util.module_from_spec(importlib.util.spec_from_loader("plan_cluster", loader))
