@@ -138,19 +138,6 @@ class Scheme:
         raise ValueError(f"unknown scheme kind {self.kind}")
 
 
-# The schemes the README recommends, with the options that select them.
-def readme_schemes():
-    return [
-        Scheme("dense sync-SGD", "dense", options="--sync-sgd"),
-        Scheme("COMPRESSED_OPTIONS (1-bit Adam)", "onebit", freeze_after=100,
-               options="--sync-sgd COMPRESSED_OPTIONS"),
-        Scheme("parameter server, 99% dropped", "ps", dropping=0.99,
-               options="--multi-node --grad-dropping-rate 0.99"),
-        Scheme("SLOW_LINK_OPTIONS (10 local steps, 4 bits)", "local-steps", local_steps=10, bits=4,
-               options="SLOW_LINK_OPTIONS"),
-    ]
-
-
 @dataclass
 class DeviceProfile:
     """seconds per update of one device at several mini-batch sizes (bench/device-profile)"""
@@ -163,7 +150,10 @@ class DeviceProfile:
         import yaml
         with open(path) as f:
             y = yaml.safe_load(f)
-        rows = sorted((r["sentences"], r["target-words"], r["seconds-per-update"]) for r in y["per-mini-batch"])
+        rows = sorted((r["sentences"], r["target-words"], r["seconds-per-update"]) for r in y.get("per-mini-batch") or [])
+        if len({r[0] for r in rows}) < 2:
+            raise ValueError(f"{path}: a device profile needs per-mini-batch rows of at least 2 sizes "
+                             "(bench/device-profile writes 5)")
         return DeviceProfile(y.get("name", path), int(y["parameters"]), rows)
 
     def _at(self, sentences, column):

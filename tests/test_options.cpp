@@ -1,5 +1,6 @@
 // Options: Marian's names and defaults, YAML + command-line precedence, clear errors.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -329,6 +330,28 @@ TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {
     EXPECT_EQ(gpus[0], gpuDevice(0));
   }
   EXPECT_NE(errorOfDevices({"--cpu-threads", "0", "--devices", "0", "0"}).find("twice"), std::string::npos);
+}
+
+// Each CPU device's threads: this process's cores divided among its devices and the ranks that
+// share them (mpirun's local size, simnet's MARIAN_RANKS_SHARING_CORES, --ranks-in-process).
+TEST(Options, RanksSharingTheCoresDivideEachDevicesThreads) {
+  for(const char* name : {"MARIAN_BLAS_THREADS", "OMPI_COMM_WORLD_LOCAL_SIZE", "MARIAN_RANKS_SHARING_CORES"})
+    ASSERT_EQ(std::getenv(name), nullptr) << name << " is set: the test needs the machine's own count";
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  int cores = CPU_COUNT(&set);
+  std::vector<Device> one = {cpuDevice(0)}, two = {cpuDevice(0), cpuDevice(1)};
+  EXPECT_EQ(blasThreadsPerDevice(one), cores);
+  EXPECT_EQ(blasThreadsPerDevice(two), std::max(1, cores / 2));
+  setenv("MARIAN_RANKS_SHARING_CORES", "2", 1);
+  EXPECT_EQ(blasThreadsPerDevice(one), std::max(1, cores / 2));
+  EXPECT_EQ(blasThreadsPerDevice(two), std::max(1, cores / 4));
+  unsetenv("MARIAN_RANKS_SHARING_CORES");
+  shareCoresWithRanksInProcess(3);
+  EXPECT_EQ(blasThreadsPerDevice(one), std::max(1, cores / 3));
+  shareCoresWithRanksInProcess(1);
+  EXPECT_EQ(blasThreadsPerDevice(one), cores);
 }
 
 // Values a user mistypes: every one is an error naming the option and its range (issue 19: each

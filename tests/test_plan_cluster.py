@@ -5,6 +5,7 @@ link, a scheme is read from each configuration's options, and a missing probe is
 import importlib.machinery
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,7 @@ def write_probe(folder, name, nodes, options, ces):
 class PlanCluster(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir, True)
         self.probes = os.path.join(self.dir, "probes")
         self.profile = os.path.join(self.dir, "device.yml")
         with open(self.profile, "w") as f:
@@ -70,8 +72,9 @@ class PlanCluster(unittest.TestCase):
         self.assertAlmostEqual(per_update, 0.5 + (50e-6 + 8 / 1.25e8) + (50e-6 + 4e6 / 1.25e8))
         hours = 20 * per_update / 3600
         efficiency = 10.0 / (2 * 20 * per_update)
-        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} |", plan)
-        self.assertIn(f"| {efficiency:.2f} |", plan)
+        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} | ", plan)
+        row = next(l for l in plan.splitlines() if l.startswith("| 2x1 dense |"))
+        self.assertEqual(row.split(" | ")[6], f"{efficiency:.2f}")  # its efficiency at 1gbit
         # local steps reach 40 between their validations: 2,000 + (45-40)/(45-38) of the next 2,000 words each
         words = 2 * (1000 + 5 / 7 * 1000)
         self.assertIn(f"| 2x1 slow | 2 | {words:,.0f} | {words / 200:,.0f} |", plan)
@@ -92,6 +95,28 @@ class PlanCluster(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("--codec-seconds takes KIND=SECONDS", r.stderr)
 
+    def test_a_target_no_probe_reaches_and_no_single_node(self):
+        write_probe(self.probes, "2x1 dense", 2, "--sync-sgd", [50, 40])
+        r, plan = self.plan("--target", "30")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| 2x1 dense | 2 | not reached |", plan)
+        self.assertIn("| 1gbit | no probe reached 30.00 | - | - |", plan)
+        r, plan = self.plan("--target", "45")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| 1gbit | 2x1 dense (2 nodes) |", plan)
+        self.assertIn("- (no 1-node dense probe)", plan)
+
+    def test_probes_unlike_the_profile_are_named(self):
+        write_probe(self.probes, "2x2 dense", 2, "--sync-sgd", [50, 40])
+        with open(os.path.join(self.probes, "configs.txt"), "w") as f:
+            f.write("2x2 dense|2|2|--sync-sgd\n")
+        r, plan = self.plan()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Warning: 2x2 dense ran 2 devices a node; the model counts one.", plan)
+        r, plan = self.plan("--mini-batch", "32")  # the profile's 500 words a device, the probe's 100
+        self.assertIn("Warning: 2x2 dense trained 200 target words an update, the profile's --mini-batch 32 gives "
+                      "1,000 on 2 node(s).", plan)
+
     def test_schemes_from_options(self):
         loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
         plan = importlib.util.module_from_spec(importlib.util.spec_from_loader("plan_cluster", loader))
@@ -103,6 +128,10 @@ class PlanCluster(unittest.TestCase):
         self.assertEqual((ob.kind, ob.freeze_after), ("onebit", 100))
         ls = plan.scheme_of("d", "--sync-sgd --local-steps 10 --outer-quantize-bits 4 --outer-fragments 5 --outer-delay 1")
         self.assertEqual((ls.kind, ls.local_steps, ls.bits, ls.fragments, ls.delay), ("local-steps", 10, 4, 5, 1))
+        # an option whose name starts like another's is not it; the last value counts; NAME=VALUE
+        self.assertEqual(plan.scheme_of("e", "--sync-sgd --multi-node-timeout 120").kind, "dense")
+        self.assertEqual(plan.scheme_of("f", "--local-steps=10 --sync-sgd").local_steps, 10)
+        self.assertEqual(plan.scheme_of("g", "--sync-sgd --local-steps 10 --local-steps 20").local_steps, 20)
 
     def test_a_folder_without_probes_is_an_error(self):
         os.makedirs(self.probes)

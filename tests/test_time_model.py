@@ -39,7 +39,8 @@ class Collectives(unittest.TestCase):
     def test_one_node_sends_nothing(self):
         for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather):
             self.assertEqual(f(1, 1e6, LINK), 0.0)
-        for s in tm.readme_schemes():
+        for s in (tm.Scheme("d", "dense"), tm.Scheme("o", "onebit", freeze_after=10), tm.Scheme("p", "ps", dropping=0.99),
+                  tm.Scheme("l", "local-steps", local_steps=10, bits=4)):
             self.assertEqual(s.comm_seconds(1, 1e6, 500, LINK, 0.5), 0.0)
             self.assertEqual(s.sent_bytes(1, 1e6, 500), 0.0)
 
@@ -123,6 +124,16 @@ class Inputs(unittest.TestCase):
         self.assertAlmostEqual(p.words_per_update(48), 750)
         self.assertAlmostEqual(p.seconds_per_update(128), 0.5)  # beyond: the last slope
         self.assertAlmostEqual(p.seconds_per_update(8), 0.1)  # below: the smallest's time
+
+    def test_a_profile_of_one_size_is_an_error(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+            f.write("name: test\nparameters: 1000\nper-mini-batch:\n"
+                    "  - {sentences: 32, target-words: 500, seconds-per-update: 0.2}\n")
+        try:
+            with self.assertRaisesRegex(ValueError, "at least 2 sizes"):
+                tm.DeviceProfile.load(f.name)
+        finally:
+            os.unlink(f.name)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ namespace marian {
 
 inline void faultPoint(const std::string& point, int rank) {
   static const char* spec = std::getenv("MARIAN_FAULT");
-  static bool fired = false;
+  thread_local bool fired = false;  // once per thread: ranks that are threads of one process each have theirs
   if(!spec || fired)
     return;
   std::string s = spec;

@@ -111,6 +111,8 @@ std::string helpText(const po::options_description& desc, ProgramMode mode) {
 Options::Options() : node_(std::make_shared<YAML::Node>(YAML::NodeType::Map)) {}
 Options::Options(const YAML::Node& node) : node_(std::make_shared<YAML::Node>(YAML::Clone(node))) {}
 
+Options Options::clone() const { return Options(*node_); }  // (the constructor clones)
+
 bool Options::has(const std::string& key) const { return (*node_)[key].IsDefined() && !(*node_)[key].IsNull(); }
 
 template <class T>

@@ -37,6 +37,10 @@ public:
   template <class T>
   void set(const std::string& key, const T& value);
 
+  // A deep copy: reading a YAML node is not safe from several threads at once (ranks that are
+  // threads of one process each take their own).
+  Options clone() const;
+
   std::string asYaml() const;  // the effective configuration, keys sorted
   const YAML::Node& yaml() const { return *node_; }
 

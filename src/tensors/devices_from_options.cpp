@@ -82,6 +82,9 @@ int blasThreadsPerDevice(const std::vector<Device>& devices) {
   if(cores >= machine)
     if(const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
       sharing = std::max(1, std::atoi(local));
+  // ranks of other jobs on these cores (scripts/simnet's simulated nodes, each its own mpirun node)
+  if(const char* others = std::getenv("MARIAN_RANKS_SHARING_CORES"))
+    sharing = std::max(sharing, std::atoi(others));
   sharing = std::max(sharing, ranksInProcess.load());
   return std::max(1, cores / (int(devices.size()) * sharing));
 }

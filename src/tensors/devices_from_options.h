@@ -24,7 +24,8 @@ inline bool onGpus(const std::vector<Device>& devices) {
 // float rounding, not bit for bit.
 int blasThreadsPerDevice(const std::vector<Device>& devices);
 // Ranks that are threads of this process (--ranks-in-process) share its cores as unbound ranks
-// of one machine do: each device's share divides by them too.
+// of one machine do: each device's share divides by them too (as by MARIAN_RANKS_SHARING_CORES=N,
+// which scripts/simnet sets for its simulated nodes).
 void shareCoresWithRanksInProcess(int ranks);
 void setBlasThreads(const std::vector<Device>& devices);
 

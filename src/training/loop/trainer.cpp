@@ -303,11 +303,11 @@ void train(const Options& options, Transport* ranks, const TrainingData* loaded)
   try {
     trainer.run();
   } catch(const std::exception& e) {
-    // Print the error and end every rank now: unwinding would first wait in the graph group's
-    // destructor for ranks that train on, and they would never hear of it.
+    trainer.removeFolderIfEmpty();
+    // End every rank now: unwinding would first wait in the graph group's destructor for ranks
+    // that train on, and they would never hear of it.
     if(ranks && ranks->size() > 1)
       ranks->abort(e.what());
-    trainer.removeFolderIfEmpty();
     throw;
   }
 }
