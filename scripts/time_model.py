@@ -30,8 +30,9 @@ class Link:
     latency: float  # seconds per message (alpha)
     bandwidth: float  # bytes per second, each way (1/beta)
 
-    def cost(self, nbytes, messages=1):
-        return messages * self.latency + nbytes / self.bandwidth
+    def cost(self, nbytes):
+        """one message of nbytes"""
+        return self.latency + nbytes / self.bandwidth
 
 
 def parse_rate(text):
@@ -51,8 +52,14 @@ def parse_seconds(text):
     return float(m.group(1)) * {None: 1, "s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
 
 
+def reduce_scatter_allgather(P, chunk, link):
+    """each node's vector in P chunks of `chunk` bytes: (P-1) steps of reduce-scatter, each node
+    then owning one chunk's sum, and the ring allgather of the sums"""
+    return 0.0 if P <= 1 else (P - 1) * link.cost(chunk) + ring_allgather(P, chunk, link)
+
+
 def ring_allreduce(P, nbytes, link):
-    return 0.0 if P <= 1 else 2 * (P - 1) * link.cost(nbytes / P)
+    return reduce_scatter_allgather(P, nbytes / P, link)
 
 
 def recursive_doubling_allreduce(P, nbytes, link):
@@ -80,8 +87,9 @@ def parameter_server_exchange(P, pushed, pulled, link):
 
 @dataclass
 class Scheme:
-    """A communication scheme: its seconds of communication at update u (the ones compute does not
-    hide) and the bytes one rank sends at update u."""
+    """A communication scheme: its seconds of communication at update u (none hidden behind
+    backward; a streamed round's fragments behind their --outer-delay updates) and the bytes one
+    rank sends at update u."""
     name: str
     kind: str  # dense, onebit, ps, local-steps
     freeze_after: int = 0  # onebit: dense updates before the 1-bit momentum
@@ -90,52 +98,70 @@ class Scheme:
     bits: int = 0  # local-steps: 8, 4 or 0 (fp32)
     fragments: int = 1  # local-steps: streamed fragments
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
-    hidden: float = 0.0  # share of the per-update communication that backward hides (0..1)
     codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
-    options: str = ""  # the marian options that select it
+
+    def dense_at(self, u):
+        """whether update u sums the gradients densely (1-bit Adam before its freeze)"""
+        return self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after)
 
     def codec_seconds(self, u):
-        """the scheme's own compute at update u (1-bit Adam's before its freeze: dense, none)"""
-        return 0.0 if self.kind == "onebit" and u < self.freeze_after else self.codec
+        """the scheme's own compute at update u (none where it is dense)"""
+        return 0.0 if self.kind == "onebit" and self.dense_at(u) else self.codec
+
+    def _chunk(self, P, N, u):
+        """bytes of one chunk of the reduce-scatter and allgather the sync schemes send (a local-steps
+        round's, one fragment's)"""
+        if self.dense_at(u):
+            return N * FLOAT / P
+        if self.kind == "onebit":  # sign bits and the chunk's scale
+            return N / P / 8 + FLOAT
+        if self.kind == "local-steps":  # 8/4-bit codes with a scale per 256, or fp32
+            per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
+            return N / self.fragments / P * per_value
+        raise ValueError(f"no chunks in scheme kind {self.kind}")
 
     def sent_bytes(self, P, N, u):
         """bytes one rank's training sends at update u (N parameters), as its display line counts
         them (the parameter server: its client's pushes; its server's replies go as well)"""
         if P <= 1:
             return 0.0
-        share = (P - 1) / P
-        if self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after):
-            return 2 * share * N * FLOAT
-        if self.kind == "onebit":  # signs of the rank's momentum to every chunk's owner, the owner's signs back
-            return 2 * share * N / 8
         if self.kind == "ps":
-            return share * (1 - self.dropping) * N * SPARSE_PAIR
-        if self.kind == "local-steps":
-            per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
-            return 2 * share * N * per_value / self.local_steps  # a round's exchange, spread over its updates
-        raise ValueError(f"unknown scheme kind {self.kind}")
+            return (P - 1) / P * (1 - self.dropping) * N * SPARSE_PAIR
+        per_exchange = 2 * (P - 1) * self._chunk(P, N, u)
+        if self.kind == "local-steps":  # every fragment once a round, spread over its updates
+            return self.fragments * per_exchange / self.local_steps
+        return per_exchange
 
     def comm_seconds(self, P, N, u, link, compute):
         """seconds update u waits on the network, after `compute` seconds of its own computing"""
         if P <= 1:
             return 0.0
-        stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
-        if self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after):
-            return stop + (1 - self.hidden) * allreduce(P, N * FLOAT, link)
-        if self.kind == "onebit":
-            # a reduce-scatter and an allgather of 1-bit chunks (plus a scale per chunk)
-            return stop + (1 - self.hidden) * 2 * (P - 1) * link.cost(N / P / 8 + FLOAT)
         if self.kind == "ps":
             pushed = (1 - self.dropping) * N * SPARSE_PAIR
             return parameter_server_exchange(P, pushed, pushed, link)
-        if self.kind == "local-steps":
-            per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
-            # each fragment: reduce-scatter and allgather of its codes, once a round
-            fragment = 2 * (P - 1) * link.cost(N / self.fragments / P * per_value)
-            # a delayed exchange runs beside `delay` updates of compute; one not delayed waits whole
-            exposed = max(0.0, fragment - self.delay * compute)
-            return stop + self.fragments * exposed / self.local_steps
-        raise ValueError(f"unknown scheme kind {self.kind}")
+        stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
+        if self.dense_at(u):
+            return stop + allreduce(P, N * FLOAT, link)
+        exchange = reduce_scatter_allgather(P, self._chunk(P, N, u), link)
+        if self.kind == "onebit":
+            return stop + exchange
+        # local steps: a delayed fragment's exchange runs beside `delay` updates of compute
+        exposed = max(0.0, exchange - self.delay * compute)
+        return stop + self.fragments * exposed / self.local_steps
+
+
+def update_seconds(scheme, P, N, u, link, compute):
+    """one update at P nodes: the device's compute, the scheme's own, the wait on the network"""
+    if P <= 1:
+        return compute
+    return compute + scheme.codec_seconds(u) + scheme.comm_seconds(P, N, u, link, compute)
+
+
+def seconds_for_updates(scheme, P, N, updates, link, compute):
+    """the seconds of updates [0, updates) (a fraction of the last counts its share)"""
+    whole = int(updates)
+    total = sum(update_seconds(scheme, P, N, u, link, compute) for u in range(whole))
+    return total + (updates - whole) * update_seconds(scheme, P, N, whole, link, compute)
 
 
 @dataclass
@@ -173,17 +199,3 @@ class DeviceProfile:
 
     def words_per_update(self, sentences):
         return self._at(sentences, 1)
-
-
-def update_seconds(scheme, P, N, u, link, compute):
-    """one update at P nodes: the device's compute, the scheme's own, the wait on the network"""
-    if P <= 1:
-        return compute
-    return compute + scheme.codec_seconds(u) + scheme.comm_seconds(P, N, u, link, compute)
-
-
-def seconds_for_updates(scheme, P, N, updates, link, compute):
-    """the seconds of updates [0, updates) (a fraction of the last counts its share)"""
-    whole = int(updates)
-    total = sum(update_seconds(scheme, P, N, u, link, compute) for u in range(whole))
-    return total + (updates - whole) * update_seconds(scheme, P, N, whole, link, compute)
