@@ -36,6 +36,12 @@ const std::vector<Spec>& specs() {
       {"tf32", "", kFlag, "false", kBoth | kOurs,
        "GPU matrix products on TF32 tensor cores (inputs rounded to 10 mantissa bits, FP32 sums): faster, "
        "no longer the CPU's results"},
+      {"precision", "", kStrings, "[float32, float32]", kTrain,
+       "Types of the forward/backward pass's matrix products and of optimization (Marian's option): "
+       "float32 float32; bfloat16 float32 (not Marian's: products read bfloat16 and sum in float32, on CPUs "
+       "with AVX512-BF16 or AMX and on GPUs); float16 float32 (GPUs). Optimization, the parameters and the "
+       "gradients stay float32"},
+      {"fp16", "", kFlag, "false", kTrain, "Shortcut for --precision float16 float32 --cost-scaling (Marian's; GPUs)"},
       {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
       {"mini-batch", "", Int(1, 1e7), "1", kTranslate, "Sentences per mini-batch (Marian's decoder: 1)"},
       {"maxi-batch", "", Int(1, 1e6), "100", kTrain, "Mini-batches read ahead and sorted by length"},

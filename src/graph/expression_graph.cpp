@@ -156,9 +156,33 @@ void ExpressionGraph::forward(const std::vector<Expr>& keep, bool backwardFollow
   run(&releaseAfter, backwardFollows);
 }
 
+ProductPrecisionScope ExpressionGraph::productPrecision() const {
+  if(roundedParams_ && productType_ == ProductType::bfloat16)
+    return ProductPrecisionScope(productType_, params_.values(), roundedParams_->all());
+  return ProductPrecisionScope(productType_);
+}
+
+Tensor ExpressionGraph::roundedOnce(Tensor t) {
+  if(productType_ != ProductType::bfloat16 || t.device.type != DeviceType::cpu || t.type != Type::float32)
+    return t;
+  if(!roundedOnce_ || roundedOnce_->size() < t.size())
+    roundedOnce_ = std::make_unique<FlatBuffer>(device_, Type::bfloat16, t.size());
+  Tensor copy(roundedOnce_->all().data, t.shape, Type::bfloat16, device_);
+  kernels::convert(copy, t);
+  return copy;
+}
+
 void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows) {
   params_.allocate();
   workspace_->reset();
+  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
+    if(!roundedParams_ || roundedParams_->size() != params_.totalSize())
+      roundedParams_ = std::make_unique<FlatBuffer>(device_, Type::bfloat16, params_.totalSize());
+    kernels::convert(roundedParams_->all(), params_.values());
+  } else {
+    roundedParams_.reset();
+  }
+  ProductPrecisionScope precision = productPrecision();
   for(size_t i = 0; i < nodes_.size(); ++i) {
     Node& node = *nodes_[i];
     node.grad_ = Tensor();
@@ -225,6 +249,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
 
   if(!accumulate)
     params_.zeroGrads();
+  ProductPrecisionScope precision = productPrecision();
   Backend& backend = backendFor(device_);
   auto pointParamsAt = [&](std::optional<size_t> only, Tensor grad) {
     for(auto& node : nodes_)

@@ -9,6 +9,7 @@
 #include "graph/initializers.h"
 #include "graph/node.h"
 #include "graph/parameters.h"
+#include "tensors/product_precision.h"
 
 namespace marian {
 
@@ -21,6 +22,16 @@ public:
 
   Device device() const { return device_; }
   Parameters& params() { return params_; }
+  // The inputs of this graph's matrix products, forward and backward (--precision): rounded to
+  // bfloat16 or float16 with sums in float32; parameters, gradients and everything outside the
+  // products stay float32. On the CPU each forward rounds the parameters once into a copy that
+  // the products read.
+  void setProductType(ProductType type) { productType_ = type; }
+  ProductType productType() const { return productType_; }
+  // `t` rounded to bfloat16 when this graph's CPU products read bfloat16, else `t` itself: for an
+  // operand of two products (a product's output gradient), rounded once. The copy lives in one
+  // buffer of the graph, valid until the next call.
+  Tensor roundedOnce(Tensor t);
   Workspace& workspace() { return *workspace_; }
 
   // --- leaves ---------------------------------------------------------------------------------
@@ -89,6 +100,8 @@ public:
 
 private:
   void run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows);
+  // This thread's products in productType_, reading roundedParams_ for the parameters.
+  ProductPrecisionScope productPrecision() const;
   // by node: the values whose last reader it is, to release after its forward (never those of
   // `keep` and their views, nor with backwardFollows what backward reads)
   std::vector<std::vector<size_t>> valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
@@ -106,6 +119,9 @@ private:
   uint64_t randomSeed_;
   uint64_t randomCounter_ = 0;
   Parameters params_;
+  ProductType productType_ = ProductType::float32;
+  std::unique_ptr<FlatBuffer> roundedParams_;  // the parameters in bfloat16, refreshed by each forward (CPU)
+  std::unique_ptr<FlatBuffer> roundedOnce_;
   std::unique_ptr<Workspace> workspace_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };

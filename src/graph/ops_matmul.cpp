@@ -23,10 +23,13 @@ Shape dotShape(Expr a, Expr b, bool transA, bool transB) {
   return a->shape().with(-1, n);
 }
 
-// Accumulates the gradients of C = s * op(A) op(B) for a single or batched product.
+// Accumulates the gradients of C = s * op(A) op(B) for a single or batched product. dC, read by
+// both, is rounded to the graph's product type once.
 template <class Gemm>
-void productGrad(Gemm gemm, Tensor dA, Tensor dB, Tensor A, Tensor B, Tensor dC, bool transA,
+void productGrad(ExpressionGraph& graph, Gemm gemm, Tensor dA, Tensor dB, Tensor A, Tensor B, Tensor dC, bool transA,
                  bool transB, float s) {
+  if(!dA.empty() && !dB.empty())
+    dC = graph.roundedOnce(dC);
   if(!dA.empty()) {
     if(transA)
       gemm(dA, B, dC, transB, true, s, 1.f);
@@ -54,7 +57,7 @@ public:
     kernels::gemm(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
-    productGrad(kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
+    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
                 transA_, transB_, scale_);
   }
 
@@ -94,7 +97,7 @@ public:
     kernels::gemmBatched(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
-    productGrad(kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(),
+    productGrad(graph(), kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(),
                 grad_, transA_, transB_, scale_);
   }
 
@@ -120,7 +123,7 @@ public:
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
   }
   void backward() override {
-    productGrad(kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
+    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
                 false, transW_, 1.f);
     if(child(2)->needsGrad())
       kernels::add(child(2)->grad(), grad_);

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::Tensor — a view (pointer, shape, type, device). It never owns memory; arenas do.
 #include <cstddef>
+#include <cstdint>
 
 #include "common/error.h"
 #include "tensors/device.h"
@@ -26,6 +27,10 @@ struct Tensor {
   float* f32() const {
     ABORT_IF(type != Type::float32, "Tensor of type {} used as float32", typeName(type));
     return static_cast<float*>(data);
+  }
+  uint16_t* bf16() const {
+    ABORT_IF(type != Type::bfloat16, "Tensor of type {} used as bfloat16", typeName(type));
+    return static_cast<uint16_t*>(data);
   }
   int* i32() const {
     ABORT_IF(type != Type::int32, "Tensor of type {} used as int32", typeName(type));

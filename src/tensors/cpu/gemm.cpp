@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "tensors/cpu/cpu_kernels.h"
+#include "tensors/cpu/gemm_bfloat16.h"
 #include "tensors/cpu/kernel_threads.h"
 #include "tensors/kernel_checks.h"
+#include "tensors/product_precision.h"
 
 namespace marian {
 namespace cpu {
@@ -21,7 +23,7 @@ void sgemm(float* C, const float* A, const float* B, int m, int n, int k, int ld
 }
 void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB, float alpha, float beta) {
   int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
-  sgemm(C, A, B, d.m, d.n, d.k, lda, ldb, d.n, transA, transB, alpha, beta);
+  return sgemm(C, A, B, d.m, d.n, d.k, lda, ldb, d.n, transA, transB, alpha, beta);
 }
 
 // One product on the kernel threads: BLAS runs single-threaded in each of them (setBlasThreads),
@@ -45,14 +47,21 @@ void sgemmThreaded(float* C, const float* A, const float* B, MatDims d, bool tra
             beta);
     });
 }
+bool lowPrecision(const Tensor& A, const Tensor& B) {
+  return currentProductType() != ProductType::float32 || A.type != Type::float32 || B.type != Type::float32;
+}
 }  // namespace
 
 void gemm(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta) {
+  if(lowPrecision(A, B))
+    return gemmBfloat16(C, A, B, transA, transB, alpha, beta, false);
   MatDims d = checks::gemmDims(C, A, B, transA, transB);
   sgemmThreaded(C.f32(), A.f32(), B.f32(), d, transA, transB, alpha, beta);
 }
 
 void gemmBatched(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta) {
+  if(lowPrecision(A, B))
+    return gemmBfloat16(C, A, B, transA, transB, alpha, beta, true);
   checks::BatchedDims b = checks::batchedDims(C, A, B, transA, transB);
   auto product = [&](size_t i) {
     sgemm(C.f32() + (b.batchC == 1 ? 0 : i * b.sizeC), A.f32() + (b.batchA == 1 ? 0 : i * b.sizeA),

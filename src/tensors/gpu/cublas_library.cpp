@@ -44,6 +44,8 @@ CublasLibrary load() {
   c.setMathMode = symbol<decltype(c.setMathMode)>(lib, "cublasSetMathMode");
   c.sgemm = symbol<decltype(c.sgemm)>(lib, "cublasSgemm_v2");
   c.sgemmStridedBatched = symbol<decltype(c.sgemmStridedBatched)>(lib, "cublasSgemmStridedBatched");
+  c.gemmEx = symbol<decltype(c.gemmEx)>(lib, "cublasGemmEx");
+  c.gemmStridedBatchedEx = symbol<decltype(c.gemmStridedBatchedEx)>(lib, "cublasGemmStridedBatchedEx");
   return c;
 }
 

@@ -1,5 +1,7 @@
 // Element-wise CUDA kernels, instantiated for every functor of tensors/functors.h (the same
 // definitions the CPU runs), plus fill/copy/add, which also move data between devices.
+#include <cuda_bf16.h>
+
 #include "tensors/backend.h"
 #include "tensors/counter_hash.h"
 #include "tensors/cpu/cpu_kernels.h"
@@ -13,6 +15,9 @@ namespace gpu {
 namespace {
 
 __global__ void fillKernel(float* y, size_t n, float v) { GRID_STRIDE(i, n) y[i] = v; }
+
+__global__ void toBfloat16(__nv_bfloat16* y, const float* x, size_t n) { GRID_STRIDE(i, n) y[i] = __float2bfloat16_rn(x[i]); }
+__global__ void fromBfloat16(float* y, const __nv_bfloat16* x, size_t n) { GRID_STRIDE(i, n) y[i] = __bfloat162float(x[i]); }
 
 __global__ void axpy(float* y, const float* x, size_t n, float scale) {
   GRID_STRIDE(i, n) y[i] += scale * x[i];
@@ -145,6 +150,24 @@ __global__ void dropoutRowsKernel(float* y, const float* x, const int* maskRow, 
 }
 
 }  // namespace
+
+void convert(Tensor dst, Tensor src) {
+  ABORT_IF(dst.size() != src.size() || dst.device != src.device, "convert: {} values on {} into {} on {}", src.size(),
+           src.device.toString(), dst.size(), dst.device.toString());
+  const Context& c = context(dst);
+  size_t n = dst.size();
+  if(n == 0)
+    return;
+  if(dst.type == src.type)
+    CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, src.bytes(), cudaMemcpyDeviceToDevice, c.stream));
+  else if(src.type == Type::float32 && dst.type == Type::bfloat16)
+    toBfloat16<<<blocksFor(n), kThreads, 0, c.stream>>>(static_cast<__nv_bfloat16*>(dst.data), src.f32(), n);
+  else if(src.type == Type::bfloat16 && dst.type == Type::float32)
+    fromBfloat16<<<blocksFor(n), kThreads, 0, c.stream>>>(dst.f32(), static_cast<const __nv_bfloat16*>(src.data), n);
+  else
+    ABORT("convert: {} to {} is not supported", typeName(src.type), typeName(dst.type));
+  checkLaunch();
+}
 
 void fill(Tensor t, float value) {
   const Context& c = context(t);

@@ -4,6 +4,7 @@
 #include "tensors/gpu/gpu_kernels.h"
 #include "tensors/gpu/launch.cuh"
 #include "tensors/kernel_checks.h"
+#include "tensors/product_precision.h"
 
 namespace marian {
 namespace gpu {
@@ -19,6 +20,18 @@ void sgemm(const Context& c, float* C, const float* A, const float* B, MatDims d
     return;
   int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n);  // k may be 0
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  ProductType type = currentProductType();
+  if(type != ProductType::float32) {  // float32 in and out, inputs rounded on the tensor cores
+    cublasComputeType_t compute = type == ProductType::float16 ? CUBLAS_COMPUTE_32F_FAST_16F : CUBLAS_COMPUTE_32F_FAST_16BF;
+    if(batch == 1)
+      CUBLAS_CHECK(cublasLibrary().gemmEx(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, CUDA_R_32F, ldb, A, CUDA_R_32F,
+                                          lda, &beta, C, CUDA_R_32F, d.n, compute, CUBLAS_GEMM_DEFAULT));
+    else
+      CUBLAS_CHECK(cublasLibrary().gemmStridedBatchedEx(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, CUDA_R_32F, ldb,
+                                                        strideB, A, CUDA_R_32F, lda, strideA, &beta, C, CUDA_R_32F, d.n,
+                                                        strideC, batch, compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   if(batch == 1)
     CUBLAS_CHECK(cublasLibrary().sgemm(c.cublas, opB, opA, d.n, d.m, d.k, &alpha, B, ldb, A, lda, &beta, C, d.n));
   else

@@ -9,13 +9,16 @@
 #include "graph/operators.h"
 #include "tensors/kernels.h"
 #include "training/graph_groups/dropout_seeds.h"
+#include "training/graph_groups/mixed_precision.h"
 
 namespace marian {
 
 DeviceWorker::DeviceWorker(Device device, const Options& options, size_t srcVocab, size_t trgVocab,
                            uint64_t seed)
     : graph_(std::make_unique<ExpressionGraph>(device, seed, size_t(options.get<int>("workspace")))),
-      model_(createModel(options, srcVocab, trgVocab)), pretrained_(options.get<std::string>("pretrained-model")) {}
+      model_(createModel(options, srcVocab, trgVocab)), pretrained_(options.get<std::string>("pretrained-model")) {
+  graph_->setProductType(productTypeFromOptions(options, {device}));
+}
 
 double DeviceWorker::computeGradients(const std::vector<Batch>& pieces, float costScale, uint64_t randomSeed,
                                       const ExpressionGraph::GradientReady& ready,

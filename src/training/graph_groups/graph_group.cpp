@@ -4,6 +4,7 @@
 #include "tensors/devices_from_options.h"
 #include "training/exchange/gradient_allreducer.h"
 #include "training/exchange/outer_rounds.h"
+#include "training/graph_groups/mixed_precision.h"
 
 namespace marian {
 
@@ -34,6 +35,7 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
                                              Transport* mpi) {
   setBlasThreads(devicesFromOptions(o));
   setGpuTf32(o.get<bool>("tf32"));
+  productTypeFromOptions(o, devicesFromOptions(o));  // (checks the options before any device starts)
   uint64_t localSteps = OuterRounds::localSteps(o);  // (checks its options)
   if(o.get<bool>("multi-node")) {
     ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");

@@ -1,0 +1,166 @@
+// Products with bfloat16 inputs through oneDNN's matmul, whose gemm:jit kernels use AVX512-BF16
+// (and AMX-BF16 where the CPU has it) and sum in float32. Debian's OpenBLAS 0.3.21 is built
+// without its sbgemm (the header declares cblas_sbgemm, the library does not export it).
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "tensors/cpu/bfloat16.h"
+#include "tensors/cpu/gemm_bfloat16.h"
+#include "tensors/cpu/kernel_threads.h"
+#include "tensors/kernel_checks.h"
+#include "tensors/product_precision.h"
+
+extern "C" void omp_set_num_threads(int);  // libgomp, which Debian's oneDNN runs on
+
+namespace marian {
+namespace cpu {
+
+namespace {
+using checks::MatDims;
+using dnnl::memory;
+constexpr auto kRuntime = DNNL_RUNTIME_DIM_VAL;
+constexpr size_t kParallelProduct = size_t(1) << 18;  // multiply-adds; below, one thread (as cpu/gemm.cpp)
+
+// The primitives of one thread. Sizes and leading dimensions are given at run time, so one
+// primitive per (transA, transB, beta) serves batches of every length: creating one per shape
+// costs about half a millisecond, a tenth of an update in new shapes. oneDNN runs single-threaded
+// in each kernel thread, which splits the products as for BLAS.
+struct ThreadProducts {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::map<std::tuple<bool, bool, float>, dnnl::matmul> primitives;
+  std::vector<uint16_t> scratchA, scratchB;
+  ThreadProducts() { omp_set_num_threads(1); }
+
+  dnnl::matmul& primitive(bool transA, bool transB, float beta) {
+    auto key = std::make_tuple(transA, transB, beta);
+    auto it = primitives.find(key);
+    if(it != primitives.end())
+      return it->second;
+    auto strides = [](bool trans) { return trans ? memory::dims{kRuntime, 1, kRuntime} : memory::dims{kRuntime, kRuntime, 1}; };
+    memory::dims dims{kRuntime, kRuntime, kRuntime};
+    memory::desc a(dims, memory::data_type::bf16, strides(transA)), b(dims, memory::data_type::bf16, strides(transB)),
+        c(dims, memory::data_type::f32, strides(false));
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
+    if(beta != 0.f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine);
+    return primitives.emplace(key, dnnl::matmul(pd)).first->second;
+  }
+};
+
+ThreadProducts& threadProducts() {
+  thread_local ThreadProducts products;
+  return products;
+}
+
+// A float32 operand's bfloat16 values: the parameters' rounded copy, or rounded now into scratch.
+const uint16_t* bfloat16Operand(const Tensor& t, std::vector<uint16_t>& scratch) {
+  if(t.type == Type::bfloat16)
+    return t.bf16();
+  const float* values = t.f32();
+  if(const void* copy = roundedParamsCopy(values, t.size()))
+    return static_cast<const uint16_t*>(copy);
+  if(scratch.size() < t.size())
+    scratch.resize(t.size());
+  uint16_t* out = scratch.data();
+  parallelRanges(t.size(), kParallelElements, [&](size_t b, size_t e) { roundToBfloat16(out + b, values + b, e - b); });
+  return out;
+}
+
+struct Operands {
+  const uint16_t *a, *b;
+  float* c;
+  memory::dim lda, ldb, ldc, sizeA, sizeB, sizeC;  // leading dimension and matrix stride of each
+};
+
+// `batch` products of [m x k] by [k x n] from o's pointers, on the calling thread
+void product(const Operands& o, memory::dim batch, memory::dim m, memory::dim n, memory::dim k, bool transA,
+             bool transB, float alpha, float beta) {
+  if(m == 0 || n == 0 || batch == 0)
+    return;
+  ThreadProducts& p = threadProducts();
+  auto desc = [](memory::data_type type, memory::dim b, memory::dim rows, memory::dim cols, memory::dim ld,
+                 memory::dim size, bool trans) {
+    return memory::desc({b, rows, cols}, type, trans ? memory::dims{size, 1, ld} : memory::dims{size, ld, 1});
+  };
+  memory a(desc(memory::data_type::bf16, batch, m, k, o.lda, o.sizeA, transA), p.engine, const_cast<uint16_t*>(o.a));
+  memory b(desc(memory::data_type::bf16, batch, k, n, o.ldb, o.sizeB, transB), p.engine, const_cast<uint16_t*>(o.b));
+  memory c(desc(memory::data_type::f32, batch, m, n, o.ldc, o.sizeC, false), p.engine, o.c);
+  if(k == 0) {  // an empty sum: C = beta * C (oneDNN refuses K = 0)
+    for(memory::dim i = 0; i < batch; ++i)
+      for(memory::dim r = 0; r < m; ++r)
+        for(memory::dim j = 0; j < n; ++j)
+          o.c[i * o.sizeC + r * o.ldc + j] *= beta;
+    return;
+  }
+  memory scale({{1}, memory::data_type::f32, {1}}, p.engine, &alpha);
+  p.primitive(transA, transB, beta)
+      .execute(p.stream, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}, {DNNL_ARG_ATTR_OUTPUT_SCALES, scale}});
+  p.stream.wait();
+}
+
+}  // namespace
+
+void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta, bool batched) {
+  ABORT_IF(currentProductType() == ProductType::float16, "float16 products run on GPUs only; on the CPU use bfloat16");
+  ThreadProducts& p = threadProducts();
+  Operands o{bfloat16Operand(A, p.scratchA), bfloat16Operand(B, p.scratchB), C.f32()};
+  if(!batched) {
+    MatDims d = checks::gemmDims(C, A, B, transA, transB);
+    o.lda = std::max(1, transA ? d.m : d.k), o.ldb = std::max(1, transB ? d.k : d.n), o.ldc = d.n;
+    o.sizeA = memory::dim(A.size()), o.sizeB = memory::dim(B.size()), o.sizeC = memory::dim(C.size());
+    size_t work = size_t(d.m) * d.n * std::max(d.k, 1);
+    if(work < kParallelProduct || kernelThreads() == 1)
+      return product(o, 1, d.m, d.n, d.k, transA, transB, alpha, beta);
+    if(d.m >= d.n)  // rows of C: rows of op(A)
+      return parallelRanges(size_t(d.m), 16, [&](size_t r0, size_t r1) {
+        Operands part = o;
+        part.a += transA ? r0 : r0 * o.lda;
+        part.c += r0 * o.ldc;
+        product(part, 1, memory::dim(r1 - r0), d.n, d.k, transA, transB, alpha, beta);
+      });
+    return parallelRanges(size_t(d.n), 16, [&](size_t c0, size_t c1) {  // columns of C: columns of op(B)
+      Operands part = o;
+      part.b += transB ? c0 * o.ldb : c0;
+      part.c += c0;
+      product(part, 1, d.m, memory::dim(c1 - c0), d.k, transA, transB, alpha, beta);
+    });
+  }
+  checks::BatchedDims b = checks::batchedDims(C, A, B, transA, transB);
+  o.lda = std::max(1, transA ? b.d.m : b.d.k), o.ldb = std::max(1, transB ? b.d.k : b.d.n), o.ldc = b.d.n;
+  o.sizeA = memory::dim(b.sizeA), o.sizeB = memory::dim(b.sizeB), o.sizeC = memory::dim(b.sizeC);
+  auto item = [&](size_t i0, size_t count, float itemBeta) {
+    Operands part = o;
+    part.a += b.batchA == 1 ? 0 : i0 * b.sizeA;
+    part.b += b.batchB == 1 ? 0 : i0 * b.sizeB;
+    part.c += b.batchC == 1 ? 0 : i0 * b.sizeC;
+    product(part, memory::dim(count), b.d.m, b.d.n, b.d.k, transA, transB, alpha, itemBeta);
+  };
+  // A result batch of 1 sums the products (the gradient of a broadcast operand): in order, on one thread.
+  if(b.batchC == 1) {
+    for(size_t i = 0; i < b.batch; ++i)
+      item(i, 1, i > 0 ? 1.f : beta);
+    return;
+  }
+  bool sameBatches = b.batchA == b.batch && b.batchB == b.batch;  // else one product at a time (a broadcast operand)
+  size_t perProduct = size_t(b.d.m) * b.d.n * std::max(b.d.k, 1);
+  parallelRanges(b.batch, kParallelProduct / (perProduct ? perProduct : 1) + 1, [&](size_t i0, size_t i1) {
+    if(sameBatches)
+      return item(i0, i1 - i0, beta);
+    for(size_t i = i0; i < i1; ++i)
+      item(i, 1, beta);
+  });
+}
+
+}  // namespace cpu
+}  // namespace marian
