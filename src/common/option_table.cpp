@@ -41,7 +41,14 @@ const std::vector<Spec>& specs() {
        "float32 float32; bfloat16 float32 (not Marian's: products read bfloat16 and sum in float32, on CPUs "
        "with AVX512-BF16 or AMX and on GPUs); float16 float32 (GPUs). Optimization, the parameters and the "
        "gradients stay float32"},
-      {"fp16", "", kFlag, "false", kTrain, "Shortcut for --precision float16 float32 --cost-scaling (Marian's; GPUs)"},
+      {"fp16", "", kFlag, "false", kTrain,
+       "Shortcut for --precision float16 float32 --cost-scaling 8 10000 1 8 (Marian's; GPUs)"},
+      {"cost-scaling", "", kStrings, "[]", kTrain,
+       "Dynamic cost scaling (Marian's): factor, frequency, multiplier, minimum factor. The cost is multiplied by "
+       "the factor before backward and the gradient divided by it; an update whose gradient is not finite is "
+       "skipped and the factor divided by the multiplier (not below the minimum; Marian applies such an update "
+       "with its NaNs zeroed at the minimum), and multiplied by it after FREQUENCY finite updates. Synchronous "
+       "training with the dense exchange", "8 10000 1 8"},
       {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
       {"mini-batch", "", Int(1, 1e7), "1", kTranslate, "Sentences per mini-batch (Marian's decoder: 1)"},
       {"maxi-batch", "", Int(1, 1e6), "100", kTrain, "Mini-batches read ahead and sorted by length"},

@@ -4,6 +4,7 @@
 #include "tensors/devices_from_options.h"
 #include "training/exchange/gradient_allreducer.h"
 #include "training/exchange/outer_rounds.h"
+#include "training/graph_groups/cost_scaling.h"
 #include "training/graph_groups/mixed_precision.h"
 
 namespace marian {
@@ -36,9 +37,12 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
   setBlasThreads(devicesFromOptions(o));
   setGpuTf32(o.get<bool>("tf32"));
   productTypeFromOptions(o, devicesFromOptions(o));  // (checks the options before any device starts)
+  bool costScaling = CostScaling::fromOptions(o).has_value();
   uint64_t localSteps = OuterRounds::localSteps(o);  // (checks its options)
   if(o.get<bool>("multi-node")) {
     ABORT_IF(!mpi, "--multi-node needs MPI: start it with mpirun");
+    ABORT_IF(costScaling, "--cost-scaling (--fp16) runs with synchronous training (--sync-sgd or one device), not the "
+                          "parameter server (--multi-node)");
     ABORT_IF(o.get<int>("powersgd-rank") > 0 || sendsOneBit(o),
              "--powersgd-rank, --onebit-adam and --zero-one-adam compress sync-SGD's allreduce (--sync-sgd); the parameter server "
              "(--multi-node) drops gradients with --grad-dropping-rate");
@@ -53,6 +57,8 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
            "--local-steps trains with --sync-sgd (the devices of a rank synchronised, the ranks apart)");
   if(devices.size() == 1 || o.get<bool>("sync-sgd"))
     return createSyncGraphGroup(o, srcVocab, trgVocab, seed, devices, mpi);
+  ABORT_IF(costScaling, "--cost-scaling (--fp16) runs with synchronous training: add --sync-sgd for {} devices",
+           devices.size());
   return createAsyncGraphGroup(o, srcVocab, trgVocab, seed, devices);
 }
 

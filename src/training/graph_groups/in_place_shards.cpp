@@ -1,6 +1,7 @@
 #include "training/graph_groups/in_place_shards.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/parallel.h"
 #include "common/timeline.h"
@@ -48,21 +49,25 @@ void InPlaceShards::addToGradients(const std::vector<float>& values) {
   }
 }
 
-void InPlaceShards::step(float lr, float clipNorm, uint64_t update) {
+bool InPlaceShards::step(float lr, float clipNorm, uint64_t update, float unscale, bool skipNotFinite) {
   size_t n = shards_.size();
   std::vector<double> squares(n);
   parallelFor(n, [&](size_t k) { squares[k] = kernels::squaredNorm(shard(k, k, true)); });
   double squaredNorm = 0;
   for(double s : squares)
     squaredNorm += s;
-  float clip = clipFactor(squaredNorm, clipNorm, update);
+  squaredNorm *= double(unscale) * double(unscale);
+  if(skipNotFinite && !std::isfinite(squaredNorm))
+    return false;
+  float factor = clipFactor(squaredNorm, clipNorm, update) * unscale;
   parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
     timeline::Span span("update", "update");
     Tensor grads = shard(k, k, true);
-    if(clip != 1.f)
-      kernels::scale(grads, clip);
+    if(factor != 1.f)
+      kernels::scale(grads, factor);
     shards_[k]->update(grads, lr);
   });
+  return true;
 }
 
 void InPlaceShards::allGather() {

@@ -25,8 +25,10 @@ public:
   // `values` (all n of them, on the host) added into the gradient shards.
   void addToGradients(const std::vector<float>& values);
   // The optimizer step on every shard (each on its device's thread) after one norm over all:
-  // `update` counts from 0 (it names a divergence).
-  void step(float lr, float clipNorm, uint64_t update);
+  // `update` counts from 0 (it names a divergence). The gradient is multiplied by `unscale` first
+  // (cost scaling's 1/factor); with skipNotFinite a gradient that is not finite is left as it is
+  // and false returned (otherwise that is a divergence, an error).
+  bool step(float lr, float clipNorm, uint64_t update, float unscale = 1.f, bool skipNotFinite = false);
   // Every device copies every other device's shard.
   void allGather();
 };

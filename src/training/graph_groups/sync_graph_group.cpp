@@ -24,6 +24,7 @@
 #include "common/timeline.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
+#include "training/graph_groups/cost_scaling.h"
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
 #include "training/exchange/gradient_allreducer.h"
@@ -48,7 +49,15 @@ public:
                  const std::vector<Device>& devices, Transport* ranks)
       : options_(o), normalizeGradient_(o.get<bool>("normalize-gradient")), clipNorm_(o.get<float>("clip-norm")),
         emaAlpha_(o.get<float>("exponential-smoothing")), seed_(seed),
-        transport_(ranks && ranks->size() > 1 ? ranks : nullptr) {
+        transport_(ranks && ranks->size() > 1 ? ranks : nullptr), costScaling_(CostScaling::fromOptions(o)) {
+    if(costScaling_) {
+      ABORT_IF(transport_ && (o.get<float>("compression-density") < 1.f || o.get<int>("powersgd-rank") > 0 ||
+                              sendsOneBit(o) || o.get<int>("local-steps") > 0),
+               "--cost-scaling (--fp16) needs the dense exchange across ranks: every rank must see the same summed "
+               "gradient to agree on skipping an update (no --compression-density, --powersgd-rank, --onebit-adam, "
+               "--zero-one-adam or --local-steps)");
+      LOG(info, "[training] {}", costScaling_->describe());
+    }
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
   }
@@ -130,6 +139,8 @@ public:
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
     size_t n = workers_.size();
     float scale = gradientScale(normalizeGradient_, normalizeGradient_ ? labelsOfEveryRank(batch) : 0);
+    float costFactor = costScaling_ ? costScaling_->factor() : 1.f;
+    scale *= costFactor;
     std::vector<double> ce(n, 0.0);
     // which devices compute (a batch smaller than the devices leaves some without sentences)
     std::vector<std::vector<Batch>> shares(n);
@@ -191,9 +202,14 @@ public:
       heldBack_.clear();
     }
     // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
-    shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update);
-    shards_->allGather();
-    auto stepped = std::chrono::steady_clock::now();
+    bool stepped = shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update,
+                                 1.f / costFactor, /*skipNotFinite=*/bool(costScaling_));
+    if(costScaling_ && !costScaling_->afterGradient(stepped))
+      LOG(warn, "[training] The gradient of update {} is not finite with cost scaling {}: update skipped, the factor is now {}",
+          update + 1, costFactor, costScaling_->factor());
+    if(stepped)
+      shards_->allGather();
+    auto steppedAt = std::chrono::steady_clock::now();
     if(rounds_) {
       ++updatesSinceStatus_;
       if(rounds_->afterUpdate(update, parameterAccess()))
@@ -208,7 +224,7 @@ public:
     }
     if(transport_)  // the wait: the exchange's (with buckets, what backward did not hide), or the outer step's
       transport_->noteStep(seconds(begin, computed),
-                           seconds(computed, exchanged) + seconds(stepped, std::chrono::steady_clock::now()));
+                           seconds(computed, exchanged) + seconds(steppedAt, std::chrono::steady_clock::now()));
 
     StepStats stats;
     for(double c : ce)
@@ -360,6 +376,7 @@ private:
   float clipNorm_, emaAlpha_;
   uint64_t seed_;
   Transport* transport_;  // null on one rank
+  std::optional<CostScaling> costScaling_;  // --cost-scaling, --fp16
   std::unique_ptr<GradientAllreducer> allreducer_;
   std::unique_ptr<LocalReplicas> replicas_;  // local gradients or local steps: the ranks' copies
   std::unique_ptr<OuterRounds> rounds_;      // local steps (--local-steps)

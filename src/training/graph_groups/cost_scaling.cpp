@@ -1,0 +1,69 @@
+#include "training/graph_groups/cost_scaling.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/format.h"
+
+namespace marian {
+
+namespace {
+// Marian v1.12's --fp16: --cost-scaling 8.f 10000 1.f 8.f (a constant factor of 8)
+const std::vector<std::string> kMarianDefault = {"8", "10000", "1", "8"};
+}  // namespace
+
+CostScaling::CostScaling(float factor, uint64_t frequency, float multiplier, float minimum)
+    : factor_(factor), frequency_(frequency), multiplier_(multiplier), minimum_(minimum) {
+  ABORT_IF(!(factor > 0.f) || !std::isfinite(factor), "--cost-scaling: the factor must be a positive number, not {}", factor);
+  ABORT_IF(frequency == 0, "--cost-scaling: the frequency must be at least 1 update");
+  ABORT_IF(!(multiplier >= 1.f) || !std::isfinite(multiplier), "--cost-scaling: the multiplier must be >= 1, not {}",
+           multiplier);
+  ABORT_IF(!(minimum > 0.f) || minimum > factor, "--cost-scaling: the minimum must be in (0, factor {}], not {}", factor,
+           minimum);
+}
+
+std::optional<CostScaling> CostScaling::fromOptions(const Options& o) {
+  std::vector<std::string> v = o.get<std::vector<std::string>>("cost-scaling");
+  if(v.empty() && o.get<bool>("fp16"))
+    v = kMarianDefault;
+  if(v.empty())
+    return std::nullopt;
+  ABORT_IF(v.size() > 4, "--cost-scaling takes up to 4 values (factor, frequency, multiplier, minimum), got {}", v.size());
+  for(size_t i = v.size(); i < 4; ++i)
+    v.push_back(kMarianDefault[i]);
+  auto number = [&](size_t i, const char* what) {
+    try {
+      size_t end = 0;
+      double x = std::stod(v[i], &end);
+      if(end == v[i].size() || (end + 1 == v[i].size() && v[i][end] == 'f'))  // Marian writes 8.f
+        return x;
+    } catch(const std::exception&) {
+    }
+    ABORT("--cost-scaling: the {} '{}' is not a number", what, v[i]);
+  };
+  double frequency = number(1, "frequency");
+  ABORT_IF(frequency < 1 || frequency != std::floor(frequency), "--cost-scaling: the frequency must be a whole number of updates, not {}",
+           v[1]);
+  return CostScaling(float(number(0, "factor")), uint64_t(frequency), float(number(2, "multiplier")),
+                     float(number(3, "minimum")));
+}
+
+bool CostScaling::afterGradient(bool finite) {
+  if(!finite) {
+    factor_ = std::max(minimum_, factor_ / multiplier_);
+    finiteInARow_ = 0;
+    return false;
+  }
+  if(++finiteInARow_ % frequency_ == 0)
+    factor_ *= multiplier_;
+  return true;
+}
+
+std::string CostScaling::describe() const {
+  return format("cost scaling: factor {}, x{} after {} finite updates, /{} after one that is not (minimum {})",
+                factor_, multiplier_, frequency_, multiplier_, minimum_);
+}
+
+}  // namespace marian
