@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <memory>
 
+#include <immintrin.h>
+
 #include "random_values.h"
 #include "tensors/arena.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
+#include "tensors/product_precision.h"
 
 namespace marian {
 namespace {
@@ -174,6 +177,55 @@ TEST_F(GpuParity, GemmOnTf32TensorCoresOnlyWhenAsked) {
     EXPECT_GT(relativeError(C), 5e-5) << "--tf32 asked for, but the products have FP32's precision";
   kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
   EXPECT_LT(relativeError(C), 1e-5) << "gemm in FP32 after TF32 was turned off";
+}
+
+// --precision bfloat16 / float16: the GPU's products (cuBLAS's fast compute types, inputs rounded
+// on the tensor cores, FP32 sums) against the CPU's exact rounding of the inputs summed in FP32:
+// bfloat16 by the CPU's own bfloat16 products, float16 by rounding the inputs with F16C first.
+// The rounding must show against FP32 products (relative 2-norm errors of about 2e-3 and 3e-4 for
+// normal inputs: each input's rounding error is about 0.4 of 2^-8, resp. 2^-11, in RMS); the
+// conversion kernel rounds as the CPU's.
+TEST_F(GpuParity, GemmInBfloat16AndFloat16Products) {
+  int m = 64, k = 512, n = 48;
+  std::vector<float> a = randomValues(size_t(m) * k, 41), b = randomValues(size_t(k) * n, 42);
+  Twin A = twin({m, k}, a), B = twin({k, n}, b), C = twin({m, n}), exact = twin({m, n});
+  kernels::gemm(exact.cpu, A.cpu, B.cpu, false, false, 1.f, 0.f);
+  auto relativeError = [](const std::vector<float>& x, const std::vector<float>& y) {
+    double diff = 0, norm = 0;
+    for(size_t i = 0; i < x.size(); ++i) {
+      diff += double(x[i] - y[i]) * (x[i] - y[i]);
+      norm += double(y[i]) * y[i];
+    }
+    return std::sqrt(diff / norm);
+  };
+  {
+    ProductPrecisionScope scope(ProductType::bfloat16);
+    kernels::gemm(C.cpu, A.cpu, B.cpu, false, false, 1.f, 0.f);
+    kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  }
+  expectSame(C, 1e-4f, "gemm with bfloat16 products");
+  EXPECT_GT(relativeError(kernels::toHost(C.gpu), kernels::toHost(exact.cpu)), 1e-3) << "no bfloat16 rounding";
+  FlatBuffer lowCpu(cpuDevice(), Type::bfloat16, a.size()), lowOther(other_, Type::bfloat16, a.size());
+  kernels::convert(lowCpu.all(), A.cpu.reshaped(Shape({int(a.size())})));
+  kernels::convert(lowOther.all(), A.gpu.reshaped(Shape({int(a.size())})));
+  Twin back = twin({int(a.size())});
+  kernels::convert(back.cpu, lowCpu.all());
+  kernels::convert(back.gpu, lowOther.all());
+  expectSame(back, 0.f, "float32 -> bfloat16 -> float32");
+  if(other_.type != DeviceType::gpu)
+    return;  // float16 products are the GPU's alone
+  std::vector<float> a16 = a, b16 = b;
+  for(std::vector<float>* v : {&a16, &b16})
+    for(float& x : *v)
+      x = _cvtsh_ss(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+  Twin A16 = twin({m, k}, a16), B16 = twin({k, n}, b16);
+  kernels::gemm(C.cpu, A16.cpu, B16.cpu, false, false, 1.f, 0.f);
+  {
+    ProductPrecisionScope scope(ProductType::float16);
+    kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  }
+  expectSame(C, 1e-4f, "gemm with float16 products");
+  EXPECT_GT(relativeError(kernels::toHost(C.gpu), kernels::toHost(exact.cpu)), 1e-4) << "no float16 rounding";
 }
 
 TEST_F(GpuParity, UnaryForwardAndBackward) {
