@@ -94,6 +94,13 @@ TEST(Bfloat16, RoundsToNearestEvenAsTheHardware) {
   kernels::convert(hostTensor(back, Shape({int(v.size())})), low.all());
   for(size_t i = 0; i < v.size(); ++i)
     ASSERT_EQ(back[i], float(rounded(v[i])));
+  // in place (a product's output gradient): the first half of the same memory
+  std::vector<float> same = v;
+  Tensor f32 = hostTensor(same, Shape({int(same.size())}));
+  kernels::convert(Tensor(f32.data, f32.shape, Type::bfloat16, f32.device), f32);
+  const uint16_t* inPlace = reinterpret_cast<const uint16_t*>(same.data());
+  for(size_t i = 0; i < v.size(); ++i)
+    ASSERT_EQ(inPlace[i], cpu::roundToBfloat16(v[i])) << "in place, at " << i;
 }
 
 // C = alpha op(A) op(B) + beta C with the thread's products in bfloat16: the exact sum of the rounded

@@ -162,14 +162,14 @@ ProductPrecisionScope ExpressionGraph::productPrecision() const {
   return ProductPrecisionScope(productType_);
 }
 
-Tensor ExpressionGraph::roundedOnce(Tensor t) {
+void ExpressionGraph::releaseWorkspace() { workspace_->releaseMemory(); }
+
+Tensor ExpressionGraph::roundInPlace(Tensor t) {
   if(productType_ != ProductType::bfloat16 || t.device.type != DeviceType::cpu || t.type != Type::float32)
     return t;
-  if(!roundedOnce_ || roundedOnce_->size() < t.size())
-    roundedOnce_ = std::make_unique<FlatBuffer>(device_, Type::bfloat16, t.size());
-  Tensor copy(roundedOnce_->all().data, t.shape, Type::bfloat16, device_);
-  kernels::convert(copy, t);
-  return copy;
+  Tensor rounded(t.data, t.shape, Type::bfloat16, t.device);
+  kernels::convert(rounded, t);
+  return rounded;
 }
 
 void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows) {

@@ -28,10 +28,14 @@ public:
   // the products read.
   void setProductType(ProductType type) { productType_ = type; }
   ProductType productType() const { return productType_; }
-  // `t` rounded to bfloat16 when this graph's CPU products read bfloat16, else `t` itself: for an
-  // operand of two products (a product's output gradient), rounded once. The copy lives in one
-  // buffer of the graph, valid until the next call.
-  Tensor roundedOnce(Tensor t);
+  // `t` rounded to bfloat16 in its own memory when this graph's CPU products read bfloat16 (the
+  // returned view is its first half; t's float32 values are gone), else `t` itself: an operand of
+  // two products that nothing reads afterwards (a product's output gradient), rounded once with no
+  // memory of its own.
+  Tensor roundInPlace(Tensor t);
+  // Frees the workspace's memory while the graph is idle: its nodes'
+  // values and gradients are dead until the next forward, which takes the memory again.
+  void releaseWorkspace();
   Workspace& workspace() { return *workspace_; }
 
   // --- leaves ---------------------------------------------------------------------------------
@@ -121,7 +125,6 @@ private:
   Parameters params_;
   ProductType productType_ = ProductType::float32;
   std::unique_ptr<FlatBuffer> roundedParams_;  // the parameters in bfloat16, refreshed by each forward (CPU)
-  std::unique_ptr<FlatBuffer> roundedOnce_;
   std::unique_ptr<Workspace> workspace_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };

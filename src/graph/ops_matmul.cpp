@@ -24,12 +24,12 @@ Shape dotShape(Expr a, Expr b, bool transA, bool transB) {
 }
 
 // Accumulates the gradients of C = s * op(A) op(B) for a single or batched product. dC, read by
-// both, is rounded to the graph's product type once.
+// both and by nothing after them, is rounded to the graph's product type once, in place.
 template <class Gemm>
 void productGrad(ExpressionGraph& graph, Gemm gemm, Tensor dA, Tensor dB, Tensor A, Tensor B, Tensor dC, bool transA,
                  bool transB, float s) {
   if(!dA.empty() && !dB.empty())
-    dC = graph.roundedOnce(dC);
+    dC = graph.roundInPlace(dC);
   if(!dA.empty()) {
     if(transA)
       gemm(dA, B, dC, transB, true, s, 1.f);
@@ -123,10 +123,10 @@ public:
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
   }
   void backward() override {
+    if(child(2)->needsGrad())  // first: the products may round grad_ in place
+      kernels::add(child(2)->grad(), grad_);
     productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
                 false, transW_, 1.f);
-    if(child(2)->needsGrad())
-      kernels::add(child(2)->grad(), grad_);
   }
 
 private:

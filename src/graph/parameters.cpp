@@ -54,14 +54,14 @@ void Parameters::allocate() {
   }
   // A mistyped dimension (--dim-emb 2000000000 is refused by its range, 65536 x a large
   // vocabulary is not) must be an error naming the size, not an allocation the kernel kills.
-  double bytes = 2.0 * double(offset) * sizeof(float);  // values and gradients
+  double bytes = 2.0 * double(offset) * sizeof(float);  // values and (once trained) gradients
   double memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   ABORT_IF(device_.type == DeviceType::cpu && memory > 0 && bytes > memory,
            "The model has {} parameters, {} GB for their values and gradients on one device, more than this "
            "machine's {} GB of memory: check --dim-emb, --dim-vocabs, --transformer-dim-ffn, --dim-rnn and the depths",
            offset, formatNumber("%.1f", bytes / 1e9), formatNumber("%.1f", memory / 1e9));
   values_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
-  grads_ = std::make_unique<FlatBuffer>(device_, Type::float32, offset);
+  grads_.reset();  // made on first use: a graph that only infers (decoding, validation) has none
   layoutSize_ = entries_.size();
 
   for(size_t i = 0; i < entries_.size(); ++i) {
@@ -88,7 +88,13 @@ Tensor Parameters::value(size_t i) const {
 Tensor Parameters::grad(size_t i) const {
   ABORT_IF(i >= layoutSize_, "Parameter '{}' has no memory yet (allocate() first)",
            i < entries_.size() ? entries_[i].name : std::to_string(i));
-  return grads_->view(entries_[i].offset, entries_[i].shape);
+  return gradBuffer().view(entries_[i].offset, entries_[i].shape);
+}
+
+FlatBuffer& Parameters::gradBuffer() const {
+  if(!grads_)
+    grads_ = std::make_unique<FlatBuffer>(device_, Type::float32, values_->size());
+  return *grads_;
 }
 
 Tensor Parameters::values() const {
@@ -97,13 +103,17 @@ Tensor Parameters::values() const {
 }
 
 Tensor Parameters::grads() const {
-  ABORT_IF(!grads_, "Parameters are not allocated yet");
-  return grads_->all();
+  ABORT_IF(!values_, "Parameters are not allocated yet");
+  return gradBuffer().all();
 }
 
 void Parameters::zeroGrads() {
+  if(!values_)
+    return;
   if(grads_)
     backendFor(device_).zero(grads_->all().data, grads_->size() * sizeof(float));
+  else
+    gradBuffer();  // made zeroed
 }
 
 std::vector<NpzItem> Parameters::toNpzItems(const std::vector<float>& values) const {

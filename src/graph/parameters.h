@@ -75,8 +75,12 @@ private:
   uint64_t seed_;
   std::vector<Entry> entries_;  // in declaration order; index() refers to this
   std::map<std::string, size_t> byName_;
+  // the gradients, made (zeroed) on first use: graphs that never run backward have none
+  FlatBuffer& gradBuffer() const;
+
   size_t layoutSize_ = 0;  // how many entries the current buffers hold
-  std::unique_ptr<FlatBuffer> values_, grads_;
+  std::unique_ptr<FlatBuffer> values_;
+  mutable std::unique_ptr<FlatBuffer> grads_;
 };
 
 }  // namespace marian

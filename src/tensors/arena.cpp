@@ -62,9 +62,10 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
            "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
            "(at least {} MB); raise --workspace or lower the mini-batch size",
            device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
-  if(offset_ + bytes > chunks_.back().size) {
-    // geometric growth: a batch that needs much more than the first chunk takes few chunks
-    size_t size = std::max(bytes, capacity());
+  if(chunks_.empty() || offset_ + bytes > chunks_.back().size) {
+    // geometric growth: a batch that needs much more than the first chunk takes few chunks;
+    // after releaseMemory, one chunk as reset() would make it
+    size_t size = std::max(bytes, chunks_.empty() ? mergedSize() : capacity());
     chunks_.push_back({static_cast<char*>(backend_.allocate(size)), size});
     offset_ = 0;
   }
@@ -84,18 +85,32 @@ void Workspace::release(Tensor t) {
   released_[bytesFor(t.shape, t.type)].push_back(static_cast<char*>(t.data));
 }
 
+size_t Workspace::mergedSize() const {
+  // 25% headroom over the peak: batches vary in length, and every new block costs page faults
+  size_t total = alignUp(std::max<size_t>(peak_ + peak_ / 4, kAlign));
+  if(limit_)
+    total = std::min(total, std::max(alignUp(limit_), alignUp(peak_)));
+  return total;
+}
+
 void Workspace::reset() {
   released_.clear();
   if(chunks_.size() > 1) {
-    // one chunk with 25% headroom: batches vary in length, and every new block costs page faults
-    size_t total = alignUp(peak_ + peak_ / 4);
-    if(limit_)
-      total = std::min(total, std::max(alignUp(limit_), alignUp(peak_)));
+    size_t total = mergedSize();
     for(Chunk& c : chunks_)
       backend_.release(c.data);
     chunks_.clear();
     chunks_.push_back({static_cast<char*>(backend_.allocate(total)), total});
   }
+  offset_ = 0;
+  used_ = 0;
+}
+
+void Workspace::releaseMemory() {
+  released_.clear();
+  for(Chunk& c : chunks_)
+    backend_.release(c.data);
+  chunks_.clear();
   offset_ = 0;
   used_ = 0;
 }

@@ -53,6 +53,9 @@ public:
   // What allocate takes of the workspace for a tensor (its bytes, aligned).
   static size_t bytesFor(const Shape& shape, Type type);
   void reset();
+  // Frees every chunk while the workspace is idle (its tensors are dead), so that another graph
+  // (validation) or a save can use the memory; the next allocation takes one chunk of the peak's size.
+  void releaseMemory();
 
   Device device() const { return device_; }
   size_t used() const { return used_; }
@@ -64,6 +67,7 @@ private:
     char* data;
     size_t size;
   };
+  size_t mergedSize() const;
   Backend& backend_;
   Device device_;
   size_t limit_;

@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -12,7 +13,13 @@ namespace {
 
 class CpuBackend : public Backend {
 public:
-  explicit CpuBackend(int id) : id_(id) {}
+  explicit CpuBackend(int id) : id_(id) {
+    // Blocks from 4 MiB on are mapped and unmapped on their own, always: glibc would otherwise
+    // raise its threshold to the size of a freed mapped block (up to 32 MiB) and serve the next
+    // ones from its heap, which keeps freed workspaces and decoder states resident.
+    static const bool fixed = mallopt(M_MMAP_THRESHOLD, 4 << 20) == 1;
+    (void)fixed;
+  }
   Device device() const override { return cpuDevice(id_); }
 
   void* allocate(size_t bytes) override {

@@ -27,7 +27,7 @@ inline float bfloat16ToFloat(uint16_t b) {
   return f;
 }
 
-// dst[i] = roundToBfloat16(src[i]) for i < n, on the calling thread
+// dst[i] = roundToBfloat16(src[i]) for i < n, on the calling thread; dst may be src (in place)
 void roundToBfloat16(uint16_t* dst, const float* src, size_t n);
 
 }  // namespace cpu

@@ -154,6 +154,7 @@ __global__ void dropoutRowsKernel(float* y, const float* x, const int* maskRow, 
 void convert(Tensor dst, Tensor src) {
   ABORT_IF(dst.size() != src.size() || dst.device != src.device, "convert: {} values on {} into {} on {}", src.size(),
            src.device.toString(), dst.size(), dst.device.toString());
+  ABORT_IF(dst.data == src.data && dst.type != src.type, "convert: not in place on a GPU");
   const Context& c = context(dst);
   size_t n = dst.size();
   if(n == 0)

@@ -53,6 +53,10 @@ public:
   // parameters differ (--local-gradients), values() then gives their mean (until the next
   // update); training is not changed by it.
   virtual void prepareValidation() {}
+  // Frees the devices' activation memory between updates, so that validation and saving do not
+  // add theirs to it (the next update takes it again). Groups whose devices compute between the
+  // trainer's calls (async) keep theirs.
+  virtual void releaseWorkspaces() {}
 
   // Multi-node: this process's rank among `ranks` nodes (one node: 0 of 1).
   virtual int rank() const { return 0; }

@@ -236,6 +236,11 @@ public:
 
   const Parameters& layout() override { return workers_[0]->params(); }
 
+  void releaseWorkspaces() override {
+    for(auto& w : workers_)
+      w->graph().releaseWorkspace();
+  }
+
   // Local gradients: rank 0 validates the mean of the ranks' copies; nothing changes them.
   void prepareValidation() override {
     if(!replicas_)

@@ -243,6 +243,7 @@ private:
       state_.lastValidated = state_.batches;
       return false;
     }
+    graphGroup_->releaseWorkspaces();
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
@@ -266,6 +267,7 @@ private:
     if(rank_ != 0 && !collective)
       return;
     data.recordPosition(state_);
+    graphGroup_->releaseWorkspaces();
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too

@@ -138,6 +138,7 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
     labels += batch.trgWords;
     sentences += size_t(batch.sentences);
   }
+  graph_->releaseWorkspace();  // its activations would otherwise stay beside training's
   std::vector<std::string> hyps;
   std::unique_ptr<TemporaryFile> temporary;
   std::string outputFile = fillTemplate(options_.get<std::string>("valid-translation-output"), state);
