@@ -252,14 +252,14 @@ TEST(Options, WrittenConfigHoldsOnlyMarianKeysWhileOursHaveDefaults) {
 // where none changes a result here), an error naming option and value when they ask for more.
 TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
-        "check-nan: true\nprecision: [float32, float32]\n"
+        "check-nan: true\nright-left: false\n"
         "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
         "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--precision", "float32", "float32",
+  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--right-left=false",
                      "--lr-decay-strategy", "batches"});
   EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
-          {"precision: [float16, float32]\n", "'precision: [float16, float32]'"},
+          {"right-left: true\n", "'right-left: true'"},
           {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},
           {"logical-epoch: [2e]\n", "'logical-epoch: [2e]'"},
           {"lr-decay: 0.5\n", "'lr-decay: 0.5'"}}) {

@@ -56,7 +56,10 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"exponential-smoothing-replace-freq", "0"}, {"guided-alignment", "none"}, {"guided-alignment-cost", "*"},
     {"guided-alignment-weight", "*"}, {"data-weighting", "\"\""}, {"data-weighting-type", "*"},
     {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
-    {"embedding-fix-trg", "false"}, {"throw-on-divergence", "[]"}, {"custom-fallbacks", "*"},
+    {"embedding-fix-trg", "false"},
+    // marian-decoder's (marian's are options here): decoding runs in float32
+    {"fp16", "false"}, {"precision", "[float32]|[float32, float32]"},
+    {"throw-on-divergence", "[]"}, {"custom-fallbacks", "*"},
     {"fp16-fallback-to-fp32", "*"}, {"recover-from-fallback-after", "*"}, {"gradient-norm-average-window", "*"},
     {"dynamic-gradient-scaling", "[]"}, {"check-gradient-nan", "false"},
     {"normalize-gradient-by-ratio", "false"}, {"train-embedder-rank", "[]"}, {"task", "[]"},

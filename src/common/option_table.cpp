@@ -41,9 +41,9 @@ const std::vector<Spec>& specs() {
        "float32 float32; bfloat16 float32 (not Marian's: products read bfloat16 and sum in float32, on CPUs "
        "with AVX512-BF16 or AMX and on GPUs); float16 float32 (GPUs). Optimization, the parameters and the "
        "gradients stay float32"},
-      {"fp16", "", kFlag, "false", kTrain,
+      {"fp16", "", kFlag, "false", kTrain | kOurs,
        "Shortcut for --precision float16 float32 --cost-scaling 8 10000 1 8 (Marian's; GPUs)"},
-      {"cost-scaling", "", kStrings, "[]", kTrain,
+      {"cost-scaling", "", kStrings, "[]", kTrain | kOurs,
        "Dynamic cost scaling (Marian's): factor, frequency, multiplier, minimum factor. The cost is multiplied by "
        "the factor before backward and the gradient divided by it; an update whose gradient is not finite is "
        "skipped and the factor divided by the multiplier (not below the minimum; Marian applies such an update "
