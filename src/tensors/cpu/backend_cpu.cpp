@@ -1,5 +1,8 @@
-#include <malloc.h>
 #include <sys/mman.h>
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include <cstdlib>
 #include <cstring>
@@ -13,30 +16,49 @@ namespace {
 
 class CpuBackend : public Backend {
 public:
-  explicit CpuBackend(int id) : id_(id) {
-    // Blocks from 4 MiB on are mapped and unmapped on their own, always: glibc would otherwise
-    // raise its threshold to the size of a freed mapped block (up to 32 MiB) and serve the next
-    // ones from its heap, which keeps freed workspaces and decoder states resident.
-    static const bool fixed = mallopt(M_MMAP_THRESHOLD, 4 << 20) == 1;
-    (void)fixed;
-  }
+  explicit CpuBackend(int id) : id_(id) {}
   Device device() const override { return cpuDevice(id_); }
 
   void* allocate(size_t bytes) override {
     // 256-byte alignment, as cudaMalloc gives: arenas can then align sub-allocations the same
-    // way on every device. Large blocks (workspaces, parameter buffers) get 2 MiB huge pages:
-    // a training step streams hundreds of MB of activations, and 4 KiB pages make that
-    // TLB-bound (measured: element-wise backward ops ran 4-8x slower than on warm small arrays).
+    // way on every device. Large blocks (workspaces, parameter buffers) are mapped on their own,
+    // 2 MiB-aligned with huge pages: a training step streams hundreds of MB of activations, and
+    // 4 KiB pages make that TLB-bound (measured: element-wise backward ops ran 4-8x slower than on
+    // warm small arrays); and unmapped when released, so that memory freed between updates goes
+    // back to the system without touching malloc (whose threshold would rise after freeing a
+    // mapped block, and then keep the libraries' large buffers, oneDNN's, in its heap).
     const size_t huge = size_t(2) << 20;
-    size_t align = bytes >= 2 * huge ? huge : 256;
-    size_t rounded = (bytes + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, rounded ? rounded : align);
-    ABORT_IF(!p, "Out of host memory allocating {} bytes on {}", bytes, device().toString());
-    if(align == huge)
+    if(bytes >= 2 * huge) {
+      size_t rounded = (bytes + huge - 1) / huge * huge, span = rounded + huge;
+      void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      ABORT_IF(raw == MAP_FAILED, "Out of host memory allocating {} bytes on {}", bytes, device().toString());
+      char* begin = static_cast<char*>(raw);
+      char* p = begin + (huge - reinterpret_cast<uintptr_t>(begin) % huge) % huge;  // the aligned part
+      if(p > begin)
+        munmap(begin, size_t(p - begin));
+      if(begin + span > p + rounded)
+        munmap(p + rounded, size_t(begin + span - (p + rounded)));
       madvise(p, rounded, MADV_HUGEPAGE);
+      std::lock_guard<std::mutex> lock(mutex_);
+      mapped_[p] = rounded;
+      return p;
+    }
+    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + (bytes == 0 ? 256 : 0));
+    ABORT_IF(!p, "Out of host memory allocating {} bytes on {}", bytes, device().toString());
     return p;
   }
-  void release(void* ptr) override { std::free(ptr); }
+  void release(void* ptr) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = mapped_.find(ptr);
+      if(it != mapped_.end()) {
+        munmap(ptr, it->second);
+        mapped_.erase(it);
+        return;
+      }
+    }
+    std::free(ptr);
+  }
   void copyFromHost(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copyToHost(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
@@ -49,6 +71,8 @@ public:
 
 private:
   int id_;
+  std::mutex mutex_;
+  std::unordered_map<void*, size_t> mapped_;  // blocks mapped on their own, by their aligned start
 };
 
 }  // namespace
