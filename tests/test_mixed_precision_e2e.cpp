@@ -52,6 +52,14 @@ TEST(CostScaling, ScheduleByHand) {
   marian::CostScaling constant(8.f, 10000, 1.f, 8.f);  // Marian's --fp16 default: a constant 8
   EXPECT_FALSE(constant.afterGradient(false));
   EXPECT_EQ(constant.factor(), 8.f);
+  EXPECT_EQ(constant.skipsInARow(), 1u);
+  EXPECT_FALSE(constant.afterGradient(false));
+  EXPECT_EQ(constant.skipsInARow(), 2u);  // (training ends at kSkipsMeaningDivergence)
+  EXPECT_TRUE(constant.afterGradient(true));
+  EXPECT_EQ(constant.skipsInARow(), 0u);
+  marian::CostScaling growing(1e38f, 1, 1e10f, 1.f);
+  EXPECT_TRUE(growing.afterGradient(true));
+  EXPECT_EQ(growing.factor(), 1e38f) << "grows only while finite";
   EXPECT_THROW(marian::CostScaling(0.f, 1, 2.f, 1.f), std::exception);
   EXPECT_THROW(marian::CostScaling(8.f, 0, 2.f, 1.f), std::exception);
   EXPECT_THROW(marian::CostScaling(8.f, 1, 0.5f, 1.f), std::exception);
@@ -59,16 +67,27 @@ TEST(CostScaling, ScheduleByHand) {
 }
 
 // Multiplying the cost by 2^10 and the gradient by 2^-10 is exact in float32 (no overflow, no
-// underflow here): every Cost as without.
+// underflow here): with plain SGD (whose step is the gradient's size, so a factor left on the
+// gradient would show) every Cost is as without; a factor of 1000 is not exact, Costs to rounding.
 TEST(MixedPrecision, CostScalingByAPowerOfTwoChangesNothingInFloat32) {
-  RunResult plain = train("cs-plain", "--after-batches 20 --clip-norm 1");
-  RunResult scaled = train("cs-scaled", "--after-batches 20 --clip-norm 1 --cost-scaling 1024 5 2 1");
+  std::string sgd = "--after-batches 20 --optimizer sgd --learn-rate 0.0005 --clip-norm 0 ";
+  RunResult plain = train("cs-plain", sgd);
+  RunResult scaled = train("cs-scaled", sgd + "--cost-scaling 1024 5 2 1");
+  RunResult thousand = train("cs-thousand", sgd + "--cost-scaling 1000 1000 2 1");
   ASSERT_EQ(plain.status, 0) << plain.log;
   ASSERT_EQ(scaled.status, 0) << scaled.log;
+  ASSERT_EQ(thousand.status, 0) << thousand.log;
   EXPECT_NE(scaled.log.find("cost scaling: factor 1024"), std::string::npos) << scaled.log;
-  auto a = costs(plain.log), b = costs(scaled.log);
+  auto a = costs(plain.log), b = costs(scaled.log), c = costs(thousand.log);
   ASSERT_EQ(a.size(), 4u);
-  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, b) << scaled.log;
+  ASSERT_EQ(c.size(), a.size());
+  bool learns = false;
+  for(size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(std::stod(c[i].second), std::stod(a[i].second), 1e-4 * std::stod(a[i].second)) << "update " << a[i].first;
+    learns = learns || a[i].second != a[0].second;
+  }
+  EXPECT_TRUE(learns) << plain.log;
   EXPECT_TRUE(skipped(scaled.log).empty()) << scaled.log;
 }
 

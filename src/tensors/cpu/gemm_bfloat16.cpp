@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <map>
+#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -52,14 +53,13 @@ private:
 
 // The primitives of one thread. Sizes and leading dimensions are given at run time, so one
 // primitive per (transA, transB, beta) serves batches of every length: creating one per shape
-// costs about half a millisecond, a tenth of an update in new shapes. oneDNN runs single-threaded
-// in each kernel thread, which splits the products as for BLAS.
+// costs 0.07-3.5 ms, a tenth of an update in new shapes. oneDNN runs single-threaded in each
+// kernel thread, which splits the products as for BLAS.
 struct ThreadProducts {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::map<std::tuple<bool, bool, float>, dnnl::matmul> primitives;
   Scratch scratchA, scratchB;
-  ThreadProducts() { omp_set_num_threads(1); }
 
   dnnl::matmul& primitive(bool transA, bool transB, float beta) {
     auto key = std::make_tuple(transA, transB, beta);
@@ -82,9 +82,36 @@ struct ThreadProducts {
   }
 };
 
+// Each thread that multiplies leases one ThreadProducts and returns it when it ends, so that the
+// threads parallelFor starts anew every update find the primitives and scratch of earlier ones.
+std::mutex leasesMutex;
+std::vector<std::unique_ptr<ThreadProducts>> returnedProducts;
+
+struct ProductsLease {
+  std::unique_ptr<ThreadProducts> products;
+  ~ProductsLease() {
+    if(!products)
+      return;
+    std::lock_guard<std::mutex> lock(leasesMutex);
+    returnedProducts.push_back(std::move(products));
+  }
+};
+
 ThreadProducts& threadProducts() {
-  thread_local ThreadProducts products;
-  return products;
+  thread_local ProductsLease lease;
+  if(!lease.products) {
+    {
+      std::lock_guard<std::mutex> lock(leasesMutex);
+      if(!returnedProducts.empty()) {
+        lease.products = std::move(returnedProducts.back());
+        returnedProducts.pop_back();
+      }
+    }
+    if(!lease.products)
+      lease.products = std::make_unique<ThreadProducts>();
+    omp_set_num_threads(1);  // (a setting of each thread)
+  }
+  return *lease.products;
 }
 
 // A float32 operand's bfloat16 values: the parameters' rounded copy, or rounded now into scratch.
@@ -118,11 +145,13 @@ void product(const Operands& o, memory::dim batch, memory::dim m, memory::dim n,
   memory a(desc(memory::data_type::bf16, batch, m, k, o.lda, o.sizeA, transA), p.engine, const_cast<uint16_t*>(o.a));
   memory b(desc(memory::data_type::bf16, batch, k, n, o.ldb, o.sizeB, transB), p.engine, const_cast<uint16_t*>(o.b));
   memory c(desc(memory::data_type::f32, batch, m, n, o.ldc, o.sizeC, false), p.engine, o.c);
-  if(k == 0) {  // an empty sum: C = beta * C (oneDNN refuses K = 0)
+  if(k == 0) {  // an empty sum: C = beta * C, 0 for beta 0 whatever C held (oneDNN refuses K = 0)
     for(memory::dim i = 0; i < batch; ++i)
       for(memory::dim r = 0; r < m; ++r)
-        for(memory::dim j = 0; j < n; ++j)
-          o.c[i * o.sizeC + r * o.ldc + j] *= beta;
+        for(memory::dim j = 0; j < n; ++j) {
+          float& c = o.c[i * o.sizeC + r * o.ldc + j];
+          c = beta == 0.f ? 0.f : c * beta;
+        }
     return;
   }
   memory scale({{1}, memory::data_type::f32, {1}}, p.engine, &alpha);

@@ -44,7 +44,7 @@ std::optional<CostScaling> CostScaling::fromOptions(const Options& o) {
     ABORT("--cost-scaling: the {} '{}' is not a number", what, v[i]);
   };
   double frequency = number(1, "frequency");
-  ABORT_IF(frequency < 1 || frequency != std::floor(frequency), "--cost-scaling: the frequency must be a whole number of updates, not {}",
+  ABORT_IF(frequency < 1 || frequency > 1e15 || frequency != std::floor(frequency), "--cost-scaling: the frequency must be a whole number of updates, not {}",
            v[1]);
   return CostScaling(float(number(0, "factor")), uint64_t(frequency), float(number(2, "multiplier")),
                      float(number(3, "minimum")));
@@ -54,9 +54,11 @@ bool CostScaling::afterGradient(bool finite) {
   if(!finite) {
     factor_ = std::max(minimum_, factor_ / multiplier_);
     finiteInARow_ = 0;
+    ++skipsInARow_;
     return false;
   }
-  if(++finiteInARow_ % frequency_ == 0)
+  skipsInARow_ = 0;
+  if(++finiteInARow_ % frequency_ == 0 && std::isfinite(factor_ * multiplier_))
     factor_ *= multiplier_;
   return true;
 }

@@ -4,7 +4,8 @@
 // factor before backward, so that small gradients survive products read in float16, and the
 // gradient divided by it before the optimizer. An update whose gradient is not finite is skipped
 // and the factor divided by the multiplier (not below the minimum); after FREQUENCY finite updates
-// in a row it is multiplied by the multiplier.
+// in a row it is multiplied by the multiplier (while that stays finite). kSkipsMeaningDivergence
+// skips in a row end training as a divergence.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +21,11 @@ public:
   // default; none when neither is given. Values out of range are errors that name them.
   static std::optional<CostScaling> fromOptions(const Options& o);
 
+  // Skipped updates in a row that mean divergence: an error, the checkpoint kept.
+  static constexpr uint64_t kSkipsMeaningDivergence = 20;
+
   float factor() const { return factor_; }
+  uint64_t skipsInARow() const { return skipsInARow_; }
   // After an update's summed gradient was checked: whether to apply it (false: skip it, the
   // gradient was not finite). Moves the factor as described above.
   bool afterGradient(bool finite);
@@ -30,7 +35,7 @@ private:
   float factor_;
   uint64_t frequency_;
   float multiplier_, minimum_;
-  uint64_t finiteInARow_ = 0;
+  uint64_t finiteInARow_ = 0, skipsInARow_ = 0;
 };
 
 }  // namespace marian

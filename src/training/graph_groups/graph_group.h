@@ -18,6 +18,7 @@ namespace marian {
 struct StepStats {
   double ceSum = 0;  // summed cross-entropy of the target labels
   size_t labels = 0, sentences = 0;
+  bool skipped = false;  // cost scaling skipped the update (its gradient, or cost, was not finite)
 };
 
 class GraphGroup {

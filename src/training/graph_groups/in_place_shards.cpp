@@ -59,7 +59,7 @@ bool InPlaceShards::step(float lr, float clipNorm, uint64_t update, float unscal
   squaredNorm *= double(unscale) * double(unscale);
   if(skipNotFinite && !std::isfinite(squaredNorm))
     return false;
-  float factor = clipFactor(squaredNorm, clipNorm, update) * unscale;
+  float factor = float(double(clipFactor(squaredNorm, clipNorm, update)) * double(unscale));
   parallelFor(n, [&](size_t k) {  // optimizer and moving average on the owned shard
     timeline::Span span("update", "update");
     Tensor grads = shard(k, k, true);

@@ -198,15 +198,23 @@ public:
     }
     auto exchanged = std::chrono::steady_clock::now();
     if(!heldBack_.empty()) {
+      if(costFactor != 1.f)  // in the scaled gradient's units
+        for(float& x : heldBack_)
+          x *= costFactor;
       shards_->addToGradients(heldBack_);
       heldBack_.clear();
     }
     // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
     bool stepped = shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update,
                                  1.f / costFactor, /*skipNotFinite=*/bool(costScaling_));
-    if(costScaling_ && !costScaling_->afterGradient(stepped))
+    if(costScaling_ && !costScaling_->afterGradient(stepped)) {
       LOG(warn, "[training] The gradient of update {} is not finite with cost scaling {}: update skipped, the factor is now {}",
           update + 1, costFactor, costScaling_->factor());
+      ABORT_IF(costScaling_->skipsInARow() >= CostScaling::kSkipsMeaningDivergence,
+               "The gradients of {} updates in a row (the last update {}) were not finite with cost scaling down to {}: "
+               "training diverged; the last saved checkpoint is kept (try a lower --learn-rate or --clip-norm)",
+               costScaling_->skipsInARow(), update + 1, costScaling_->factor());
+    }
     if(stepped)
       shards_->allGather();
     auto steppedAt = std::chrono::steady_clock::now();
@@ -231,6 +239,7 @@ public:
       stats.ceSum += c;
     stats.labels = batch.trgWords;
     stats.sentences = size_t(batch.sentences);
+    stats.skipped = !stepped;
     return stats;
   }
 

@@ -126,8 +126,10 @@ public:
         uint64_t labelsBefore = state_.labelsTotal;
         state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), uint64_t(batch.sentences), batch.trgWords);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
-        display_.add(s.ceSum, s.labels, uint64_t(batch.sentences), batch.trgWords);
-        ABORT_IF(!std::isfinite(s.ceSum),
+        bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
+        display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
+                     batch.trgWords);
+        ABORT_IF(!std::isfinite(s.ceSum) && !s.skipped,
                  "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
                  "lower --learn-rate or --clip-norm)",
                  s.ceSum, state_.batches);
