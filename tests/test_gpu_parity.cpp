@@ -184,7 +184,7 @@ TEST_F(GpuParity, GemmOnTf32TensorCoresOnlyWhenAsked) {
 // bfloat16 by the CPU's own bfloat16 products, float16 by rounding the inputs with F16C first.
 // The rounding must show against FP32 products (relative 2-norm errors of about 2e-3 and 3e-4 for
 // normal inputs: each input's rounding error is about 0.4 of 2^-8, resp. 2^-11, in RMS); the
-// conversion kernel rounds as the CPU's.
+// conversion kernel rounds normal values as the CPU's (the GPU keeps denormals, the CPU flushes them).
 TEST_F(GpuParity, GemmInBfloat16AndFloat16Products) {
   int m = 64, k = 512, n = 48;
   std::vector<float> a = randomValues(size_t(m) * k, 41), b = randomValues(size_t(k) * n, 42);

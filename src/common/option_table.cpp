@@ -43,7 +43,7 @@ const std::vector<Spec>& specs() {
        "gradients stay float32"},
       {"fp16", "", kFlag, "false", kTrain | kOurs,
        "Shortcut for --precision float16 float32 --cost-scaling 8 10000 1 8 (Marian's; GPUs)"},
-      {"cost-scaling", "", kStrings, "[]", kTrain | kOurs,
+      {"cost-scaling", "", kStrings, "[]", kTrain,
        "Dynamic cost scaling (Marian's): factor, frequency, multiplier, minimum factor. The cost is multiplied by "
        "the factor before backward and the gradient divided by it; an update whose gradient is not finite is "
        "skipped and the factor divided by the multiplier (not below the minimum; Marian applies such an update "

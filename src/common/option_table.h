@@ -12,7 +12,7 @@ namespace option_table {
 
 enum class Kind { Flag, Int, Float, String, Strings, Ints, Floats };
 // kOurs: an option of this program that Marian v1.12 lacks, or that it never writes into its
-// model.npz.yml (--fp16, an alias it expands; --cost-scaling while empty). A configuration written here
+// model.npz.yml (--fp16, an alias it expands). A configuration written here
 // (model.npz.yml, --dump-config) leaves such options out while they have their defaults, so that
 // real Marian's -c reads it (Marian refuses a key it does not know); one that asks for something
 // stays, and Marian's refusal names it.
