@@ -77,8 +77,13 @@ struct ThreadProducts {
       ops.append_sum(beta);
       attr.set_post_ops(ops);
     }
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine);
-    return primitives.emplace(key, dnnl::matmul(pd)).first->second;
+    try {
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine);
+      return primitives.emplace(key, dnnl::matmul(pd)).first->second;
+    } catch(const dnnl::error& e) {
+      ABORT("bfloat16 products: oneDNN has none for this CPU ({}); {}", e.what(),
+            cpuLacksProductType(ProductType::bfloat16));
+    }
   }
 };
 
