@@ -14,10 +14,6 @@ namespace {
 using e2e::costs;
 using e2e::RunResult;
 
-RunResult train(const std::string& model, const std::string& extra, bool fresh = true) {
-  return e2e::run(model, extra, fresh);
-}
-
 bool hasBfloat16() { return marian::cpuLacksProductType(marian::ProductType::bfloat16).empty(); }
 
 // (update, factor) of every "update N skipped, the factor is now F" warning
@@ -71,9 +67,9 @@ TEST(CostScaling, ScheduleByHand) {
 // gradient would show) every Cost is as without; a factor of 1000 is not exact, Costs to rounding.
 TEST(MixedPrecision, CostScalingByAPowerOfTwoChangesNothingInFloat32) {
   std::string sgd = "--after-batches 20 --optimizer sgd --learn-rate 0.0005 --clip-norm 0 ";
-  RunResult plain = train("cs-plain", sgd);
-  RunResult scaled = train("cs-scaled", sgd + "--cost-scaling 1024 5 2 1");
-  RunResult thousand = train("cs-thousand", sgd + "--cost-scaling 1000 1000 2 1");
+  RunResult plain = e2e::run("cs-plain", sgd);
+  RunResult scaled = e2e::run("cs-scaled", sgd + "--cost-scaling 1024 5 2 1");
+  RunResult thousand = e2e::run("cs-thousand", sgd + "--cost-scaling 1000 1000 2 1");
   ASSERT_EQ(plain.status, 0) << plain.log;
   ASSERT_EQ(scaled.status, 0) << scaled.log;
   ASSERT_EQ(thousand.status, 0) << thousand.log;
@@ -95,7 +91,7 @@ TEST(MixedPrecision, CostScalingByAPowerOfTwoChangesNothingInFloat32) {
 // at each overflow (updates 1, 2, ... until the gradient is finite, and later ones when it grows),
 // never growing back within the frequency; the others are applied and training goes on.
 TEST(MixedPrecision, OverflowSkipsTheUpdateAndLowersTheFactor) {
-  RunResult r = train("cs-overflow", "--after-batches 20 --cost-scaling 1.7014118e38 1000 2 1");
+  RunResult r = e2e::run("cs-overflow", "--after-batches 20 --cost-scaling 1.7014118e38 1000 2 1");
   ASSERT_EQ(r.status, 0) << r.log;
   auto s = skipped(r.log);
   ASSERT_GE(s.size(), 1u) << r.log;
@@ -114,8 +110,8 @@ TEST(MixedPrecision, OverflowSkipsTheUpdateAndLowersTheFactor) {
 TEST(MixedPrecision, Bfloat16TrainsAndResumesAcrossPrecisions) {
   if(!hasBfloat16())
     GTEST_SKIP() << marian::cpuLacksProductType(marian::ProductType::bfloat16);
-  RunResult f32 = train("bf-f32", "--after-batches 20");
-  RunResult bf16 = train("bf-bf16", "--after-batches 20 --precision bfloat16 float32");
+  RunResult f32 = e2e::run("bf-f32", "--after-batches 20");
+  RunResult bf16 = e2e::run("bf-bf16", "--after-batches 20 --precision bfloat16 float32");
   ASSERT_EQ(f32.status, 0) << f32.log;
   ASSERT_EQ(bf16.status, 0) << bf16.log;
   auto a = costs(f32.log), b = costs(bf16.log);
@@ -128,9 +124,9 @@ TEST(MixedPrecision, Bfloat16TrainsAndResumesAcrossPrecisions) {
   }
   EXPECT_TRUE(differs) << "bfloat16 products should round somewhere";
   // bfloat16 to update 10, float32 to 20, bfloat16 again to 30
-  RunResult first = train("bf-resume", "--after-batches 10 --save-freq 10 --precision bfloat16 float32");
-  RunResult second = train("bf-resume", "--after-batches 20 --save-freq 10", /*fresh=*/false);
-  RunResult third = train("bf-resume", "--after-batches 30 --save-freq 10 --precision bfloat16", /*fresh=*/false);
+  RunResult first = e2e::run("bf-resume", "--after-batches 10 --save-freq 10 --precision bfloat16 float32");
+  RunResult second = e2e::run("bf-resume", "--after-batches 20 --save-freq 10", /*fresh=*/false);
+  RunResult third = e2e::run("bf-resume", "--after-batches 30 --save-freq 10 --precision bfloat16", /*fresh=*/false);
   for(const RunResult* r : {&first, &second, &third})
     ASSERT_EQ(r->status, 0) << r->log;
   auto c2 = costs(second.log), c3 = costs(third.log);
@@ -156,7 +152,7 @@ TEST(MixedPrecision, WhatCannotRunIsAClearError) {
   if(!hasBfloat16())
     cases.push_back({"--precision bfloat16 float32", "need AVX512-BF16 or AMX-BF16"});
   for(const Case& c : cases) {
-    RunResult r = train("precision-errors", std::string("--after-batches 1 ") + c.options);
+    RunResult r = e2e::run("precision-errors", std::string("--after-batches 1 ") + c.options);
     EXPECT_NE(r.status, 0) << c.options;
     EXPECT_NE(r.log.find(c.says), std::string::npos) << c.options << "\n" << r.log;
   }

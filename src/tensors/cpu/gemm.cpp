@@ -5,7 +5,7 @@
 
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/gemm_bfloat16.h"
-#include "tensors/cpu/kernel_threads.h"
+#include "tensors/cpu/product_split.h"
 #include "tensors/kernel_checks.h"
 #include "tensors/product_precision.h"
 
@@ -26,26 +26,13 @@ void sgemm(float* C, const float* A, const float* B, MatDims d, bool transA, boo
   return sgemm(C, A, B, d.m, d.n, d.k, lda, ldb, d.n, transA, transB, alpha, beta);
 }
 
-// One product on the kernel threads: BLAS runs single-threaded in each of them (setBlasThreads),
-// on a block of C's rows, or of its columns when it has few rows. The one set of threads serves
-// the products and the kernels between them, so no idle BLAS thread competes for the cores.
-constexpr size_t kParallelProduct = size_t(1) << 18;  // multiply-adds; below, one thread
 void sgemmThreaded(float* C, const float* A, const float* B, MatDims d, bool transA, bool transB,
                    float alpha, float beta) {
-  size_t work = size_t(d.m) * d.n * std::max(d.k, 1);
-  if(work < kParallelProduct || kernelThreads() == 1)
-    return sgemm(C, A, B, d, transA, transB, alpha, beta);
   int lda = std::max(1, transA ? d.m : d.k), ldb = std::max(1, transB ? d.k : d.n), ldc = d.n;
-  if(d.m >= d.n)  // rows of C: rows of op(A)
-    parallelRanges(size_t(d.m), 16, [&](size_t r0, size_t r1) {
-      sgemm(C + r0 * ldc, transA ? A + r0 : A + r0 * lda, B, int(r1 - r0), d.n, d.k, lda, ldb, ldc, transA, transB,
-            alpha, beta);
-    });
-  else  // columns of C: columns of op(B)
-    parallelRanges(size_t(d.n), 16, [&](size_t c0, size_t c1) {
-      sgemm(C + c0, A, transB ? B + c0 * ldb : B + c0, d.m, int(c1 - c0), d.k, lda, ldb, ldc, transA, transB, alpha,
-            beta);
-    });
+  splitProduct(d, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
+    sgemm(C + r0 * ldc + c0, transA ? A + r0 : A + r0 * lda, transB ? B + c0 * ldb : B + c0, int(r1 - r0),
+          int(c1 - c0), d.k, lda, ldb, ldc, transA, transB, alpha, beta);
+  });
 }
 bool lowPrecision(const Tensor& A, const Tensor& B) {
   return currentProductType() != ProductType::float32 || A.type != Type::float32 || B.type != Type::float32;
@@ -75,8 +62,7 @@ void gemmBatched(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float a
       product(i);
     return;
   }
-  size_t perProduct = size_t(b.d.m) * b.d.n * std::max(b.d.k, 1);
-  parallelRanges(b.batch, kParallelProduct / (perProduct ? perProduct : 1) + 1, [&](size_t i0, size_t i1) {
+  splitBatch(b.batch, b.d, [&](size_t i0, size_t i1) {
     for(size_t i = i0; i < i1; ++i)
       product(i);
   });

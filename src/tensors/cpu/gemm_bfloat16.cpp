@@ -12,9 +12,10 @@
 #include <tuple>
 #include <vector>
 
-#include "tensors/cpu/bfloat16.h"
+#include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/gemm_bfloat16.h"
 #include "tensors/cpu/kernel_threads.h"
+#include "tensors/cpu/product_split.h"
 #include "tensors/kernel_checks.h"
 #include "tensors/product_precision.h"
 
@@ -27,7 +28,6 @@ namespace {
 using checks::MatDims;
 using dnnl::memory;
 constexpr auto kRuntime = DNNL_RUNTIME_DIM_VAL;
-constexpr size_t kParallelProduct = size_t(1) << 18;  // multiply-adds; below, one thread (as cpu/gemm.cpp)
 
 // Rounded operands of one thread, page-aligned: oneDNN's kernels read a misaligned operand at
 // less than half the speed (a std::vector's 16 bytes: 114 against 347 GFLOP/s measured).
@@ -127,7 +127,7 @@ const uint16_t* bfloat16Operand(const Tensor& t, Scratch& scratch) {
   if(const void* copy = roundedParamsCopy(values, t.size()))
     return static_cast<const uint16_t*>(copy);
   uint16_t* out = scratch.reserve(t.size());
-  parallelRanges(t.size(), kParallelElements, [&](size_t b, size_t e) { roundToBfloat16(out + b, values + b, e - b); });
+  convert(Tensor(out, t.shape, Type::bfloat16, t.device), t);
   return out;
 }
 
@@ -175,21 +175,12 @@ void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float 
     MatDims d = checks::gemmDims(C, A, B, transA, transB);
     o.lda = std::max(1, transA ? d.m : d.k), o.ldb = std::max(1, transB ? d.k : d.n), o.ldc = d.n;
     o.sizeA = memory::dim(A.size()), o.sizeB = memory::dim(B.size()), o.sizeC = memory::dim(C.size());
-    size_t work = size_t(d.m) * d.n * std::max(d.k, 1);
-    if(work < kParallelProduct || kernelThreads() == 1)
-      return product(o, 1, d.m, d.n, d.k, transA, transB, alpha, beta);
-    if(d.m >= d.n)  // rows of C: rows of op(A)
-      return parallelRanges(size_t(d.m), 16, [&](size_t r0, size_t r1) {
-        Operands part = o;
-        part.a += transA ? r0 : r0 * o.lda;
-        part.c += r0 * o.ldc;
-        product(part, 1, memory::dim(r1 - r0), d.n, d.k, transA, transB, alpha, beta);
-      });
-    return parallelRanges(size_t(d.n), 16, [&](size_t c0, size_t c1) {  // columns of C: columns of op(B)
+    return splitProduct(d, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
       Operands part = o;
+      part.a += transA ? r0 : r0 * o.lda;
       part.b += transB ? c0 * o.ldb : c0;
-      part.c += c0;
-      product(part, 1, d.m, memory::dim(c1 - c0), d.k, transA, transB, alpha, beta);
+      part.c += r0 * o.ldc + c0;
+      product(part, 1, memory::dim(r1 - r0), memory::dim(c1 - c0), d.k, transA, transB, alpha, beta);
     });
   }
   checks::BatchedDims b = checks::batchedDims(C, A, B, transA, transB);
@@ -209,8 +200,7 @@ void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float 
     return;
   }
   bool sameBatches = b.batchA == b.batch && b.batchB == b.batch;  // else one product at a time (a broadcast operand)
-  size_t perProduct = size_t(b.d.m) * b.d.n * std::max(b.d.k, 1);
-  parallelRanges(b.batch, kParallelProduct / (perProduct ? perProduct : 1) + 1, [&](size_t i0, size_t i1) {
+  splitBatch(b.batch, b.d, [&](size_t i0, size_t i1) {
     if(sameBatches)
       return item(i0, i1 - i0, beta);
     for(size_t i = i0; i < i1; ++i)
