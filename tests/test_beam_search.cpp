@@ -180,6 +180,60 @@ TEST(DecoderState, KeepsRowsInOrderAcrossSteps) {
   EXPECT_THROW(state.keepRows({4}), Error);  // beyond its 4 rows
 }
 
+// A per-sentence value (the encoder's keys and values) stays as it was set whatever rows the
+// hypotheses continue, beside per-row values that follow them.
+TEST(DecoderState, KeepsPerSentenceValuesAsTheyAre) {
+  ExpressionGraph g(cpuDevice(0), 1, 0);
+  DecoderState state(g.device());
+  g.clear();
+  state.setPerSentence("context", g.constant({2, 3}, {0, 1, 2, 10, 11, 12}));
+  state.set("row", g.constant({2, 1}, {0, 1}));
+  g.forward();
+  state.keepRows({0, 0, 1});
+  g.clear();
+  state.set("row", state.get(g, "row") + 5.f);
+  g.forward();
+  state.keepRows({2, 1, 1, 0});
+  g.clear();
+  Expr context = state.get(g, "context"), row = state.get(g, "row");
+  g.forward();
+  EXPECT_EQ(state.rows(), 4);
+  EXPECT_EQ(context->shape(), Shape({2, 3}));
+  EXPECT_EQ(kernels::toHost(context->val()), (std::vector<float>{0, 1, 2, 10, 11, 12}));
+  EXPECT_EQ(kernels::toHost(row->val()), (std::vector<float>{6, 5, 5, 5}));
+}
+
+// A value one position longer each step (a self-attention cache) holds its own buffer with some
+// headroom, not every smaller buffer it outgrew; after clear() the next batch reuses them.
+TEST(DecoderState, MemoryFollowsTheLargestValueNotItsHistory) {
+  ExpressionGraph g(cpuDevice(0), 1, 0);
+  DecoderState state(g.device());
+  const int rows = 8, width = 64, steps = 60;
+  auto decode = [&] {
+    state.clear();
+    for(int t = 1; t <= steps; ++t) {
+      g.clear();
+      state.set("cache", g.constant({rows, t, width}, std::vector<float>(size_t(rows) * t * width, float(t))));
+      g.forward();
+      std::vector<int> from(static_cast<size_t>(rows));
+      for(int r = 0; r < rows; ++r)
+        from[size_t(r)] = (r + t) % rows;
+      state.keepRows(from);
+    }
+  };
+  decode();
+  size_t last = size_t(rows) * steps * width * sizeof(float);
+  size_t held = state.bytes();
+  EXPECT_GE(held, last);
+  EXPECT_LE(held, last * 3 / 2 + 4096) << "the outgrown buffers are held too";
+  decode();  // the same sizes again: nothing new
+  EXPECT_EQ(state.bytes(), held);
+  g.clear();
+  Expr cache = state.get(g, "cache");
+  g.forward();
+  EXPECT_EQ(kernels::toHost(cache->val())[0], float(steps));
+}
+
 // Greedy decoding of sources of 3 to 6 tokens in one batch, capped at twice the longest source
 // of the batch (Marian's rule) or, when perSentence, twice the sentence's own source.
 void checkGreedy(const std::string& type, bool perSentence) {

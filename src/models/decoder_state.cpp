@@ -20,21 +20,26 @@ Expr DecoderState::get(ExpressionGraph& g, const std::string& name) const {
 void DecoderState::set(const std::string& name, Expr x) {
   ABORT_IF(x->valueType() != Type::float32, "The decoder state keeps float tensors, '{}' is not one", name);
   ABORT_IF(x->shape().rank() < 1, "The decoder state's '{}' has no rows axis", name);
-  pending_.push_back({name, x});
+  pending_.push_back({name, x, false});
+}
+
+void DecoderState::setPerSentence(const std::string& name, Expr x) {
+  ABORT_IF(x->valueType() != Type::float32, "The decoder state keeps float tensors, '{}' is not one", name);
+  ABORT_IF(x->shape().rank() < 1, "The decoder state's '{}' has no sentences axis", name);
+  pending_.push_back({name, x, true});
 }
 
 std::vector<Expr> DecoderState::pendingValues() const {
   std::vector<Expr> values;
   for(const auto& p : pending_)
-    values.push_back(p.second);
+    values.push_back(p.value);
   return values;
 }
 
 void DecoderState::reserve(std::unique_ptr<FlatBuffer>& buffer, size_t elements) {
   if(buffer && buffer->size() >= elements)
     return;
-  if(buffer)
-    pool_.push_back(std::move(buffer));
+  buffer.reset();
   auto best = pool_.end();  // the smallest pooled buffer that is large enough
   for(auto it = pool_.begin(); it != pool_.end(); ++it)
     if((*it)->size() >= elements && (best == pool_.end() || (*it)->size() < (*best)->size()))
@@ -53,25 +58,36 @@ void DecoderState::keepRows(const std::vector<int>& rows) {
   reserve(indices_, rows.size());  // float-sized slots hold the int32 indices
   Tensor idx(indices_->all().data, Shape({n}), Type::int32, device_);
   kernels::fromHostInts(idx, rows);
-  auto gather = [&](Kept& k, Tensor from) {
+  // the rows `rows` of `from` into `target` (not from's own buffer)
+  auto gather = [&](Kept& k, std::unique_ptr<FlatBuffer>& target, Tensor from) {
     int width = int(from.shape.elements() / size_t(from.shape[0]));
-    reserve(k.spare, size_t(n) * size_t(width));
-    kernels::gatherRows(k.spare->view(0, Shape({n, width})),
+    reserve(target, size_t(n) * size_t(width));
+    kernels::gatherRows(target->view(0, Shape({n, width})),
                         Tensor(from.data, Shape({from.shape[0], width}), Type::float32, from.device), idx);
-    std::swap(k.buffer, k.spare);
     k.shape = from.shape.with(0, n);
   };
   std::set<std::string> setNow;
-  for(auto& [name, x] : pending_) {  // values of this step: gathered out of the workspace
-    gather(kept_[name], x->val());
-    setNow.insert(name);
+  for(auto& p : pending_) {  // values of this step: out of the workspace
+    Kept& k = kept_[p.name];
+    k.perSentence = p.perSentence;
+    Tensor from = p.value->val();
+    if(p.perSentence) {
+      reserve(k.buffer, from.shape.elements());
+      kernels::copy(k.buffer->view(0, from.shape), from);
+      k.shape = from.shape;
+    } else {
+      gather(k, k.buffer, from);
+    }
+    setNow.insert(p.name);
   }
   bool same = n == rows_;  // the rows as they are (greedy decoding until a sentence ends)
   for(int r = 0; same && r < n; ++r)
     same = rows[size_t(r)] == r;
   for(auto& [name, k] : kept_)
-    if(!setNow.count(name) && !same)
-      gather(k, k.buffer->view(0, k.shape));
+    if(!setNow.count(name) && !k.perSentence && !same) {  // kept from before: into the spare, swapped
+      gather(k, k.spare, k.buffer->view(0, k.shape));
+      std::swap(k.buffer, k.spare);
+    }
   pending_.clear();
   rows_ = n;
 }
@@ -84,6 +100,16 @@ void DecoderState::clear() {
   kept_.clear();
   pending_.clear();
   rows_ = 0;
+}
+
+size_t DecoderState::bytes() const {
+  size_t floats = indices_ ? indices_->size() : 0;
+  for(const auto& [name, k] : kept_)
+    for(const auto* b : {&k.buffer, &k.spare})
+      floats += *b ? (*b)->size() : 0;
+  for(const auto& b : pool_)
+    floats += b->size();
+  return floats * sizeof(float);
 }
 
 }  // namespace marian

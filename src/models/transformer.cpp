@@ -2,6 +2,7 @@
 // ("dan" = dropout, add residual, layer-norm), tied embeddings, sinusoidal positions, label
 // smoothing and three kinds of dropout (as Marian's: the processing's and the FFN's masks shared
 // by the sentences of a batch).
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -63,19 +64,20 @@ public:
                                             trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
 
-  // The state: the source mask, and per decoder layer l the context attention's keys and values
-  // of the encoder's states ("l<l>_context_k/_v", computed once) and the self-attention's keys and
-  // values of the positions decoded so far ("l<l>_self_k/_v", one position longer each step).
+  // The state: per source sentence, its mask and per decoder layer l the context attention's keys
+  // and values of the encoder's states ("l<l>_context_k/_v", computed once, read by every
+  // hypothesis of the sentence); per hypothesis, the self-attention's keys and values of the
+  // positions decoded so far ("l<l>_self_k/_v", one position longer each step).
   void startDecoding(ExpressionGraph& g, const Batch& sources, DecoderState& state) override {
     training_ = false;
     Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
     Expr srcMask = g.constant({sources.sentences, 1, 1, sources.srcLen}, sources.srcMask);
     Encoded enc = encode(g, srcTable, sources, srcMask);
-    state.set("srcMask", srcMask);
+    state.setPerSentence("srcMask", srcMask);
     for(int l = 1; l <= decDepth_; ++l) {
       KeysValues kv = keysValues(g, decoderPrefix(l) + "_context", enc.states, enc.positions);
-      state.set(cacheName(l, "context_k"), kv.K);
-      state.set(cacheName(l, "context_v"), kv.V);
+      state.setPerSentence(cacheName(l, "context_k"), kv.K);
+      state.setPerSentence(cacheName(l, "context_v"), kv.V);
     }
   }
 
@@ -89,6 +91,8 @@ public:
     Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
     Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t), here);
     Expr srcMask = state.get(g, "srcMask");
+    // the context attention's queries by sentence: [sentences, heads, its hypotheses, d]
+    Positions bySentence = positionsOnGraph(g, rowsBySentence(*step.sentences, srcMask->shape()[0]));
     for(int l = 1; l <= decDepth_; ++l) {
       auto self = [&](Expr in) {  // the cached positions and this one
         KeysValues kv = keysValues(g, decoderPrefix(l) + "_self", in, here);
@@ -103,7 +107,7 @@ public:
       auto context = [&](Expr) {
         return KeysValues{state.get(g, cacheName(l, "context_k")), state.get(g, cacheName(l, "context_v"))};
       };
-      x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask);  // one query: no causal mask
+      x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask, &bySentence);  // one query: no causal mask
     }
     x = top(g, "decoder", x, here);
     return logSoftmax(layers::outputLayer(g, x, tiedOutput_ ? trgTable : nullptr, trgVocab_));
@@ -120,6 +124,27 @@ private:
   static Positions positionsOnGraph(ExpressionGraph& g, layers::RealPositions real) {
     Expr rowOf = g.indices(real.rowOf), timeOf = g.indices(real.times);
     return {std::move(real), rowOf, timeOf};
+  }
+  // The rows of a decoding step (one query each, sentenceOf[row] its source sentence) laid out as
+  // the positions of their sentences: sentence s's rows in order, padding up to the most any
+  // sentence has, so that one batched product per sentence and head reads its keys and values.
+  static layers::RealPositions rowsBySentence(const std::vector<int>& sentenceOf, int sentences) {
+    std::vector<int> count(size_t(sentences), 0);
+    for(int s : sentenceOf)
+      ++count[size_t(s)];
+    int width = std::max(1, *std::max_element(count.begin(), count.end()));
+    layers::RealPositions p;
+    p.sentences = sentences;
+    p.length = width;
+    p.rowOf.assign(size_t(sentences) * width, -1);
+    std::fill(count.begin(), count.end(), 0);
+    for(size_t r = 0; r < sentenceOf.size(); ++r) {
+      int s = sentenceOf[r], slot = s * width + count[size_t(s)]++;
+      p.rowOf[size_t(slot)] = int(r);
+      p.flat.push_back(slot);
+      p.times.push_back(0);  // the step's one position
+    }
+    return p;
   }
 
   // Attention's dropout: a mask value per weight.
@@ -183,16 +208,18 @@ private:
   // Multi-head attention: the block's input x (the rows of positions q) pre-processed, its
   // queries over the keys and values that `kv` gives (from that input, from the encoder, or
   // cached); mask (null: none) broadcasts onto [B, heads, Tq, Tk]; the output projected and
-  // post-processed with x as the residual.
+  // post-processed with x as the residual. The queries go to heads as the positions q, or as
+  // `heads` where those rows are laid out otherwise (decoding's rows by sentence).
   Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& q,
-                      const KeysValuesOf& kv, Expr mask) {
+                      const KeysValuesOf& kv, Expr mask, const Positions* heads = nullptr) {
+    const Positions& layout = heads ? *heads : q;
     Expr in = process(g, prefix + "_Wo", pre_, x, q, nullptr, "_pre");
-    Expr Q = splitHeads(projection(g, prefix, "q", in), q);
+    Expr Q = splitHeads(projection(g, prefix, "q", in), layout);
     KeysValues keys = kv(in);
     float scale = 1.f / std::sqrt(float(dim_ / heads_));
     Expr scores = bdot(Q, keys.K, false, true, scale);
     Expr weights = softmax(mask ? maskFill(scores, mask) : scores);
-    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V), q);
+    Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V), layout);
     return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), q, x);
   }
 
@@ -234,11 +261,13 @@ private:
   // the decoder state's name of a layer's cache (by layer, not by parameters: tied layers differ)
   static std::string cacheName(int l, const char* what) { return "l" + std::to_string(l) + "_" + what; }
 
+  // contextHeads: how the queries meet the encoder's [sentences, ...] keys (null: as trg)
   Expr decoderLayer(ExpressionGraph& g, int l, Expr x, const Positions& trg, const KeysValuesOf& self,
-                    Expr selfMask, const KeysValuesOf& context, Expr srcMask) {
+                    Expr selfMask, const KeysValuesOf& context, Expr srcMask,
+                    const Positions* contextHeads = nullptr) {
     std::string prefix = decoderPrefix(l);
     x = attentionBlock(g, prefix + "_self", x, trg, self, selfMask);
-    x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask);
+    x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask, contextHeads);
     return ffnBlock(g, prefix, x, trg, decFfn_, decFfnDepth_);
   }
 
