@@ -315,6 +315,42 @@ TEST(Bfloat16, MasterWeightsStayFloat32) {
   EXPECT_GT(belowBfloat16, w0.size() / 2) << "the updates should be below bfloat16's resolution of the weights";
 }
 
+// A graph given the caller's rounded copy (useRoundedParameters: one per process, made once per
+// update) computes exactly what it computes with its own, and its products read that copy, not
+// the parameters: a stale copy shows.
+TEST(Bfloat16, GraphsReadTheCallersRoundedCopy) {
+  SKIP_WITHOUT_BFLOAT16_PRODUCTS();
+  std::vector<float> w0 = randomValues(16 * 8, 31), x0 = randomValues(4 * 16, 32);
+  ExpressionGraph graph(cpuDevice(), 7);
+  graph.setProductType(ProductType::bfloat16);
+  Expr W = graph.param("W", Shape({16, 8}), inits::fromVector(w0));
+  Expr x = graph.constant({4, 16}, x0);
+  auto forward = [&] {
+    graph.clear();
+    Expr out = dot(graph.constant({4, 16}, x0), graph.param("W", Shape({16, 8}), inits::fromVector(w0)));
+    graph.forward({out}, false);
+    return kernels::toHost(out->val());
+  };
+  graph.forward({dot(x, W)}, false);  // allocates the parameters
+  std::vector<float> own = forward();
+  FlatBuffer copy(cpuDevice(), Type::bfloat16, graph.params().totalSize());
+  kernels::convert(copy.all(), graph.params().values());
+  graph.useRoundedParameters(copy.all());
+  EXPECT_EQ(forward(), own);
+  std::vector<float> halves(w0.size(), 0.5f);
+  kernels::convert(copy.all(), hostTensor(halves, Shape({int(halves.size())})));  // stale on purpose
+  std::vector<float> stale = forward();
+  for(int i = 0; i < 4; ++i)
+    for(int j = 0; j < 8; ++j) {
+      double sum = 0;
+      for(int k = 0; k < 16; ++k)
+        sum += rounded(x0[size_t(i) * 16 + k]) * 0.5;
+      EXPECT_NEAR(stale[size_t(i) * 8 + j], sum, 1e-5) << i << "," << j;
+    }
+  graph.useRoundedParameters(Tensor());  // its own copy again, rounded by the forward
+  EXPECT_EQ(forward(), own);
+}
+
 TEST(Bfloat16, ProductTypesByName) {
   EXPECT_EQ(parseProductType("float32"), ProductType::float32);
   EXPECT_EQ(parseProductType("bfloat16"), ProductType::bfloat16);

@@ -1,6 +1,7 @@
 // --precision, --fp16 and --cost-scaling end to end on the synthetic corpus: cost scaling by a power
 // of two changes nothing in float32, an overflowing factor skips updates and comes down, bfloat16
-// trains and resumes across precisions (where the CPU has AVX512-BF16 or AMX), and what cannot run
+// trains and resumes across precisions, on one device and on two with delayed updates (where the
+// CPU has AVX512-BF16 or AMX), and what cannot run
 // here is a clear error. CostScaling's schedule by hand.
 #include <cmath>
 #include <regex>
@@ -135,6 +136,24 @@ TEST(MixedPrecision, Bfloat16TrainsAndResumesAcrossPrecisions) {
   ASSERT_EQ(c3.size(), 2u) << third.log;
   EXPECT_EQ(c3.front().first, 25);
   EXPECT_NEAR(std::stod(c2.back().second), std::stod(a[3].second), 0.02 * std::stod(a[3].second));
+}
+
+// Two devices and two pieces an update: the devices' products read one rounded copy of the
+// parameters made at the start of each update (not one per device, not one per piece); the Costs
+// follow float32's on the same devices.
+TEST(MixedPrecision, Bfloat16OnTwoDevicesWithDelayedUpdatesFollowsFloat32) {
+  if(!hasBfloat16())
+    GTEST_SKIP() << marian::cpuLacksProductType(marian::ProductType::bfloat16);
+  std::string devices = "--after-batches 20 --cpu-threads 2 --sync-sgd --optimizer-delay 2";
+  RunResult f32 = e2e::run("bf2-f32", devices);
+  RunResult bf16 = e2e::run("bf2-bf16", devices + " --precision bfloat16 float32");
+  ASSERT_EQ(f32.status, 0) << f32.log;
+  ASSERT_EQ(bf16.status, 0) << bf16.log;
+  auto a = costs(f32.log), b = costs(bf16.log);
+  ASSERT_EQ(a.size(), 4u) << f32.log;
+  ASSERT_EQ(b.size(), 4u) << bf16.log;
+  for(size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(std::stod(b[i].second), std::stod(a[i].second), 0.02 * std::stod(a[i].second)) << "update " << a[i].first;
 }
 
 TEST(MixedPrecision, WhatCannotRunIsAClearError) {

@@ -157,8 +157,12 @@ void ExpressionGraph::forward(const std::vector<Expr>& keep, bool backwardFollow
 }
 
 ProductPrecisionScope ExpressionGraph::productPrecision() const {
-  if(roundedParams_ && productType_ == ProductType::bfloat16)
-    return ProductPrecisionScope(productType_, params_.values(), roundedParams_->all());
+  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
+    if(sharedRounded_.data)
+      return ProductPrecisionScope(productType_, params_.values(), sharedRounded_);
+    if(roundedParams_)
+      return ProductPrecisionScope(productType_, params_.values(), roundedParams_->all());
+  }
   return ProductPrecisionScope(productType_);
 }
 
@@ -175,7 +179,12 @@ Tensor ExpressionGraph::roundInPlace(Tensor t) {
 void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows) {
   params_.allocate();
   workspace_->reset();
-  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
+  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu && sharedRounded_.data) {
+    ABORT_IF(sharedRounded_.size() != params_.totalSize() || sharedRounded_.type != Type::bfloat16,
+             "The shared rounded parameters hold {} values, the graph has {} parameters", sharedRounded_.size(),
+             params_.totalSize());
+    roundedParams_.reset();
+  } else if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
     if(!roundedParams_ || roundedParams_->size() != params_.totalSize())
       roundedParams_ = std::make_unique<FlatBuffer>(device_, Type::bfloat16, params_.totalSize());
     kernels::convert(roundedParams_->all(), params_.values());

@@ -25,9 +25,13 @@ public:
   // The inputs of this graph's matrix products, forward and backward (--precision): rounded to
   // bfloat16 or float16 with sums in float32; parameters, gradients and everything outside the
   // products stay float32. On the CPU each forward rounds the parameters once into a copy that
-  // the products read.
+  // the products read, unless useRoundedParameters gave one.
   void setProductType(ProductType type) { productType_ = type; }
   ProductType productType() const { return productType_; }
+  // bfloat16 products on the CPU read `rounded` (the parameters' bfloat16 copy, as many values)
+  // instead of a copy of the graph's own: the caller keeps it current, once per update for every
+  // device of a process whose parameters are equal (synchronous training). Empty: the graph's own.
+  void useRoundedParameters(Tensor rounded) { sharedRounded_ = rounded; }
   // `t` rounded to bfloat16 in its own memory when this graph's CPU products read bfloat16 (the
   // returned view is its first half; t's float32 values are gone), else `t` itself: an operand of
   // two products that nothing reads afterwards (a product's output gradient), rounded once with no
@@ -104,7 +108,7 @@ public:
 
 private:
   void run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows);
-  // This thread's products in productType_, reading roundedParams_ for the parameters.
+  // This thread's products in productType_, reading the rounded parameters (the caller's or roundedParams_).
   ProductPrecisionScope productPrecision() const;
   // by node: the values whose last reader it is, to release after its forward (never those of
   // `keep` and their views, nor with backwardFollows what backward reads)
@@ -125,6 +129,7 @@ private:
   Parameters params_;
   ProductType productType_ = ProductType::float32;
   std::unique_ptr<FlatBuffer> roundedParams_;  // the parameters in bfloat16, refreshed by each forward (CPU)
+  Tensor sharedRounded_;                       // or the caller's (useRoundedParameters)
   std::unique_ptr<Workspace> workspace_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };

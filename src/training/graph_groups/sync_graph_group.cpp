@@ -22,6 +22,7 @@
 #include "common/logging.h"
 #include "common/parallel.h"
 #include "common/timeline.h"
+#include "tensors/arena.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
 #include "training/graph_groups/cost_scaling.h"
@@ -68,6 +69,7 @@ public:
     for(auto& w : workers_)
       params.push_back(&w->params());
     shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
+    shareRoundedParameters();
     bool localSteps = options_.get<int>("local-steps") > 0;  // (its options checked by createGraphGroup)
     if(!transport_ && localSteps)
       LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
@@ -151,6 +153,12 @@ public:
     }
     if(allreducer_)
       allreducer_->setStep(update);
+    if(rounded_)  // the parameters as this update's products read them: each device rounds its shard
+      parallelFor(n, [&](size_t k) {
+        Range r = shards_->ranges()[k];
+        if(r.size > 0)
+          kernels::convert(rounded_->view(r.offset, Shape({int(r.size)})), shards_->shards()[k]->values());
+      });
     if(overlap_)
       overlap_->start(active_);
     auto begin = std::chrono::steady_clock::now();
@@ -327,6 +335,18 @@ public:
   }
 
 private:
+  // bfloat16 products on CPU devices read one rounded copy of the parameters, the process's: the
+  // devices' parameters are equal at the start of an update, so one copy (not one per device)
+  // made then (not at every forward of --optimizer-delay's pieces) serves them all.
+  void shareRoundedParameters() {
+    for(auto& w : workers_)
+      if(w->device().type != DeviceType::cpu || w->graph().productType() != ProductType::bfloat16)
+        return;
+    rounded_ = std::make_unique<FlatBuffer>(workers_[0]->device(), Type::bfloat16, layout().totalSize());
+    for(auto& w : workers_)
+      w->graph().useRoundedParameters(rounded_->all());
+  }
+
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
   // which selects and scatters each piece where it lives.
   void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
@@ -400,6 +420,7 @@ private:
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::unique_ptr<InPlaceShards> shards_;
+  std::unique_ptr<FlatBuffer> rounded_;  // bfloat16 products on CPUs: the parameters' copy they read
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors
