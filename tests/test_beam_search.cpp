@@ -203,6 +203,38 @@ TEST(DecoderState, KeepsPerSentenceValuesAsTheyAre) {
   EXPECT_EQ(kernels::toHost(row->val()), (std::vector<float>{6, 5, 5, 5}));
 }
 
+// A value of a step may be a view of the state itself (its own kept tensor or another's): every
+// value is kept from what the state held before the step, whatever order they were set in.
+TEST(DecoderState, ValuesThatAreViewsOfTheStateReadItBeforeItChanges) {
+  ExpressionGraph g(cpuDevice(0), 1, 0);
+  DecoderState state(g.device());
+  g.clear();
+  state.set("a", g.constant({2, 2}, {0, 1, 10, 11}));
+  g.forward();
+  state.keepRows({0, 1});
+  g.clear();
+  Expr a = state.get(g, "a");
+  state.set("a", a * 2.f);  // a new value for a, then b and c as views of a's kept tensor
+  state.set("b", a);
+  state.set("c", state.get(g, "a"));
+  g.forward();
+  state.keepRows({1, 0, 1});
+  g.clear();
+  Expr a2 = state.get(g, "a"), b2 = state.get(g, "b"), c2 = state.get(g, "c");
+  g.forward();
+  EXPECT_EQ(kernels::toHost(a2->val()), (std::vector<float>{20, 22, 0, 2, 20, 22}));
+  EXPECT_EQ(kernels::toHost(b2->val()), (std::vector<float>{10, 11, 0, 1, 10, 11}));
+  EXPECT_EQ(kernels::toHost(c2->val()), (std::vector<float>{10, 11, 0, 1, 10, 11}));
+  g.clear();
+  state.set("a", state.get(g, "a"));  // itself
+  g.forward();
+  state.keepRows({2, 1});
+  g.clear();
+  Expr a3 = state.get(g, "a");
+  g.forward();
+  EXPECT_EQ(kernels::toHost(a3->val()), (std::vector<float>{20, 22, 0, 2}));
+}
+
 // A value one position longer each step (a self-attention cache) holds its own buffer with some
 // headroom, not every smaller buffer it outgrew; after clear() the next batch reuses them.
 TEST(DecoderState, MemoryFollowsTheLargestValueNotItsHistory) {

@@ -66,18 +66,36 @@ void DecoderState::keepRows(const std::vector<int>& rows) {
                         Tensor(from.data, Shape({from.shape[0], width}), Type::float32, from.device), idx);
     k.shape = from.shape.with(0, n);
   };
+  // A value of this step may be a view of the state's own memory (a kept tensor): that tensor's
+  // buffer then stays as it is until every value is kept, its own new value going to the spare.
+  std::set<const FlatBuffer*> sources;
+  for(const auto& p : pending_) {
+    const char* at = static_cast<const char*>(p.value->val().data);
+    for(const auto& [name, k] : kept_)
+      if(k.buffer && at >= static_cast<const char*>(k.buffer->all().data) &&
+         at < static_cast<const char*>(k.buffer->all().data) + k.buffer->size() * sizeof(float))
+        sources.insert(k.buffer.get());
+  }
   std::set<std::string> setNow;
-  for(auto& p : pending_) {  // values of this step: out of the workspace
+  for(auto& p : pending_) {  // values of this step: out of the workspace (or a view of the state)
     Kept& k = kept_[p.name];
     k.perSentence = p.perSentence;
     Tensor from = p.value->val();
+    bool toSpare = k.buffer && sources.count(k.buffer.get());
+    std::unique_ptr<FlatBuffer>& target = toSpare ? k.spare : k.buffer;
     if(p.perSentence) {
-      reserve(k.buffer, from.shape.elements());
-      kernels::copy(k.buffer->view(0, from.shape), from);
+      if(k.buffer && from.data == k.buffer->all().data) {  // itself, as it is
+        toSpare = false;
+      } else {
+        reserve(target, from.shape.elements());
+        kernels::copy(target->view(0, from.shape), from);
+      }
       k.shape = from.shape;
     } else {
-      gather(k, k.buffer, from);
+      gather(k, target, from);
     }
+    if(toSpare)
+      std::swap(k.buffer, k.spare);
     setNow.insert(p.name);
   }
   bool same = n == rows_;  // the rows as they are (greedy decoding until a sentence ends)
