@@ -360,4 +360,12 @@ TEST(Bfloat16, ProductTypesByName) {
   EXPECT_NE(cpuLacksProductType(ProductType::float16).find("GPUs only"), std::string::npos);
   std::string bf16 = cpuLacksProductType(ProductType::bfloat16);
   EXPECT_TRUE(bf16.empty() || bf16.find("AVX512-BF16") != std::string::npos) << bf16;
+  // GPUs by compute capability: float16 from Volta (7.0), bfloat16 from Ampere (8.0); unknown (0) not refused
+  EXPECT_EQ(gpuLacksProductType(ProductType::float16, 70), "");
+  EXPECT_EQ(gpuLacksProductType(ProductType::bfloat16, 90), "");
+  EXPECT_EQ(gpuLacksProductType(ProductType::bfloat16, 0), "");
+  EXPECT_EQ(gpuLacksProductType(ProductType::float32, 35), "");
+  EXPECT_EQ(gpuLacksProductType(ProductType::bfloat16, 75),
+            "bfloat16 products on a GPU need compute capability 8.0 (Ampere) or later, and this GPU has 7.5");
+  EXPECT_NE(gpuLacksProductType(ProductType::float16, 61).find("7.0 (Volta)"), std::string::npos);
 }

@@ -173,8 +173,9 @@ TEST_F(GpuParity, GemmOnTf32TensorCoresOnlyWhenAsked) {
   kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
   setGpuTf32(false);
   EXPECT_LT(relativeError(C), 3e-3) << "gemm on TF32";
-  if(other_.type == DeviceType::gpu)
+  if(other_.type == DeviceType::gpu) {
     EXPECT_GT(relativeError(C), 5e-5) << "--tf32 asked for, but the products have FP32's precision";
+  }
   kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
   EXPECT_LT(relativeError(C), 1e-5) << "gemm in FP32 after TF32 was turned off";
 }

@@ -11,6 +11,7 @@ std::unique_ptr<Backend> makeCpuBackend(int id);
 #ifdef MARIAN_CUDA
 std::unique_ptr<Backend> makeGpuBackend(int id);
 int cudaDeviceCount();
+int cudaComputeCapability(int id);
 namespace gpu {
 void setLane(int lane);
 void setTf32(bool on);
@@ -45,6 +46,15 @@ int gpuDeviceCount() {
 #ifdef MARIAN_CUDA
   return cudaDeviceCount();
 #else
+  return 0;
+#endif
+}
+
+int gpuComputeCapability(int id) {
+#ifdef MARIAN_CUDA
+  return cudaComputeCapability(id);
+#else
+  (void)id;
   return 0;
 #endif
 }

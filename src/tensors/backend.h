@@ -52,5 +52,8 @@ void setGpuTf32(bool on);
 
 // GPUs visible to this process (0 without the GPU backend, a driver or a device).
 int gpuDeviceCount();
+// GPU id's compute capability as major * 10 + minor (90 for an H100); 0 where unknown (no GPU
+// backend, driver or such a device).
+int gpuComputeCapability(int id);
 
 }  // namespace marian

@@ -48,6 +48,15 @@ std::string cpuLacksProductType(ProductType t) {
   return "unknown product type";
 }
 
+std::string gpuLacksProductType(ProductType t, int capability) {
+  int needs = t == ProductType::float16 ? 70 : t == ProductType::bfloat16 ? 80 : 0;
+  if(capability == 0 || capability >= needs)
+    return "";
+  return std::string(productTypeName(t)) + " products on a GPU need compute capability " + std::to_string(needs / 10) +
+         "." + std::to_string(needs % 10) + (t == ProductType::float16 ? " (Volta)" : " (Ampere)") +
+         " or later, and this GPU has " + std::to_string(capability / 10) + "." + std::to_string(capability % 10);
+}
+
 ProductPrecisionScope::ProductPrecisionScope(ProductType type, Tensor params, Tensor paramsLow)
     : type_(type), previousType_(current.type), previousParams_(current.params),
       previousParamsLow_(current.paramsLow) {

@@ -18,6 +18,9 @@ const char* productTypeName(ProductType t);
 // Empty when products of type t run on this machine's CPUs in hardware; otherwise why not
 // (bfloat16 needs AVX512-BF16 or AMX-BF16; float16 products are GPU-only here).
 std::string cpuLacksProductType(ProductType t);
+// The same for a GPU of compute capability `capability` (major * 10 + minor; 0: unknown, not
+// refused): float16 products need tensor cores (7.0, Volta), bfloat16 ones Ampere's (8.0).
+std::string gpuLacksProductType(ProductType t, int capability);
 
 // The product type of this thread's products from construction to destruction (restoring the
 // previous one). `params`, a float32 buffer, and `paramsLow`, its copy in the product type made by

@@ -134,7 +134,7 @@ const uint16_t* bfloat16Operand(const Tensor& t, Scratch& scratch) {
 struct Operands {
   const uint16_t *a, *b;
   float* c;
-  memory::dim lda, ldb, ldc, sizeA, sizeB, sizeC;  // leading dimension and matrix stride of each
+  memory::dim lda = 0, ldb = 0, ldc = 0, sizeA = 0, sizeB = 0, sizeC = 0;  // leading dimension and matrix stride of each
 };
 
 // `batch` products of [m x k] by [k x n] from o's pointers, on the calling thread

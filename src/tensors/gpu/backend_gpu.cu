@@ -208,6 +208,16 @@ int cudaDeviceCount() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+int cudaComputeCapability(int id) {
+  int major = 0, minor = 0;
+  if(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) != cudaSuccess ||
+     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) != cudaSuccess) {
+    cudaGetLastError();  // (not sticky: clear it)
+    return 0;
+  }
+  return major * 10 + minor;
+}
+
 std::unique_ptr<Backend> makeGpuBackend(int id) { return std::make_unique<gpu::GpuBackend>(id); }
 
 }  // namespace marian

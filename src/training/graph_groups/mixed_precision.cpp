@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "tensors/backend.h"
 
 namespace marian {
 
@@ -21,11 +22,11 @@ ProductType productTypeFromOptions(const Options& o, const std::vector<Device>& 
     ABORT_IF(t == ProductType::bfloat16, "--fp16 means --precision float16 float32, but --precision says bfloat16");
     t = ProductType::float16;
   }
-  for(const Device& d : devices)
-    if(d.type == DeviceType::cpu) {
-      std::string why = cpuLacksProductType(t);
-      ABORT_IF(!why.empty(), "--precision {}{}: {}", productTypeName(t), fp16 ? " (--fp16)" : "", why);
-    }
+  for(const Device& d : devices) {
+    std::string why = d.type == DeviceType::cpu ? cpuLacksProductType(t) : gpuLacksProductType(t, gpuComputeCapability(d.id));
+    ABORT_IF(!why.empty(), "--precision {}{}{}: {}", productTypeName(t), fp16 ? " (--fp16)" : "",
+             d.type == DeviceType::gpu ? " on gpu" + std::to_string(d.id) : "", why);
+  }
   return t;
 }
 
