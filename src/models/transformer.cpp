@@ -91,6 +91,8 @@ public:
     Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
     Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t), here);
     Expr srcMask = state.get(g, "srcMask");
+    ABORT_IF(!step.sentences || int(step.sentences->size()) != rows, "A decoding step needs the sentence of each of its {} rows",
+             rows);
     // the context attention's queries by sentence: [sentences, heads, its hypotheses, d]
     Positions bySentence = positionsOnGraph(g, rowsBySentence(*step.sentences, srcMask->shape()[0]));
     for(int l = 1; l <= decDepth_; ++l) {

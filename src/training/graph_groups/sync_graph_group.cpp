@@ -155,6 +155,7 @@ public:
       allreducer_->setStep(update);
     if(rounded_)  // the parameters as this update's products read them: each device rounds its shard
       parallelFor(n, [&](size_t k) {
+        timeline::Span span("round weights", "compute");
         Range r = shards_->ranges()[k];
         if(r.size > 0)
           kernels::convert(rounded_->view(r.offset, Shape({int(r.size)})), shards_->shards()[k]->values());
