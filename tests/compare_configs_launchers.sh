@@ -6,7 +6,7 @@
 # a larger budget; `--launcher srun` builds one srun command per
 # configuration (checked with --dry-run, as there is no SLURM here); --hostfile without mpirun
 # is an error; `--launcher in-process` (ranks as threads of one process) gives the validations
-# of mpirun's runs.
+# of mpirun's runs; --stop-at ends a run at its first validation at or below a cross-entropy.
 set -euo pipefail
 root=$1
 bin=$2
@@ -65,6 +65,21 @@ for (c1, w1, ce1), (c2, w2, ce2) in zip(mpirun, inproc):
     assert c1 == c2 and abs(w1 - w2) <= 0.25 * w1 and abs(ce1 - ce2) <= 1e-4 * ce1, ((c1, w1, ce1), (c2, w2, ce2))
 print(f"in-process: the {len(inproc)} validations of mpirun's runs")
 PY
+# --stop-at CE: a configuration ends at its first validation at or below CE, not at its budget
+stop=$(/usr/bin/python3 -c 'import csv, sys
+ces = [float(r["valid_cross_entropy"]) for r in csv.DictReader(open(sys.argv[1])) if r["configuration"] == "2x1 sync dense"]
+assert ces[1] * 1.0002 < ces[0], ces
+print(ces[1] * 1.0002)' "$work/in-process/results.csv")
+echo "2x1 sync dense|2|1|--sync-sgd" > "$work/dense-only"
+# (its budget holds 80 validations; this tiny model validates about ten times a second, so those
+# of the half second before compare-configs looks come before the stop: 17 on a busy machine)
+timeout 600 "$root/scripts/compare-configs" "${common[@]}" --configs "$work/dense-only" --launcher in-process \
+  --words 240000 --valid-every-words 3000 --extra "" --stop-at "$stop" --out "$work/stopped" > /dev/null
+valids=$(grep -c '\[valid\]' "$work/stopped/2x1-sync-dense/log.txt")
+[ "$valids" -ge 2 ] && [ "$valids" -le 40 ] || { echo "FAIL: --stop-at $stop: $valids validations, not 2-40 of 80"; exit 1; }
+grep -oE 'cross-entropy : [0-9.]+' "$work/stopped/2x1-sync-dense/log.txt" | awk -v s="$stop" '$3 <= s {ok = 1} END {exit !ok}' \
+  || { echo "FAIL: --stop-at $stop: stopped before reaching it"; exit 1; }
+echo "--stop-at: stopped after $valids validations"
 # --continue: the same runs trained on from their checkpoints to a larger budget, logs appended
 log="$work/out/2x1-sync-dense/log.txt"
 before=$(grep -c '\[valid\]' "$log")

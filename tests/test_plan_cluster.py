@@ -113,6 +113,10 @@ class PlanCluster(unittest.TestCase):
         r, plan = self.plan()
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Warning: 2x2 dense ran 2 devices a node; the model counts one.", plan)
+        self.assertNotIn("asynchronous", plan)
+        write_probe(self.probes, "2x1 ps", 2, "--multi-node --grad-dropping-rate 0.9", [50, 40])
+        r, plan = self.plan()
+        self.assertIn("Warning: 2x1 ps is asynchronous: its updates depend on the ranks' timing", plan)
         r, plan = self.plan("--mini-batch", "32")  # the profile's 500 words a device, the probe's 100
         self.assertIn("Warning: 2x2 dense trained 200 target words an update, the profile's --mini-batch 32 gives "
                       "1,000 on 2 node(s).", plan)
