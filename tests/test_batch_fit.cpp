@@ -4,9 +4,13 @@
 // the fit counts are what the graph allocates. Sync-SGD's batches hold the fit of every device.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "common/error.h"
 #include "graph/operators.h"
 #include "models/encoder_decoder.h"
+#include "tensors/kernels.h"
+#include "training/graph_groups/mixed_precision.h"
 #include "training/loop/batch_fit.h"
 
 namespace marian {
@@ -54,6 +58,8 @@ void checkExact(size_t workspaceMB, std::vector<std::string> extra) {
     ASSERT_GT(fit[k], 0u);
     // a fresh graph each time: a workspace that has grown keeps its size
     ExpressionGraph fits(cpuDevice(0), 1, workspaceMB), overflows(cpuDevice(0), 1, workspaceMB);
+    fits.setProductType(productTypeFromOptions(o, {cpuDevice(0)}));
+    overflows.setProductType(productTypeFromOptions(o, {cpuDevice(0)}));
     EXPECT_TRUE(stepRuns(*model, fits, fit[k], len));
     EXPECT_FALSE(stepRuns(*model, overflows, fit[k] + 1, len));
   }
@@ -63,6 +69,55 @@ void checkExact(size_t workspaceMB, std::vector<std::string> extra) {
 TEST(MiniBatchFit, FittedSizesRunAndOneMoreOverflowsTransformer) { checkExact(6, {}); }
 TEST(MiniBatchFit, FittedSizesRunAndOneMoreOverflowsS2S) {
   checkExact(24, {"--type", "s2s", "--dim-rnn", "32", "--layer-normalization", "--dropout-rnn", "0.1"});
+}
+
+// bfloat16 products keep the values that backward reads only as their operands in bfloat16
+// (ExpressionGraph::forward): the fit counts that exactly, and more sentences fit than in float32.
+TEST(MiniBatchFit, Bfloat16ProductsFitMoreSentencesExactly) {
+  if(std::string why = cpuLacksProductType(ProductType::bfloat16); !why.empty())
+    GTEST_SKIP() << why;
+  checkExact(6, {"--precision", "bfloat16", "float32"});
+  std::vector<size_t> f32 = fitBatchSentences(options({"-w", "6"}), 300, 300, 10, 1),
+                      bf16 = fitBatchSentences(options({"-w", "6", "--precision", "bfloat16"}), 300, 300, 10, 1);
+  ASSERT_EQ(f32.size(), bf16.size());
+  for(size_t k = 0; k < f32.size(); ++k)
+    EXPECT_GT(bf16[k], f32[k] * 11 / 10) << "length " << (k + 1) * 10;
+}
+
+// Keeping those values in bfloat16 changes no gradient: the products read the same rounded values
+// either way. The transformer's training step as DeviceWorker runs it against a forward that keeps
+// every value in float32, with released blocks filled with NaN (a read of a value gone shows).
+TEST(MiniBatchFit, Bfloat16OperandsKeptForBackwardChangeNoGradient) {
+  if(std::string why = cpuLacksProductType(ProductType::bfloat16); !why.empty())
+    GTEST_SKIP() << why;
+  setenv("MARIAN_POISON_RELEASED", "1", 1);
+  for(std::string type : {"transformer", "s2s"}) {
+    SCOPED_TRACE(type);
+    Options o = options({"--type", type, "--dim-rnn", "32", "--transformer-dropout", "0", "--precision", "bfloat16"});
+    auto model = createModel(o, 300, 300);
+    Batch batch = fitProbeBatch(3, 7);
+    auto gradients = [&](bool keepAll, size_t& peak, size_t& predicted) {
+      ExpressionGraph graph(cpuDevice(0), 1);
+      graph.setProductType(ProductType::bfloat16);
+      Expr ce = model->loss(graph, batch, true);
+      Expr cost = ce * 1.f;
+      predicted = graph.workspaceBytes({ce, cost}, true);
+      if(keepAll)
+        graph.forward();  // every value kept, in float32
+      else
+        graph.forward({ce, cost}, /*backwardFollows=*/true);
+      graph.backward(cost);
+      peak = graph.workspace().peak();
+      return kernels::toHost(graph.params().grads());
+    };
+    size_t peakAll, peakKept, predicted, unused;
+    std::vector<float> all = gradients(true, peakAll, unused), kept = gradients(false, peakKept, predicted);
+    ASSERT_EQ(all.size(), kept.size());
+    for(size_t i = 0; i < all.size(); ++i)
+      ASSERT_EQ(all[i], kept[i]) << "gradient value " << i;  // bitwise (a NaN fails too)
+    EXPECT_EQ(peakKept, predicted);
+    EXPECT_LT(peakKept, peakAll);
+  }
 }
 
 TEST(MiniBatchFit, SyncBatchesHoldEveryDevicesShareAndTooSmallWorkspacesAreNamed) {

@@ -351,6 +351,53 @@ TEST(Bfloat16, GraphsReadTheCallersRoundedCopy) {
   EXPECT_EQ(forward(), own);
 }
 
+// After forward, a value that backward reads only as a product's operand is kept in bfloat16,
+// exactly its float32 value rounded; one that another backward reads (softmax's output), one the
+// caller keeps, and every value of a float32 graph stay float32.
+TEST(Bfloat16, OnlyProductOperandsAreKeptInBfloat16) {
+  SKIP_WITHOUT_BFLOAT16_PRODUCTS();
+  struct Kept {
+    std::vector<Type> types;
+    std::vector<float> hidden;  // the gelu's output as backward's products read it
+  };
+  auto run = [](ProductType type, bool callerKeepsHidden) {
+    ExpressionGraph graph(cpuDevice(), 7);
+    graph.setProductType(type);
+    Expr x = graph.param("x", Shape({2, 5, 8}), inits::fromVector(randomValues(80, 41)));
+    Expr W = graph.param("W", Shape({8, 8}), inits::fromVector(randomValues(64, 42)));
+    Expr b = graph.param("b", Shape({8}), inits::fromVector(randomValues(8, 43)));
+    Expr hidden = gelu(affine(x, W, b, false));                      // read by products only
+    Expr probs = softmax(bdot(hidden, hidden, false, true));          // softmax's backward reads it
+    Expr context = bdot(probs, reshape(hidden, Shape({2, 5, 8})));  // hidden through a view
+    Expr out = affine(context, W, b, false) + hidden;                // + reads no value in backward
+    std::vector<Expr> keep = {out};
+    if(callerKeepsHidden)
+      keep.push_back(hidden);
+    graph.forward(keep, true);
+    std::vector<float> w = randomValues(80, 44);
+    graph.backward(out, &w);
+    Kept k{{hidden->productVal().type, probs->productVal().type, out->productVal().type}, {}};
+    Tensor h = hidden->productVal();
+    if(h.type == Type::bfloat16) {
+      std::vector<uint16_t> bits(h.size());
+      std::memcpy(bits.data(), h.data, bits.size() * 2);
+      for(uint16_t u : bits)
+        k.hidden.push_back(cpu::bfloat16ToFloat(u));
+    } else {
+      k.hidden = kernels::toHost(h);
+    }
+    return k;
+  };
+  Kept bf16 = run(ProductType::bfloat16, false), callers = run(ProductType::bfloat16, true),
+       f32 = run(ProductType::float32, false);
+  EXPECT_EQ(bf16.types, (std::vector<Type>{Type::bfloat16, Type::float32, Type::float32}));
+  EXPECT_EQ(callers.types, (std::vector<Type>{Type::float32, Type::float32, Type::float32}));
+  EXPECT_EQ(f32.types, (std::vector<Type>{Type::float32, Type::float32, Type::float32}));
+  ASSERT_EQ(bf16.hidden.size(), callers.hidden.size());
+  for(size_t i = 0; i < bf16.hidden.size(); ++i)
+    EXPECT_EQ(bf16.hidden[i], float(rounded(callers.hidden[i]))) << "at " << i;
+}
+
 TEST(Bfloat16, ProductTypesByName) {
   EXPECT_EQ(parseProductType("float32"), ProductType::float32);
   EXPECT_EQ(parseProductType("bfloat16"), ProductType::bfloat16);

@@ -152,12 +152,12 @@ Expr ExpressionGraph::view(Tensor t) { return record<ViewNode>(*this, t); }
 void ExpressionGraph::forward() { run(nullptr, true); }
 
 void ExpressionGraph::forward(const std::vector<Expr>& keep, bool backwardFollows) {
-  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep, backwardFollows);
-  run(&releaseAfter, backwardFollows);
+  ValuePlan plan = valueLifetimes(keep, backwardFollows);
+  run(&plan, backwardFollows);
 }
 
 ProductPrecisionScope ExpressionGraph::productPrecision() const {
-  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
+  if(cpuBfloat16Products()) {
     if(sharedRounded_.data)
       return ProductPrecisionScope(productType_, params_.values(), sharedRounded_);
     if(roundedParams_)
@@ -169,22 +169,22 @@ ProductPrecisionScope ExpressionGraph::productPrecision() const {
 void ExpressionGraph::releaseWorkspace() { workspace_->releaseMemory(); }
 
 Tensor ExpressionGraph::roundInPlace(Tensor t) {
-  if(productType_ != ProductType::bfloat16 || t.device.type != DeviceType::cpu || t.type != Type::float32)
+  if(!cpuBfloat16Products() || t.device.type != DeviceType::cpu || t.type != Type::float32)
     return t;
   Tensor rounded(t.data, t.shape, Type::bfloat16, t.device);
   kernels::convert(rounded, t);
   return rounded;
 }
 
-void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows) {
+void ExpressionGraph::run(const ValuePlan* plan, bool backwardFollows) {
   params_.allocate();
   workspace_->reset();
-  if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu && sharedRounded_.data) {
+  if(cpuBfloat16Products() && sharedRounded_.data) {
     ABORT_IF(sharedRounded_.size() != params_.totalSize() || sharedRounded_.type != Type::bfloat16,
              "The shared rounded parameters hold {} values, the graph has {} parameters", sharedRounded_.size(),
              params_.totalSize());
     roundedParams_.reset();
-  } else if(productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu) {
+  } else if(cpuBfloat16Products()) {
     if(!roundedParams_ || roundedParams_->size() != params_.totalSize())
       roundedParams_ = std::make_unique<FlatBuffer>(device_, Type::bfloat16, params_.totalSize());
     kernels::convert(roundedParams_->all(), params_.values());
@@ -194,27 +194,47 @@ void ExpressionGraph::run(const std::vector<std::vector<size_t>>* releaseAfter, 
   ProductPrecisionScope precision = productPrecision();
   for(size_t i = 0; i < nodes_.size(); ++i) {
     Node& node = *nodes_[i];
-    node.grad_ = Tensor();
+    node.grad_ = node.productVal_ = Tensor();
     if(node.allocatesValue())
       node.val_ = workspace_->allocate(node.shape(), node.valueType());
     timed(node, " fwd", [&] { node.forward(); });
-    if(releaseAfter)
-      for(size_t owner : (*releaseAfter)[i]) {
-        workspace_->release(nodes_[owner]->val_);
-        // backward's kernels may still be given a value they do not read (a functor's unused
-        // argument): it keeps pointing into the workspace
-        if(!backwardFollows)
-          nodes_[owner]->val_ = Tensor();
-      }
+    if(!plan)
+      continue;
+    for(size_t owner : plan->releaseAfter[i]) {
+      workspace_->release(nodes_[owner]->val_);
+      // backward's kernels may still be given a value they do not read (a functor's unused
+      // argument): it keeps pointing into the workspace
+      if(!backwardFollows)
+        nodes_[owner]->val_ = Tensor();
+    }
+    for(size_t owner : plan->roundAfter[i])
+      keepInBfloat16(owner, plan->owner);
   }
 }
 
-std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep,
-                                                                  bool backwardFollows) const {
-  constexpr size_t kNone = size_t(-1);
+void ExpressionGraph::keepInBfloat16(size_t owner, const std::vector<size_t>& owners) {
+  Tensor f32 = nodes_[owner]->val_;
+  Tensor bf16 = workspace_->allocate(f32.shape, Type::bfloat16);
+  kernels::convert(bf16, f32);
+  // the owner's and its views' (recorded after it) products read the copy at their offsets; their
+  // val() keeps pointing into the workspace, as a released value's does
+  for(size_t j = owner; j < nodes_.size(); ++j)
+    if(owners[j] == owner) {
+      Node& n = *nodes_[j];
+      size_t offset = size_t(static_cast<const float*>(n.val_.data) - f32.f32());
+      n.productVal_ = Tensor(bf16.bf16() + offset, n.shape(), Type::bfloat16, device_);
+    }
+  workspace_->release(f32);
+}
+
+ExpressionGraph::ValuePlan ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const {
+  constexpr size_t kNone = kNoOwner;
   // the node whose workspace block a value is: its own, its child's for a view (reshape), none
   // for memory the graph does not own (parameters, views of outside tensors)
-  std::vector<size_t> owner(nodes_.size(), kNone), lastRead(nodes_.size(), 0);
+  ValuePlan plan;
+  std::vector<size_t>& owner = plan.owner;
+  owner.assign(nodes_.size(), kNone);
+  std::vector<size_t> lastRead(nodes_.size(), 0);
   for(size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = *nodes_[i];
     if(n.allocatesValue())
@@ -227,26 +247,38 @@ std::vector<std::vector<size_t>> ExpressionGraph::valueLifetimes(const std::vect
       if(size_t o = owner[c->position_]; o != kNone)
         lastRead[o] = std::max(lastRead[o], i);
   }
-  std::vector<char> kept(nodes_.size(), 0);
+  // kept: for the caller (1), or for backward only as products' operands (2), or otherwise (3)
+  enum : char { kFree = 0, kForCaller = 1, kAsProductOperand = 2, kOtherwise = 3 };
+  std::vector<char> kept(nodes_.size(), kFree);
   for(const Expr& k : keep)
     if(size_t o = owner[k->position_]; o != kNone)
-      kept[o] = 1;
+      kept[o] = kForCaller;
+  auto keepFor = [&](size_t o, char why) {
+    if(kept[o] != kForCaller)
+      kept[o] = std::max(kept[o], why);
+  };
   if(backwardFollows)  // what the backward of a node that needs a gradient reads
     for(size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = *nodes_[i];
       if(!n.needsGrad())
         continue;
       if(n.backwardReadsValue() && owner[i] != kNone)
-        kept[owner[i]] = 1;
+        keepFor(owner[i], kOtherwise);
       for(size_t c = 0; c < n.children().size(); ++c)
         if(size_t o = owner[n.child(c)->position_]; o != kNone && n.backwardReadsChild(c))
-          kept[o] = 1;
+          keepFor(o, n.readsChildAsProductOperand(c) ? kAsProductOperand : kOtherwise);
     }
-  std::vector<std::vector<size_t>> releaseAfter(nodes_.size());
-  for(size_t i = 0; i < nodes_.size(); ++i)
-    if(owner[i] == i && !kept[i])
-      releaseAfter[lastRead[i]].push_back(i);
-  return releaseAfter;
+  plan.releaseAfter.resize(nodes_.size());
+  plan.roundAfter.resize(nodes_.size());
+  for(size_t i = 0; i < nodes_.size(); ++i) {
+    if(owner[i] != i)
+      continue;
+    if(kept[i] == kFree)
+      plan.releaseAfter[lastRead[i]].push_back(i);
+    else if(kept[i] == kAsProductOperand && cpuBfloat16Products() && nodes_[i]->valueType() == Type::float32)
+      plan.roundAfter[lastRead[i]].push_back(i);
+  }
+  return plan;
 }
 
 void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool accumulate, const GradientReady& ready,
@@ -407,12 +439,16 @@ size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withB
     else
       bytes += size;
   };
-  std::vector<std::vector<size_t>> releaseAfter = valueLifetimes(keep, withBackward);
+  ValuePlan plan = valueLifetimes(keep, withBackward);
   for(size_t i = 0; i < nodes_.size(); ++i) {
     if(nodes_[i]->allocatesValue())
       take(Workspace::bytesFor(nodes_[i]->shape(), nodes_[i]->valueType()));
-    for(size_t owner : releaseAfter[i])
+    for(size_t owner : plan.releaseAfter[i])
       ++released[Workspace::bytesFor(nodes_[owner]->shape(), nodes_[owner]->valueType())];
+    for(size_t owner : plan.roundAfter[i]) {
+      take(Workspace::bytesFor(nodes_[owner]->shape(), Type::bfloat16));
+      ++released[Workspace::bytesFor(nodes_[owner]->shape(), Type::float32)];
+    }
   }
   if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
     return bytes;

@@ -70,6 +70,9 @@ public:
   // value is released as soon as the last node that reads it has run, and its block serves a
   // later value or gradient of its size. For inference the workspace then holds what is in
   // flight, not the whole graph.
+  // On the CPU with bfloat16 products, a value that backward reads only as a product's operand
+  // (an affine layer's input, attention's queries, keys and values) is kept in bfloat16 from its
+  // last forward read on: the same values the products would round it to, in half the memory.
   void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
   // Zeroes the parameter gradients (where a backward starts; a device without a batch and a
   // sparse sum's scatter zero theirs themselves) unless `accumulate` (then
@@ -107,12 +110,24 @@ public:
   uint64_t nextRandomSeed() { return randomSeed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
 
 private:
-  void run(const std::vector<std::vector<size_t>>* releaseAfter, bool backwardFollows);
+  // What forward(keep, backwardFollows) does with each value once its last reader has run.
+  struct ValuePlan {
+    std::vector<size_t> owner;  // by node: the node whose workspace block its value is (kNoOwner: none)
+    // by node: the values whose last reader it is, to release after its forward (never those of
+    // `keep` and their views, nor with backwardFollows what backward reads) ...
+    std::vector<std::vector<size_t>> releaseAfter;
+    // ... and those that backward reads only as products' operands, to keep in bfloat16 from there on
+    std::vector<std::vector<size_t>> roundAfter;
+  };
+  static constexpr size_t kNoOwner = size_t(-1);
+  ValuePlan valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
+  void run(const ValuePlan* plan, bool backwardFollows);
+  // Moves value `owner` (and its views) into a bfloat16 block of the workspace, releasing its float32 one.
+  void keepInBfloat16(size_t owner, const std::vector<size_t>& owners);
+  // Whether this graph's products read bfloat16 on the CPU (rounded parameters, rounded operands).
+  bool cpuBfloat16Products() const { return productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu; }
   // This thread's products in productType_, reading the rounded parameters (the caller's or roundedParams_).
   ProductPrecisionScope productPrecision() const;
-  // by node: the values whose last reader it is, to release after its forward (never those of
-  // `keep` and their views, nor with backwardFollows what backward reads)
-  std::vector<std::vector<size_t>> valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
   // backward's walk from node `end` (the top) down: allocate(n) before a gradient is first
   // written (the top's first), runBackward(i) for every node that needs a gradient, release(n)
   // after it, `ready` as in backward; apart(param) is asked where backward offers lookupsApart

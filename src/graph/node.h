@@ -52,6 +52,10 @@ public:
   // other values once the forward pass is done with them (ExpressionGraph::forward).
   virtual bool backwardReadsValue() const { return true; }
   virtual bool backwardReadsChild(size_t i) const { return true; }
+  // Whether this node reads child i, forward and backward, only as an operand of its matrix
+  // products: such a value, which the products round to the graph's product type anyway, may be
+  // kept for backward in that type once forward is done with it (ExpressionGraph::forward).
+  virtual bool readsChildAsProductOperand(size_t i) const { return false; }
   // Whether backward() adds to child i's gradient only rows picked by an index (an embedding
   // lookup): such additions can go to a buffer of their own (ExpressionGraph::LookupsApart).
   virtual bool addsRowsToChild(size_t i) const { return false; }
@@ -64,6 +68,9 @@ public:
   bool needsGrad() const { return needsGrad_; }
 
   Tensor val() const { return val_; }
+  // The value as backward's matrix products read it: its copy in the product type where forward
+  // kept one (ExpressionGraph::forward; val() is then released), else val().
+  Tensor productVal() const { return productVal_.empty() ? val_ : productVal_; }
   Tensor grad() const { return grad_; }
   // The gradient of child i, or an empty tensor when that child needs none.
   Tensor childGrad(size_t i) const {
@@ -76,7 +83,7 @@ protected:
   Type valueType_;
   std::vector<Expr> children_;
   bool needsGrad_ = false;
-  Tensor val_, grad_;
+  Tensor val_, grad_, productVal_;
   size_t position_ = 0;  // in the graph's recording order (set by ExpressionGraph::record)
 
   friend class ExpressionGraph;

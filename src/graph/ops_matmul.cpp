@@ -53,12 +53,13 @@ public:
   // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
+  bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
-    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
-                transA_, transB_, scale_);
+    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
+                grad_, transA_, transB_, scale_);
   }
 
 private:
@@ -93,12 +94,13 @@ public:
   // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
+  bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemmBatched(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
-    productGrad(graph(), kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(),
-                grad_, transA_, transB_, scale_);
+    productGrad(graph(), kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->productVal(),
+                child(1)->productVal(), grad_, transA_, transB_, scale_);
   }
 
 private:
@@ -118,6 +120,7 @@ public:
   // dA = dC B^T reads B, dB = A^T dC reads A; the product itself is not read
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
+  bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), false, transW_, 1.f, 0.f);
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
@@ -125,8 +128,8 @@ public:
   void backward() override {
     if(child(2)->needsGrad())  // first: the products may round grad_ in place
       kernels::add(child(2)->grad(), grad_);
-    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->val(), child(1)->val(), grad_,
-                false, transW_, 1.f);
+    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
+                grad_, false, transW_, 1.f);
   }
 
 private:

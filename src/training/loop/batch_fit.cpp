@@ -4,6 +4,8 @@
 #include "common/logging.h"
 #include "graph/operators.h"
 #include "models/encoder_decoder.h"
+#include "tensors/devices_from_options.h"
+#include "training/graph_groups/mixed_precision.h"
 
 namespace marian {
 
@@ -27,6 +29,9 @@ std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, s
   size_t maxLength = size_t(options.get<int>("max-length"));
   std::unique_ptr<EncoderDecoder> model = createModel(options, srcVocab, trgVocab);
   ExpressionGraph graph(cpuDevice(0), 1, 0);  // shapes only: it allocates nothing but a small first chunk
+  // CPU devices with bfloat16 products keep their products' operands in bfloat16 for backward
+  if(devicesFromOptions(options).front().type == DeviceType::cpu)
+    graph.setProductType(productTypeFromOptions(options, {}));
   auto fits = [&](size_t n, size_t len) {
     graph.clear();
     Expr ce = model->loss(graph, fitProbeBatch(n, len), /*training=*/true);
