@@ -166,7 +166,10 @@ ProductPrecisionScope ExpressionGraph::productPrecision() const {
   return ProductPrecisionScope(productType_);
 }
 
-void ExpressionGraph::releaseWorkspace() { workspace_->releaseMemory(); }
+void ExpressionGraph::releaseWorkspace() {
+  workspace_->releaseMemory();
+  roundedParams_.reset();  // rounded anew by every forward
+}
 
 Tensor ExpressionGraph::roundInPlace(Tensor t) {
   if(!cpuBfloat16Products() || t.device.type != DeviceType::cpu || t.type != Type::float32)

@@ -37,7 +37,7 @@ public:
   // two products that nothing reads afterwards (a product's output gradient), rounded once with no
   // memory of its own.
   Tensor roundInPlace(Tensor t);
-  // Frees the workspace's memory while the graph is idle: its nodes'
+  // Frees the workspace's memory (and the parameters' rounded copy) while the graph is idle: its nodes'
   // values and gradients are dead until the next forward, which takes the memory again.
   void releaseWorkspace();
   Workspace& workspace() { return *workspace_; }

@@ -116,21 +116,24 @@ void Parameters::zeroGrads() {
     gradBuffer();  // made zeroed
 }
 
-std::vector<NpzItem> Parameters::toNpzItems(const std::vector<float>& values) const {
+void Parameters::addToNpz(NpzWriter& out, const std::vector<float>& values) const {
   ABORT_IF(values.size() != totalSize(), "{} values for a model of {}", values.size(), totalSize());
-  std::vector<NpzItem> items;
-  for(size_t i = 0; i < layoutSize_; ++i) {
+  std::vector<size_t> byName(layoutSize_);
+  for(size_t i = 0; i < layoutSize_; ++i)
+    byName[i] = i;
+  std::sort(byName.begin(), byName.end(), [&](size_t a, size_t b) { return entries_[a].name < entries_[b].name; });
+  for(size_t i : byName) {
     const Entry& e = entries_[i];
     std::vector<int> dims = e.shape.dims();
-    items.push_back(npzFloat32(e.name, std::vector<size_t>(dims.begin(), dims.end()), values.data() + e.offset));
+    out.add(e.name, std::vector<size_t>(dims.begin(), dims.end()), "<f4", values.data() + e.offset,
+            e.shape.elements() * sizeof(float));
   }
-  std::sort(items.begin(), items.end(),
-            [](const NpzItem& a, const NpzItem& b) { return a.name < b.name; });
-  return items;
 }
 
 void Parameters::save(const std::string& path) const {
-  writeNpz(path, toNpzItems(kernels::toHost(values())));
+  NpzWriter out(path);
+  addToNpz(out, kernels::toHost(values()));
+  out.commit();
 }
 
 void Parameters::load(const std::string& path) {

@@ -62,8 +62,9 @@ public:
   // The names, shapes and offsets of this (allocated) layout as 16 hex digits: flat arrays saved
   // in one layout are meaningless in another with the same size.
   std::string layoutFingerprint() const;
-  // npz items of flat values in this layout, one per parameter, sorted by name.
-  std::vector<NpzItem> toNpzItems(const std::vector<float>& values) const;
+  // Flat values in this layout into `out`, one array per parameter, sorted by name, written as
+  // they are (no copy: a model the size of transformer-base would take hundreds of MB more to save).
+  void addToNpz(NpzWriter& out, const std::vector<float>& values) const;
 
 private:
   // `flat` with the value in `items` of every parameter they hold; one they lack is an error, or

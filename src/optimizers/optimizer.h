@@ -26,8 +26,12 @@ public:
   virtual ~Optimizer() = default;
   virtual void update(Tensor params, Tensor grads, float lr) = 0;
   virtual std::string name() const = 0;
-  virtual OptimizerState state() const { return {}; }
+  // The state arrays copied to the host (stateNames' arrays) and the step count.
+  OptimizerState state() const;
   virtual void setState(const OptimizerState& state, Device device) {}
+  // The names of the state arrays that stateTensor gives (none before the first update), and the steps taken.
+  virtual std::vector<std::string> stateNames() const { return {}; }
+  virtual uint64_t steps() const { return 0; }
   // The state arrays where they live (empty before the first update): what averaging replicas
   // averages.
   virtual std::vector<Tensor> stateTensors() { return {}; }
@@ -44,8 +48,9 @@ public:
 // Optimizers with per-parameter state: buffers of the range's size, created on first use.
 class StatefulOptimizer : public Optimizer {
 public:
-  OptimizerState state() const override;
   void setState(const OptimizerState& state, Device device) override;
+  std::vector<std::string> stateNames() const override;
+  uint64_t steps() const override { return t_; }
   std::vector<Tensor> stateTensors() override;
   Tensor stateTensor(const std::string& name) const override;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -50,20 +51,23 @@ std::vector<Tensor> ParameterShard::replicaTensors(bool moments) {
 
 void ParameterShard::saveTo(ModelState& state) const {
   ABORT_IF(range_.end() > state.n, "Shard [{}, {}) outside a model of {}", range_.offset, range_.end(), state.n);
-  auto put = [&](std::vector<float>& global, const std::vector<float>& part) {
+  // straight into the model's arrays: a copy of each shard's on the way would add the model's size
+  // again to a save's memory
+  auto put = [&](std::vector<float>& global, Tensor part) {
+    ABORT_IF(part.size() != range_.size, "Shard [{}, {}) saving an array of {} values", range_.offset, range_.end(),
+             part.size());
     if(global.size() != state.n)
       global.assign(state.n, 0.f);
-    placeRange(global, range_, part);
+    backendFor(part.device).copyToHost(global.data() + range_.offset, part.f32(), part.bytes());
   };
-  OptimizerState s = optimizer_->state();
-  state.optimizerSteps.push_back({range_, s.steps});
+  state.optimizerSteps.push_back({range_, optimizer_->steps()});
   if(range_.size == 0)
     return;
-  put(state.values, kernels::toHost(values_));
+  put(state.values, values_);
   if(ema_)
-    put(state.smoothed, kernels::toHost(smoothed().slice(0, range_.size)));
-  for(auto& [name, values] : s.arrays)
-    put(state.optimizer[name], values);
+    put(state.smoothed, smoothed().slice(0, range_.size));
+  for(const std::string& name : optimizer_->stateNames())
+    put(state.optimizer[name], optimizer_->stateTensor(name));
 }
 
 void ParameterShard::restoreFrom(const ModelState& state) {

@@ -15,12 +15,16 @@ void StatefulOptimizer::ensureBuffers(Tensor params) {
            name(), buffers_[0]->size(), params.size());
 }
 
-OptimizerState StatefulOptimizer::state() const {
+OptimizerState Optimizer::state() const {
   OptimizerState s;
-  s.steps = t_;
-  for(size_t i = 0; i < buffers_.size(); ++i)
-    s.arrays[names_[i]] = kernels::toHost(buffers_[i]->all());
+  s.steps = steps();
+  for(const std::string& name : stateNames())
+    s.arrays[name] = kernels::toHost(stateTensor(name));
   return s;
+}
+
+std::vector<std::string> StatefulOptimizer::stateNames() const {
+  return std::vector<std::string>(names_.begin(), names_.begin() + std::min(names_.size(), buffers_.size()));
 }
 
 std::vector<Tensor> StatefulOptimizer::stateTensors() {

@@ -69,7 +69,9 @@ public:
     for(auto& w : workers_)
       params.push_back(&w->params());
     shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
-    shareRoundedParameters();
+    sharesRoundedParameters_ = std::all_of(workers_.begin(), workers_.end(), [](const auto& w) {
+      return w->device().type == DeviceType::cpu && w->graph().productType() == ProductType::bfloat16;
+    });
     bool localSteps = options_.get<int>("local-steps") > 0;  // (its options checked by createGraphGroup)
     if(!transport_ && localSteps)
       LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
@@ -153,6 +155,8 @@ public:
     }
     if(allreducer_)
       allreducer_->setStep(update);
+    if(sharesRoundedParameters_ && !rounded_)
+      shareRoundedParameters();
     if(rounded_)  // the parameters as this update's products read them: each device rounds its shard
       parallelFor(n, [&](size_t k) {
         timeline::Span span("round weights", "compute");
@@ -257,6 +261,11 @@ public:
   void releaseWorkspaces() override {
     for(auto& w : workers_)
       w->graph().releaseWorkspace();
+    if(rounded_) {  // rounded anew at every update: dead in between, and as large as half the parameters
+      for(auto& w : workers_)
+        w->graph().useRoundedParameters(Tensor());
+      rounded_.reset();
+    }
   }
 
   // Local gradients: rank 0 validates the mean of the ranks' copies; nothing changes them.
@@ -300,7 +309,9 @@ public:
         state.extras["onebit-server-error"].assign(owed.size(), 0.f);
       }
     }
-    return rank() == 0 ? state : ModelState();
+    if(rank() != 0)
+      return {};
+    return state;  // moved (a conditional expression would copy the model's arrays once more)
   }
 
   void restore(const ModelState& saved) override {
@@ -340,9 +351,6 @@ private:
   // devices' parameters are equal at the start of an update, so one copy (not one per device)
   // made then (not at every forward of --optimizer-delay's pieces) serves them all.
   void shareRoundedParameters() {
-    for(auto& w : workers_)
-      if(w->device().type != DeviceType::cpu || w->graph().productType() != ProductType::bfloat16)
-        return;
     rounded_ = std::make_unique<FlatBuffer>(workers_[0]->device(), Type::bfloat16, layout().totalSize());
     for(auto& w : workers_)
       w->graph().useRoundedParameters(rounded_->all());
@@ -421,7 +429,8 @@ private:
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::unique_ptr<InPlaceShards> shards_;
-  std::unique_ptr<FlatBuffer> rounded_;  // bfloat16 products on CPUs: the parameters' copy they read
+  bool sharesRoundedParameters_ = false;  // bfloat16 products on CPUs only
+  std::unique_ptr<FlatBuffer> rounded_;   // the parameters' copy they read (made at an update, released with the workspaces)
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors

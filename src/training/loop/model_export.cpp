@@ -17,12 +17,11 @@ ModelExport::ModelExport(const Options& options, const Parameters& layout, std::
 
 // the model keys only, bytes of type <i1 ending in a NUL, as Marian embeds them
 void ModelExport::writeModel(const std::string& path, const std::vector<float>& values) const {
-  std::vector<NpzItem> items = layout_.toNpzItems(values);
+  NpzWriter out(path);
+  layout_.addToNpz(out, values);
   std::string yml = modelConfigYaml(options_, vocabSizes_);
-  std::vector<char> bytes(yml.begin(), yml.end());
-  bytes.push_back('\0');
-  items.push_back(NpzItem{"special:model.yml", {bytes.size()}, "<i1", std::move(bytes)});
-  writeNpz(path, items);
+  out.add("special:model.yml", {yml.size() + 1}, "<i1", yml.c_str(), yml.size() + 1);  // with its '\0'
+  out.commit();
 }
 
 void ModelExport::writeOptions() const { writeFileAtomic(modelPath_ + ".yml", options_.asYaml()); }

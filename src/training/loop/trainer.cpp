@@ -1,5 +1,7 @@
 #include "training/loop/trainer.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -245,7 +247,7 @@ private:
       state_.lastValidated = state_.batches;
       return false;
     }
-    graphGroup_->releaseWorkspaces();
+    releaseIdleMemory();
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
@@ -261,6 +263,14 @@ private:
 
   bool earlyStopped() const { return validator_ && earlyStopping_.stops(state_); }
 
+  // Before validation or a save, which take memory of their own: the devices' workspaces, and the
+  // host heap's free blocks (the libraries' per-product buffers, oneDNN's packing, that malloc
+  // keeps in its arenas), go back to the system, so that the process's peak is training's.
+  void releaseIdleMemory() {
+    graphGroup_->releaseWorkspaces();
+    malloc_trim(0);
+  }
+
   // Groups in lockstep gather their state collectively, so every rank comes here at the same
   // update; rank 0 writes. The exports (model.npz, its iteration copy, the YAML files) go first,
   // the checkpoint is the commit, progress.yml is written last for readers.
@@ -269,7 +279,7 @@ private:
     if(rank_ != 0 && !collective)
       return;
     data.recordPosition(state_);
-    graphGroup_->releaseWorkspaces();
+    releaseIdleMemory();
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
