@@ -122,7 +122,8 @@ private:
   static constexpr size_t kNoOwner = size_t(-1);
   ValuePlan valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
   void run(const ValuePlan* plan, bool backwardFollows);
-  // Moves value `owner` (and its views) into a bfloat16 block of the workspace, releasing its float32 one.
+  // Rounds value `owner` into a bfloat16 block of the workspace that backward's products read (for
+  // its views too) and releases its float32 block.
   void keepInBfloat16(size_t owner, const std::vector<size_t>& owners);
   // Whether this graph's products read bfloat16 on the CPU (rounded parameters, rounded operands).
   bool cpuBfloat16Products() const { return productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu; }

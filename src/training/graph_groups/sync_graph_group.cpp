@@ -429,8 +429,9 @@ private:
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::unique_ptr<InPlaceShards> shards_;
-  bool sharesRoundedParameters_ = false;  // bfloat16 products on CPUs only
-  std::unique_ptr<FlatBuffer> rounded_;   // the parameters' copy they read (made at an update, released with the workspaces)
+  // bfloat16 products on CPUs: the parameters' copy they read, made at an update, released with the workspaces
+  bool sharesRoundedParameters_ = false;
+  std::unique_ptr<FlatBuffer> rounded_;
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
   std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors
