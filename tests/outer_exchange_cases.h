@@ -4,7 +4,7 @@
 // under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
 // test_gradient_allreducer_in_process.cpp. The quantized mean and both sides' errors against
 // double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
-// every call; the sparse exchange against its definition in double (each rank's top-k of what it
+// every call; the 1-bit mean with its segments cut at the fragment's parameters; the sparse exchange against its definition in double (each rank's top-k of what it
 // holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
 // on another rank count rank 0 carries what every saved rank held back (one fragment, and 3
 // fragments each with its own exchange).
@@ -79,6 +79,48 @@ inline void quantizedMeanMatchesDouble(Transport& t) {
     // 4n/8 or n bytes and a scale a block, against 2 (P-1)/P 4n of a dense ring
     EXPECT_LT(double(perCall), (bits == 8 ? 0.27 : 0.14) * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
   }
+}
+
+inline Options outerOptions(const std::string& compression);
+
+// --outer-quantize-bits 1 through createOuterExchange, for the fragment [100, 1101) of a layout
+// whose parameters start at 0, 50, 400, 1000 and 1101: against the compressed mean in double with
+// the mean-abs scale on the segments written here by hand (the fragment's parameters [0, 300),
+// [300, 900), [900, 1001), each in blocks of 256), the errors both sides hold back, and the bytes.
+inline void oneBitOuterMeanMatchesDouble(Transport& t) {
+  const size_t n = 1001;
+  const int P = t.size();
+  const std::vector<size_t> segments = {0, 256, 300, 556, 812, 900};
+  std::unique_ptr<OuterExchange> exchange =
+      createOuterExchange(outerOptions("outer-quantize-bits: 1\n"), t, Range{100, n}, {0, 50, 400, 1000, 1101});
+  OneBitReference reference(n, size_t(P), segments, OneBitScale::meanAbs);
+  uint64_t perCall = 0;  // as the quantized mean's: a scale a segment of the chunk and a bit a value
+  for(int j = 0; j < P; ++j) {
+    Range c = equalPart(n, size_t(j), size_t(P));
+    uint64_t bytes = 4 * OneBitAllreduce::segmentsIn(c, segments).size() + (c.size + 7) / 8;
+    perCall += (j != t.rank() ? bytes : 0) + (j != (t.rank() + 1) % P ? bytes : 0);
+  }
+  ChannelBytes before = t.bytes(Channel::outer);
+  for(int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    std::vector<std::vector<float>> inputs;
+    for(int r = 0; r < P; ++r)
+      inputs.push_back(inputOf(r, call, n));
+    std::vector<double> want = reference.average(inputs);
+    std::vector<float> values = inputs[size_t(t.rank())];
+    exchange->average(values);
+    expectWithin(values, want, 1e-4, "the mean");
+    OuterExchange::HeldBack held = exchange->heldBack();
+    expectWithin(held.residual, reference.workerError(size_t(t.rank())), 1e-4, "the worker error");
+    Range mine = equalPart(n, size_t(t.rank()), size_t(P));
+    std::vector<double> ownerError(n, 0.0);
+    std::copy(reference.serverError().begin() + long(mine.offset), reference.serverError().begin() + long(mine.end()),
+              ownerError.begin() + long(mine.offset));
+    expectWithin(held.ownerError, ownerError, 1e-4, "the owner's error");
+  }
+  EXPECT_EQ(t.bytes(Channel::outer).sent - before.sent, 3 * perCall);
+  // a bit a value and a scale a segment, against 2 (P-1)/P 4n of a dense ring
+  EXPECT_LT(double(perCall), 0.04 * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
 }
 
 inline Options outerOptions(const std::string& compression) {
@@ -205,6 +247,7 @@ inline void checkpointsContinueExactly(Transport& t) {
   // each fragment's exchange with its own errors, the owners' chunks cut per fragment
   checkpointContinuesExactly(t, "outer-quantize-bits: 4\nouter-fragments: 3\n");
   checkpointContinuesExactly(t, "outer-quantize-bits: 8\n");
+  checkpointContinuesExactly(t, "outer-quantize-bits: 1\n");
   checkpointContinuesExactly(t, "outer-density: 0.05\nsparse-allreduce: ssar-split\n");
 }
 

@@ -26,6 +26,7 @@ TEST_P(GradientAllreducerInProcess, StreamedOuterRoundsMatchDouble) {
   runOnRanks(GetParam(), outer_rounds_cases::streamedRoundsMatchDouble);
 }
 TEST_P(GradientAllreducerInProcess, OuterQuantizedMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::quantizedMeanMatchesDouble); }
+TEST_P(GradientAllreducerInProcess, OuterOneBitMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::oneBitOuterMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterSparseMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::sparseMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterExchangeCheckpointsContinueExactly) { runOnRanks(GetParam(), outer_exchange_cases::checkpointsContinueExactly); }
 TEST(GradientAllreducerInProcessTwoRanks, OuterRoundsByHand) { runOnRanks(2, outer_rounds_cases::twoRoundsByHand); }

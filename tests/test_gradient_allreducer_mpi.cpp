@@ -37,6 +37,7 @@ TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::c
 TEST(GradientAllreducer, OuterRoundsMatchDouble) { outer_rounds_cases::roundsMatchDouble(mpi()); }
 TEST(GradientAllreducer, StreamedOuterRoundsMatchDouble) { outer_rounds_cases::streamedRoundsMatchDouble(mpi()); }
 TEST(GradientAllreducer, OuterQuantizedMeanMatchesDouble) { outer_exchange_cases::quantizedMeanMatchesDouble(mpi()); }
+TEST(GradientAllreducer, OuterOneBitMeanMatchesDouble) { outer_exchange_cases::oneBitOuterMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterSparseMeanMatchesDouble) { outer_exchange_cases::sparseMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterExchangeCheckpointsContinueExactly) { outer_exchange_cases::checkpointsContinueExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsByHand) {

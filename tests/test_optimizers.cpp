@@ -1,9 +1,13 @@
 // Optimizers on flat ranges against hand-computed steps, state round trips, lr schedules.
 #include <gtest/gtest.h>
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
+#include "common/options.h"
 #include "optimizers/lr_schedule.h"
 #include "optimizers/model_state.h"
 #include "optimizers/optimizer.h"
@@ -48,6 +52,76 @@ TEST(Optimizers, AdamOnAShardEqualsAdamOnTheWholeRange) {
   std::vector<float> joined = left.host(), r = right.host();
   joined.insert(joined.end(), r.begin(), r.end());
   EXPECT_EQ(joined, whole.host());
+}
+
+// --local-adam-variance mean: Adam divides by m^2 + (v - m^2) / R (bias-corrected moments), the
+// second moment of the mean of R ranks' gradients, computed here in double over three steps; R 1
+// is Adam's own step to the bit. From the options it is set to the ranks for local steps only.
+TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
+  const std::vector<std::vector<float>> steps = {{0.5f, -0.1f, 2.f}, {-0.3f, -0.1f, 1.f}, {0.2f, 0.4f, -3.f}};
+  const double lr = 0.01, b1 = 0.9, b2 = 0.98, eps = 1e-9;
+  for(size_t ranks : {1, 4}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    Range p({1.f, -2.f, 0.5f});
+    Adam adam{float(b1), float(b2), float(eps)};
+    adam.estimateVarianceOfMeanOver(ranks);
+    std::vector<double> want = {1.0, -2.0, 0.5}, m(3, 0.0), v(3, 0.0);
+    for(size_t t = 1; t <= steps.size(); ++t) {
+      Range g(steps[t - 1]);
+      adam.update(p.buf.all(), g.buf.all(), float(lr));
+      for(size_t i = 0; i < 3; ++i) {
+        m[i] = b1 * m[i] + (1 - b1) * steps[t - 1][i];
+        v[i] = b2 * v[i] + (1 - b2) * steps[t - 1][i] * steps[t - 1][i];
+        double mh = m[i] / (1 - std::pow(b1, double(t))), vh = v[i] / (1 - std::pow(b2, double(t)));
+        double second = vh > mh * mh ? mh * mh + (vh - mh * mh) / double(ranks) : vh;
+        want[i] -= lr * mh / (std::sqrt(second) + eps);
+      }
+      for(size_t i = 0; i < 3; ++i)
+        EXPECT_NEAR(p.host()[i], want[i], 1e-6) << "step " << t << " value " << i;
+    }
+    if(ranks == 1) {  // Adam's own
+      Range q({1.f, -2.f, 0.5f});
+      Adam plain{float(b1), float(b2), float(eps)};
+      for(const auto& s : steps) {
+        Range g(s);
+        plain.update(q.buf.all(), g.buf.all(), float(lr));
+      }
+      EXPECT_EQ(q.host(), p.host());
+    }
+  }
+  // the second step's gradient changed sign on value 0: its update is larger than Adam's own
+  // (a noisier gradient, whose variance the mean of 4 divides by 4), by less than sqrt(4)
+  Range own({0.f}), mean({0.f});
+  Adam a, b;
+  b.estimateVarianceOfMeanOver(4);
+  for(float x : {0.5f, -0.3f}) {
+    Range g({x});
+    a.update(own.buf.all(), g.buf.all(), 0.01f);
+    b.update(mean.buf.all(), g.buf.all(), 0.01f);
+  }
+  double first = 0.01;  // step 1 moves both by lr (m^2 = v)
+  double ratio = (mean.host()[0] + first) / (own.host()[0] + first);
+  EXPECT_GT(ratio, 1.5);
+  EXPECT_LT(ratio, 2.0);
+
+  auto options = [](const std::string& yaml) { return Options(YAML::Load(yaml)); };
+  std::string base = "optimizer: adam\noptimizer-params: [0.9, 0.98, 1e-9]\nadam-freeze-variance-after: 0\n"
+                     "adam-variance-update-scaler: 0\n";
+  Range x({1.f}), y({1.f}), g({0.5f});
+  auto local = createOptimizer(options(base + "local-steps: 4\nlocal-adam-variance: mean\n"), 4);
+  Adam four(0.9f, 0.98f, 1e-9f);
+  four.estimateVarianceOfMeanOver(4);
+  for(int t = 0; t < 2; ++t) {
+    local->update(x.buf.all(), g.buf.all(), 0.1f);
+    four.update(y.buf.all(), g.buf.all(), 0.1f);
+  }
+  EXPECT_EQ(x.host(), y.host());
+  EXPECT_THROW(createOptimizer(options(base + "local-steps: 0\nlocal-adam-variance: mean\n"), 4), Error);
+  EXPECT_THROW(
+      createOptimizer(options("optimizer: sgd\noptimizer-params: []\nadam-freeze-variance-after: 0\n"
+                              "adam-variance-update-scaler: 0\nlocal-steps: 4\nlocal-adam-variance: mean\n"),
+                      4),
+      Error);
 }
 
 TEST(Optimizers, StateRoundTripContinuesIdentically) {

@@ -86,17 +86,22 @@ public:
       : StatefulOptimizer({kFirstMoment, kSecondMoment}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
+  // Divide by the second moment of the mean of `ranks` ranks' gradients (kernels' adamStep;
+  // --local-adam-variance mean), not by this rank's own; 1: Adam's.
+  void estimateVarianceOfMeanOver(size_t ranks) { meanOver_ = float(ranks); }
 
 private:
   float beta1_, beta2_, eps_;
   AdamVarianceSchedule variance_;
+  float meanOver_ = 1.f;
 };
 
 // --optimizer NAME --optimizer-params ...; an unknown name is an error.
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& params,
                                            AdamVarianceSchedule variance = AdamVarianceSchedule());
-// The same from a run's options: the one place the graph groups make their optimizers.
-std::unique_ptr<Optimizer> createOptimizer(const Options& options);
+// The same from a run's options: the one place the graph groups make their optimizers. ranks: how
+// many ranks' updates local steps average (--local-adam-variance mean sets Adam's to them).
+std::unique_ptr<Optimizer> createOptimizer(const Options& options, size_t ranks = 1);
 // Adam's beta1 for a run's --optimizer-params (its default when not given).
 float adamBeta1(const Options& options);
 

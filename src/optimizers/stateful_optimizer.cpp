@@ -58,7 +58,7 @@ void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
   ++t_;
   kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, variance_.updatesUpTo(t_),
-                    variance_.updatesAt(t_));
+                    variance_.updatesAt(t_), meanOver_);
 }
 
 void Adagrad::update(Tensor params, Tensor grads, float lr) {
@@ -88,12 +88,20 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 
-std::unique_ptr<Optimizer> createOptimizer(const Options& options) {
+std::unique_ptr<Optimizer> createOptimizer(const Options& options, size_t ranks) {
   std::string name = options.get<std::string>("optimizer");
   AdamVarianceSchedule variance = AdamVarianceSchedule::fromOptions(options);
   ABORT_IF(variance.skipsSteps() && name != "adam", "{} needs --optimizer adam, not {}",
            variance.freezeAfter > 0 ? "--adam-freeze-variance-after" : "--adam-variance-update-scaler", name);
-  return createOptimizer(name, options.get<std::vector<float>>("optimizer-params"), variance);
+  bool varianceOfMean = options.get<std::string>("local-adam-variance") == "mean";
+  ABORT_IF(varianceOfMean && name != "adam", "--local-adam-variance mean needs --optimizer adam, not {}", name);
+  ABORT_IF(varianceOfMean && options.get<int>("local-steps") == 0,
+           "--local-adam-variance mean sets the inner Adam of --local-steps, which is off");
+  std::unique_ptr<Optimizer> optimizer =
+      createOptimizer(name, options.get<std::vector<float>>("optimizer-params"), variance);
+  if(varianceOfMean)
+    static_cast<Adam&>(*optimizer).estimateVarianceOfMeanOver(ranks);
+  return optimizer;
 }
 
 }  // namespace marian

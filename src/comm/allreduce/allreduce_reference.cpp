@@ -58,15 +58,19 @@ bool matchesReference(const std::string& name, const AllreduceResult& got, const
 namespace marian {
 
 namespace {
-// x[range] sent as a sign and the RMS per segment (starts relative to the range); error = x - sent
-void signScaled(const std::vector<double>& x, Range range, const std::vector<size_t>& starts, std::vector<double>& out,
-                std::vector<double>& error) {
+// x[range] sent as a sign and the RMS or mean magnitude per segment (starts relative to the
+// range); error = x - sent
+void signScaled(const std::vector<double>& x, Range range, const std::vector<size_t>& starts, OneBitScale by,
+                std::vector<double>& out, std::vector<double>& error) {
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = range.offset + starts[s], end = s + 1 < starts.size() ? range.offset + starts[s + 1] : range.end();
-    double squares = 0;
-    for(size_t i = begin; i < end; ++i)
+    double squares = 0, magnitudes = 0;
+    for(size_t i = begin; i < end; ++i) {
       squares += x[i] * x[i];
-    double scale = end > begin ? std::sqrt(squares / double(end - begin)) : 0.0;
+      magnitudes += std::fabs(x[i]);
+    }
+    double size = double(end - begin);
+    double scale = end == begin ? 0.0 : by == OneBitScale::rms ? std::sqrt(squares / size) : magnitudes / size;
     for(size_t i = begin; i < end; ++i) {
       out[i] = x[i] < 0 ? -scale : scale;
       error[i] = x[i] - out[i];
@@ -75,9 +79,9 @@ void signScaled(const std::vector<double>& x, Range range, const std::vector<siz
 }
 }  // namespace
 
-OneBitReference::OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts)
-    : n_(n), ranks_(ranks), segmentStarts_(std::move(segmentStarts)), worker_(ranks, std::vector<double>(n, 0.0)),
-      server_(n, 0.0) {}
+OneBitReference::OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts, OneBitScale scale)
+    : n_(n), ranks_(ranks), segmentStarts_(std::move(segmentStarts)), scale_(scale),
+      worker_(ranks, std::vector<double>(n, 0.0)), server_(n, 0.0) {}
 
 namespace {
 // x[range] quantized per block of the range (scale: its largest magnitude over L; codes rounded to
@@ -128,7 +132,7 @@ std::vector<double> OneBitReference::average(const std::vector<std::vector<float
       x[i] = double(inputs[r][i]) + worker_[r][i];
     for(size_t j = 0; j < ranks_; ++j) {
       Range c = equalPart(n_, j, ranks_);
-      signScaled(x, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), sent, worker_[r]);
+      signScaled(x, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), scale_, sent, worker_[r]);
     }
     for(size_t i = 0; i < n_; ++i)
       mean[i] += sent[i] / double(ranks_);
@@ -137,7 +141,7 @@ std::vector<double> OneBitReference::average(const std::vector<std::vector<float
     mean[i] += server_[i];
   for(size_t j = 0; j < ranks_; ++j) {
     Range c = equalPart(n_, j, ranks_);
-    signScaled(mean, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), result, server_);
+    signScaled(mean, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), scale_, result, server_);
   }
   return result;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "comm/allreduce/allreduce.h"
+#include "comm/allreduce/onebit.h"
 
 namespace marian {
 
@@ -23,13 +24,16 @@ bool matchesReference(const std::string& name, const AllreduceResult& got, const
 // every rank's worker error and every chunk's server error carried from call to call.
 class OneBitReference {
 public:
-  OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts);
+  OneBitReference(size_t n, size_t ranks, std::vector<size_t> segmentStarts, OneBitScale scale = OneBitScale::rms);
   // every rank's input (n values each): the mean every rank gets
   std::vector<double> average(const std::vector<std::vector<float>>& inputs);
+  const std::vector<double>& workerError(size_t rank) const { return worker_[rank]; }
+  const std::vector<double>& serverError() const { return server_; }  // n values (chunk j: rank j's)
 
 private:
   size_t n_, ranks_;
   std::vector<size_t> segmentStarts_;
+  OneBitScale scale_;
   std::vector<std::vector<double>> worker_;  // per rank, n values
   std::vector<double> server_;               // n values (chunk j: rank j's)
 };

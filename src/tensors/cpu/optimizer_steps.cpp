@@ -20,8 +20,8 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 }
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance) {
-  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps);
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver) {
+  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps, meanOver);
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {

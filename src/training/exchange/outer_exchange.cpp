@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "comm/allreduce/algorithms.h"
+#include "comm/allreduce/onebit.h"
 #include "comm/allreduce/quantized.h"
 #include "comm/state_gather.h"
 #include "comm/topk_selection.h"
@@ -32,29 +33,50 @@ private:
   std::unique_ptr<Allreduce> ring_;
 };
 
-class QuantizedOuterExchange : public OuterExchange {
+// Quantized (8 or 4 bits) or a sign a value (1 bit): a compressed mean with error feedback on
+// each rank and on each chunk's owner.
+class CompressedOuterExchange : public OuterExchange {
 public:
-  QuantizedOuterExchange(Transport& transport, size_t n, int bits) : transport_(transport), quantized_(transport, n, bits) {
-    quantized_.setChannel(Channel::outer);
+  CompressedOuterExchange(Transport& transport, std::unique_ptr<CompressedMeanAllreduce> mean)
+      : transport_(transport), mean_(std::move(mean)) {
+    mean_->setChannel(Channel::outer);
   }
-  void average(std::vector<float>& delta) override { quantized_.averageCompressed(delta); }
+  void average(std::vector<float>& delta) override { mean_->averageCompressed(delta); }
 
   HeldBack heldBack() const override {
     HeldBack h;
-    h.residual = quantized_.workerError();
-    h.ownerError.assign(quantized_.size(), 0.f);
-    placeRange(h.ownerError, quantized_.chunk(transport_.rank()), quantized_.serverError());
+    h.residual = mean_->workerError();
+    h.ownerError.assign(mean_->size(), 0.f);
+    placeRange(h.ownerError, mean_->chunk(transport_.rank()), mean_->serverError());
     return h;
   }
   void setHeldBack(HeldBack h) override {
-    Range mine = quantized_.chunk(transport_.rank());
-    quantized_.setErrors(std::move(h.residual), rangeOf(h.ownerError, mine));
+    Range mine = mean_->chunk(transport_.rank());
+    mean_->setErrors(std::move(h.residual), rangeOf(h.ownerError, mine));
   }
 
 private:
   Transport& transport_;
-  QuantizedAllreduce quantized_;
+  std::unique_ptr<CompressedMeanAllreduce> mean_;
 };
+
+// 1 bit: a sign a value and the mean |x| of each segment, segments cut at every parameter's start
+// and every kOneBitBlock values within (so that a tensor of small values, a layer norm's, never
+// goes at a matrix's scale); the mean-abs scale is the least-squares one (onebit.h).
+const size_t kOneBitBlock = QuantizedAllreduce::kBlock;
+
+std::unique_ptr<CompressedMeanAllreduce> oneBitMean(Transport& transport, Range fragment,
+                                                    const std::vector<size_t>& parameterStarts) {
+  std::vector<size_t> starts;  // the parameters' starts within the fragment, relative to it
+  for(size_t s : parameterStarts)
+    if(s > fragment.offset && s < fragment.end())
+      starts.push_back(s - fragment.offset);
+  starts.insert(starts.begin(), 0);
+  auto mean = std::make_unique<OneBitAllreduce>(transport, fragment.size,
+                                                OneBitAllreduce::segmentStarts(starts, fragment.size, kOneBitBlock));
+  mean->setScale(OneBitScale::meanAbs);
+  return mean;
+}
 
 class SparseOuterExchange : public OuterExchange {
 public:
@@ -105,7 +127,7 @@ std::string sparseSumAlgorithm(const Options& o) {
 
 void validateOuterExchangeOptions(const Options& o) {
   int bits = o.get<int>("outer-quantize-bits");
-  ABORT_IF(bits != 0 && bits != 8 && bits != 4, "--outer-quantize-bits {}: 8, 4, or 0 (fp32)", bits);
+  ABORT_IF(bits != 0 && bits != 8 && bits != 4 && bits != 1, "--outer-quantize-bits {}: 8, 4, 1, or 0 (fp32)", bits);
   float density = o.get<float>("outer-density");
   ABORT_IF(bits != 0 && density < 1.f,
            "--outer-quantize-bits and --outer-density < 1 are two compressions of the pseudo-gradients: give one");
@@ -116,11 +138,14 @@ void validateOuterExchangeOptions(const Options& o) {
     sparseSumAlgorithm(o);
 }
 
-std::unique_ptr<OuterExchange> createOuterExchange(const Options& o, Transport& transport, size_t n) {
+std::unique_ptr<OuterExchange> createOuterExchange(const Options& o, Transport& transport, Range fragment,
+                                                   const std::vector<size_t>& parameterStarts) {
   if(int bits = o.get<int>("outer-quantize-bits"))
-    return std::make_unique<QuantizedOuterExchange>(transport, n, bits);
+    return std::make_unique<CompressedOuterExchange>(
+        transport, bits == 1 ? oneBitMean(transport, fragment, parameterStarts)
+                             : std::make_unique<QuantizedAllreduce>(transport, fragment.size, bits));
   if(float density = o.get<float>("outer-density"); density < 1.f)
-    return std::make_unique<SparseOuterExchange>(transport, n, density, sparseSumAlgorithm(o));
+    return std::make_unique<SparseOuterExchange>(transport, fragment.size, density, sparseSumAlgorithm(o));
   return std::make_unique<DenseOuterExchange>(transport);
 }
 

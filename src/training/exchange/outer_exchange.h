@@ -5,6 +5,9 @@
 //   quantized (--outer-quantize-bits 8 or 4): QuantizedAllreduce, a scale per 256 values and an
 //     integer code a value, error feedback on each rank and on each chunk's owner (INTELLECT-1's
 //     int8 pseudo-gradients, Streaming DiLoCo's 4 bits);
+//   signs (--outer-quantize-bits 1): OneBitAllreduce, a sign a value and the mean |x| of each
+//     segment (every parameter's values, in blocks of 256), error feedback as quantized
+//     (EF-SignSGD's scale; SparseLoCo sends its pseudo-gradients in 2 bits);
 //   sparse (--outer-density d < 1): each rank sends its d n values largest in magnitude of its
 //     pseudo-gradient plus what it held back in earlier rounds (error feedback, SparseLoCo,
 //     Sarfi et al. 2025), summed exactly by a sparse allreduce.
@@ -42,8 +45,10 @@ public:
   virtual void setHeldBack(HeldBack heldBack) {}
 };
 
-// The exchange the options name, for n values.
-std::unique_ptr<OuterExchange> createOuterExchange(const Options& options, Transport& transport, size_t n);
+// The exchange the options name, for the values of `fragment` of the global layout, whose
+// parameters start at parameterStarts (sorted global offsets; 1-bit segments never cross one).
+std::unique_ptr<OuterExchange> createOuterExchange(const Options& options, Transport& transport, Range fragment,
+                                                   const std::vector<size_t>& parameterStarts);
 // Checks --outer-quantize-bits and --outer-density (with or without --local-steps: typos never pass).
 void validateOuterExchangeOptions(const Options& options);
 

@@ -53,7 +53,8 @@ uint64_t OuterRounds::localSteps(const Options& o) {
   return steps;
 }
 
-OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start)
+OuterRounds::OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start,
+                         const std::vector<size_t>& parameterStarts)
     : transport_(transport), schedule_(scheduleOf(options)), mergeAlpha_(options.get<float>("outer-merge-alpha")),
       n_(start.size()), taken_(transport.bytes(Channel::outer)) {
   ABORT_IF(localSteps(options) == 0, "OuterRounds without --local-steps");
@@ -63,7 +64,7 @@ OuterRounds::OuterRounds(const Options& options, Transport& transport, const std
   for(size_t p = 0; p < schedule_.fragments(); ++p) {
     fragments_.push_back(schedule_.fragment(p, n_));
     outer_.emplace_back(settings, rangeOf(start, fragments_.back()));
-    exchanges_.push_back(createOuterExchange(options, transport, fragments_.back().size));
+    exchanges_.push_back(createOuterExchange(options, transport, fragments_.back(), parameterStarts));
   }
   if(schedule_.delay() > 0)
     worker_ = std::make_unique<SerialWorker>("outer exchange");

@@ -44,8 +44,10 @@ public:
     std::function<void(Range, const std::vector<float>&)> write;
   };
 
-  // start: the parameters now (the first round's start, the same on every rank).
-  OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start);
+  // start: the parameters now (the first round's start, the same on every rank); parameterStarts:
+  // where each parameter begins in it (sorted; 1-bit exchanges keep their scales within one).
+  OuterRounds(const Options& options, Transport& transport, const std::vector<float>& start,
+              const std::vector<size_t>& parameterStarts = {0});
   // Runs the exchanges still posted (collective: every rank posted the same), then stops.
   ~OuterRounds();
 

@@ -68,7 +68,9 @@ public:
     std::vector<Parameters*> params;
     for(auto& w : workers_)
       params.push_back(&w->params());
-    shards_ = std::make_unique<InPlaceShards>(params, [this] { return createOptimizer(options_); }, emaAlpha_);
+    size_t ranks = transport_ ? size_t(transport_->size()) : 1;  // (local steps average the ranks' updates)
+    shards_ = std::make_unique<InPlaceShards>(params, [this, ranks] { return createOptimizer(options_, ranks); },
+                                              emaAlpha_);
     sharesRoundedParameters_ = std::all_of(workers_.begin(), workers_.end(), [](const auto& w) {
       return w->device().type == DeviceType::cpu && w->graph().productType() == ProductType::bfloat16;
     });
@@ -77,7 +79,11 @@ public:
       LOG(warn, "[training] --local-steps has no effect on one rank: it trains as without");
     if(transport_ && localSteps) {  // no gradient exchange: each rank steps alone
       replicas_ = std::make_unique<LocalReplicas>(*transport_, /*averageMoments=*/false);
-      rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->values(false));
+      std::vector<size_t> parameterStarts;
+      for(const Parameters::Entry& e : layout().entries())
+        parameterStarts.push_back(e.offset);
+      std::sort(parameterStarts.begin(), parameterStarts.end());
+      rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->values(false), parameterStarts);
     } else if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
         gradShards_.push_back(shards_->shard(k, k, true));
