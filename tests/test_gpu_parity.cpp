@@ -467,6 +467,9 @@ TEST_F(GpuParity, OptimizerStepsNormAndScale) {
     kernels::adamStep(p.cpu, g.cpu, m.cpu, v.cpu, 1e-3f, 0.9f, 0.98f, 1e-9f, t, varianceSteps, t <= 3);
     kernels::adamStep(p.gpu, g.gpu, m.gpu, v.gpu, 1e-3f, 0.9f, 0.98f, 1e-9f, t, varianceSteps, t <= 3);
   }
+  // a step on another gradient with the second moment of a mean over 4 ranks (--local-adam-variance mean)
+  kernels::adamStep(p.cpu, avg.cpu, m.cpu, v.cpu, 1e-3f, 0.9f, 0.98f, 1e-9f, 5, 4, true, 4.f);
+  kernels::adamStep(p.gpu, avg.gpu, m.gpu, v.gpu, 1e-3f, 0.9f, 0.98f, 1e-9f, 5, 4, true, 4.f);
   expectSame(p, 1e-5f, "adam params");
   expectSame(v, 1e-5f, "adam second moment");
   kernels::sgdStep(p.cpu, g.cpu, 0.1f);

@@ -23,7 +23,7 @@ HOST_DEVICE inline void sgd(float& p, float g, float lr) { p -= lr * g; }
 // one step of the averaged gradient would; this divides by what that step would: between 1 and
 // sqrt(R) times Adam's own step.
 struct AdamCorrections {
-  float c1, c2;           // 1 / (1 - beta1^t), 1 / (1 - beta2^varianceSteps)
+  float c1, c2;          // 1 / (1 - beta1^t), 1 / (1 - beta2^varianceSteps)
   float meanOver = 1.f;  // R
 };
 inline AdamCorrections adamCorrections(Tensor params, Tensor grads, Tensor m, Tensor v, float beta1, float beta2,
