@@ -4,8 +4,8 @@
 // under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
 // test_gradient_allreducer_in_process.cpp. The quantized mean and both sides' errors against
 // double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
-// every call; the 1-bit mean with its segments cut at the fragment's parameters; the sparse exchange against its definition in double (each rank's top-k of what it
-// holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
+// every call; the 1-bit mean with its segments cut at the fragment's parameters; the sparse
+// exchange against its definition in double (each rank's top-k of what it holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
 // on another rank count rank 0 carries what every saved rank held back (one fragment, and 3
 // fragments each with its own exchange).
 #include <gtest/gtest.h>
@@ -81,7 +81,12 @@ inline void quantizedMeanMatchesDouble(Transport& t) {
   }
 }
 
-inline Options outerOptions(const std::string& compression);
+inline Options outerOptions(const std::string& compression) {
+  YAML::Node node = YAML::Load("local-steps: 4\nouter-optimizer: nesterov\nouter-learn-rate: 0.7\nouter-momentum: 0.9\n");
+  for(const auto& kv : YAML::Load(compression))
+    node[kv.first.as<std::string>()] = kv.second;
+  return Options(node);
+}
 
 // --outer-quantize-bits 1 through createOuterExchange, for the fragment [100, 1101) of a layout
 // whose parameters start at 0, 50, 400, 1000 and 1101: against the compressed mean in double with
@@ -121,13 +126,6 @@ inline void oneBitOuterMeanMatchesDouble(Transport& t) {
   EXPECT_EQ(t.bytes(Channel::outer).sent - before.sent, 3 * perCall);
   // a bit a value and a scale a segment, against 2 (P-1)/P 4n of a dense ring
   EXPECT_LT(double(perCall), 0.04 * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
-}
-
-inline Options outerOptions(const std::string& compression) {
-  YAML::Node node = YAML::Load("local-steps: 4\nouter-optimizer: nesterov\nouter-learn-rate: 0.7\nouter-momentum: 0.9\n");
-  for(const auto& kv : YAML::Load(compression))
-    node[kv.first.as<std::string>()] = kv.second;
-  return Options(node);
 }
 
 // The sparse exchange through OuterRounds with a plain mean step (sgd, lr 1, momentum 0: the
