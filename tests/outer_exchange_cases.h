@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "comm/allreduce/allreduce_reference.h"
@@ -35,6 +36,23 @@ inline std::vector<float> inputOf(int rank, int call, size_t n) {
   return v;
 }
 
+// every rank's inputs of a call
+inline std::vector<std::vector<float>> inputsOf(int ranks, int call, size_t n) {
+  std::vector<std::vector<float>> inputs;
+  for(int r = 0; r < ranks; ++r)
+    inputs.push_back(inputOf(r, call, n));
+  return inputs;
+}
+
+// The bytes this rank sends in one compressed mean (compressed_mean.h), chunk j encoded in
+// chunkBytes(j): every other chunk to its owner, then every chunk but its successor's around the ring.
+inline uint64_t compressedMeanBytesSent(Transport& t, const std::function<uint64_t(int)>& chunkBytes) {
+  uint64_t sent = 0;
+  for(int j = 0; j < t.size(); ++j)
+    sent += (j != t.rank() ? chunkBytes(j) : 0) + (j != (t.rank() + 1) % t.size() ? chunkBytes(j) : 0);
+  return sent;
+}
+
 inline void expectWithin(const std::vector<float>& got, const std::vector<double>& want, double tolerance,
                          const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -50,17 +68,13 @@ inline void quantizedMeanMatchesDouble(Transport& t) {
     SCOPED_TRACE(std::to_string(bits) + " bits");
     QuantizedAllreduce quantized(t, n, bits);
     QuantizedReference reference(n, size_t(P), bits, QuantizedAllreduce::kBlock);
-    uint64_t perCall = 0;  // every other chunk to its server, then all chunks but the successor's around the ring
-    for(int j = 0; j < P; ++j) {
-      size_t bytes = QuantizedAllreduce::encodedBytes(quantized.chunk(j).size, bits, QuantizedAllreduce::kBlock);
-      perCall += (j != t.rank() ? bytes : 0) + (j != (t.rank() + 1) % P ? bytes : 0);
-    }
+    uint64_t perCall = compressedMeanBytesSent(t, [&](int j) {
+      return QuantizedAllreduce::encodedBytes(quantized.chunk(j).size, bits, QuantizedAllreduce::kBlock);
+    });
     quantized.takeBytes();
     for(int call = 0; call < 3; ++call) {
       SCOPED_TRACE("call " + std::to_string(call));
-      std::vector<std::vector<float>> inputs;
-      for(int r = 0; r < P; ++r)
-        inputs.push_back(inputOf(r, call, n));
+      std::vector<std::vector<float>> inputs = inputsOf(P, call, n);
       std::vector<double> want = reference.average(inputs);
       std::vector<float> values = inputs[size_t(t.rank())];
       quantized.averageCompressed(values);
@@ -99,18 +113,14 @@ inline void oneBitOuterMeanMatchesDouble(Transport& t) {
   std::unique_ptr<OuterExchange> exchange =
       createOuterExchange(outerOptions("outer-quantize-bits: 1\n"), t, Range{100, n}, {0, 50, 400, 1000, 1101});
   OneBitReference reference(n, size_t(P), segments, OneBitScale::meanAbs);
-  uint64_t perCall = 0;  // as the quantized mean's: a scale a segment of the chunk and a bit a value
-  for(int j = 0; j < P; ++j) {
+  uint64_t perCall = compressedMeanBytesSent(t, [&](int j) {  // a scale a segment of the chunk, a bit a value
     Range c = equalPart(n, size_t(j), size_t(P));
-    uint64_t bytes = 4 * OneBitAllreduce::segmentsIn(c, segments).size() + (c.size + 7) / 8;
-    perCall += (j != t.rank() ? bytes : 0) + (j != (t.rank() + 1) % P ? bytes : 0);
-  }
+    return uint64_t(4 * OneBitAllreduce::segmentsIn(c, segments).size() + (c.size + 7) / 8);
+  });
   ChannelBytes before = t.bytes(Channel::outer);
   for(int call = 0; call < 3; ++call) {
     SCOPED_TRACE("call " + std::to_string(call));
-    std::vector<std::vector<float>> inputs;
-    for(int r = 0; r < P; ++r)
-      inputs.push_back(inputOf(r, call, n));
+    std::vector<std::vector<float>> inputs = inputsOf(P, call, n);
     std::vector<double> want = reference.average(inputs);
     std::vector<float> values = inputs[size_t(t.rank())];
     exchange->average(values);

@@ -67,11 +67,7 @@ const size_t kOneBitBlock = QuantizedAllreduce::kBlock;
 
 std::unique_ptr<CompressedMeanAllreduce> oneBitMean(Transport& transport, Range fragment,
                                                     const std::vector<size_t>& parameterStarts) {
-  std::vector<size_t> starts;  // the parameters' starts within the fragment, relative to it
-  for(size_t s : parameterStarts)
-    if(s > fragment.offset && s < fragment.end())
-      starts.push_back(s - fragment.offset);
-  starts.insert(starts.begin(), 0);
+  std::vector<size_t> starts = OneBitAllreduce::segmentsIn(fragment, parameterStarts);  // relative to it, 0 first
   auto mean = std::make_unique<OneBitAllreduce>(transport, fragment.size,
                                                 OneBitAllreduce::segmentStarts(starts, fragment.size, kOneBitBlock));
   mean->setScale(OneBitScale::meanAbs);

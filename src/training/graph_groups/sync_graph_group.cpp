@@ -82,7 +82,7 @@ public:
       std::vector<size_t> parameterStarts;
       for(const Parameters::Entry& e : layout().entries())
         parameterStarts.push_back(e.offset);
-      std::sort(parameterStarts.begin(), parameterStarts.end());
+      std::sort(parameterStarts.begin(), parameterStarts.end());  // (laid out by name, not in entry order)
       rounds_ = std::make_unique<OuterRounds>(options_, *transport_, shards_->values(false), parameterStarts);
     } else if(transport_) {
       for(size_t k = 0; k < shards_->size(); ++k)
