@@ -41,6 +41,32 @@ timeout 600 "$root/scripts/compare-configs" "${common[@]}" --launcher mpirun --h
 cat "$work/out/table.md"
 grep -q "words to target" "$work/out/table.md"
 grep -Eq '^\| 2x1 sync dense \|.*\| 1\.000 \|' "$work/out/table.md" || { echo "FAIL: dense is not x 1.000"; exit 1; }
+# bytes over the run: rank 0's display lines, each line's sent + received per update times the
+# updates since the line before, summed here apart from compare-configs; where the lines say the
+# sum is MPI_Allreduce's, "not counted"
+/usr/bin/python3 - "$work/out/table.md" "$work/out" <<'PY'
+import re, sys
+units = {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}
+rows = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[1:-1]] for l in open(sys.argv[1]) if l.startswith("| 2x1")}
+for name, slug in (("2x1 sync dense", "2x1-sync-dense"), ("2x1 sync topka 0.05 local", "2x1-sync-topka-0-05-local")):
+    total, last, not_counted = 0.0, 0, False
+    for line in open(f"{sys.argv[2]}/{slug}/log.txt"):
+        d = re.search(r"^\[[^]]+\] Ep\. \d+ : Up\. (\d+) : .*words/s(.*)$", line)
+        if not d:
+            continue  # [rank N] lines do not match: rank 0's only
+        b = re.search(r"Sent ([0-9.]+)(B|KB|MB|GB)/up : Recv ([0-9.]+)(B|KB|MB|GB)/up", d.group(2))
+        if b:
+            total += (float(b.group(1)) * units[b.group(2)] + float(b.group(3)) * units[b.group(4)]) * (int(d.group(1)) - last)
+        not_counted = not_counted or "Sent not counted" in d.group(2)
+        last = int(d.group(1))
+    cell = rows[name][6]
+    if not_counted:
+        assert cell == "not counted", (name, cell)
+    else:
+        got = float(cell.replace(" KB", "").replace(",", "")) * 1024
+        assert total > 0 and abs(got - total) <= 0.001 * total + 1024, (name, got, total)
+    print(f"{name}: bytes over the run {cell} (summed here: {total / 1024:,.0f} KB{', not counted' if not_counted else ''})")
+PY
 for c in 2x1-sync-dense 2x1-sync-topka-0-05-local; do
   [ "$(grep -c '\[valid\]' "$work/out/$c/log.txt")" -ge 3 ] || { echo "FAIL: $c validated fewer than 3 times"; exit 1; }
   grep -q '\[rank 1\]' "$work/out/$c/log.txt" || { echo "FAIL: $c did not run on 2 ranks"; exit 1; }
