@@ -9,6 +9,7 @@
 #include "tensors/backend.h"
 #include "tensors/cpu/blas_kernels.h"
 #include "tensors/kernels.h"
+#include "tensors/product_precision.h"
 
 namespace marian {
 namespace {
@@ -114,6 +115,27 @@ TEST(Backend, GpuDeviceWithoutAGpuIsAClearError) {
     EXPECT_NE(std::string(e.what()).find(gpuBackendCompiled() ? "GPU 0" : "gpu0"), std::string::npos)
         << e.what();
   }
+}
+
+// The features the backend chooses by are the kernel's flags for this CPU (/proc/cpuinfo), and
+// bfloat16 products are refused exactly where neither bfloat16 instruction set is there.
+TEST(CpuFeatures, AgreeWithTheKernelsFlags) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, flags;
+  while(std::getline(cpuinfo, line))
+    if(line.rfind("flags", 0) == 0) {
+      flags = line.substr(line.find(':') + 1) + " ";
+      break;
+    }
+  if(flags.empty())
+    GTEST_SKIP() << "no /proc/cpuinfo flags";
+  auto has = [&](const char* flag) { return flags.find(" " + std::string(flag) + " ") != std::string::npos; };
+  const cpu::CpuFeatures& f = cpu::cpuFeatures();
+  EXPECT_EQ(f.avx512, has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"));
+  EXPECT_EQ(f.avx2, has("avx2") && has("fma"));
+  EXPECT_EQ(f.avx512Bf16, has("avx512_bf16"));
+  EXPECT_EQ(f.amxBf16, has("amx_bf16"));
+  EXPECT_EQ(cpuLacksProductType(ProductType::bfloat16).empty(), f.avx512Bf16 || f.amxBf16);
 }
 
 // Only OpenBLAS's fallback for a CPU model it does not know (Prescott's SSE3 kernels) is replaced,

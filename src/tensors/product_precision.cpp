@@ -1,6 +1,7 @@
 #include "tensors/product_precision.h"
 
 #include "common/error.h"
+#include "tensors/cpu/cpu_features.h"
 
 namespace marian {
 
@@ -35,11 +36,8 @@ std::string cpuLacksProductType(ProductType t) {
   switch(t) {
     case ProductType::float32: return "";
     case ProductType::bfloat16:
-#if defined(__x86_64__)
-      __builtin_cpu_init();
-      if(__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"))
+      if(cpu::cpuFeatures().avx512Bf16 || cpu::cpuFeatures().amxBf16)
         return "";
-#endif
       return "bfloat16 products on the CPU need AVX512-BF16 or AMX-BF16, which this CPU lacks "
              "(AMD Zen 4 and later, Intel Cooper Lake and Sapphire Rapids and later have them)";
     case ProductType::float16:

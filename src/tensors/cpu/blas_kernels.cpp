@@ -16,17 +16,6 @@ void gotoblas_dynamic_quit(void) __attribute__((weak));
 namespace marian {
 namespace cpu {
 
-CpuFeatures cpuFeatures() {
-  CpuFeatures f;
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  f.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-  return f;
-}
-
 std::string blasKernelsFor(const std::string& chosen, const CpuFeatures& cpu, bool userSetCoreType) {
   if(userSetCoreType || chosen != "prescott")
     return "";

@@ -6,14 +6,10 @@
 // kernel's speed and training 3.6 times slower (docs/results.md, "OpenBLAS on a CPU newer than it").
 #include <string>
 
+#include "tensors/cpu/cpu_features.h"
+
 namespace marian {
 namespace cpu {
-
-struct CpuFeatures {
-  bool avx512 = false;  // avx512f, bw, dq and vl: what OpenBLAS's SkylakeX kernels use
-  bool avx2 = false;    // avx2 and fma: its Haswell kernels
-};
-CpuFeatures cpuFeatures();
 
 // The OpenBLAS core type (OPENBLAS_CORETYPE's spelling) to switch to from `chosen`, the core
 // OpenBLAS picked (blasKernels()), or "" to keep it: only its fallback for an unknown

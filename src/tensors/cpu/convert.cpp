@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "tensors/cpu/bfloat16.h"
+#include "tensors/cpu/cpu_features.h"
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/kernel_threads.h"
 
@@ -23,13 +24,6 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void roundToBfloat16Avx51
     dst[i] = roundToBfloat16(src[i]);
 }
 
-bool hasAvx512Bf16() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return bool(__builtin_cpu_supports("avx512bf16"));
-  }();
-  return has;
-}
 }  // namespace
 
 void roundToBfloat16(uint16_t* dst, const float* src, size_t n) {
@@ -38,7 +32,7 @@ void roundToBfloat16(uint16_t* dst, const float* src, size_t n) {
   constexpr size_t kBlock = 512;
   float in[kBlock];
   uint16_t out[kBlock];
-  bool hardware = hasAvx512Bf16();
+  bool hardware = cpuFeatures().avx512Bf16;
   for(size_t b = 0; b < n; b += kBlock) {
     size_t m = std::min(kBlock, n - b);
     std::memcpy(in, src + b, m * sizeof(float));
