@@ -5,7 +5,10 @@
 // test_gradient_allreducer_in_process.cpp. The quantized mean and both sides' errors against
 // double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
 // every call; the 1-bit mean with its segments cut at the fragment's parameters; the sparse
-// exchange against its definition in double (each rank's top-k of what it holds, the rest kept); through OuterRounds, a checkpoint of the errors continues exactly, and
+// exchange against its definition in double (each rank's top-k of what it holds, the rest kept);
+// SparseLoCo's chunked top-k in 2 and 1 bits with a decayed accumulator against its definition
+// in double, with its bytes, and its messages' refusals; through OuterRounds, a checkpoint of the
+// errors continues exactly, and
 // on another rank count rank 0 carries what every saved rank held back (one fragment, and 3
 // fragments each with its own exchange).
 #include <gtest/gtest.h>
@@ -13,10 +16,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <numeric>
 
 #include "comm/allreduce/allreduce_reference.h"
+#include "comm/allreduce/chunk_topk_mean.h"
 #include "comm/allreduce/quantized.h"
 #include "comm/in_process_transport.h"
 #include "comm/transport.h"
@@ -181,6 +186,124 @@ inline void sparseMeanMatchesDouble(Transport& t) {
   EXPECT_LT(double(bytes.sent), 3 * (2.0 * double(P) * 8.0 * double(k) + 64.0 * P));
 }
 
+// SparseLoCo's exchange (--outer-density with --outer-quantize-bits 2 or 1, --outer-error-decay)
+// through OuterRounds with a plain mean step, for parameters at 0, 100 and 4500 of 5000 values
+// (chunks [0, 100), [100, 4196), [4196, 4500), [4500, 5000): the second parameter cut at 4096),
+// against its definition in double: each rank's x = decay x what it held back + its
+// pseudo-gradient; of each chunk the ceil(0.05 size) largest |x| sent as a sign and the mean |x|
+// of the kept (1 bit) or of the kept below and at or above that mean (2 bits); the rest held back;
+// the next start moves by minus the mean over ranks of what they sent. Over three rounds, with
+// every rank's residual as the checkpoint holds it and the bytes of the allgather.
+inline void chunkTopkMeanMatchesDouble(Transport& t) {
+  const size_t n = 5000;
+  const double decay = 0.9;
+  const std::vector<std::pair<size_t, size_t>> chunks = {{0, 100}, {100, 4196}, {4196, 4500}, {4500, 5000}};
+  const std::vector<size_t> keptOf = {5, 205, 16, 25};  // 5% of each, rounded up
+  const int P = t.size();
+  for(int bits : {2, 1}) {
+    SCOPED_TRACE(std::to_string(bits) + " bits");
+    Options o = outerOptions("outer-density: 0.05\nouter-quantize-bits: " + std::to_string(bits) +
+                             "\nouter-error-decay: 0.9\nouter-optimizer: sgd\nouter-learn-rate: 1\nouter-momentum: 0\n");
+    std::vector<double> start(n, 0.0);
+    OuterRounds rounds(o, t, std::vector<float>(n, 0.f), {0, 100, 4500});
+    rounds.takeBytes();
+    std::vector<std::vector<double>> residual(size_t(P), std::vector<double>(n, 0.0));
+    uint64_t messageBytes = 0;  // a magnitude or two a chunk, then offset and code bits of the kept
+    for(size_t kept : keptOf)
+      messageBytes += 4 * (bits == 2 ? 2 : 1) + (kept * (12 + bits) + 7) / 8;
+    for(int call = 0; call < 3; ++call) {
+      SCOPED_TRACE("round " + std::to_string(call));
+      std::vector<double> mean(n, 0.0);
+      std::vector<std::vector<float>> ends;
+      for(int r = 0; r < P; ++r) {
+        std::vector<float> delta = inputOf(r, call, n), end(n);
+        for(size_t i = 0; i < n; ++i)
+          end[i] = float(start[i]) - delta[i];
+        ends.push_back(end);
+        std::vector<double>& x = residual[size_t(r)];
+        for(size_t i = 0; i < n; ++i)
+          x[i] = decay * x[i] + (start[i] - double(end[i]));
+        for(size_t c = 0; c < chunks.size(); ++c) {
+          auto [begin, stop] = chunks[c];
+          std::vector<size_t> order(stop - begin);
+          std::iota(order.begin(), order.end(), begin);
+          std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
+          order.resize(keptOf[c]);
+          double all = 0, below = 0, above = 0;
+          size_t nBelow = 0;
+          for(size_t i : order)
+            all += std::fabs(x[i]);
+          double average = all / double(order.size());
+          for(size_t i : order)
+            (std::fabs(x[i]) < average ? below : above) += std::fabs(x[i]), nBelow += std::fabs(x[i]) < average;
+          for(size_t i : order) {
+            double size = bits == 1 ? average
+                          : std::fabs(x[i]) < average ? below / double(nBelow)
+                                                      : above / double(order.size() - nBelow);
+            double sent = x[i] < 0 ? -size : size;
+            mean[i] += sent / P;
+            x[i] -= sent;
+          }
+        }
+      }
+      for(size_t i = 0; i < n; ++i)
+        start[i] -= mean[i];
+      std::vector<float> values = ends[size_t(t.rank())];
+      endRound(rounds, uint64_t(call), values);
+      expectWithin(values, start, 1e-4, "the next round's start");
+    }
+    // every rank's messages pass once around the ring: P-1 of them sent a round
+    EXPECT_EQ(rounds.takeBytes().sent, 3 * uint64_t(P - 1) * messageBytes);
+    ModelState saved = savedOnEveryRank(t, rounds, n);
+    for(int r = 0; r < P; ++r)
+      expectWithin(saved.extras.at("outer-residual.rank" + std::to_string(r)), residual[size_t(r)], 1e-4,
+                   "rank " + std::to_string(r) + "'s residual");
+    // about (P-1) 5% of 14 bits a value, against 2 (P-1)/P 4n a dense ring sends
+    EXPECT_LT(double(messageBytes), 0.03 * 4.0 * double(n));
+  }
+}
+
+// One rank's chunk top-k message decodes to what its errors say it stands for, and a message of
+// another size, an offset outside its chunk or a negative magnitude is refused.
+inline void chunkTopkMessagesDecodeAndRefuseCorruption() {
+  const size_t n = 700;
+  const std::vector<size_t> chunks = {0, 300, 310};  // the middle one of 10 values: a single one kept
+  std::vector<float> x = randomValues(n, 7);
+  for(int bits : {1, 2}) {
+    std::vector<float> error(n);
+    std::vector<char> message = ChunkTopkMean::compress(x.data(), n, chunks, 0.1f, bits, error.data());
+    ASSERT_EQ(message.size(), ChunkTopkMean::messageBytes(n, chunks, 0.1f, bits));
+    std::vector<float> decoded(n, 0.f);
+    ChunkTopkMean::decompress(message, n, chunks, 0.1f, bits, decoded.data(), 1.f);
+    size_t sent = 0;
+    for(size_t i = 0; i < n; ++i) {
+      ASSERT_NEAR(decoded[i] + error[i], x[i], 1e-6) << i;
+      sent += decoded[i] != 0.f;
+      ASSERT_LE(std::fabs(error[i]), std::fabs(x[i]) + 1e-6) << "an error larger than its value at " << i;
+    }
+    EXPECT_EQ(sent, 30u + 1u + 39u);
+    auto refusal = [&](std::vector<char> bad) {
+      try {
+        ChunkTopkMean::decompress(bad, n, chunks, 0.1f, bits, decoded.data(), 1.f);
+      } catch(const Error& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    std::vector<char> shorter(message.begin(), message.end() - 1);
+    EXPECT_NE(refusal(shorter).find("expected"), std::string::npos);
+    std::vector<char> badOffset = message;  // the first offset of the first chunk: 4095 in 300
+    size_t entries = 4 * (bits == 2 ? 2 : 1);
+    badOffset[entries] = char(0xff);
+    badOffset[entries + 1] = char(badOffset[entries + 1] | 0x0f);
+    EXPECT_NE(refusal(badOffset).find("offset 4095 in a chunk of 300"), std::string::npos);
+    std::vector<char> negative = message;
+    float minus = -1.f;
+    std::memcpy(negative.data(), &minus, sizeof(float));
+    EXPECT_NE(refusal(negative).find("magnitude -1"), std::string::npos);
+  }
+}
+
 // Three rounds of a compressed exchange, a checkpoint (gathered on rank 0, read by every rank),
 // and the fourth round twice: the uninterrupted OuterRounds and one restored from the checkpoint
 // give the same start bitwise; then the same checkpoint resumed on all but the last rank (another
@@ -257,6 +380,7 @@ inline void checkpointsContinueExactly(Transport& t) {
   checkpointContinuesExactly(t, "outer-quantize-bits: 8\n");
   checkpointContinuesExactly(t, "outer-quantize-bits: 1\n");
   checkpointContinuesExactly(t, "outer-density: 0.05\nsparse-allreduce: ssar-split\n");
+  checkpointContinuesExactly(t, "outer-density: 0.05\nouter-quantize-bits: 2\nouter-error-decay: 0.9\n");
 }
 
 }  // namespace outer_exchange_cases

@@ -28,6 +28,8 @@ TEST_P(GradientAllreducerInProcess, StreamedOuterRoundsMatchDouble) {
 TEST_P(GradientAllreducerInProcess, OuterQuantizedMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::quantizedMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterOneBitMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::oneBitOuterMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterSparseMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::sparseMeanMatchesDouble); }
+TEST_P(GradientAllreducerInProcess, OuterChunkTopkMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::chunkTopkMeanMatchesDouble); }
+TEST(ChunkTopkMean, MessagesDecodeAndRefuseCorruption) { outer_exchange_cases::chunkTopkMessagesDecodeAndRefuseCorruption(); }
 TEST_P(GradientAllreducerInProcess, OuterExchangeCheckpointsContinueExactly) { runOnRanks(GetParam(), outer_exchange_cases::checkpointsContinueExactly); }
 TEST(GradientAllreducerInProcessTwoRanks, OuterRoundsByHand) { runOnRanks(2, outer_rounds_cases::twoRoundsByHand); }
 TEST(GradientAllreducerInProcessTwoRanks, LocalGradientsAddTheOwnGradientByHand) { runOnRanks(2, localGradientsAddTheOwnGradientByHand); }

@@ -39,6 +39,7 @@ TEST(GradientAllreducer, StreamedOuterRoundsMatchDouble) { outer_rounds_cases::s
 TEST(GradientAllreducer, OuterQuantizedMeanMatchesDouble) { outer_exchange_cases::quantizedMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterOneBitMeanMatchesDouble) { outer_exchange_cases::oneBitOuterMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterSparseMeanMatchesDouble) { outer_exchange_cases::sparseMeanMatchesDouble(mpi()); }
+TEST(GradientAllreducer, OuterChunkTopkMeanMatchesDouble) { outer_exchange_cases::chunkTopkMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterExchangeCheckpointsContinueExactly) { outer_exchange_cases::checkpointsContinueExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsByHand) {
   if(mpi().size() == 2)

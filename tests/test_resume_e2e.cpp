@@ -234,7 +234,8 @@ TEST(Resume, CompressedTrainingWithLocalGradientsContinuesExactly) {
 
 // Local steps (DiLoCo's outer step): the stop at update 10 falls in the middle of the third round
 // of 4; every rank's parameters and Adam moments and the outer state come back, and the errors of
-// a compressed outer exchange (4-bit codes on 2 ranks, signs and top-k pairs on 3; the signs with
+// a compressed outer exchange (4-bit codes on 2 ranks, signs and top-k pairs on 3, each chunk's
+// top values in 2 bits with a decayed accumulator on 2; the signs with
 // the inner Adam dividing by the variance of the ranks' mean). Streamed in 2
 // fragments with a delay of 1, fragment 0 (sent after update 10, merged after 11) is in flight at
 // the stop: its mean comes back and merges after the same update.
@@ -245,6 +246,7 @@ TEST(Resume, LocalStepsContinueExactlyMidRound) {
           {2, " --outer-quantize-bits 4"},
           {3, " --outer-quantize-bits 1 --local-adam-variance mean"},
           {3, " --outer-density 0.05"},
+          {2, " --outer-density 0.05 --outer-quantize-bits 2 --outer-error-decay 0.9"},
           {2, " --outer-fragments 2 --outer-delay 1 --outer-quantize-bits 4"},
           {3, " --outer-fragments 2 --outer-delay 1"}})
     expectResumeIsExact({std::to_string(ranks) + " ranks, 4 local steps" + exchange,

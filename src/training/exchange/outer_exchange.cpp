@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "comm/allreduce/algorithms.h"
+#include "comm/allreduce/chunk_topk_mean.h"
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/quantized.h"
 #include "comm/state_gather.h"
@@ -106,6 +107,38 @@ private:
   std::unique_ptr<Allreduce> sum_;
 };
 
+// SparseLoCo's: each rank's accumulator e = decay x e + its pseudo-gradient; of every chunk of e
+// (every parameter's values in blocks of ChunkTopkMean::kChunk) the largest values in 1 or 2 bits
+// to every rank, and e keeps what they did not carry (error feedback).
+class ChunkTopkOuterExchange : public OuterExchange {
+public:
+  ChunkTopkOuterExchange(Transport& transport, Range fragment, const std::vector<size_t>& parameterStarts,
+                         float density, int bits, float decay)
+      : mean_(transport, fragment.size,
+              OneBitAllreduce::segmentStarts(OneBitAllreduce::segmentsIn(fragment, parameterStarts), fragment.size,
+                                             ChunkTopkMean::kChunk),
+              density, bits),
+        decay_(decay), residual_(fragment.size, 0.f) {
+    mean_.setChannel(Channel::outer);
+  }
+  void average(std::vector<float>& delta) override {
+    for(size_t i = 0; i < delta.size(); ++i)
+      delta[i] += decay_ * residual_[i];
+    mean_.average(delta, residual_);
+  }
+  HeldBack heldBack() const override { return {residual_, {}}; }
+  void setHeldBack(HeldBack h) override {
+    ABORT_IF(h.residual.size() != residual_.size(), "{} residuals for a fragment of {} values", h.residual.size(),
+             residual_.size());
+    residual_ = std::move(h.residual);
+  }
+
+private:
+  ChunkTopkMean mean_;
+  float decay_;
+  std::vector<float> residual_;
+};
+
 // The sparse sum: --sparse-allreduce where it names one that sums pairs whole, dsar-split where
 // it names a dense one (the default).
 std::string sparseSumAlgorithm(const Options& o) {
@@ -123,24 +156,36 @@ std::string sparseSumAlgorithm(const Options& o) {
 
 void validateOuterExchangeOptions(const Options& o) {
   int bits = o.get<int>("outer-quantize-bits");
-  ABORT_IF(bits != 0 && bits != 8 && bits != 4 && bits != 1, "--outer-quantize-bits {}: 8, 4, 1, or 0 (fp32)", bits);
   float density = o.get<float>("outer-density");
-  ABORT_IF(bits != 0 && density < 1.f,
-           "--outer-quantize-bits and --outer-density < 1 are two compressions of the pseudo-gradients: give one");
+  float decay = o.get<float>("outer-error-decay");
+  ABORT_IF(bits != 0 && bits != 8 && bits != 4 && bits != 2 && bits != 1,
+           "--outer-quantize-bits {}: 8, 4, 2 (with --outer-density), 1, or 0 (fp32)", bits);
+  ABORT_IF(bits == 2 && density == 1.f, "--outer-quantize-bits 2 codes the values --outer-density keeps: give it too");
+  ABORT_IF(density < 1.f && bits > 2,
+           "--outer-density keeps each chunk's largest values in 1 or 2 bits (--outer-quantize-bits 1 or 2), or "
+           "whole (0), not in {}",
+           bits);
+  ABORT_IF(decay != 1.f && !(density < 1.f && bits != 0),
+           "--outer-error-decay decays what --outer-density with --outer-quantize-bits 1 or 2 held back");
   bool compressed = bits != 0 || density < 1.f;
   ABORT_IF(compressed && o.get<int>("local-steps") == 0,
            "--outer-quantize-bits and --outer-density compress the pseudo-gradients of --local-steps, which is off");
-  if(density < 1.f)
+  if(density < 1.f && bits == 0)
     sparseSumAlgorithm(o);
 }
 
 std::unique_ptr<OuterExchange> createOuterExchange(const Options& o, Transport& transport, Range fragment,
                                                    const std::vector<size_t>& parameterStarts) {
-  if(int bits = o.get<int>("outer-quantize-bits"))
+  int bits = o.get<int>("outer-quantize-bits");
+  float density = o.get<float>("outer-density");
+  if(density < 1.f && bits != 0)
+    return std::make_unique<ChunkTopkOuterExchange>(transport, fragment, parameterStarts, density, bits,
+                                                    o.get<float>("outer-error-decay"));
+  if(bits)
     return std::make_unique<CompressedOuterExchange>(
         transport, bits == 1 ? oneBitMean(transport, fragment, parameterStarts)
                              : std::make_unique<QuantizedAllreduce>(transport, fragment.size, bits));
-  if(float density = o.get<float>("outer-density"); density < 1.f)
+  if(density < 1.f)
     return std::make_unique<SparseOuterExchange>(transport, fragment.size, density, sparseSumAlgorithm(o));
   return std::make_unique<DenseOuterExchange>(transport);
 }
