@@ -7,7 +7,8 @@
 // chunk (kOffsetBits bits) and a code: a sign bit, and with 2 bits a bit choosing one of the
 // chunk's two magnitudes (the mean |x| of the kept values below their mean |x|, and of those at
 // or above it); with 1 bit the one magnitude is the kept values' mean |x|. Each magnitude is the
-// least-squares value for its group, so no value's error exceeds its own size. Every rank's
+// least-squares value for its group, so the error's norm never exceeds x's (as 1 bit's mean-abs
+// scale, onebit.h); a single small value of a group may be sent larger than it is. Every rank's
 // message goes once around the ring (an allgather, P-1 steps) and every rank decodes and adds them
 // in rank order: the same mean on every rank. Bytes sent per rank and call:
 //   (P-1) x sum over chunks of (4 x 2^(bits-1) + ceil(kept x (kOffsetBits + bits) / 8)),

@@ -23,7 +23,6 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void roundToBfloat16Avx51
   for(; i < n; ++i)
     dst[i] = roundToBfloat16(src[i]);
 }
-
 }  // namespace
 
 void roundToBfloat16(uint16_t* dst, const float* src, size_t n) {
