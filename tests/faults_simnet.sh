@@ -54,7 +54,11 @@ grep -q "Resuming from .*update $saved," "$m/resume.txt" || fail "the resume did
 # slow
 m=$work/slow
 mkdir -p "$m"
+# rank 0 busy for 2 s after update 51 holds the job there (the others wait in the allreduce) while
+# simnet sets the slow link: a job this small runs the remaining 90 updates in a quarter of a
+# second, less than it may take simnet to see the save's line and pause the job on a busy machine
 timeout 300 "$root/scripts/simnet" --nodes 3 --rate 1gbit --launcher "$launcher" --fault rate:5mbit --fault-node 1 \
+  --mpi-args "-x MARIAN_FAULT=BUSY2@update-51:0" \
   --fault-on "Saved model to .*update 50\)" -- "$bin/marian" "${opts[@]}" --model "$m/model.npz" \
   --after-batches 140 --timeline "$m/timeline.json" > "$m/log.txt" 2>&1 ||
   { grep -v " Ep\. " "$m/log.txt" | tail; fail "the slow node's job failed"; }
