@@ -1,5 +1,5 @@
 """scripts/plan-cluster end to end on probe folders written here (compare-configs' configs.txt and
-logs, with known words to the target) and a device profile: its predicted hours equal the time
+logs, with known words to the target) and a device profile: its predicted times equal the time
 model's by hand, the efficiency is one node's time over P times P nodes', the winner is named per
 link, a scheme is read from each configuration's options, and a missing probe is a clear error."""
 import importlib.machinery
@@ -65,14 +65,13 @@ class PlanCluster(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("validation cross-entropy 40.00", plan)  # the dense probes' worst best
         # one node: 2,000 words at 100 a update, 20 updates of 0.5 s
-        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 0.00278 | 0.00278 |", plan)
+        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s | 10 s |", plan)
         # two nodes: 4,000 words at 200 a update, 20 updates of 0.5 s + the allreduce of 4 MB
         link = tm.Link(50e-6, 1.25e8)
         per_update = 0.5 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link)
         self.assertAlmostEqual(per_update, 0.5 + (50e-6 + 8 / 1.25e8) + (50e-6 + 4e6 / 1.25e8))
-        hours = 20 * per_update / 3600
         efficiency = 10.0 / (2 * 20 * per_update)
-        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} | ", plan)
+        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {20 * per_update:.3g} s | ", plan)
         row = next(l for l in plan.splitlines() if l.startswith("| 2x1 dense |"))
         self.assertEqual(row.split(" | ")[6], f"{efficiency:.2g}")  # its efficiency at 1gbit
         # local steps reach 40 between their validations: 2,000 + (45-40)/(45-38) of the next 2,000 words each
@@ -87,9 +86,9 @@ class PlanCluster(unittest.TestCase):
         r, plan = self.plan("--codec-seconds", "dense=0.1")
         self.assertEqual(r.returncode, 0, r.stderr)
         link = tm.Link(50e-6, 1.25e8)
-        hours = 20 * (0.6 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link)) / 3600
-        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {hours:.3g} |", plan)
-        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 0.00278 |", plan)  # one node exchanges nothing
+        seconds = 20 * (0.6 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link))
+        self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {seconds:.3g} s |", plan)
+        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s |", plan)  # one node exchanges nothing
         self.assertIn("dense 0.1 s", plan)
         r, _ = self.plan("--codec-seconds", "fast=1")
         self.assertNotEqual(r.returncode, 0)
@@ -136,6 +135,9 @@ class PlanCluster(unittest.TestCase):
         self.assertEqual(plan.scheme_of("e", "--sync-sgd --multi-node-timeout 120").kind, "dense")
         self.assertEqual(plan.scheme_of("f", "--local-steps=10 --sync-sgd").local_steps, 10)
         self.assertEqual(plan.scheme_of("g", "--sync-sgd --local-steps 10 --local-steps 20").local_steps, 20)
+        # times in the unit people read them in
+        self.assertEqual([plan.duration(x) for x in (0.000123, 59.4, 60, 1234, 3600, 45000)],
+                         ["0.000123 s", "59.4 s", "1 min", "20.6 min", "1 h", "12.5 h"])
 
     def test_a_folder_without_probes_is_an_error(self):
         os.makedirs(self.probes)
