@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 FLOAT = 4  # bytes of a value
 SPARSE_PAIR = 8  # an index (int32) and a value
 QUANT_BLOCK = 256  # values per scale of the outer exchange's 8/4-bit codes
+TOPK_CHUNK, TOPK_OFFSET_BITS = 4096, 12  # SparseLoCo's exchange: values a chunk, bits of an offset in it
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ class Scheme:
     freeze_after: int = 0  # onebit: dense updates before the 1-bit momentum
     dropping: float = 0.0  # ps: the fraction of the gradient and delta not sent
     local_steps: int = 1  # local-steps: H
-    bits: int = 0  # local-steps: 8, 4 or 0 (fp32)
+    bits: int = 0  # local-steps: 8, 4 or 0 (fp32); with density < 1, 2 or 1
+    density: float = 1.0  # local-steps: each chunk's share sent (SparseLoCo's exchange, an allgather)
     fragments: int = 1  # local-steps: streamed fragments
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
     codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
@@ -120,6 +122,17 @@ class Scheme:
             return N / self.fragments / P * per_value
         raise ValueError(f"no chunks in scheme kind {self.kind}")
 
+    def sparse(self):
+        """SparseLoCo's exchange (comm/allreduce/chunk_topk_mean.h): every rank's message all-gathered"""
+        return self.kind == "local-steps" and self.density < 1
+
+    def _topk_message(self, N):
+        """bytes of one rank's message of a fragment: offsets and codes of the kept values, and
+        2^(bits-1) magnitudes a chunk (chunks taken whole, parameters' edges not counted)"""
+        n = N / self.fragments
+        return n * self.density * (TOPK_OFFSET_BITS + self.bits) / 8 + \
+            math.ceil(n / TOPK_CHUNK) * FLOAT * 2 ** (self.bits - 1)
+
     def sent_bytes(self, P, N, u):
         """bytes one rank's training sends at update u (N parameters), as its display line counts
         them (the parameter server: its client's pushes; its server's replies go as well)"""
@@ -127,7 +140,7 @@ class Scheme:
             return 0.0
         if self.kind == "ps":
             return (P - 1) / P * (1 - self.dropping) * N * SPARSE_PAIR
-        per_exchange = 2 * (P - 1) * self._chunk(P, N, u)
+        per_exchange = (P - 1) * self._topk_message(N) if self.sparse() else 2 * (P - 1) * self._chunk(P, N, u)
         if self.kind == "local-steps":  # every fragment once a round, spread over its updates
             return self.fragments * per_exchange / self.local_steps
         return per_exchange
@@ -142,7 +155,10 @@ class Scheme:
         stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)
-        exchange = reduce_scatter_allgather(P, self._chunk(P, N, u), link)
+        if self.sparse():
+            exchange = ring_allgather(P, self._topk_message(N), link)
+        else:
+            exchange = reduce_scatter_allgather(P, self._chunk(P, N, u), link)
         if self.kind == "onebit":
             return stop + exchange
         # local steps: a delayed fragment's exchange runs beside `delay` updates of compute

@@ -131,6 +131,11 @@ class PlanCluster(unittest.TestCase):
         self.assertEqual((ob.kind, ob.freeze_after), ("onebit", 100))
         ls = plan.scheme_of("d", "--sync-sgd --local-steps 10 --outer-quantize-bits 4 --outer-fragments 5 --outer-delay 1")
         self.assertEqual((ls.kind, ls.local_steps, ls.bits, ls.fragments, ls.delay), ("local-steps", 10, 4, 5, 1))
+        sl = plan.scheme_of("s", "--sync-sgd --local-steps 16 --outer-density 0.01 --outer-quantize-bits 2")
+        self.assertEqual((sl.density, sl.bits, sl.sparse()), (0.01, 2, True))
+        with self.assertRaises(SystemExit) as pairs:  # the fp32 pairs' sparse sum is not modelled
+            plan.scheme_of("p", "--sync-sgd --local-steps 16 --outer-density 0.01")
+        self.assertIn("not in the time model", str(pairs.exception))
         # an option whose name starts like another's is not it; the last value counts; NAME=VALUE
         self.assertEqual(plan.scheme_of("e", "--sync-sgd --multi-node-timeout 120").kind, "dense")
         self.assertEqual(plan.scheme_of("f", "--local-steps=10 --sync-sgd").local_steps, 10)

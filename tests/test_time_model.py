@@ -4,6 +4,7 @@ and the device profile's interpolation."""
 import os
 import sys
 import tempfile
+import math
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
@@ -78,6 +79,19 @@ class Schemes(unittest.TestCase):
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop + round_cost / 10)
         fp32 = tm.Scheme("diloco", "local-steps", local_steps=10)
         self.assertAlmostEqual(fp32.sent_bytes(4, self.N, 0), 2 * 0.75 * self.N * 4 / 10)
+
+    def test_sparseloco_allgathers_each_ranks_message(self):
+        # 16 local steps, each chunk's top 1% in 2 bits: 14 bits a kept value, two magnitudes a chunk
+        # of 4096, every rank's message once around the ring (P-1 steps), not an allreduce
+        s = tm.Scheme("sparseloco", "local-steps", local_steps=16, bits=2, density=0.01)
+        message = self.N * 0.01 * 14 / 8 + math.ceil(self.N / 4096) * 8
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 3 * message / 16)
+        self.assertAlmostEqual(s.sent_bytes(8, self.N, 0), 7 * message / 16)  # grows with P
+        stop = 2 * (1e-3 + 8 / 1e8)
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop + 3 * (1e-3 + message / 1e8) / 16)
+        one = tm.Scheme("sparseloco", "local-steps", local_steps=16, bits=1, density=0.01)
+        self.assertAlmostEqual(one.sent_bytes(4, self.N, 0),
+                               3 * (self.N * 0.01 * 13 / 8 + math.ceil(self.N / 4096) * 4) / 16)
 
     def test_streamed_fragments_hide_behind_the_delay(self):
         # 5 fragments, each exchanged beside 1 update of 0.5 s: a fragment's 6 ms is hidden whole
