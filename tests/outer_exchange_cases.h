@@ -143,6 +143,37 @@ inline void oneBitOuterMeanMatchesDouble(Transport& t) {
   EXPECT_LT(double(perCall), 0.04 * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
 }
 
+// Three rounds through OuterRounds with a plain mean step (sgd, lr 1, momentum 0: the start moves
+// by minus the mean it receives) against a model in double: sentBy(r, x) is what rank r sends of
+// its pseudo-gradient x (round start minus its end), the model keeping what it holds back.
+inline void threeRoundsMatchDouble(Transport& t, OuterRounds& rounds, size_t n,
+                                   const std::function<std::vector<double>(int, const std::vector<double>&)>& sentBy) {
+  const int P = t.size();
+  std::vector<double> start(n, 0.0);
+  for(int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("round " + std::to_string(call));
+    std::vector<double> mean(n, 0.0);
+    std::vector<float> mine;
+    for(int r = 0; r < P; ++r) {
+      std::vector<float> delta = inputOf(r, call, n), end(n);
+      std::vector<double> x(n);
+      for(size_t i = 0; i < n; ++i) {
+        end[i] = float(start[i]) - delta[i];
+        x[i] = start[i] - double(end[i]);
+      }
+      if(r == t.rank())
+        mine = end;
+      std::vector<double> sent = sentBy(r, x);
+      for(size_t i = 0; i < n; ++i)
+        mean[i] += sent[i] / P;
+    }
+    for(size_t i = 0; i < n; ++i)
+      start[i] -= mean[i];
+    endRound(rounds, uint64_t(call), mine);
+    expectWithin(mine, start, 1e-4, "the next round's start");
+  }
+}
+
 // The sparse exchange through OuterRounds with a plain mean step (sgd, lr 1, momentum 0: the
 // start moves by minus the mean it receives), against its definition: each rank's x = its
 // pseudo-gradient + its residual, the k largest |x| sent, the rest kept; the mean of what was sent.
@@ -151,36 +182,22 @@ inline void sparseMeanMatchesDouble(Transport& t) {
   const int P = t.size();
   Options o = outerOptions("outer-density: 0.1\nouter-optimizer: sgd\nouter-learn-rate: 1\nouter-momentum: 0\n"
                            "sparse-allreduce: ring\n");  // a dense name: the sparse sum is dsar-split's
-  std::vector<double> start(n, 0.0);
   OuterRounds rounds(o, t, std::vector<float>(n, 0.f));
   std::vector<std::vector<double>> residual(size_t(P), std::vector<double>(n, 0.0));
-  for(int call = 0; call < 3; ++call) {
-    SCOPED_TRACE("round " + std::to_string(call));
-    std::vector<double> mean(n, 0.0);
-    std::vector<std::vector<float>> ends;
-    for(int r = 0; r < P; ++r) {
-      std::vector<float> delta = inputOf(r, call, n), end(n);
-      for(size_t i = 0; i < n; ++i)
-        end[i] = float(start[i]) - delta[i];
-      ends.push_back(end);
-      std::vector<double> x(n);
-      for(size_t i = 0; i < n; ++i)
-        x[i] = (start[i] - double(end[i])) + residual[size_t(r)][i];
-      std::vector<size_t> order(n);
-      std::iota(order.begin(), order.end(), 0);
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
-      residual[size_t(r)] = x;
-      for(size_t j = 0; j < k; ++j) {
-        mean[order[j]] += x[order[j]] / P;
-        residual[size_t(r)][order[j]] = 0;
-      }
-    }
+  threeRoundsMatchDouble(t, rounds, n, [&](int r, const std::vector<double>& delta) {
+    std::vector<double>& x = residual[size_t(r)];
     for(size_t i = 0; i < n; ++i)
-      start[i] -= mean[i];
-    std::vector<float> values = ends[size_t(t.rank())];
-    endRound(rounds, uint64_t(call), values);
-    expectWithin(values, start, 1e-4, "the next round's start");
-  }
+      x[i] += delta[i];
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
+    std::vector<double> sent(n, 0.0);
+    for(size_t j = 0; j < k; ++j) {
+      sent[order[j]] = x[order[j]];
+      x[order[j]] = 0;
+    }
+    return sent;
+  });
   AllreduceBytes bytes = rounds.takeBytes();
   // pairs, not values: about k of P ranks' 8 bytes each way, far below 2 (P-1)/P 4n a round
   EXPECT_LT(double(bytes.sent), 3 * (2.0 * double(P) * 8.0 * double(k) + 64.0 * P));
@@ -204,54 +221,40 @@ inline void chunkTopkMeanMatchesDouble(Transport& t) {
     SCOPED_TRACE(std::to_string(bits) + " bits");
     Options o = outerOptions("outer-density: 0.05\nouter-quantize-bits: " + std::to_string(bits) +
                              "\nouter-error-decay: 0.9\nouter-optimizer: sgd\nouter-learn-rate: 1\nouter-momentum: 0\n");
-    std::vector<double> start(n, 0.0);
     OuterRounds rounds(o, t, std::vector<float>(n, 0.f), {0, 100, 4500});
     rounds.takeBytes();
     std::vector<std::vector<double>> residual(size_t(P), std::vector<double>(n, 0.0));
     uint64_t messageBytes = 0;  // a magnitude or two a chunk, then offset and code bits of the kept
     for(size_t kept : keptOf)
       messageBytes += 4 * (bits == 2 ? 2 : 1) + (kept * (12 + bits) + 7) / 8;
-    for(int call = 0; call < 3; ++call) {
-      SCOPED_TRACE("round " + std::to_string(call));
-      std::vector<double> mean(n, 0.0);
-      std::vector<std::vector<float>> ends;
-      for(int r = 0; r < P; ++r) {
-        std::vector<float> delta = inputOf(r, call, n), end(n);
-        for(size_t i = 0; i < n; ++i)
-          end[i] = float(start[i]) - delta[i];
-        ends.push_back(end);
-        std::vector<double>& x = residual[size_t(r)];
-        for(size_t i = 0; i < n; ++i)
-          x[i] = decay * x[i] + (start[i] - double(end[i]));
-        for(size_t c = 0; c < chunks.size(); ++c) {
-          auto [begin, stop] = chunks[c];
-          std::vector<size_t> order(stop - begin);
-          std::iota(order.begin(), order.end(), begin);
-          std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
-          order.resize(keptOf[c]);
-          double all = 0, below = 0, above = 0;
-          size_t nBelow = 0;
-          for(size_t i : order)
-            all += std::fabs(x[i]);
-          double average = all / double(order.size());
-          for(size_t i : order)
-            (std::fabs(x[i]) < average ? below : above) += std::fabs(x[i]), nBelow += std::fabs(x[i]) < average;
-          for(size_t i : order) {
-            double size = bits == 1 ? average
-                          : std::fabs(x[i]) < average ? below / double(nBelow)
-                                                      : above / double(order.size() - nBelow);
-            double sent = x[i] < 0 ? -size : size;
-            mean[i] += sent / P;
-            x[i] -= sent;
-          }
+    threeRoundsMatchDouble(t, rounds, n, [&](int r, const std::vector<double>& delta) {
+      std::vector<double>& x = residual[size_t(r)];
+      for(size_t i = 0; i < n; ++i)
+        x[i] = decay * x[i] + delta[i];
+      std::vector<double> sent(n, 0.0);
+      for(size_t c = 0; c < chunks.size(); ++c) {
+        auto [begin, stop] = chunks[c];
+        std::vector<size_t> order(stop - begin);
+        std::iota(order.begin(), order.end(), begin);
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::fabs(x[a]) > std::fabs(x[b]); });
+        order.resize(keptOf[c]);
+        double all = 0, below = 0, above = 0;
+        size_t nBelow = 0;
+        for(size_t i : order)
+          all += std::fabs(x[i]);
+        double average = all / double(order.size());
+        for(size_t i : order)
+          (std::fabs(x[i]) < average ? below : above) += std::fabs(x[i]), nBelow += std::fabs(x[i]) < average;
+        for(size_t i : order) {
+          double size = bits == 1 ? average
+                        : std::fabs(x[i]) < average ? below / double(nBelow)
+                                                    : above / double(order.size() - nBelow);
+          sent[i] = x[i] < 0 ? -size : size;
+          x[i] -= sent[i];
         }
       }
-      for(size_t i = 0; i < n; ++i)
-        start[i] -= mean[i];
-      std::vector<float> values = ends[size_t(t.rank())];
-      endRound(rounds, uint64_t(call), values);
-      expectWithin(values, start, 1e-4, "the next round's start");
-    }
+      return sent;
+    });
     // every rank's messages pass once around the ring: P-1 of them sent a round
     EXPECT_EQ(rounds.takeBytes().sent, 3 * uint64_t(P - 1) * messageBytes);
     ModelState saved = savedOnEveryRank(t, rounds, n);
