@@ -94,6 +94,20 @@ class PlanCluster(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("--codec-seconds takes KIND=SECONDS", r.stderr)
 
+    def test_a_probe_with_its_own_mini_batch_computes_at_the_profiles_seconds_for_it(self):
+        write_probe(self.probes, "1x1 dense", 1, "", [60, 40])
+        write_probe(self.probes, "2x1 dense 32", 2, "--sync-sgd --mini-batch 32", [50, 40])
+        r, plan = self.plan()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        link = tm.Link(50e-6, 1.25e8)
+        per_update = 0.3 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 4e6, link)  # the profile's 32 sentences
+        self.assertIn(f"| 2x1 dense 32 | 2 | 4,000 | 20 | {20 * per_update:.3g} s |", plan)
+        self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s |", plan)  # the default --mini-batch 64: 0.5 s
+        self.assertIn("0.5000 s per update of 64 sentences a rank, 0.3000 s of 32,", plan)
+        # its words an update are compared with the profile's at 32 sentences: 500 a node
+        self.assertIn("Warning: 2x1 dense 32 trained 200 target words an update, the profile's --mini-batch 32 "
+                      "gives 1,000 on 2 node(s).", plan)
+
     def test_a_target_no_probe_reaches_and_no_single_node(self):
         write_probe(self.probes, "2x1 dense", 2, "--sync-sgd", [50, 40])
         r, plan = self.plan("--target", "30")
