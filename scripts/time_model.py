@@ -102,6 +102,16 @@ class Scheme:
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
     codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
 
+    def __post_init__(self):
+        if self.kind not in ("dense", "onebit", "ps", "local-steps"):
+            raise ValueError(f"no scheme kind {self.kind} in the time model")
+        if not 0 < self.density <= 1:
+            raise ValueError(f"a density in (0, 1], not {self.density}")
+        if self.sparse() and self.bits not in (1, 2):
+            raise ValueError(f"--outer-density with {self.bits or 'no'} --outer-quantize-bits is not in the time "
+                             "model (SparseLoCo's exchange sends 2 or 1 bits a kept value; the fp32 pairs' sparse "
+                             "sum is not modelled)")
+
     def dense_at(self, u):
         """whether update u sums the gradients densely (1-bit Adam before its freeze)"""
         return self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after)

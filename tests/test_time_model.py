@@ -92,6 +92,14 @@ class Schemes(unittest.TestCase):
         one = tm.Scheme("sparseloco", "local-steps", local_steps=16, bits=1, density=0.01)
         self.assertAlmostEqual(one.sent_bytes(4, self.N, 0),
                                3 * (self.N * 0.01 * 13 / 8 + math.ceil(self.N / 4096) * 4) / 16)
+        # the exchange sends 2 or 1 bits a kept value: anything else is not modelled, never half a magnitude
+        for bits in (0, 4, 8):
+            with self.assertRaisesRegex(ValueError, "not in the time model"):
+                tm.Scheme("pairs", "local-steps", local_steps=16, bits=bits, density=0.01)
+        with self.assertRaisesRegex(ValueError, "density in"):
+            tm.Scheme("none", "local-steps", local_steps=16, bits=2, density=0)
+        with self.assertRaisesRegex(ValueError, "no scheme kind"):
+            tm.Scheme("typo", "onebitt")
 
     def test_streamed_fragments_hide_behind_the_delay(self):
         # 5 fragments, each exchanged beside 1 update of 0.5 s: a fragment's 6 ms is hidden whole
