@@ -96,7 +96,7 @@ class Scheme:
     freeze_after: int = 0  # onebit: dense updates before the 1-bit momentum
     dropping: float = 0.0  # ps: the fraction of the gradient and delta not sent
     local_steps: int = 1  # local-steps: H
-    bits: int = 0  # local-steps: 8, 4 or 0 (fp32); with density < 1, 2 or 1
+    bits: int = 0  # local-steps: 8, 4, 2, 1 or 0 (fp32); with density < 1, 2 or 1
     density: float = 1.0  # local-steps: each chunk's share sent (SparseLoCo's exchange, an allgather)
     fragments: int = 1  # local-steps: streamed fragments
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
@@ -127,7 +127,7 @@ class Scheme:
             return N * FLOAT / P
         if self.kind == "onebit":  # sign bits and the chunk's scale
             return N / P / 8 + FLOAT
-        if self.kind == "local-steps":  # 8/4-bit codes with a scale per 256, or fp32
+        if self.kind == "local-steps":  # 8/4/2/1-bit codes with a scale per 256, or fp32
             per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
             return N / self.fragments / P * per_value
         raise ValueError(f"no chunks in scheme kind {self.kind}")

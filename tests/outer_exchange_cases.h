@@ -3,13 +3,13 @@
 // --outer-quantize-bits, --outer-density), written once against Transport and run on each rank:
 // under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
 // test_gradient_allreducer_in_process.cpp. The quantized mean and both sides' errors against
-// double over three calls (8 and 4 bits, chunks that end inside a block), with the bytes of
-// every call; the 1-bit mean with its segments cut at the fragment's parameters; the sparse
-// exchange against its definition in double (each rank's top-k of what it holds, the rest kept);
-// SparseLoCo's chunked top-k in 2 and 1 bits with a decayed accumulator against its definition
-// in double, with its bytes, and its messages' refusals; through OuterRounds, a checkpoint of the
-// errors continues exactly, and
-// on another rank count rank 0 carries what every saved rank held back (one fragment, and 3
+// double over three calls (8, 4 and 2 bits, chunks that end inside a block), with the bytes of
+// every call; the 2-bit code by hand and its error on normal values; the 1-bit mean with its
+// segments cut at the fragment's parameters; the sparse exchange against its definition in
+// double (each rank's top-k of what it holds, the rest kept); SparseLoCo's chunked top-k in 2 and
+// 1 bits with a decayed accumulator against its definition in double, with its bytes, and its
+// messages' refusals; through OuterRounds, a checkpoint of the errors continues exactly, and on
+// another rank count rank 0 carries what every saved rank held back (one fragment, and 3
 // fragments each with its own exchange).
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -69,7 +69,7 @@ inline void expectWithin(const std::vector<float>& got, const std::vector<double
 inline void quantizedMeanMatchesDouble(Transport& t) {
   const size_t n = 1001;
   const int P = t.size();
-  for(int bits : {8, 4}) {
+  for(int bits : {8, 4, 2}) {
     SCOPED_TRACE(std::to_string(bits) + " bits");
     QuantizedAllreduce quantized(t, n, bits);
     QuantizedReference reference(n, size_t(P), bits, QuantizedAllreduce::kBlock);
@@ -95,9 +95,49 @@ inline void quantizedMeanMatchesDouble(Transport& t) {
     }
     AllreduceBytes bytes = quantized.takeBytes();
     EXPECT_EQ(bytes.sent, 3 * perCall);
-    // 4n/8 or n bytes and a scale a block, against 2 (P-1)/P 4n of a dense ring
-    EXPECT_LT(double(perCall), (bits == 8 ? 0.27 : 0.14) * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
+    // n, n/2 or n/4 bytes and a scale a block, against 2 (P-1)/P 4n of a dense ring
+    double ofDense = bits == 8 ? 0.27 : bits == 4 ? 0.14 : 0.07;
+    EXPECT_LT(double(perCall), ofDense * 2.0 * double(P - 1) / double(P) * 4.0 * double(n) + 64.0 * P);
   }
+}
+
+// 2 bits by hand: the block [1, -2, 0.5, 3] has the root mean square 1.88746, so the split at
+// 0.9816 x 1.88746 = 1.85273 puts 1 and 0.5 on the inner level (0.4528), -2 and 3 on the outer
+// (1.5104); the least-squares scale (1 x 0.4528 + 2 x 1.5104 + 0.5 x 0.4528 + 3 x 1.5104) /
+// (2 x 0.4528^2 + 2 x 1.5104^2) = 1.65529. The codes (bit 0 outer, bit 1 negative) 0, 3, 0, 1 in
+// one byte, the first lowest: 0 + 3x4 + 0x16 + 1x64 = 76.
+inline void twoBitsByHand() {
+  const std::vector<float> x = {1.f, -2.f, 0.5f, 3.f};
+  std::vector<float> error(4);
+  std::vector<char> bytes = QuantizedAllreduce::quantize(x.data(), 4, 2, 4, error.data());
+  ASSERT_EQ(bytes.size(), 5u);  // a scale and a byte of codes
+  float scale;
+  std::memcpy(&scale, bytes.data(), sizeof(float));
+  EXPECT_NEAR(scale, 1.6552871, 1e-6);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[4]), 76u);
+  std::vector<float> out(4, 0.f);
+  QuantizedAllreduce::dequantize(bytes, 4, 2, 4, out.data(), 1.f);
+  const std::vector<double> want = {0.7495140, -2.5001457, 0.7495140, 2.5001457};
+  for(size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(out[i], want[i], 1e-6) << i;
+    EXPECT_NEAR(error[i], x[i] - want[i], 1e-6) << i;
+  }
+}
+
+// The 2-bit code's squared error on normal values is Lloyd-Max's for 4 levels, 0.1175 of the
+// values' (the least-squares scale fits each block of 256 a little better), where a sign and the
+// mean magnitude (1 bit) leave 1 - 2/pi = 0.363.
+inline void twoBitsErrorIsLloydMaxs() {
+  const size_t n = 256 * 64;
+  std::vector<float> x = randomValues(n, 7), error(n);
+  QuantizedAllreduce::quantize(x.data(), n, 2, QuantizedAllreduce::kBlock, error.data());
+  double values = 0, errors = 0;
+  for(size_t i = 0; i < n; ++i) {
+    values += double(x[i]) * x[i];
+    errors += double(error[i]) * error[i];
+  }
+  EXPECT_GT(errors / values, 0.10);
+  EXPECT_LT(errors / values, 0.12);
 }
 
 inline Options outerOptions(const std::string& compression) {
@@ -385,6 +425,7 @@ inline void checkpointsContinueExactly(Transport& t) {
   // each fragment's exchange with its own errors, the owners' chunks cut per fragment
   checkpointContinuesExactly(t, "outer-quantize-bits: 4\nouter-fragments: 3\n");
   checkpointContinuesExactly(t, "outer-quantize-bits: 8\n");
+  checkpointContinuesExactly(t, "outer-quantize-bits: 2\n");
   checkpointContinuesExactly(t, "outer-quantize-bits: 1\n");
   checkpointContinuesExactly(t, "outer-density: 0.05\nsparse-allreduce: ssar-split\n");
   checkpointContinuesExactly(t, "outer-density: 0.05\nouter-quantize-bits: 2\nouter-error-decay: 0.9\n");

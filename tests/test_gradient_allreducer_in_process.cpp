@@ -26,6 +26,8 @@ TEST_P(GradientAllreducerInProcess, StreamedOuterRoundsMatchDouble) {
   runOnRanks(GetParam(), outer_rounds_cases::streamedRoundsMatchDouble);
 }
 TEST_P(GradientAllreducerInProcess, OuterQuantizedMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::quantizedMeanMatchesDouble); }
+TEST(QuantizedAllreduce, TwoBitsByHand) { outer_exchange_cases::twoBitsByHand(); }
+TEST(QuantizedAllreduce, TwoBitsErrorIsLloydMaxs) { outer_exchange_cases::twoBitsErrorIsLloydMaxs(); }
 TEST_P(GradientAllreducerInProcess, OuterOneBitMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::oneBitOuterMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterSparseMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::sparseMeanMatchesDouble); }
 TEST_P(GradientAllreducerInProcess, OuterChunkTopkMeanMatchesDouble) { runOnRanks(GetParam(), outer_exchange_cases::chunkTopkMeanMatchesDouble); }

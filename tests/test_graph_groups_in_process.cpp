@@ -453,9 +453,7 @@ TEST(GraphGroupsInProcess, LocalStepsRefuseWhatTheyCannotTrainWith) {
   EXPECT_NE(refusal({"--local-steps", "4", "--sync-sgd", "--compression-density", "0.1"}).find("no gradient compression"),
             std::string::npos);
   EXPECT_NE(refusal({"--outer-quantize-bits", "8"}).find("--local-steps, which is off"), std::string::npos);
-  EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "3"}).find("8, 4, 2 (with --outer-density), 1, or 0"),
-            std::string::npos);
-  EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "2"}).find("give it too"), std::string::npos);
+  EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "3"}).find("8, 4, 2, 1, or 0"), std::string::npos);
   EXPECT_NE(refusal({"--local-steps", "4", "--outer-quantize-bits", "4", "--outer-density", "0.1"})
                 .find("in 1 or 2 bits (--outer-quantize-bits 1 or 2), or whole (0), not in 4"),
             std::string::npos);

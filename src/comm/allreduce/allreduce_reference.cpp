@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "comm/allreduce/onebit.h"
+#include "comm/allreduce/quantized.h"
 #include "comm/allreduce/sparse_ops.h"
 #include "common/equal_split.h"
 
@@ -84,13 +85,32 @@ OneBitReference::OneBitReference(size_t n, size_t ranks, std::vector<size_t> seg
       worker_(ranks, std::vector<double>(n, 0.0)), server_(n, 0.0) {}
 
 namespace {
-// x[range] quantized per block of the range (scale: its largest magnitude over L; codes rounded to
-// nearest, halves away from zero in either direction); error = x - out
+// x[range] quantized per block of the range (8 and 4 bits: scale its largest magnitude over L;
+// codes rounded to nearest, halves away from zero in either direction; 2 bits: the levels split
+// at the block's root mean square times the split, the least-squares scale); error = x - out
 void quantized(const std::vector<double>& x, Range range, int bits, size_t block, std::vector<double>& out,
                std::vector<double>& error) {
   double L = double((1 << (bits - 1)) - 1);
   for(size_t begin = range.offset; begin < range.end(); begin += block) {
     size_t end = std::min(range.end(), begin + block);
+    if(bits == 2) {
+      double squares = 0, along = 0, levelSquares = 0;
+      for(size_t i = begin; i < end; ++i)
+        squares += x[i] * x[i];
+      double split = double(QuantizedAllreduce::kTwoBitSplit) * std::sqrt(squares / double(end - begin));
+      for(size_t i = begin; i < end; ++i) {
+        double level = QuantizedAllreduce::kTwoBitLevels[std::fabs(x[i]) < split ? 0 : 1];
+        along += std::fabs(x[i]) * level;
+        levelSquares += level * level;
+      }
+      double scale = squares > 0 ? along / levelSquares : 0.0;
+      for(size_t i = begin; i < end; ++i) {
+        double level = QuantizedAllreduce::kTwoBitLevels[std::fabs(x[i]) < split ? 0 : 1];
+        out[i] = (x[i] < 0 ? -1.0 : 1.0) * level * scale;
+        error[i] = x[i] - out[i];
+      }
+      continue;
+    }
     double largest = 0;
     for(size_t i = begin; i < end; ++i)
       largest = std::max(largest, std::fabs(x[i]));

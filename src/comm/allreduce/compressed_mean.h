@@ -9,7 +9,7 @@
 //           error likewise;
 //   every rank: values = the servers' decoded chunks, the same everywhere.
 // About 2 (P-1)/P times the encoded vector's bytes sent per rank and call. The encodings:
-// OneBitAllreduce (a sign a value, onebit.h) and QuantizedAllreduce (8 or 4 bits, quantized.h).
+// OneBitAllreduce (a sign a value, onebit.h) and QuantizedAllreduce (8, 4 or 2 bits, quantized.h).
 // Not a sum of sparse pairs, so not in the table of --sparse-allreduce algorithms.
 #include <vector>
 

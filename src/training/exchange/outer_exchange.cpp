@@ -34,7 +34,7 @@ private:
   std::unique_ptr<Allreduce> ring_;
 };
 
-// Quantized (8 or 4 bits) or a sign a value (1 bit): a compressed mean with error feedback on
+// Quantized (8, 4 or 2 bits) or a sign a value (1 bit): a compressed mean with error feedback on
 // each rank and on each chunk's owner.
 class CompressedOuterExchange : public OuterExchange {
 public:
@@ -159,8 +159,7 @@ void validateOuterExchangeOptions(const Options& o) {
   float density = o.get<float>("outer-density");
   float decay = o.get<float>("outer-error-decay");
   ABORT_IF(bits != 0 && bits != 8 && bits != 4 && bits != 2 && bits != 1,
-           "--outer-quantize-bits {}: 8, 4, 2 (with --outer-density), 1, or 0 (fp32)", bits);
-  ABORT_IF(bits == 2 && density == 1.f, "--outer-quantize-bits 2 codes the values --outer-density keeps: give it too");
+           "--outer-quantize-bits {}: 8, 4, 2, 1, or 0 (fp32)", bits);
   ABORT_IF(density < 1.f && bits > 2,
            "--outer-density keeps each chunk's largest values in 1 or 2 bits (--outer-quantize-bits 1 or 2), or "
            "whole (0), not in {}",
