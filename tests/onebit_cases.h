@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "comm/allreduce/onebit.h"
+#include "comm/allreduce/segments.h"
 #include "gradient_allreducer_cases.h"
 #include "random_values.h"
 
@@ -157,9 +158,9 @@ inline void meanAbsScaleKeepsTheErrorBelowTheValues() {
 
 // Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters).
 inline void segmentStartsCutParametersIntoBlocks() {
-  EXPECT_EQ(OneBitAllreduce::segmentStarts({0, 10, 25}, 40, 8), (std::vector<size_t>{0, 8, 10, 18, 25, 33}));
-  EXPECT_EQ(OneBitAllreduce::segmentStarts({0, 10, 25}, 40, 0), (std::vector<size_t>{0, 10, 25}));
-  EXPECT_EQ(OneBitAllreduce::segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
+  EXPECT_EQ(segmentStarts({0, 10, 25}, 40, 8), (std::vector<size_t>{0, 8, 10, 18, 25, 33}));
+  EXPECT_EQ(segmentStarts({0, 10, 25}, 40, 0), (std::vector<size_t>{0, 10, 25}));
+  EXPECT_EQ(segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
 }
 
 // A fixed first moment m as the allreducer reads it from the optimizer (and beta1). With v, also a

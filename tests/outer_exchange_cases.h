@@ -23,6 +23,7 @@
 #include "comm/allreduce/allreduce_reference.h"
 #include "comm/allreduce/chunk_topk_mean.h"
 #include "comm/allreduce/quantized.h"
+#include "comm/allreduce/segments.h"
 #include "comm/in_process_transport.h"
 #include "comm/transport.h"
 #include "gradient_allreducer_cases.h"
@@ -160,7 +161,7 @@ inline void oneBitOuterMeanMatchesDouble(Transport& t) {
   OneBitReference reference(n, size_t(P), segments, OneBitScale::meanAbs);
   uint64_t perCall = compressedMeanBytesSent(t, [&](int j) {  // a scale a segment of the chunk, a bit a value
     Range c = equalPart(n, size_t(j), size_t(P));
-    return uint64_t(4 * OneBitAllreduce::segmentsIn(c, segments).size() + (c.size + 7) / 8);
+    return uint64_t(4 * segmentsIn(c, segments).size() + (c.size + 7) / 8);
   });
   ChannelBytes before = t.bytes(Channel::outer);
   for(int call = 0; call < 3; ++call) {

@@ -49,7 +49,7 @@ TEST(GradientAllreducerInProcessTwoRanks, OneBitCompressedMeanWithMeanAbsScaleBy
   runOnRanks(2, onebit_cases::compressedMeanWithMeanAbsScaleByHand);
 }
 TEST(OneBitAllreduce, MeanAbsScaleKeepsTheErrorBelowTheValues) { onebit_cases::meanAbsScaleKeepsTheErrorBelowTheValues(); }
-TEST(OneBitAllreduce, SegmentStartsCutParametersIntoBlocks) { onebit_cases::segmentStartsCutParametersIntoBlocks(); }
+TEST(Segments, StartsCutParametersIntoBlocks) { onebit_cases::segmentStartsCutParametersIntoBlocks(); }
 TEST_P(GradientAllreducerInProcess, OneBitAdamGivesTheAveragedMomentum) {
   runOnRanks(GetParam(), onebit_cases::allreducerGivesTheAveragedMomentum);
 }

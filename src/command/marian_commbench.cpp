@@ -25,6 +25,7 @@
 #include "comm/allreduce/allreduce_reference.h"
 #include "comm/allreduce/dense_allreduce.h"
 #include "comm/allreduce/onebit.h"
+#include "comm/allreduce/segments.h"
 #include "comm/mpi_transport.h"
 #include "common/error.h"
 #include "common/tool_arguments.h"
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
     if(a.algo == "onebit") {
       // a scale per block of kOneBitBlock values (as per parameter in training); checked against
       // the reference in double with both sides' errors carried over the repetitions
-      std::vector<size_t> starts = OneBitAllreduce::segmentStarts({0}, a.size, kOneBitBlock);
+      std::vector<size_t> starts = segmentStarts({0}, a.size, kOneBitBlock);
       auto onebit = std::make_unique<OneBitAllreduce>(mpi, a.size, starts);
       denseInput = densified(local);
       oneBitReference = std::make_unique<OneBitReference>(a.size, size_t(mpi.size()), starts);

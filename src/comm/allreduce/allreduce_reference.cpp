@@ -5,6 +5,7 @@
 
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/quantized.h"
+#include "comm/allreduce/segments.h"
 #include "comm/allreduce/sparse_ops.h"
 #include "common/equal_split.h"
 
@@ -152,7 +153,7 @@ std::vector<double> OneBitReference::average(const std::vector<std::vector<float
       x[i] = double(inputs[r][i]) + worker_[r][i];
     for(size_t j = 0; j < ranks_; ++j) {
       Range c = equalPart(n_, j, ranks_);
-      signScaled(x, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), scale_, sent, worker_[r]);
+      signScaled(x, c, segmentsIn(c, segmentStarts_), scale_, sent, worker_[r]);
     }
     for(size_t i = 0; i < n_; ++i)
       mean[i] += sent[i] / double(ranks_);
@@ -161,7 +162,7 @@ std::vector<double> OneBitReference::average(const std::vector<std::vector<float
     mean[i] += server_[i];
   for(size_t j = 0; j < ranks_; ++j) {
     Range c = equalPart(n_, j, ranks_);
-    signScaled(mean, c, OneBitAllreduce::segmentsIn(c, segmentStarts_), scale_, result, server_);
+    signScaled(mean, c, segmentsIn(c, segmentStarts_), scale_, result, server_);
   }
   return result;
 }

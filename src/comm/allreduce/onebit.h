@@ -4,7 +4,7 @@
 // bit a value plus a scale per segment, with error feedback on both sides (the worker and server
 // steps of CompressedMeanAllreduce, compressed_mean.h). Scales go per segment: the vector is cut
 // into segments (the caller's starts, e.g. every parameter tensor as DeepSpeed does, cut again
-// into blocks), and a chunk into the pieces of the segments inside it, so that a tensor of small
+// into blocks: segments.h), and a chunk into the pieces of the segments inside it, so that a tensor of small
 // values is not sent at the scale of a large one (one scale per chunk made 1-bit Adam need 1.16x
 // dense's words on Multi30k). Segment s of x is sent as scale_s sign(x_s), scale_s = |x_s|_2 /
 // sqrt(size_s) (rms, DeepSpeed's) or |x_s|_1 / size_s (meanAbs) (a value >= 0 has sign +1).
@@ -38,12 +38,6 @@ public:
   void setUnits(std::vector<float> units);
   bool hasUnits() const { return !units_.empty(); }
   void setScale(OneBitScale scale) { scale_ = scale; }
-
-  // Segment starts: every parameter's start (sorted, within n) and, with block > 0, every block
-  // of `block` values inside a parameter.
-  static std::vector<size_t> segmentStarts(const std::vector<size_t>& parameterStarts, size_t n, size_t block);
-  // The segments of range c: c's own start and every segment start inside it, relative to c.
-  static std::vector<size_t> segmentsIn(Range c, const std::vector<size_t>& segmentStarts);
 
   // One chunk of n values as it goes on the wire: a scale per segment (starts: where each begins,
   // 0 first; rms or meanAbs) of x / units (units null: 1), then a bit a value (1: negative), with

@@ -6,6 +6,7 @@
 // 0/1 Adam before the freeze sends the gradient itself in 1 bit on the steps where the variance
 // does not change (optimizers/variance_schedule.h), densely on the others.
 #include "comm/allreduce/onebit.h"
+#include "comm/allreduce/segments.h"
 #include "comm/state_gather.h"
 #include "common/options.h"
 #include "optimizers/variance_schedule.h"
@@ -33,7 +34,7 @@ public:
       std::vector<size_t> starts = s.parameters ? layout_.parameterStarts(b, *s.parameters) : std::vector<size_t>{0};
       parameterStarts_.push_back(starts);
       oneBit_.push_back(std::make_unique<OneBitAllreduce>(
-          transport_, layout_.bucketSize(b), OneBitAllreduce::segmentStarts(starts, layout_.bucketSize(b), block)));
+          transport_, layout_.bucketSize(b), segmentStarts(starts, layout_.bucketSize(b), block)));
       oneBit_.back()->setScale(scale);
     }
   }

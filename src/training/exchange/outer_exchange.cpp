@@ -6,6 +6,7 @@
 #include "comm/allreduce/chunk_topk_mean.h"
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/quantized.h"
+#include "comm/allreduce/segments.h"
 #include "comm/state_gather.h"
 #include "comm/topk_selection.h"
 #include "common/error.h"
@@ -68,9 +69,8 @@ const size_t kOneBitBlock = QuantizedAllreduce::kBlock;
 
 std::unique_ptr<CompressedMeanAllreduce> oneBitMean(Transport& transport, Range fragment,
                                                     const std::vector<size_t>& parameterStarts) {
-  std::vector<size_t> starts = OneBitAllreduce::segmentsIn(fragment, parameterStarts);  // relative to it, 0 first
   auto mean = std::make_unique<OneBitAllreduce>(transport, fragment.size,
-                                                OneBitAllreduce::segmentStarts(starts, fragment.size, kOneBitBlock));
+                                                segmentStartsIn(fragment, parameterStarts, kOneBitBlock));
   mean->setScale(OneBitScale::meanAbs);
   return mean;
 }
@@ -114,10 +114,8 @@ class ChunkTopkOuterExchange : public OuterExchange {
 public:
   ChunkTopkOuterExchange(Transport& transport, Range fragment, const std::vector<size_t>& parameterStarts,
                          float density, int bits, float decay)
-      : mean_(transport, fragment.size,
-              OneBitAllreduce::segmentStarts(OneBitAllreduce::segmentsIn(fragment, parameterStarts), fragment.size,
-                                             ChunkTopkMean::kChunk),
-              density, bits),
+      : mean_(transport, fragment.size, segmentStartsIn(fragment, parameterStarts, ChunkTopkMean::kChunk), density,
+              bits),
         decay_(decay), residual_(fragment.size, 0.f) {
     mean_.setChannel(Channel::outer);
   }
