@@ -99,15 +99,14 @@ void quantized(const std::vector<double>& x, Range range, int bits, size_t block
       for(size_t i = begin; i < end; ++i)
         squares += x[i] * x[i];
       double split = double(QuantizedAllreduce::kTwoBitSplit) * std::sqrt(squares / double(end - begin));
+      auto levelOf = [&](double v) { return double(QuantizedAllreduce::kTwoBitLevels[std::fabs(v) < split ? 0 : 1]); };
       for(size_t i = begin; i < end; ++i) {
-        double level = QuantizedAllreduce::kTwoBitLevels[std::fabs(x[i]) < split ? 0 : 1];
-        along += std::fabs(x[i]) * level;
-        levelSquares += level * level;
+        along += std::fabs(x[i]) * levelOf(x[i]);
+        levelSquares += levelOf(x[i]) * levelOf(x[i]);
       }
       double scale = squares > 0 ? along / levelSquares : 0.0;
       for(size_t i = begin; i < end; ++i) {
-        double level = QuantizedAllreduce::kTwoBitLevels[std::fabs(x[i]) < split ? 0 : 1];
-        out[i] = (x[i] < 0 ? -1.0 : 1.0) * level * scale;
+        out[i] = (x[i] < 0 ? -1.0 : 1.0) * levelOf(x[i]) * scale;
         error[i] = x[i] - out[i];
       }
       continue;
