@@ -3,11 +3,11 @@
 // 2021; DeepSpeed's compressed_allreduce): the mean over ranks of a dense vector sent as one sign
 // bit a value plus a scale per segment, with error feedback on both sides (the worker and server
 // steps of CompressedMeanAllreduce, compressed_mean.h). Scales go per segment: the vector is cut
-// into segments (the caller's starts, e.g. every parameter tensor as DeepSpeed does, cut again
-// into blocks: segments.h), and a chunk into the pieces of the segments inside it, so that a tensor of small
-// values is not sent at the scale of a large one (one scale per chunk made 1-bit Adam need 1.16x
-// dense's words on Multi30k). Segment s of x is sent as scale_s sign(x_s), scale_s = |x_s|_2 /
-// sqrt(size_s) (rms, DeepSpeed's) or |x_s|_1 / size_s (meanAbs) (a value >= 0 has sign +1).
+// into segments (the caller's starts, e.g. every parameter tensor as DeepSpeed does, cut again into
+// blocks: segments.h), and a chunk into the pieces of the segments inside it, so that a tensor of
+// small values is not sent at the scale of a large one (one scale per chunk made 1-bit Adam need
+// 1.16x dense's words on Multi30k). Segment s of x is sent as scale_s sign(x_s), scale_s = |x_s|_2
+// / sqrt(size_s) (rms, DeepSpeed's) or |x_s|_1 / size_s (meanAbs) (a value >= 0 has sign +1).
 // With units (setUnits: a positive value per entry, the same on every rank) value i is sent as
 // units_i x (a sign and the segment's scale of x_i / units_i): the mean stays linear, and a segment
 // whose values differ in size by their units (Adam's momentum over its frozen sqrt(v)) is sent at
