@@ -156,11 +156,14 @@ inline void meanAbsScaleKeepsTheErrorBelowTheValues() {
   }
 }
 
-// Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters).
+// Parameters starting at 0, 10 and 25 of 40 values, in blocks of 8 (0: whole parameters); the
+// range [12, 32) of them: its own pieces (from 12 and 25) cut into blocks, relative to 12.
 inline void segmentStartsCutParametersIntoBlocks() {
   EXPECT_EQ(segmentStarts({0, 10, 25}, 40, 8), (std::vector<size_t>{0, 8, 10, 18, 25, 33}));
   EXPECT_EQ(segmentStarts({0, 10, 25}, 40, 0), (std::vector<size_t>{0, 10, 25}));
   EXPECT_EQ(segmentStarts({5}, 12, 0), (std::vector<size_t>{0, 5}));
+  EXPECT_EQ(segmentsIn(Range{12, 20}, {0, 10, 25}), (std::vector<size_t>{0, 13}));
+  EXPECT_EQ(segmentStartsIn(Range{12, 20}, {0, 10, 25}, 8), (std::vector<size_t>{0, 8, 13}));
 }
 
 // A fixed first moment m as the allreducer reads it from the optimizer (and beta1). With v, also a
