@@ -92,6 +92,11 @@ TEST(Bfloat16, RoundsToNearestEvenAsTheHardware) {
   cpu::roundToBfloat16(bulk.data(), v.data(), v.size());
   for(size_t i = 0; i < v.size(); ++i)
     ASSERT_EQ(bulk[i], cpu::roundToBfloat16(v[i])) << "value " << v[i] << " at " << i;
+  // rounded and widened in one pass (the batched products' operands), to the bit
+  std::vector<float> values(v.size());
+  cpu::bfloat16Values(values.data(), v.data(), v.size());
+  for(size_t i = 0; i < v.size(); ++i)
+    ASSERT_EQ(bitsOf(values[i]), bitsOf(cpu::bfloat16ToFloat(bulk[i]))) << "value " << v[i] << " at " << i;
   // and the kernel, both ways
   FlatBuffer low(cpuDevice(), Type::bfloat16, v.size());
   kernels::convert(low.all(), hostTensor(v, Shape({int(v.size())})));

@@ -1,7 +1,7 @@
 #pragma once
 // defines: cpu::roundToBfloat16 — float32 to bfloat16 as AVX512-BF16's VCVTNEPS2BF16 rounds
 // (to nearest, ties to even; denormal inputs to signed zero; NaN stays NaN), in hardware where
-// the CPU has it; cpu::bfloat16ToFloat, exact.
+// the CPU has it; cpu::bfloat16ToFloat, exact; cpu::bfloat16Values, the two in one pass.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +29,8 @@ inline float bfloat16ToFloat(uint16_t b) {
 
 // dst[i] = roundToBfloat16(src[i]) for i < n, on the calling thread; dst may be src (in place)
 void roundToBfloat16(uint16_t* dst, const float* src, size_t n);
+// dst[i] = bfloat16ToFloat(roundToBfloat16(src[i])) for i < n: the bfloat16 values as float32
+void bfloat16Values(float* dst, const float* src, size_t n);
 
 }  // namespace cpu
 }  // namespace marian

@@ -13,33 +13,52 @@ namespace marian {
 namespace cpu {
 
 namespace {
-__attribute__((target("avx512f,avx512bf16,avx512vl"))) void roundToBfloat16Avx512(uint16_t* dst, const float* src,
-                                                                                   size_t n) {
-  size_t i = 0;
-  for(; i + 16 <= n; i += 16) {
-    __m256bh r = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), reinterpret_cast<__m256i&>(r));
+// Loads and stores through intrinsics (types that may alias), the last block masked. In place
+// (dst in src's own memory) is safe in ascending order: a block is loaded before it is stored,
+// and the store of values [i, i + 16) covers bytes [2i, 2i + 32), below the next load's 4i + 64.
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx512vl"))) void roundToBfloat16Avx512(uint16_t* dst,
+                                                                                            const float* src, size_t n) {
+  for(size_t i = 0; i < n; i += 16) {
+    __mmask16 lanes = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    __m256bh r = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(lanes, src + i));
+    _mm256_mask_storeu_epi16(dst + i, lanes, (__m256i)r);
   }
-  for(; i < n; ++i)
-    dst[i] = roundToBfloat16(src[i]);
 }
+
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx512vl"))) void bfloat16ValuesAvx512(float* dst, const float* src,
+                                                                                          size_t n) {
+  for(size_t i = 0; i < n; i += 16) {
+    __mmask16 lanes = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    __m256bh r = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(lanes, src + i));
+    // the masked forms: GCC 12 warns of the unmasked ones' undefined source
+    __m512i widened = _mm512_maskz_slli_epi32(0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, (__m256i)r), 16);
+    _mm512_mask_storeu_ps(dst + i, lanes, _mm512_castsi512_ps(widened));
+  }
+}
+
+bool hardwareRounding() { return cpuFeatures().avx512Bf16 && cpuFeatures().avx512; }
 }  // namespace
 
+void bfloat16Values(float* dst, const float* src, size_t n) {
+  if(hardwareRounding())
+    return bfloat16ValuesAvx512(dst, src, n);
+  for(size_t i = 0; i < n; ++i)
+    dst[i] = bfloat16ToFloat(roundToBfloat16(src[i]));
+}
+
 void roundToBfloat16(uint16_t* dst, const float* src, size_t n) {
+  if(hardwareRounding())
+    return roundToBfloat16Avx512(dst, src, n);
   // through blocks on the stack, so that dst may be src's own memory (rounding in place): block b
   // writes bytes [2b, 2b + 2m) after reading [4b, 4b + 4m), below what later blocks read
   constexpr size_t kBlock = 512;
   float in[kBlock];
   uint16_t out[kBlock];
-  bool hardware = cpuFeatures().avx512Bf16;
   for(size_t b = 0; b < n; b += kBlock) {
     size_t m = std::min(kBlock, n - b);
     std::memcpy(in, src + b, m * sizeof(float));
-    if(hardware)
-      roundToBfloat16Avx512(out, in, m);
-    else
-      for(size_t i = 0; i < m; ++i)
-        out[i] = roundToBfloat16(in[i]);
+    for(size_t i = 0; i < m; ++i)
+      out[i] = roundToBfloat16(in[i]);
     std::memcpy(dst + b, out, m * sizeof(uint16_t));
   }
 }

@@ -134,31 +134,29 @@ const uint16_t* bfloat16Operand(const Tensor& t, Scratch& scratch) {
 struct Operands {
   const uint16_t *a, *b;
   float* c;
-  memory::dim lda = 0, ldb = 0, ldc = 0, sizeA = 0, sizeB = 0, sizeC = 0;  // leading dimension and matrix stride of each
+  memory::dim lda = 0, ldb = 0, ldc = 0;  // leading dimension of each
 };
 
-// `batch` products of [m x k] by [k x n] from o's pointers, on the calling thread
-void product(const Operands& o, memory::dim batch, memory::dim m, memory::dim n, memory::dim k, bool transA,
-             bool transB, float alpha, float beta) {
-  if(m == 0 || n == 0 || batch == 0)
+// [m x k] by [k x n] from o's pointers, on the calling thread (a batch of one for the primitive)
+void product(const Operands& o, memory::dim m, memory::dim n, memory::dim k, bool transA, bool transB, float alpha,
+             float beta) {
+  if(m == 0 || n == 0)
     return;
-  ThreadProducts& p = threadProducts();
-  auto desc = [](memory::data_type type, memory::dim b, memory::dim rows, memory::dim cols, memory::dim ld,
-                 memory::dim size, bool trans) {
-    return memory::desc({b, rows, cols}, type, trans ? memory::dims{size, 1, ld} : memory::dims{size, ld, 1});
-  };
-  memory a(desc(memory::data_type::bf16, batch, m, k, o.lda, o.sizeA, transA), p.engine, const_cast<uint16_t*>(o.a));
-  memory b(desc(memory::data_type::bf16, batch, k, n, o.ldb, o.sizeB, transB), p.engine, const_cast<uint16_t*>(o.b));
-  memory c(desc(memory::data_type::f32, batch, m, n, o.ldc, o.sizeC, false), p.engine, o.c);
   if(k == 0) {  // an empty sum: C = beta * C, 0 for beta 0 whatever C held (oneDNN refuses K = 0)
-    for(memory::dim i = 0; i < batch; ++i)
-      for(memory::dim r = 0; r < m; ++r)
-        for(memory::dim j = 0; j < n; ++j) {
-          float& c = o.c[i * o.sizeC + r * o.ldc + j];
-          c = beta == 0.f ? 0.f : c * beta;
-        }
+    for(memory::dim r = 0; r < m; ++r)
+      for(memory::dim j = 0; j < n; ++j) {
+        float& c = o.c[r * o.ldc + j];
+        c = beta == 0.f ? 0.f : c * beta;
+      }
     return;
   }
+  ThreadProducts& p = threadProducts();
+  auto desc = [](memory::data_type type, memory::dim rows, memory::dim cols, memory::dim ld, bool trans) {
+    return memory::desc({1, rows, cols}, type, trans ? memory::dims{rows * cols, 1, ld} : memory::dims{rows * cols, ld, 1});
+  };
+  memory a(desc(memory::data_type::bf16, m, k, o.lda, transA), p.engine, const_cast<uint16_t*>(o.a));
+  memory b(desc(memory::data_type::bf16, k, n, o.ldb, transB), p.engine, const_cast<uint16_t*>(o.b));
+  memory c(desc(memory::data_type::f32, m, n, o.ldc, false), p.engine, o.c);
   memory scale({{1}, memory::data_type::f32, {1}}, p.engine, &alpha);
   p.primitive(transA, transB, beta)
       .execute(p.stream, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}, {DNNL_ARG_ATTR_OUTPUT_SCALES, scale}});
@@ -167,44 +165,18 @@ void product(const Operands& o, memory::dim batch, memory::dim m, memory::dim n,
 
 }  // namespace
 
-void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta, bool batched) {
-  ABORT_IF(currentProductType() == ProductType::float16, "float16 products run on GPUs only; on the CPU use bfloat16");
+void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta) {
+  ABORT_IF(currentProductType() == ProductType::float16, "{}", cpuLacksProductType(ProductType::float16));
   ThreadProducts& p = threadProducts();
   Operands o{bfloat16Operand(A, p.scratchA), bfloat16Operand(B, p.scratchB), C.f32()};
-  if(!batched) {
-    MatDims d = checks::gemmDims(C, A, B, transA, transB);
-    o.lda = std::max(1, transA ? d.m : d.k), o.ldb = std::max(1, transB ? d.k : d.n), o.ldc = d.n;
-    o.sizeA = memory::dim(A.size()), o.sizeB = memory::dim(B.size()), o.sizeC = memory::dim(C.size());
-    return splitProduct(d, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
-      Operands part = o;
-      part.a += transA ? r0 : r0 * o.lda;
-      part.b += transB ? c0 * o.ldb : c0;
-      part.c += r0 * o.ldc + c0;
-      product(part, 1, memory::dim(r1 - r0), memory::dim(c1 - c0), d.k, transA, transB, alpha, beta);
-    });
-  }
-  checks::BatchedDims b = checks::batchedDims(C, A, B, transA, transB);
-  o.lda = std::max(1, transA ? b.d.m : b.d.k), o.ldb = std::max(1, transB ? b.d.k : b.d.n), o.ldc = b.d.n;
-  o.sizeA = memory::dim(b.sizeA), o.sizeB = memory::dim(b.sizeB), o.sizeC = memory::dim(b.sizeC);
-  auto item = [&](size_t i0, size_t count, float itemBeta) {
+  MatDims d = checks::gemmDims(C, A, B, transA, transB);
+  o.lda = std::max(1, transA ? d.m : d.k), o.ldb = std::max(1, transB ? d.k : d.n), o.ldc = d.n;
+  splitProduct(d, [&](size_t r0, size_t r1, size_t c0, size_t c1) {
     Operands part = o;
-    part.a += b.batchA == 1 ? 0 : i0 * b.sizeA;
-    part.b += b.batchB == 1 ? 0 : i0 * b.sizeB;
-    part.c += b.batchC == 1 ? 0 : i0 * b.sizeC;
-    product(part, memory::dim(count), b.d.m, b.d.n, b.d.k, transA, transB, alpha, itemBeta);
-  };
-  // A result batch of 1 sums the products (the gradient of a broadcast operand): in order, on one thread.
-  if(b.batchC == 1) {
-    for(size_t i = 0; i < b.batch; ++i)
-      item(i, 1, i > 0 ? 1.f : beta);
-    return;
-  }
-  bool sameBatches = b.batchA == b.batch && b.batchB == b.batch;  // else one product at a time (a broadcast operand)
-  splitBatch(b.batch, b.d, [&](size_t i0, size_t i1) {
-    if(sameBatches)
-      return item(i0, i1 - i0, beta);
-    for(size_t i = i0; i < i1; ++i)
-      item(i, 1, beta);
+    part.a += transA ? r0 : r0 * o.lda;
+    part.b += transB ? c0 * o.ldb : c0;
+    part.c += r0 * o.ldc + c0;
+    product(part, memory::dim(r1 - r0), memory::dim(c1 - c0), d.k, transA, transB, alpha, beta);
   });
 }
 

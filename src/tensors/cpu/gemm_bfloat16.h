@@ -7,10 +7,10 @@
 namespace marian {
 namespace cpu {
 
-// gemm (batched: gemmBatched) of tensors/backend_kernels.inc with float32 operands rounded to
-// bfloat16: a parameter's from the rounded copy of tensors/product_precision.h, any other once per
-// call into this thread's scratch.
-void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta, bool batched);
+// gemm of tensors/backend_kernels.inc with float32 operands rounded to bfloat16: a parameter's
+// from the rounded copy of tensors/product_precision.h, any other once per call into this
+// thread's scratch. (Batched products, small, multiply bfloat16 values in float32: cpu/gemm.cpp.)
+void gemmBfloat16(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float alpha, float beta);
 
 }  // namespace cpu
 }  // namespace marian
