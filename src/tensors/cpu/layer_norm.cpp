@@ -28,6 +28,22 @@ Moments moments(const float* x, size_t n, float eps) {
   var /= float(n);
   return {mean, 1.f / std::sqrt(var + eps)};
 }
+// dgamma and dbeta of columns [j0, j1), the rows summed in order, with distinct buffers and each
+// row's moments in locals: it vectorises (through the closure, one value at a time).
+template <bool Gamma, bool Beta>
+void scaleShiftGrads(float* __restrict dg, float* __restrict db, const float* __restrict x, const float* __restrict dy,
+                     const Moments* ms, size_t rows, size_t n, size_t j0, size_t j1) {
+  for(size_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * n, *dyr = dy + r * n;
+    const float mean = ms[r].mean, rstd = ms[r].rstd;
+    for(size_t j = j0; j < j1; ++j) {
+      if constexpr(Gamma)
+        dg[j] += dyr[j] * ((xr[j] - mean) * rstd);
+      if constexpr(Beta)
+        db[j] += dyr[j];
+    }
+  }
+}
 }  // namespace
 
 void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
@@ -83,16 +99,14 @@ void layerNormGrad(Tensor dx, Tensor dgamma, Tensor dbeta, Tensor x, Tensor gamm
     return;
   float* dg = dgamma.empty() ? nullptr : dgamma.f32();
   float* db = dbeta.empty() ? nullptr : dbeta.f32();
+  const float *xs = x.f32(), *dys = dy.f32();
+  const Moments* rowMoments = ms.data();
   parallelRanges(n, kParallelElements / (rows ? rows : 1) + 1, [&](size_t j0, size_t j1) {
-    for(size_t r = 0; r < rows; ++r) {
-      const float *xr = x.f32() + r * n, *dyr = dy.f32() + r * n;
-      for(size_t j = j0; j < j1; ++j) {
-        if(dg)
-          dg[j] += dyr[j] * ((xr[j] - ms[r].mean) * ms[r].rstd);
-        if(db)
-          db[j] += dyr[j];
-      }
-    }
+    if(dg && db)
+      return scaleShiftGrads<true, true>(dg, db, xs, dys, rowMoments, rows, n, j0, j1);
+    if(dg)
+      return scaleShiftGrads<true, false>(dg, db, xs, dys, rowMoments, rows, n, j0, j1);
+    scaleShiftGrads<false, true>(dg, db, xs, dys, rowMoments, rows, n, j0, j1);
   });
 }
 
