@@ -7,7 +7,9 @@
 #include "tensors/arena.h"
 #include "tensors/backend.h"
 #include "tensors/cpu/kernel_threads.h"
+#include "tensors/counter_hash.h"
 #include "tensors/kernels.h"
+#include "tensors/optimizer_functors.h"
 #include "random_values.h"
 
 namespace marian {
@@ -235,6 +237,72 @@ TEST(Kernels, AdamStepMatchesHandComputation) {
   HostTensor q(Shape{2}, {1.f, 1.f});
   kernels::sgdStep(q.t, g.t, 0.5f);
   EXPECT_EQ(q.host(), (std::vector<float>{0.75f, 1.05f}));
+}
+
+// The kernels whose loops run vectorised (Adam, dropout, the broadcast add, layer normalisation's
+// gamma and beta gradients) give every value to the bit what their per-value rule gives one value
+// at a time, on a length that leaves a remainder after the vector loop.
+TEST(Kernels, VectorisedLoopsMatchTheirRuleValueByValue) {
+  const size_t n = 1003;
+  std::vector<float> p0 = randomValues(n, 11), g = randomValues(n, 12), m0 = randomValues(n, 13), v0 = randomValues(n, 14);
+  for(float& v : v0)
+    v = v * v;
+  for(bool updateVariance : {true, false})
+    for(float meanOver : {1.f, 4.f}) {
+      SCOPED_TRACE(testing::Message() << "variance " << updateVariance << " mean over " << meanOver);
+      HostTensor p(Shape({int(n)}), p0), gt(Shape({int(n)}), g), m(Shape({int(n)}), m0), v(Shape({int(n)}), v0);
+      kernels::adamStep(p.t, gt.t, m.t, v.t, 0.01f, 0.9f, 0.98f, 1e-9f, 7, updateVariance ? 7 : 5, updateVariance, meanOver);
+      auto c = optimizer_functors::adamCorrections(p.t, gt.t, m.t, v.t, 0.9f, 0.98f, 7, updateVariance ? 7 : 5, meanOver);
+      std::vector<float> ep = p0, em = m0, ev = v0;
+      for(size_t i = 0; i < n; ++i)
+        optimizer_functors::adam(ep[i], g[i], em[i], ev[i], 0.01f, 0.9f, 0.98f, 1e-9f, c, updateVariance);
+      EXPECT_EQ(p.host(), ep);
+      EXPECT_EQ(m.host(), em);
+      EXPECT_EQ(v.host(), ev);
+    }
+  {
+    HostTensor x(Shape({int(n)}), p0), y(Shape({int(n)}), m0);
+    kernels::dropoutMultiply(y.t, x.t, 0.9f, 77, true, Tensor());
+    DropoutMask mask(0.9f, 77);
+    std::vector<float> expect = m0;
+    for(size_t i = 0; i < n; ++i)
+      expect[i] = mask.addTo(expect[i], p0[i], i);
+    EXPECT_EQ(y.host(), expect);
+  }
+  const int rows = 17, cols = 59;  // odd widths: a vector remainder in every row
+  std::vector<float> x = randomValues(rows * cols, 15), dy = randomValues(rows * cols, 16), gamma = randomValues(cols, 17);
+  {
+    HostTensor bias(Shape({1, cols}), randomValues(cols, 18)), grad(Shape({rows, cols}), dy);
+    std::vector<float> expect = bias.host();
+    kernels::add(bias.t, grad.t, 0.5f);
+    for(int r = 0; r < rows; ++r)
+      for(int j = 0; j < cols; ++j)
+        expect[j] += 0.5f * dy[r * cols + j];
+    EXPECT_EQ(bias.host(), expect);
+  }
+  {
+    HostTensor xt(Shape({rows, cols}), x), dyt(Shape({rows, cols}), dy), gt(Shape({cols}), gamma),
+        dg(Shape({cols})), db(Shape({cols}));
+    kernels::layerNormGrad(Tensor(), dg.t, db.t, xt.t, gt.t, dyt.t, 1e-6f);
+    std::vector<float> eg(cols, 0.f), eb(cols, 0.f);
+    for(int r = 0; r < rows; ++r) {
+      float mean = 0.f, var = 0.f;
+      for(int j = 0; j < cols; ++j)
+        mean += x[r * cols + j];
+      mean /= float(cols);
+      for(int j = 0; j < cols; ++j)
+        var += (x[r * cols + j] - mean) * (x[r * cols + j] - mean);
+      float rstd = 1.f / std::sqrt(var / float(cols) + 1e-6f);
+      for(int j = 0; j < cols; ++j) {
+        eg[j] += dy[r * cols + j] * ((x[r * cols + j] - mean) * rstd);
+        eb[j] += dy[r * cols + j];
+      }
+    }
+    EXPECT_EQ(db.host(), eb);  // sums of the rows in order
+    std::vector<float> dgamma = dg.host();
+    for(int j = 0; j < cols; ++j)  // the row moments' own sums run as omp simd reductions
+      EXPECT_NEAR(dgamma[j], eg[j], 1e-5f * (1.f + std::fabs(eg[j]))) << j;
+  }
 }
 
 TEST(KernelThreads, PartsCoverTheRangeOnceAndRethrow) {

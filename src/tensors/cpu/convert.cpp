@@ -14,8 +14,8 @@ namespace cpu {
 
 namespace {
 // Loads and stores through intrinsics (types that may alias), the last block masked. In place
-// (dst in src's own memory) is safe in ascending order: a block is loaded before it is stored,
-// and the store of values [i, i + 16) covers bytes [2i, 2i + 32), below the next load's 4i + 64.
+// (dst == src) is safe in ascending order: a block is loaded before it is stored, and the store
+// of values [i, i + 16) covers bytes [2i, 2i + 32), below the next load's 4i + 64.
 __attribute__((target("avx512f,avx512bw,avx512bf16,avx512vl"))) void roundToBfloat16Avx512(uint16_t* dst,
                                                                                             const float* src, size_t n) {
   for(size_t i = 0; i < n; i += 16) {

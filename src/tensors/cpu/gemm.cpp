@@ -8,6 +8,7 @@
 #include "tensors/cpu/cpu_kernels.h"
 #include "tensors/cpu/gemm_bfloat16.h"
 #include "tensors/cpu/product_split.h"
+#include "tensors/cpu/thread_lease.h"
 #include "tensors/kernel_checks.h"
 #include "tensors/product_precision.h"
 
@@ -40,10 +41,16 @@ bool lowPrecision(const Tensor& A, const Tensor& B) {
   return currentProductType() != ProductType::float32 || A.type != Type::float32 || B.type != Type::float32;
 }
 
-// An operand's bfloat16 values as float32, in `values` (this thread's) where t is not bfloat16's
-// values already.
+// The float32 operands of a batched product with bfloat16 inputs, one pair a thread (leased: the
+// device threads start anew every update, and new buffers would page in every time)
+struct BatchedOperands {
+  std::vector<float> a, b;
+};
+
+// An operand's bfloat16 values as float32, in `values` where t is not bfloat16's values already
 Tensor bfloat16ValuesAsFloat32(const Tensor& t, std::vector<float>& values) {
-  values.resize(t.size());
+  if(values.size() < t.size())
+    values.resize(t.size());
   Tensor out(values.data(), t.shape, Type::float32, t.device);
   if(t.type == Type::bfloat16) {
     convert(out, t);
@@ -69,9 +76,9 @@ void gemmBatched(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float a
   // product and ran 2.6x slower than OpenBLAS's (docs/precision.md).
   if(lowPrecision(A, B)) {
     ABORT_IF(currentProductType() == ProductType::float16, "{}", cpuLacksProductType(ProductType::float16));
-    thread_local std::vector<float> valuesA, valuesB;
-    A = bfloat16ValuesAsFloat32(A, valuesA);
-    B = bfloat16ValuesAsFloat32(B, valuesB);
+    BatchedOperands& values = ThreadLeases<BatchedOperands>::get();
+    A = bfloat16ValuesAsFloat32(A, values.a);
+    B = bfloat16ValuesAsFloat32(B, values.b);
   }
   checks::BatchedDims b = checks::batchedDims(C, A, B, transA, transB);
   auto product = [&](size_t i) {

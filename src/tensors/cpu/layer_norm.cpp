@@ -99,6 +99,7 @@ void layerNormGrad(Tensor dx, Tensor dgamma, Tensor dbeta, Tensor x, Tensor gamm
     return;
   float* dg = dgamma.empty() ? nullptr : dgamma.f32();
   float* db = dbeta.empty() ? nullptr : dbeta.f32();
+  ABORT_IF(dg && dg == db, "layerNormGrad: gamma's and beta's gradients in one buffer");
   const float *xs = x.f32(), *dys = dy.f32();
   const Moments* rowMoments = ms.data();
   parallelRanges(n, kParallelElements / (rows ? rows : 1) + 1, [&](size_t j0, size_t j1) {
