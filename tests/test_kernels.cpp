@@ -239,9 +239,9 @@ TEST(Kernels, AdamStepMatchesHandComputation) {
   EXPECT_EQ(q.host(), (std::vector<float>{0.75f, 1.05f}));
 }
 
-// The kernels whose loops run vectorised (Adam, dropout, the broadcast add, layer normalisation's
-// gamma and beta gradients) give every value to the bit what their per-value rule gives one value
-// at a time, on a length that leaves a remainder after the vector loop.
+// The kernels whose loops run vectorised (Adam, dropout, the bias gradient's broadcast add, layer
+// normalisation's gamma and beta gradients) give every value to the bit what their per-value rule
+// gives one value at a time, on a length that leaves a remainder after the vector loop.
 TEST(Kernels, VectorisedLoopsMatchTheirRuleValueByValue) {
   const size_t n = 1003;
   std::vector<float> p0 = randomValues(n, 11), g = randomValues(n, 12), m0 = randomValues(n, 13), v0 = randomValues(n, 14);

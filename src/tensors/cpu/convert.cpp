@@ -36,12 +36,6 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx512vl"))) void bfloat16Val
   }
 }
 
-// bfloat16 to float32, vectorised (distinct buffers; through a closure one value at a time)
-void widen(float* __restrict dst, const uint16_t* __restrict src, size_t n) {
-  for(size_t i = 0; i < n; ++i)
-    dst[i] = bfloat16ToFloat(src[i]);
-}
-
 bool hardwareRounding() { return cpuFeatures().avx512Bf16 && cpuFeatures().avx512; }
 }  // namespace
 
@@ -85,7 +79,10 @@ void convert(Tensor dst, Tensor src) {
   if(src.type == Type::bfloat16 && dst.type == Type::float32) {
     float* d = dst.f32();
     const uint16_t* s = src.bf16();
-    return parallelRanges(src.size(), kParallelElements, [&](size_t b, size_t e) { widen(d + b, s + b, e - b); });
+    return parallelRanges(src.size(), kParallelElements, [&](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        d[i] = bfloat16ToFloat(s[i]);
+    });
   }
   ABORT("convert: {} to {} is not supported", typeName(src.type), typeName(dst.type));
 }

@@ -25,30 +25,17 @@ void copy(Tensor dst, Tensor src) {
 
 void copyUnordered(Tensor dst, Tensor src) { copy(dst, src); }
 
-namespace {
-// d[i] += scale * s[i], with distinct buffers and the scale in a local: it vectorises (through a
-// closure the compiler reloads the scale after each store)
-void addScaled(float* __restrict d, const float* __restrict s, size_t n, float scale) {
-  for(size_t i = 0; i < n; ++i)
-    d[i] += scale * s[i];
-}
-}  // namespace
-
 void add(Tensor dst, Tensor src, float scale) {
   float* d = dst.f32();
   const float* s = src.f32();
   if(dst.size() == src.size()) {  // same elements (reshaped views included): axpy
-    parallelRanges(dst.size(), kParallelElements, [=](size_t b, size_t e) { addScaled(d + b, s + b, e - b, scale); });
+    parallelRanges(dst.size(), kParallelElements, [=](size_t b, size_t e) {
+      for(size_t i = b; i < e; ++i)
+        d[i] += scale * s[i];
+    });
     return;
   }
-  // dst broadcasts onto src: sum src over dst's broadcast axes. A row summed over src's rows (an
-  // affine layer's bias gradient) row by row: the order of forEachBroadcast's sum.
-  size_t n = src.shape.rank() > 0 ? size_t(src.shape.back()) : 0;
-  if(n > 0 && dst.size() == n && dst.shape.back() == src.shape.back()) {
-    for(size_t r = 0; r < src.size() / n; ++r)
-      addScaled(d, s + r * n, n, scale);
-    return;
-  }
+  // dst broadcasts onto src: sum src over dst's broadcast axes
   forEachBroadcast(src.shape, dst.shape, src.shape,
                    [&](size_t, size_t id, size_t is) { d[id] += scale * s[is]; });
 }
