@@ -350,9 +350,12 @@ TEST_F(GpuParity, CrossEntropyWithSmoothingAndMask) {
     kernels::crossEntropy(loss.cpu, x.cpu, L.cpu, M.cpu, eps);
     kernels::crossEntropy(loss.gpu, x.gpu, L.gpu, M.gpu, eps);
     expectSame(loss, 1e-5f, "crossEntropy");
-    kernels::crossEntropyGrad(dx.cpu, x.cpu, L.cpu, M.cpu, eps, dloss.cpu);
-    kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, M.gpu, eps, dloss.gpu);
+    kernels::crossEntropyGrad(dx.cpu, x.cpu, L.cpu, M.cpu, eps, dloss.cpu, true);
+    kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, M.gpu, eps, dloss.gpu, true);
     expectSame(dx, 1e-5f, "crossEntropyGrad");
+    kernels::crossEntropyGrad(dx.cpu, x.cpu, L.cpu, M.cpu, eps, dloss.cpu, false);  // written, masked rows 0
+    kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, M.gpu, eps, dloss.gpu, false);
+    expectSame(dx, 1e-5f, "crossEntropyGrad written");
   }
   Twin x = random({2, 5}, 31), loss = twin({2}), L = ints({1, 9});  // label 9 of 5 classes
   EXPECT_THROW(
@@ -364,7 +367,7 @@ TEST_F(GpuParity, CrossEntropyWithSmoothingAndMask) {
   Twin dx = twin({2, 5}), dloss = twin({2}, {1.f, 1.f});
   EXPECT_THROW(
       {
-        kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, Tensor(), 0.f, dloss.gpu);
+        kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, Tensor(), 0.f, dloss.gpu, true);
         kernels::toHost(dx.gpu);
       },
       Error);

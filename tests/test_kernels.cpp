@@ -85,7 +85,7 @@ TEST(Kernels, CrossEntropyWithSmoothingAndMask) {
   EXPECT_THROW(kernels::crossEntropy(loss.t, X.t, bad.t, Tensor(), 0.f), Error);
   // the gradient refuses it too, instead of writing past the row
   HostTensor dX(Shape{2, 3}), dloss(Shape{2}, {1.f, 1.f});
-  EXPECT_THROW(kernels::crossEntropyGrad(dX.t, X.t, bad.t, Tensor(), 0.f, dloss.t), Error);
+  EXPECT_THROW(kernels::crossEntropyGrad(dX.t, X.t, bad.t, Tensor(), 0.f, dloss.t, true), Error);
 }
 
 TEST(Kernels, LayerNormNormalisesRows) {
@@ -340,7 +340,7 @@ TEST(KernelThreads, KernelsGiveTheSameResultsOnOneAndThreeThreads) {
       labelValues[r] = (r * 37) % n;
     HostTensor labels = ints(labelValues), loss(Shape{rows}), dloss(Shape{rows}, std::vector<float>(rows, 0.5f));
     kernels::crossEntropy(loss.t, x.t, labels.t, Tensor(), 0.1f);
-    kernels::crossEntropyGrad(dx.t, x.t, labels.t, Tensor(), 0.1f, dloss.t);
+    kernels::crossEntropyGrad(dx.t, x.t, labels.t, Tensor(), 0.1f, dloss.t, true);
     out.insert(out.end(), {loss.host(), dx.host()});
     kernels::binary(BinaryOp::Add, y.t, x.t, gamma.t);  // a bias row
     kernels::binaryGrad(BinaryOp::Mul, dx.t, Tensor(), x.t, dy.t, y.t);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -67,6 +68,20 @@ void timed(Node& node, const char* phase, F&& f) {
 }  // namespace
 
 namespace {
+
+constexpr size_t kNoChild = size_t(-1);
+// The index of `child` among the node's children, or kNoChild where it is not one or is more
+// than one (then backward writes its gradient more than once)
+size_t onlyChildIndex(const Node& node, const Node* child) {
+  size_t found = kNoChild;
+  for(size_t i = 0; i < node.children().size(); ++i)
+    if(node.child(i).get() == child) {
+      if(found != kNoChild)
+        return kNoChild;
+      found = i;
+    }
+  return found;
+}
 
 class ParamNode : public Node {
 public:
@@ -320,10 +335,14 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   // A node's gradient is allocated (zeroed) just before it is first written, and released right
   // after the node's own backward, when nothing reads it any more: the workspace holds only the
   // gradients in flight, and their blocks serve later ones of the same size. workspaceBytes
-  // follows the same schedule (gradientSchedule).
-  gradientSchedule(end, [&](Node* n) {
+  // follows the same schedule (gradientSchedule). A first writer that overwrites gets it unzeroed.
+  gradientSchedule(end, [&](Node* n, Node* writer) {
     n->grad_ = workspace_->allocate(n->shape());
-    if(n != top.get())
+    if(size_t i = writer ? onlyChildIndex(*writer, n) : kNoChild; i != kNoChild && writer->overwritesFreshChildGrad(i)) {
+      writer->freshChildGrads_ |= 1u << i;
+      if(poisonsUnwrittenMemory())  // (the gradient checks) what the writer leaves shows as NaN
+        kernels::fill(n->grad_, std::numeric_limits<float>::quiet_NaN());
+    } else if(n != top.get())
       timed(*n, " zero-grad", [&] { backend.zero(n->grad_.data, n->grad_.bytes()); });
     else if(seed)
       kernels::fromHost(top->grad_, *seed);
@@ -334,24 +353,25 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     n->grad_ = Tensor();
   }, [&](size_t i) {
     timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
+    nodes_[i]->freshChildGrads_ = 0;
   }, ready, apart);
   if(apart)
     pointParamsAt(std::nullopt, Tensor());  // a lookups' buffer is the caller's, not the parameter's gradient
 }
 
-void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
+void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node*, Node*)>& allocate,
                                        const std::function<void(Node*)>& release,
                                        const std::function<void(size_t)>& runBackward,
                                        const GradientReady& ready, const std::function<bool(size_t)>& apart) const {
   auto isParam = [](const Node* n) { return dynamic_cast<const ParamNode*>(n) != nullptr; };
   std::vector<char> has(end + 1, 0);  // by node: its gradient is allocated
-  auto need = [&](Node* n) {
+  auto need = [&](Node* n, Node* writer) {
     if(has[n->position_] || isParam(n))
       return;
     has[n->position_] = 1;
-    allocate(n);
+    allocate(n, writer);
   };
-  need(nodes_[end].get());
+  need(nodes_[end].get(), nullptr);
   // A parameter's gradient is final when the walk reaches its first node: every node using it
   // comes later (nodes are recorded in a topological order).
   constexpr size_t kNone = size_t(-1);
@@ -391,10 +411,10 @@ void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node
   for(size_t i = end + 1; i-- > 0;) {
     Node* n = nodes_[i].get();
     if(n->needsGrad() && !isParam(n)) {
-      need(n);  // nothing flowed into it: zeros
+      need(n, nullptr);  // nothing flowed into it: zeros
       for(const Expr& c : n->children())
         if(c->needsGrad())
-          need(c.get());
+          need(c.get(), n);
       runBackward(i);
       release(n);
     }
@@ -415,7 +435,7 @@ std::vector<size_t> ExpressionGraph::gradientOrder(bool lookupsApart) const {
   std::function<bool(size_t)> apart;
   if(lookupsApart)
     apart = [](size_t) { return true; };
-  gradientSchedule(nodes_.size() - 1, [](Node*) {}, [](Node*) {}, [](size_t) {}, [&](size_t p) { order.push_back(p); },
+  gradientSchedule(nodes_.size() - 1, [](Node*, Node*) {}, [](Node*) {}, [](size_t) {}, [&](size_t p) { order.push_back(p); },
                    apart);
   return order;
 }
@@ -423,7 +443,7 @@ std::vector<size_t> ExpressionGraph::gradientOrder(bool lookupsApart) const {
 std::vector<size_t> ExpressionGraph::lookupTables() const {
   ABORT_IF(nodes_.empty() || !nodes_.back()->needsGrad(), "lookupTables() of a graph without a cost to derive");
   std::vector<size_t> tables;
-  gradientSchedule(nodes_.size() - 1, [](Node*) {}, [](Node*) {}, [](size_t) {}, [](size_t) {}, [&](size_t p) {
+  gradientSchedule(nodes_.size() - 1, [](Node*, Node*) {}, [](Node*) {}, [](size_t) {}, [](size_t) {}, [&](size_t p) {
     tables.push_back(p);
     return false;
   });
@@ -456,7 +476,7 @@ size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withB
   if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
     return bytes;
   auto size = [](const Node* n) { return Workspace::bytesFor(n->shape(), Type::float32); };
-  gradientSchedule(nodes_.size() - 1, [&](Node* n) { take(size(n)); }, [&](Node* n) { ++released[size(n)]; },
+  gradientSchedule(nodes_.size() - 1, [&](Node* n, Node*) { take(size(n)); }, [&](Node* n) { ++released[size(n)]; },
                    [](size_t) {}, nullptr);
   return bytes;
 }

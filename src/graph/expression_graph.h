@@ -129,12 +129,13 @@ private:
   bool cpuBfloat16Products() const { return productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu; }
   // This thread's products in productType_, reading the rounded parameters (the caller's or roundedParams_).
   ProductPrecisionScope productPrecision() const;
-  // backward's walk from node `end` (the top) down: allocate(n) before a gradient is first
-  // written (the top's first), runBackward(i) for every node that needs a gradient, release(n)
+  // backward's walk from node `end` (the top) down: allocate(n, writer) before a gradient is first
+  // written (the top's first), by `writer`'s backward (nullptr for the top and for a gradient
+  // nothing flows into), runBackward(i) for every node that needs a gradient, release(n)
   // after it, `ready` as in backward; apart(param) is asked where backward offers lookupsApart
   // and says whether the lookups went apart. Parameters' gradients live in their own buffers
   // and are neither allocated nor released.
-  void gradientSchedule(size_t end, const std::function<void(Node*)>& allocate,
+  void gradientSchedule(size_t end, const std::function<void(Node*, Node*)>& allocate,
                         const std::function<void(Node*)>& release, const std::function<void(size_t)>& runBackward,
                         const GradientReady& ready, const std::function<bool(size_t)>& apart = nullptr) const;
 

@@ -5,6 +5,7 @@
 // ops_*.cpp file per family of operators. Nodes never allocate: the graph gives them value and
 // gradient memory from its workspace (or from the parameter buffers).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -59,6 +60,11 @@ public:
   // Whether backward() adds to child i's gradient only rows picked by an index (an embedding
   // lookup): such additions can go to a buffer of their own (ExpressionGraph::LookupsApart).
   virtual bool addsRowsToChild(size_t i) const { return false; }
+  // Whether backward() can write child i's gradient outright, every element of it, when this
+  // node is the first to write it (childGradFresh): the graph then leaves that gradient unzeroed.
+  // Worth it where a kernel writes as cheaply as it adds (a product's beta, an accumulate flag):
+  // zeroing and re-reading the logits' gradient cost a twentieth of a bfloat16 update.
+  virtual bool overwritesFreshChildGrad(size_t i) const { return false; }
 
   ExpressionGraph& graph() const { return graph_; }
   const Shape& shape() const { return shape_; }
@@ -76,6 +82,11 @@ public:
   Tensor childGrad(size_t i) const {
     return children_[i]->needsGrad() ? children_[i]->grad_ : Tensor();
   }
+  // Within backward(): child i's gradient holds nothing yet, not even zeros, and this node must
+  // write all of it (only where overwritesFreshChildGrad(i) said it can).
+  bool childGradFresh(size_t i) const { return (freshChildGrads_ >> i) & 1u; }
+  // dC += ... or dC = ... as childGradFresh(i) says: a product's beta for child i's gradient
+  float childGradBeta(size_t i) const { return childGradFresh(i) ? 0.f : 1.f; }
 
 protected:
   ExpressionGraph& graph_;
@@ -85,6 +96,7 @@ protected:
   bool needsGrad_ = false;
   Tensor val_, grad_, productVal_;
   size_t position_ = 0;  // in the graph's recording order (set by ExpressionGraph::record)
+  uint32_t freshChildGrads_ = 0;  // bit i: childGradFresh(i), set by ExpressionGraph::backward
 
   friend class ExpressionGraph;
 };

@@ -31,10 +31,11 @@ public:
   const char* opName() const override { return "dropout"; }
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i == 1; }
+  bool overwritesFreshChildGrad(size_t i) const override { return i == 0; }
   void forward() override { kernels::dropoutMultiply(val_, child(0)->val(), keep_, seed_, false, maskRowOf()); }
   void backward() override {
     if(child(0)->needsGrad())
-      kernels::dropoutMultiply(child(0)->grad(), grad_, keep_, seed_, true, maskRowOf());
+      kernels::dropoutMultiply(child(0)->grad(), grad_, keep_, seed_, !childGradFresh(0), maskRowOf());
   }
 
 private:

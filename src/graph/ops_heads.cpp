@@ -54,10 +54,13 @@ public:
   const char* opName() const override { return "from_heads"; }
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i == 1; }
+  // headsFromRows writes every position, zeros at padding (rowsFromHeads, ToHeadsNode's backward,
+  // leaves rows no position names as they are, so that one cannot overwrite)
+  bool overwritesFreshChildGrad(size_t i) const override { return i == 0; }
   void forward() override { kernels::rowsFromHeads(val_, child(0)->val(), child(1)->val(), false); }
   void backward() override {
     if(child(0)->needsGrad())
-      kernels::headsFromRows(child(0)->grad(), grad_, child(1)->val(), true);
+      kernels::headsFromRows(child(0)->grad(), grad_, child(1)->val(), !childGradFresh(0));
   }
 };
 

@@ -1,6 +1,6 @@
 // Cross-entropy with label smoothing and a padding mask, from logits (log-softmax fused in):
 //   loss = mask * ((1 - eps) * -log p(label) + eps * mean_v -log p(v))
-//   dlogits += dloss * mask * (softmax - ((1 - eps) * onehot(label) + eps / V))
+//   dlogits (+)= dloss * mask * (softmax - ((1 - eps) * onehot(label) + eps / V))
 #include "graph/operators.h"
 #include "tensors/kernels.h"
 
@@ -39,12 +39,13 @@ public:
   }
   const char* opName() const override { return "cross_entropy"; }
   bool backwardReadsValue() const override { return false; }  // the logits, labels and mask
+  bool overwritesFreshChildGrad(size_t i) const override { return i == 0; }
   void forward() override {
     kernels::crossEntropy(val_, child(0)->val(), child(1)->val(), mask(), smoothing_);
   }
   void backward() override {
     kernels::crossEntropyGrad(child(0)->grad(), child(0)->val(), child(1)->val(), mask(),
-                              smoothing_, grad_);
+                              smoothing_, grad_, !childGradFresh(0));
   }
 
 private:

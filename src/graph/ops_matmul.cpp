@@ -23,24 +23,25 @@ Shape dotShape(Expr a, Expr b, bool transA, bool transB) {
   return a->shape().with(-1, n);
 }
 
-// Accumulates the gradients of C = s * op(A) op(B) for a single or batched product. dC, read by
-// both and by nothing after them, is rounded to the graph's product type once, in place.
+// Adds the gradients of C = s * op(A) op(B) for a single or batched product (or writes them:
+// betaA, betaB 0 for a fresh gradient, Node::childGradBeta). dC, read by both and by nothing
+// after them, is rounded to the graph's product type once, in place.
 template <class Gemm>
 void productGrad(ExpressionGraph& graph, Gemm gemm, Tensor dA, Tensor dB, Tensor A, Tensor B, Tensor dC, bool transA,
-                 bool transB, float s) {
+                 bool transB, float s, float betaA, float betaB) {
   if(!dA.empty() && !dB.empty())
     dC = graph.roundInPlace(dC);
   if(!dA.empty()) {
     if(transA)
-      gemm(dA, B, dC, transB, true, s, 1.f);
+      gemm(dA, B, dC, transB, true, s, betaA);
     else
-      gemm(dA, dC, B, false, !transB, s, 1.f);
+      gemm(dA, dC, B, false, !transB, s, betaA);
   }
   if(!dB.empty()) {
     if(transB)
-      gemm(dB, dC, A, true, transA, s, 1.f);
+      gemm(dB, dC, A, true, transA, s, betaB);
     else
-      gemm(dB, A, dC, !transA, false, s, 1.f);
+      gemm(dB, A, dC, !transA, false, s, betaB);
   }
 }
 
@@ -54,12 +55,13 @@ public:
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
+  bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
     productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
-                grad_, transA_, transB_, scale_);
+                grad_, transA_, transB_, scale_, childGradBeta(0), childGradBeta(1));
   }
 
 private:
@@ -95,12 +97,13 @@ public:
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
+  bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemmBatched(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
     productGrad(graph(), kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->productVal(),
-                child(1)->productVal(), grad_, transA_, transB_, scale_);
+                child(1)->productVal(), grad_, transA_, transB_, scale_, childGradBeta(0), childGradBeta(1));
   }
 
 private:
@@ -121,6 +124,7 @@ public:
   bool backwardReadsValue() const override { return false; }
   bool backwardReadsChild(size_t i) const override { return i < 2 && child(1 - i)->needsGrad(); }
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
+  bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
     kernels::gemm(val_, child(0)->val(), child(1)->val(), false, transW_, 1.f, 0.f);
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
@@ -129,7 +133,7 @@ public:
     if(child(2)->needsGrad())  // first: the products may round grad_ in place
       kernels::add(child(2)->grad(), grad_);
     productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
-                grad_, false, transW_, 1.f);
+                grad_, false, transW_, 1.f, childGradBeta(0), childGradBeta(1));
   }
 
 private:

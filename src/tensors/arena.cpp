@@ -76,11 +76,13 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
   return Tensor(p, shape, type, device_);
 }
 
-void Workspace::release(Tensor t) {
-  // MARIAN_POISON_RELEASED=1 (the gradient checks): a released block is filled with NaN, so that
-  // reading a value after its release shows in the result
+bool poisonsUnwrittenMemory() {
   static const bool poison = std::getenv("MARIAN_POISON_RELEASED") != nullptr;
-  if(poison && t.type == Type::float32)
+  return poison;
+}
+
+void Workspace::release(Tensor t) {
+  if(poisonsUnwrittenMemory() && t.type == Type::float32)
     kernels::fill(t, std::numeric_limits<float>::quiet_NaN());
   released_[bytesFor(t.shape, t.type)].push_back(static_cast<char*>(t.data));
 }

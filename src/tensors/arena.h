@@ -11,6 +11,11 @@ namespace marian {
 
 class Backend;
 
+// MARIAN_POISON_RELEASED=1 (the gradient checks): released workspace blocks, and gradients that
+// a node overwrites instead of zeroed ones, are filled with NaN, so that reading what nobody
+// wrote shows in the result.
+bool poisonsUnwrittenMemory();
+
 class FlatBuffer {
 public:
   FlatBuffer(Device device, Type type, size_t elements);  // zero-filled

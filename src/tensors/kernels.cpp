@@ -84,8 +84,8 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
   ON_DEVICE(onGpu(loss), crossEntropy(loss, logits, labels, mask, smoothing));
 }
 void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
-                      Tensor dloss) {
-  ON_DEVICE(onGpu(dlogits), crossEntropyGrad(dlogits, logits, labels, mask, smoothing, dloss));
+                      Tensor dloss, bool accumulate) {
+  ON_DEVICE(onGpu(dlogits), crossEntropyGrad(dlogits, logits, labels, mask, smoothing, dloss, accumulate));
 }
 void layerNorm(Tensor y, Tensor x, Tensor gamma, Tensor beta, float eps) {
   ON_DEVICE(onGpu(y), layerNorm(y, x, gamma, beta, eps));

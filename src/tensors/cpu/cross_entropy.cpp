@@ -1,5 +1,6 @@
 // Cross-entropy from logits with label smoothing and a padding mask, fused with log-softmax so
 // that the [rows, vocab] probabilities are never stored.
+#include <algorithm>
 #include <cmath>
 
 #include "tensors/cpu/cpu_kernels.h"
@@ -38,9 +39,9 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
   });
 }
 
-// dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
+// dlogits_j (+)= dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
 void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
-                      Tensor dloss) {
+                      Tensor dloss, bool accumulate) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
   checks::crossEntropyShapes(logits, labels, mask, rows);
   const int* y = labels.i32();
@@ -48,14 +49,21 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
   parallelRows(rows, n, [&](size_t r0, size_t r1) {
     for(size_t r = r0; r < r1; ++r) {
       float g = dloss.f32()[r] * (mask.empty() ? 1.f : mask.f32()[r]);
-      if(g == 0.f)
+      float* dr = dlogits.f32() + r * n;
+      if(g == 0.f) {
+        if(!accumulate)
+          std::fill(dr, dr + n, 0.f);
         continue;
+      }
       checks::labelInRange(y[r], n);
       const float* xr = logits.f32() + r * n;
-      float* dr = dlogits.f32() + r * n;
       LogSumExp s(xr, n);
-      for(size_t j = 0; j < n; ++j)
-        dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
+      if(accumulate)
+        for(size_t j = 0; j < n; ++j)
+          dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
+      else
+        for(size_t j = 0; j < n; ++j)
+          dr[j] = g * (fastExp(s.logProb(xr[j])) - uniform);
       dr[y[r]] -= g * (1.f - smoothing);
     }
   });

@@ -1,6 +1,6 @@
 #pragma once
-// defines: cpu::LogSumExp — max and log(sum(exp(x - max))) of a row, the stable base of softmax,
-// log-softmax and cross-entropy: log p_j = (x_j - max) - logSum.
+// defines: cpu::rowMax, cpu::LogSumExp — max and log(sum(exp(x - max))) of a row, the stable base
+// of softmax, log-softmax and cross-entropy: log p_j = (x_j - max) - logSum.
 #include <cmath>
 #include <cstddef>
 
@@ -9,15 +9,22 @@
 namespace marian {
 namespace cpu {
 
+// The largest of row[0, n), n >= 1. Written as a comparison, not std::max: GCC 12 leaves the
+// std::max form of this reduction scalar (a third of a cross-entropy); a NaN is skipped as by
+// std::max's left fold unless it is row[0], and the sums after it are NaN anyway.
+inline float rowMax(const float* row, size_t n) {
+  float mx = row[0];
+#pragma omp simd reduction(max : mx)
+  for(size_t j = 1; j < n; ++j)
+    mx = row[j] > mx ? row[j] : mx;
+  return mx;
+}
+
 struct LogSumExp {
   float max, logSum;
 
   LogSumExp(const float* row, size_t n) {
-    float mx = row[0];
-#pragma omp simd reduction(max : mx)
-    for(size_t j = 1; j < n; ++j)
-      mx = std::max(mx, row[j]);
-    max = mx;
+    float mx = max = rowMax(row, n);
     float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
     for(size_t j = 0; j < n; ++j)

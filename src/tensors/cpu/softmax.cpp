@@ -17,10 +17,7 @@ void softmax(Tensor y, Tensor x) {
     for(size_t r = r0; r < r1; ++r) {
       const float* xr = in + r * n;
       float* yr = out + r * n;
-      float mx = xr[0];
-#pragma omp simd reduction(max : mx)
-      for(size_t j = 1; j < n; ++j)
-        mx = std::max(mx, xr[j]);
+      float mx = rowMax(xr, n);
       float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
       for(size_t j = 0; j < n; ++j) {

@@ -59,24 +59,29 @@ __global__ void crossEntropyRows(float* loss, const float* logits, const int* la
 // dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
 __global__ void crossEntropyGradRows(float* dlogits, const float* logits, const int* labels,
                                      const float* mask, const float* dloss, size_t rows, size_t n,
-                                     float smoothing, DeviceError* error) {
+                                     float smoothing, bool accumulate, DeviceError* error) {
   float uniform = smoothing / float(n);
   for(size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     float g = dloss[r] * (mask ? mask[r] : 1.f);
     int label = labels[r];
-    if(g == 0.f)
+    float* dr = dlogits + r * n;
+    if(g == 0.f) {
+      if(!accumulate)
+        for(size_t j = threadIdx.x; j < n; j += blockDim.x)
+          dr[j] = 0.f;
       continue;
+    }
     if(label < 0 || size_t(label) >= n) {
       if(threadIdx.x == 0)
         reportError(error, kLabelOutOfRange, label, int(n));
       continue;
     }
     const float* xr = logits + r * n;
-    float* dr = dlogits + r * n;
     RowStats s = rowStats(xr, n);
     for(size_t j = threadIdx.x; j < n; j += blockDim.x) {
       float p = expf((xr[j] - s.max) - s.logSum);
-      dr[j] += g * (p - uniform - (j == size_t(label) ? 1.f - smoothing : 0.f));
+      float d = g * (p - uniform - (j == size_t(label) ? 1.f - smoothing : 0.f));
+      dr[j] = accumulate ? dr[j] + d : d;
     }
   }
 }
@@ -96,7 +101,7 @@ void crossEntropy(Tensor loss, Tensor logits, Tensor labels, Tensor mask, float 
 }
 
 void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask, float smoothing,
-                      Tensor dloss) {
+                      Tensor dloss, bool accumulate) {
   size_t rows = logits.shape.rows(), n = size_t(logits.shape.back());
   checks::crossEntropyShapes(logits, labels, mask, rows);
   if(rows == 0)
@@ -104,7 +109,7 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
   const Context& c = context(dlogits);
   crossEntropyGradRows<<<rowBlocks(rows), rowThreads(n), 0, c.stream>>>(
       dlogits.f32(), logits.f32(), labels.i32(), mask.empty() ? nullptr : mask.f32(), dloss.f32(),
-      rows, n, smoothing, c.deviceError);
+      rows, n, smoothing, accumulate, c.deviceError);
   checkLaunch();
 }
 
