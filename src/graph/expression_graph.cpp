@@ -83,6 +83,12 @@ size_t onlyChildIndex(const Node& node, const Node* child) {
   return found;
 }
 
+// The bfloat16 copy of a view's value: the owner's copy at the view's offset into the owner
+Tensor roundedView(const Node& owner, const Node& view) {
+  size_t offset = size_t(static_cast<const float*>(view.val().data) - owner.val().f32());
+  return Tensor(owner.productVal().bf16() + offset, view.shape(), Type::bfloat16, owner.productVal().device);
+}
+
 class ParamNode : public Node {
 public:
   ParamNode(ExpressionGraph& g, const Shape& shape, size_t index)
@@ -213,11 +219,16 @@ void ExpressionGraph::run(const ValuePlan* plan, bool backwardFollows) {
   for(size_t i = 0; i < nodes_.size(); ++i) {
     Node& node = *nodes_[i];
     node.grad_ = node.productVal_ = Tensor();
+    if(plan)
+      for(size_t owner : plan->roundBefore[i])
+        keepInBfloat16(owner, i, plan->owner);
     if(node.allocatesValue())
       node.val_ = workspace_->allocate(node.shape(), node.valueType());
     timed(node, " fwd", [&] { node.forward(); });
     if(!plan)
       continue;
+    if(size_t o = plan->owner[i]; o != kNoOwner && o != i && !nodes_[o]->productVal_.empty())
+      node.productVal_ = roundedView(*nodes_[o], node);  // a view of a value rounded already
     for(size_t owner : plan->releaseAfter[i]) {
       workspace_->release(nodes_[owner]->val_);
       // backward's kernels may still be given a value they do not read (a functor's unused
@@ -225,24 +236,16 @@ void ExpressionGraph::run(const ValuePlan* plan, bool backwardFollows) {
       if(!backwardFollows)
         nodes_[owner]->val_ = Tensor();
     }
-    for(size_t owner : plan->roundAfter[i])
-      keepInBfloat16(owner, plan->owner);
   }
 }
 
-void ExpressionGraph::keepInBfloat16(size_t owner, const std::vector<size_t>& owners) {
-  Tensor f32 = nodes_[owner]->val_;
-  Tensor bf16 = workspace_->allocate(f32.shape, Type::bfloat16);
-  kernels::convert(bf16, f32);
-  // the owner's and its views' (recorded after it) products read the copy at their offsets; their
-  // val() keeps pointing into the workspace, as a released value's does
-  for(size_t j = owner; j < nodes_.size(); ++j)
-    if(owners[j] == owner) {
-      Node& n = *nodes_[j];
-      size_t offset = size_t(static_cast<const float*>(n.val_.data) - f32.f32());
-      n.productVal_ = Tensor(bf16.bf16() + offset, n.shape(), Type::bfloat16, device_);
-    }
-  workspace_->release(f32);
+void ExpressionGraph::keepInBfloat16(size_t owner, size_t next, const std::vector<size_t>& owners) {
+  Node& o = *nodes_[owner];
+  o.productVal_ = workspace_->allocate(o.val_.shape, Type::bfloat16);
+  kernels::convert(o.productVal_, o.val_);
+  for(size_t j = owner + 1; j < next; ++j)
+    if(owners[j] == owner)
+      nodes_[j]->productVal_ = roundedView(o, *nodes_[j]);
 }
 
 ExpressionGraph::ValuePlan ExpressionGraph::valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const {
@@ -252,7 +255,7 @@ ExpressionGraph::ValuePlan ExpressionGraph::valueLifetimes(const std::vector<Exp
   ValuePlan plan;
   std::vector<size_t>& owner = plan.owner;
   owner.assign(nodes_.size(), kNone);
-  std::vector<size_t> lastRead(nodes_.size(), 0);
+  std::vector<size_t> lastRead(nodes_.size(), 0), firstProductRead(nodes_.size(), kNone);
   for(size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = *nodes_[i];
     if(n.allocatesValue())
@@ -261,9 +264,12 @@ ExpressionGraph::ValuePlan ExpressionGraph::valueLifetimes(const std::vector<Exp
       owner[i] = owner[n.child(0)->position_];
     if(owner[i] != kNone)
       lastRead[owner[i]] = std::max(lastRead[owner[i]], i);
-    for(const Expr& c : n.children())
-      if(size_t o = owner[c->position_]; o != kNone)
+    for(size_t c = 0; c < n.children().size(); ++c)
+      if(size_t o = owner[n.child(c)->position_]; o != kNone) {
         lastRead[o] = std::max(lastRead[o], i);
+        if(n.readsChildAsProductOperand(c))
+          firstProductRead[o] = std::min(firstProductRead[o], i);
+      }
   }
   // kept: for the caller (1), or for backward only as products' operands (2), or otherwise (3)
   enum : char { kFree = 0, kForCaller = 1, kAsProductOperand = 2, kOtherwise = 3 };
@@ -287,14 +293,18 @@ ExpressionGraph::ValuePlan ExpressionGraph::valueLifetimes(const std::vector<Exp
           keepFor(o, n.readsChildAsProductOperand(c) ? kAsProductOperand : kOtherwise);
     }
   plan.releaseAfter.resize(nodes_.size());
-  plan.roundAfter.resize(nodes_.size());
+  plan.roundBefore.resize(nodes_.size());
   for(size_t i = 0; i < nodes_.size(); ++i) {
     if(owner[i] != i)
       continue;
-    if(kept[i] == kFree)
+    if(kept[i] == kFree) {
       plan.releaseAfter[lastRead[i]].push_back(i);
-    else if(kept[i] == kAsProductOperand && cpuBfloat16Products() && nodes_[i]->valueType() == Type::float32)
-      plan.roundAfter[lastRead[i]].push_back(i);
+    } else if(kept[i] == kAsProductOperand && cpuBfloat16Products() && nodes_[i]->valueType() == Type::float32) {
+      // (backward's product reads it as one, so forward's same node did, if no earlier one)
+      ABORT_IF(firstProductRead[i] == kNone, "A value that only products read was read by none");
+      plan.roundBefore[firstProductRead[i]].push_back(i);
+      plan.releaseAfter[lastRead[i]].push_back(i);
+    }
   }
   return plan;
 }
@@ -464,14 +474,12 @@ size_t ExpressionGraph::workspaceBytes(const std::vector<Expr>& keep, bool withB
   };
   ValuePlan plan = valueLifetimes(keep, withBackward);
   for(size_t i = 0; i < nodes_.size(); ++i) {
+    for(size_t owner : plan.roundBefore[i])
+      take(Workspace::bytesFor(nodes_[owner]->shape(), Type::bfloat16));
     if(nodes_[i]->allocatesValue())
       take(Workspace::bytesFor(nodes_[i]->shape(), nodes_[i]->valueType()));
     for(size_t owner : plan.releaseAfter[i])
       ++released[Workspace::bytesFor(nodes_[owner]->shape(), nodes_[owner]->valueType())];
-    for(size_t owner : plan.roundAfter[i]) {
-      take(Workspace::bytesFor(nodes_[owner]->shape(), Type::bfloat16));
-      ++released[Workspace::bytesFor(nodes_[owner]->shape(), Type::float32)];
-    }
   }
   if(!withBackward || nodes_.empty() || !nodes_.back()->needsGrad())
     return bytes;

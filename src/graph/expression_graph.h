@@ -116,15 +116,17 @@ private:
     // by node: the values whose last reader it is, to release after its forward (never those of
     // `keep` and their views, nor with backwardFollows what backward reads) ...
     std::vector<std::vector<size_t>> releaseAfter;
-    // ... and those that backward reads only as products' operands, to keep in bfloat16 from there on
-    std::vector<std::vector<size_t>> roundAfter;
+    // by node: the values that backward reads only as products' operands and that it is the
+    // first product to read, to round into bfloat16 before its forward: forward's products read
+    // that copy too, and their float32 value is released after its last reader as others are
+    std::vector<std::vector<size_t>> roundBefore;
   };
   static constexpr size_t kNoOwner = size_t(-1);
   ValuePlan valueLifetimes(const std::vector<Expr>& keep, bool backwardFollows) const;
   void run(const ValuePlan* plan, bool backwardFollows);
-  // Rounds value `owner` into a bfloat16 block of the workspace that backward's products read (for
-  // its views too) and releases its float32 block.
-  void keepInBfloat16(size_t owner, const std::vector<size_t>& owners);
+  // Rounds value `owner` into a bfloat16 block of the workspace that products read from then on
+  // (Node::productVal), for its views recorded before node `next` too (later ones when they run).
+  void keepInBfloat16(size_t owner, size_t next, const std::vector<size_t>& owners);
   // Whether this graph's products read bfloat16 on the CPU (rounded parameters, rounded operands).
   bool cpuBfloat16Products() const { return productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu; }
   // This thread's products in productType_, reading the rounded parameters (the caller's or roundedParams_).

@@ -74,8 +74,9 @@ public:
   bool needsGrad() const { return needsGrad_; }
 
   Tensor val() const { return val_; }
-  // The value as backward's matrix products read it: its copy in the product type where forward
-  // kept one (ExpressionGraph::forward; val() is then released), else val().
+  // The value as matrix products read it: its copy in the product type where a training forward
+  // made one for backward (before its first product, which reads it too; val() is released after
+  // its last reader: ExpressionGraph::forward), else val().
   Tensor productVal() const { return productVal_.empty() ? val_ : productVal_; }
   Tensor grad() const { return grad_; }
   // The gradient of child i, or an empty tensor when that child needs none.

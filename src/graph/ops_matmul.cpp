@@ -57,7 +57,7 @@ public:
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
-    kernels::gemm(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
+    kernels::gemm(val_, child(0)->productVal(), child(1)->productVal(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
     productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
@@ -99,7 +99,7 @@ public:
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
-    kernels::gemmBatched(val_, child(0)->val(), child(1)->val(), transA_, transB_, scale_, 0.f);
+    kernels::gemmBatched(val_, child(0)->productVal(), child(1)->productVal(), transA_, transB_, scale_, 0.f);
   }
   void backward() override {
     productGrad(graph(), kernels::gemmBatched, childGrad(0), childGrad(1), child(0)->productVal(),
@@ -126,7 +126,7 @@ public:
   bool readsChildAsProductOperand(size_t i) const override { return i < 2; }
   bool overwritesFreshChildGrad(size_t i) const override { return i < 2; }
   void forward() override {
-    kernels::gemm(val_, child(0)->val(), child(1)->val(), false, transW_, 1.f, 0.f);
+    kernels::gemm(val_, child(0)->productVal(), child(1)->productVal(), false, transW_, 1.f, 0.f);
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
   }
   void backward() override {
