@@ -240,9 +240,12 @@ TEST_F(GpuParity, UnaryForwardAndBackward) {
     kernels::unary(op, y.cpu, x.cpu, 1.5f, -0.5f);
     kernels::unary(op, y.gpu, x.gpu, 1.5f, -0.5f);
     expectSame(y, 1e-5f, "unary " + std::to_string(int(op)));
-    kernels::unaryGrad(op, dx.cpu, x.cpu, y.cpu, dy.cpu, 1.5f, -0.5f);
-    kernels::unaryGrad(op, dx.gpu, x.gpu, y.gpu, dy.gpu, 1.5f, -0.5f);
+    kernels::unaryGrad(op, dx.cpu, x.cpu, y.cpu, dy.cpu, true, 1.5f, -0.5f);
+    kernels::unaryGrad(op, dx.gpu, x.gpu, y.gpu, dy.gpu, true, 1.5f, -0.5f);
     expectSame(dx, 1e-5f, "unaryGrad " + std::to_string(int(op)));
+    kernels::unaryGrad(op, dx.cpu, x.cpu, y.cpu, dy.cpu, false, 1.5f, -0.5f);  // written
+    kernels::unaryGrad(op, dx.gpu, x.gpu, y.gpu, dy.gpu, false, 1.5f, -0.5f);
+    expectSame(dx, 1e-5f, "unaryGrad written " + std::to_string(int(op)));
   }
 }
 

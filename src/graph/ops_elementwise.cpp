@@ -21,10 +21,11 @@ public:
   bool backwardReadsChild(size_t) const override {
     return op_ == UnaryOp::Log || op_ == UnaryOp::Square || op_ == UnaryOp::Swish || op_ == UnaryOp::Gelu;
   }
+  bool overwritesFreshChildGrad(size_t) const override { return true; }
   void forward() override { kernels::unary(op_, val_, child(0)->val(), p0_, p1_); }
-  // dx += dy * f'(x)
+  // dx (+)= dy * f'(x)
   void backward() override {
-    kernels::unaryGrad(op_, childGrad(0), child(0)->val(), val_, grad_, p0_, p1_);
+    kernels::unaryGrad(op_, childGrad(0), child(0)->val(), val_, grad_, !childGradFresh(0), p0_, p1_);
   }
 
 private:

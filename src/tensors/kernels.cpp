@@ -57,8 +57,8 @@ void gemmBatched(Tensor C, Tensor A, Tensor B, bool transA, bool transB, float a
 void unary(UnaryOp op, Tensor y, Tensor x, float p0, float p1) {
   ON_DEVICE(onGpu(y), unary(op, y, x, p0, p1));
 }
-void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0, float p1) {
-  ON_DEVICE(onGpu(dx), unaryGrad(op, dx, x, y, dy, p0, p1));
+void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, bool accumulate, float p0, float p1) {
+  ON_DEVICE(onGpu(dx), unaryGrad(op, dx, x, y, dy, accumulate, p0, p1));
 }
 void binary(BinaryOp op, Tensor y, Tensor a, Tensor b) { ON_DEVICE(onGpu(y), binary(op, y, a, b)); }
 void binaryGrad(BinaryOp op, Tensor da, Tensor db, Tensor a, Tensor b, Tensor dy) {

@@ -57,13 +57,21 @@ void crossEntropyGrad(Tensor dlogits, Tensor logits, Tensor labels, Tensor mask,
       }
       checks::labelInRange(y[r], n);
       const float* xr = logits.f32() + r * n;
-      LogSumExp s(xr, n);
-      if(accumulate)
+      if(accumulate) {
+        LogSumExp s(xr, n);
         for(size_t j = 0; j < n; ++j)
           dr[j] += g * (fastExp(s.logProb(xr[j])) - uniform);
-      else
+      } else {  // the row's exponentials go where their gradient goes: one exp a logit, not two
+        float mx = rowMax(xr, n), sum = 0.f;
+#pragma omp simd reduction(+ : sum)
+        for(size_t j = 0; j < n; ++j) {
+          dr[j] = fastExp(xr[j] - mx);
+          sum += dr[j];
+        }
+        float scale = g / sum, shift = g * uniform;
         for(size_t j = 0; j < n; ++j)
-          dr[j] = g * (fastExp(s.logProb(xr[j])) - uniform);
+          dr[j] = dr[j] * scale - shift;
+      }
       dr[y[r]] -= g * (1.f - smoothing);
     }
   });

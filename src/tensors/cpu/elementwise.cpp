@@ -52,13 +52,17 @@ void unary(UnaryOp op, Tensor y, Tensor x, float p0, float p1) {
   });
 }
 
-void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0, float p1) {
+void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, bool accumulate, float p0, float p1) {
   float* g = dx.f32();
   const float *xs = x.f32(), *ys = y.f32(), *dys = dy.f32();
   visitUnary(op, p0, p1, [&](auto f) {
     parallelRanges(dx.size(), kParallelElements, [=](size_t b, size_t e) {
-      for(size_t i = b; i < e; ++i)
-        g[i] += dys[i] * f.grad(xs[i], ys[i]);
+      if(accumulate)
+        for(size_t i = b; i < e; ++i)
+          g[i] += dys[i] * f.grad(xs[i], ys[i]);
+      else
+        for(size_t i = b; i < e; ++i)
+          g[i] = dys[i] * f.grad(xs[i], ys[i]);
     });
   });
 }

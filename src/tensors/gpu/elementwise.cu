@@ -107,8 +107,12 @@ __global__ void unaryKernel(float* y, const float* x, size_t n, F f) {
   GRID_STRIDE(i, n) y[i] = f.fwd(x[i]);
 }
 template <class F>
-__global__ void unaryGradKernel(float* dx, const float* x, const float* y, const float* dy, size_t n, F f) {
-  GRID_STRIDE(i, n) dx[i] += dy[i] * f.grad(x[i], y[i]);
+__global__ void unaryGradKernel(float* dx, const float* x, const float* y, const float* dy, size_t n, bool accumulate,
+                                F f) {
+  GRID_STRIDE(i, n) {
+    float d = dy[i] * f.grad(x[i], y[i]);
+    dx[i] = accumulate ? dx[i] + d : d;
+  }
 }
 
 template <class F>
@@ -224,11 +228,11 @@ void unary(UnaryOp op, Tensor y, Tensor x, float p0, float p1) {
   checkLaunch();
 }
 
-void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, float p0, float p1) {
+void unaryGrad(UnaryOp op, Tensor dx, Tensor x, Tensor y, Tensor dy, bool accumulate, float p0, float p1) {
   const Context& c = context(dx);
   visitUnary(op, p0, p1, [&](auto f) {
     unaryGradKernel<<<blocksFor(dx.size()), kThreads, 0, c.stream>>>(dx.f32(), x.f32(), y.f32(),
-                                                                     dy.f32(), dx.size(), f);
+                                                                     dy.f32(), dx.size(), accumulate, f);
   });
   checkLaunch();
 }
