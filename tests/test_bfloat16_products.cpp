@@ -372,8 +372,10 @@ TEST(Bfloat16, OnlyProductOperandsAreKeptInBfloat16) {
     Expr W = graph.param("W", Shape({8, 8}), inits::fromVector(randomValues(64, 42)));
     Expr b = graph.param("b", Shape({8}), inits::fromVector(randomValues(8, 43)));
     Expr hidden = gelu(affine(x, W, b, false));                      // read by products only
+    Expr early = reshape(hidden, Shape({2, 5, 8}));                  // a view before its first product
     Expr probs = softmax(bdot(hidden, hidden, false, true));          // softmax's backward reads it
-    Expr context = bdot(probs, reshape(hidden, Shape({2, 5, 8})));  // hidden through a view
+    Expr late = reshape(hidden, Shape({2, 5, 8}));                   // and one after it
+    Expr context = bdot(probs, late) + bdot(probs, early);
     Expr out = affine(context, W, b, false) + hidden;                // + reads no value in backward
     std::vector<Expr> keep = {out};
     if(callerKeepsHidden)
@@ -382,6 +384,10 @@ TEST(Bfloat16, OnlyProductOperandsAreKeptInBfloat16) {
     std::vector<float> w = randomValues(80, 44);
     graph.backward(out, &w);
     Kept k{{hidden->productVal().type, probs->productVal().type, out->productVal().type}, {}};
+    for(Expr view : {early, late}) {  // the owner's copy, at the same place
+      EXPECT_EQ(view->productVal().type, hidden->productVal().type);
+      EXPECT_EQ(view->productVal().data, hidden->productVal().data);
+    }
     Tensor h = hidden->productVal();
     if(h.type == Type::bfloat16) {
       std::vector<uint16_t> bits(h.size());

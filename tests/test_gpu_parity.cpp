@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include <immintrin.h>
@@ -243,6 +244,8 @@ TEST_F(GpuParity, UnaryForwardAndBackward) {
     kernels::unaryGrad(op, dx.cpu, x.cpu, y.cpu, dy.cpu, true, 1.5f, -0.5f);
     kernels::unaryGrad(op, dx.gpu, x.gpu, y.gpu, dy.gpu, true, 1.5f, -0.5f);
     expectSame(dx, 1e-5f, "unaryGrad " + std::to_string(int(op)));
+    kernels::fill(dx.cpu, 7.f);  // what a written gradient held must not matter
+    kernels::fill(dx.gpu, std::numeric_limits<float>::quiet_NaN());
     kernels::unaryGrad(op, dx.cpu, x.cpu, y.cpu, dy.cpu, false, 1.5f, -0.5f);  // written
     kernels::unaryGrad(op, dx.gpu, x.gpu, y.gpu, dy.gpu, false, 1.5f, -0.5f);
     expectSame(dx, 1e-5f, "unaryGrad written " + std::to_string(int(op)));
@@ -356,6 +359,8 @@ TEST_F(GpuParity, CrossEntropyWithSmoothingAndMask) {
     kernels::crossEntropyGrad(dx.cpu, x.cpu, L.cpu, M.cpu, eps, dloss.cpu, true);
     kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, M.gpu, eps, dloss.gpu, true);
     expectSame(dx, 1e-5f, "crossEntropyGrad");
+    kernels::fill(dx.cpu, 7.f);  // what a written gradient held must not matter
+    kernels::fill(dx.gpu, std::numeric_limits<float>::quiet_NaN());
     kernels::crossEntropyGrad(dx.cpu, x.cpu, L.cpu, M.cpu, eps, dloss.cpu, false);  // written, masked rows 0
     kernels::crossEntropyGrad(dx.gpu, x.gpu, L.gpu, M.gpu, eps, dloss.gpu, false);
     expectSame(dx, 1e-5f, "crossEntropyGrad written");

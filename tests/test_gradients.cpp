@@ -30,6 +30,26 @@ TEST(Gradients, SameInputTwiceAccumulates) {
   checkGradients({{3, 4}}, [](ExpressionGraph&, const Inputs& x) { return x[0] * x[0] + x[0]; });
 }
 
+// A gradient's first writer (the reader recorded last) writes it when it can
+// (Node::overwritesFreshChildGrad), the others add: with a product first and an element-wise
+// product second, and the other way round; and a product reading one value twice, which must
+// add its two contributions (NaN fills what the writer leaves: grad_check.h).
+TEST(Gradients, FreshGradientsAreWrittenThenAddedTo) {
+  checkGradients({{3, 4}, {4, 5}, {3, 4}}, [](ExpressionGraph&, const Inputs& x) {
+    Expr before = x[0] * x[2];
+    Expr written = dot(x[0], x[1]);  // x0's first writer, beta 0
+    return dot(before, x[1]) + written;
+  });
+  checkGradients({{3, 4}, {4, 5}, {3, 4}}, [](ExpressionGraph&, const Inputs& x) {
+    Expr added = dot(x[0], x[1]);  // beta 1: the element-wise product below wrote first
+    Expr after = x[0] * x[2];
+    return dot(after, x[1]) + added;
+  });
+  checkGradients({{3, 4}}, [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[0], false, true); });
+  checkGradients({{2, 3, 4}}, [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[0], false, true); });
+  checkGradients({{3, 4}, {4, 4}}, [](ExpressionGraph&, const Inputs& x) { return dot(dot(x[0], x[1]), x[1]); });
+}
+
 TEST(Gradients, MaskFill) {
   // attention scores [batch, heads, query, key] with a key padding mask [batch, 1, 1, key]
   checkGradients({{2, 2, 3, 4}}, [](ExpressionGraph& g, const Inputs& x) {

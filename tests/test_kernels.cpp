@@ -88,6 +88,33 @@ TEST(Kernels, CrossEntropyWithSmoothingAndMask) {
   EXPECT_THROW(kernels::crossEntropyGrad(dX.t, X.t, bad.t, Tensor(), 0.f, dloss.t, true), Error);
 }
 
+// The gradients a first consumer writes (accumulate false) are what it adds to zeros, whatever
+// the memory held: cross-entropy (one exponential a logit when writing, two when adding: within
+// float rounding; masked rows 0) and the unary functions (the same arithmetic: to the bit).
+TEST(Kernels, WrittenGradientsAreTheSumOntoZeros) {
+  const int rows = 5, n = 1003;
+  std::vector<float> x = randomValues(size_t(rows) * n, 61), nan(size_t(rows) * n, std::nanf(""));
+  HostTensor X(Shape{rows, n}, x), mask(Shape{rows}, {1.f, 0.f, 1.f, 1.f, 0.f}), dloss(Shape{rows}, randomValues(rows, 62));
+  HostTensor labels = ints({4, 1002, 0, 517, 3}), added(Shape{rows, n}), written(Shape{rows, n}, nan);
+  kernels::crossEntropyGrad(added.t, X.t, labels.t, mask.t, 0.1f, dloss.t, true);
+  kernels::crossEntropyGrad(written.t, X.t, labels.t, mask.t, 0.1f, dloss.t, false);
+  std::vector<float> a = added.host(), w = written.host();
+  for(size_t i = 0; i < a.size(); ++i) {
+    if(i / n == 1 || i / n == 4) {
+      ASSERT_EQ(w[i], 0.f) << "masked row, at " << i;
+    }
+    ASSERT_NEAR(w[i], a[i], 1e-5f * std::fabs(a[i]) + 1e-9f) << "at " << i;
+  }
+  HostTensor y(Shape{rows, n}), dy(Shape{rows, n}, randomValues(size_t(rows) * n, 63));
+  for(UnaryOp op : {UnaryOp::Relu, UnaryOp::Tanh, UnaryOp::Gelu}) {
+    HostTensor addedUnary(Shape{rows, n}), writtenUnary(Shape{rows, n}, nan);
+    kernels::unary(op, y.t, X.t);
+    kernels::unaryGrad(op, addedUnary.t, X.t, y.t, dy.t, true);
+    kernels::unaryGrad(op, writtenUnary.t, X.t, y.t, dy.t, false);
+    EXPECT_EQ(writtenUnary.host(), addedUnary.host()) << "op " << int(op);
+  }
+}
+
 TEST(Kernels, LayerNormNormalisesRows) {
   std::vector<float> x = randomValues(4 * 8, 3);
   HostTensor X(Shape{4, 8}, x), Y(Shape{4, 8});

@@ -71,7 +71,8 @@ namespace {
 
 constexpr size_t kNoChild = size_t(-1);
 // The index of `child` among the node's children, or kNoChild where it is not one or is more
-// than one (then backward writes its gradient more than once)
+// than one (then backward writes its gradient more than once). (Node::freshChildGrads_ has a bit
+// for each of the first 32.)
 size_t onlyChildIndex(const Node& node, const Node* child) {
   size_t found = kNoChild;
   for(size_t i = 0; i < node.children().size(); ++i)
@@ -326,6 +327,8 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
         node->grad_ = only ? grad : params_.grad(p->index());
   };
   pointParamsAt(std::nullopt, Tensor());
+  for(auto& node : nodes_)  // (a backward that threw may have left some set)
+    node->freshChildGrads_ = 0;
   std::function<bool(size_t)> apart;
   if(lookupsApart)
     apart = [&](size_t param) {
@@ -348,7 +351,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   // follows the same schedule (gradientSchedule). A first writer that overwrites gets it unzeroed.
   gradientSchedule(end, [&](Node* n, Node* writer) {
     n->grad_ = workspace_->allocate(n->shape());
-    if(size_t i = writer ? onlyChildIndex(*writer, n) : kNoChild; i != kNoChild && writer->overwritesFreshChildGrad(i)) {
+    if(size_t i = writer ? onlyChildIndex(*writer, n) : kNoChild; i < 32 && writer->overwritesFreshChildGrad(i)) {
       writer->freshChildGrads_ |= 1u << i;
       if(poisonsUnwrittenMemory())  // (the gradient checks) what the writer leaves shows as NaN
         kernels::fill(n->grad_, std::numeric_limits<float>::quiet_NaN());

@@ -71,8 +71,10 @@ public:
   // later value or gradient of its size. For inference the workspace then holds what is in
   // flight, not the whole graph.
   // On the CPU with bfloat16 products, a value that backward reads only as a product's operand
-  // (an affine layer's input, attention's queries, keys and values) is kept in bfloat16 from its
-  // last forward read on: the same values the products would round it to, in half the memory.
+  // (an affine layer's input, attention's queries, keys and values) is rounded into bfloat16
+  // before its first product, which reads that copy as the later ones and backward's do; its
+  // float32 value is released after its last reader: the same values the products would round
+  // it to, rounded once, in half the memory.
   void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
   // Zeroes the parameter gradients (where a backward starts; a device without a batch and a
   // sparse sum's scatter zero theirs themselves) unless `accumulate` (then
@@ -110,11 +112,11 @@ public:
   uint64_t nextRandomSeed() { return randomSeed_ * 0x9E3779B97F4A7C15ull + (++randomCounter_); }
 
 private:
-  // What forward(keep, backwardFollows) does with each value once its last reader has run.
+  // What forward(keep, backwardFollows) does with each value: when to round it, when to release it.
   struct ValuePlan {
     std::vector<size_t> owner;  // by node: the node whose workspace block its value is (kNoOwner: none)
     // by node: the values whose last reader it is, to release after its forward (never those of
-    // `keep` and their views, nor with backwardFollows what backward reads) ...
+    // `keep` and their views, nor with backwardFollows what backward reads in float32) ...
     std::vector<std::vector<size_t>> releaseAfter;
     // by node: the values that backward reads only as products' operands and that it is the
     // first product to read, to round into bfloat16 before its forward: forward's products read

@@ -10,8 +10,8 @@ namespace marian {
 namespace cpu {
 
 // The largest of row[0, n), n >= 1. Written as a comparison, not std::max: GCC 12 leaves the
-// std::max form of this reduction scalar (a third of a cross-entropy); a NaN is skipped as by
-// std::max's left fold unless it is row[0], and the sums after it are NaN anyway.
+// std::max form of this reduction scalar (a third of a cross-entropy). With a NaN in the row the
+// result is unspecified, and the sums that use it are NaN anyway (fastExp passes NaN through).
 inline float rowMax(const float* row, size_t n) {
   float mx = row[0];
 #pragma omp simd reduction(max : mx)

@@ -56,7 +56,7 @@ __global__ void crossEntropyRows(float* loss, const float* logits, const int* la
   }
 }
 
-// dlogits_j += dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
+// dlogits_j (+)= dloss * mask * (softmax_j - q_j), q = (1-eps) onehot(label) + eps/n
 __global__ void crossEntropyGradRows(float* dlogits, const float* logits, const int* labels,
                                      const float* mask, const float* dloss, size_t rows, size_t n,
                                      float smoothing, bool accumulate, DeviceError* error) {
