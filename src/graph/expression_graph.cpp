@@ -327,7 +327,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
         node->grad_ = only ? grad : params_.grad(p->index());
   };
   pointParamsAt(std::nullopt, Tensor());
-  for(auto& node : nodes_)  // (a backward that threw may have left some set)
+  for(auto& node : nodes_)  // set below for a node's own backward only (an earlier one's may remain)
     node->freshChildGrads_ = 0;
   std::function<bool(size_t)> apart;
   if(lookupsApart)
@@ -366,7 +366,6 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     n->grad_ = Tensor();
   }, [&](size_t i) {
     timed(*nodes_[i], " bwd", [&] { nodes_[i]->backward(); });
-    nodes_[i]->freshChildGrads_ = 0;
   }, ready, apart);
   if(apart)
     pointParamsAt(std::nullopt, Tensor());  // a lookups' buffer is the caller's, not the parameter's gradient

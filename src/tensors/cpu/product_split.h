@@ -2,8 +2,9 @@
 // defines: cpu::splitProduct, cpu::splitBatch — how one matrix product, or a batch of them, is cut
 // over the kernel threads, with the BLAS (cpu/gemm.cpp) or oneDNN (cpu/gemm_bfloat16.cpp) call
 // single-threaded in each: a block of C's rows, or of its columns when it has few rows; whole
-// products of a batch (BLAS's: batched products run there in every precision). The one set of threads serves the products and the kernels between them,
-// so no idle BLAS thread competes for the cores.
+// products of a batch (BLAS's: batched products run there in every precision). The one set of
+// threads serves the products and the kernels between them, so no idle BLAS thread competes for
+// the cores.
 #include <algorithm>
 #include <cstddef>
 

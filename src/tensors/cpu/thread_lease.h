@@ -1,5 +1,5 @@
 #pragma once
-// defines: cpu::threadLease<T>() — this thread's T, leased from a process-wide pool and returned
+// defines: cpu::ThreadLeases<T>::get() — this thread's T, leased from a process-wide pool and returned
 // to it when the thread ends, so that the device threads parallelFor starts anew every update find
 // the state of earlier ones (oneDNN's primitives, scratch buffers already paged in) instead of
 // building it again.
