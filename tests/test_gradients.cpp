@@ -50,6 +50,62 @@ TEST(Gradients, FreshGradientsAreWrittenThenAddedTo) {
   checkGradients({{3, 4}, {4, 4}}, [](ExpressionGraph&, const Inputs& x) { return dot(dot(x[0], x[1]), x[1]); });
 }
 
+// A parameter's gradient is not zeroed where its first writer overwrites it (a product read last
+// in forward): it must hold the sum of every reader's part however stale it was; a node reading
+// the parameter twice, through one node or two of its name, adds both parts; a parameter only an
+// adding node reads, or none, is zeroed; `accumulate` adds to the last backward's gradient.
+TEST(Gradients, ParameterGradientsWrittenByTheirFirstWriter) {
+  Device device = testDevice();
+  if(device.type == DeviceType::gpu && gpuDeviceCount() <= device.id)
+    GTEST_SKIP() << "no such GPU visible";
+  std::mt19937 rng(11);
+  ExpressionGraph g(device, 11);
+  std::vector<float> x1 = normalInputs({3, 4}, rng), x2 = normalInputs({3, 4}, rng), w = normalInputs({4, 5}, rng),
+                     v = normalInputs({4, 4}, rng), seed = normalInputs({3, 5}, rng), seedV = normalInputs({4, 4}, rng);
+  Expr added = dot(g.constant({3, 4}, x1), g.param("W", {4, 5}, inits::fromVector(w)));  // W's last writer
+  Expr biased = added + g.param("B", {5}, inits::zeros());                               // B: only an add reads it
+  Expr out = biased + dot(g.constant({3, 4}, x2), g.param("W", {4, 5}, inits::zeros()));  // W's first writer
+  Expr firstV = g.param("V", {4, 4}, inits::fromVector(v));  // (declared first: it sets V's values)
+  Expr twice = dot(firstV, g.param("V", {4, 4}, inits::zeros()));
+  g.param("U", {3}, inits::zeros());  // read by nothing
+  Expr top = concat({reshape(out, {15}), reshape(twice, {16})}, 0);
+  std::vector<float> topSeed = seed;
+  topSeed.insert(topSeed.end(), seedV.begin(), seedV.end());
+
+  // by hand, in double: dW = x1^T s + x2^T s, dB = column sums of s, dV = sV V^T + V^T sV
+  std::vector<double> dW(20, 0.0), dB(5, 0.0), dV(16, 0.0);
+  for(int r = 0; r < 3; ++r)
+    for(int k = 0; k < 4; ++k)
+      for(int j = 0; j < 5; ++j)
+        dW[k * 5 + j] += double(x1[r * 4 + k] + x2[r * 4 + k]) * seed[r * 5 + j];
+  for(int r = 0; r < 3; ++r)
+    for(int j = 0; j < 5; ++j)
+      dB[j] += seed[r * 5 + j];
+  for(int i = 0; i < 4; ++i)
+    for(int j = 0; j < 4; ++j)
+      for(int k = 0; k < 4; ++k)
+        dV[i * 4 + j] += double(seedV[i * 4 + k]) * v[j * 4 + k] + double(v[k * 4 + i]) * seedV[k * 4 + j];
+
+  Parameters& params = g.params();
+  auto expect = [&](const char* name, const std::vector<double>& want, double times) {
+    std::vector<float> got = kernels::toHost(params.grad(name));
+    ASSERT_EQ(got.size(), want.size());
+    for(size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], times * want[i], 1e-4 * (1 + std::abs(times * want[i]))) << name << "[" << i << "]";
+  };
+  g.forward({top}, /*backwardFollows=*/true);
+  for(const char* name : {"W", "B", "V", "U"})  // stale gradients of an earlier update
+    kernels::fill(params.grad(name), 7.f);
+  g.backward(top, &topSeed);
+  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1), expect("U", std::vector<double>(3, 0.0), 1);
+  g.forward({top}, /*backwardFollows=*/true);
+  g.backward(top, &topSeed, /*accumulate=*/true);
+  expect("W", dW, 2), expect("B", dB, 2), expect("V", dV, 2), expect("U", std::vector<double>(3, 0.0), 2);
+  g.forward({top}, /*backwardFollows=*/true);
+  g.backward(top, &topSeed);
+  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1);
+}
+
 TEST(Gradients, MaskFill) {
   // attention scores [batch, heads, query, key] with a key padding mask [batch, 1, 1, key]
   checkGradients({{2, 2, 3, 4}}, [](ExpressionGraph& g, const Inputs& x) {

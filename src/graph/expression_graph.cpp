@@ -317,8 +317,6 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
     top = nodes_.back().get();
   ABORT_IF(!top->needsGrad(), "backward() from '{}', which depends on no parameter", top->opName());
 
-  if(!accumulate)
-    params_.zeroGrads();
   ProductPrecisionScope precision = productPrecision();
   Backend& backend = backendFor(device_);
   auto pointParamsAt = [&](std::optional<size_t> only, Tensor grad) {
@@ -327,7 +325,7 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
         node->grad_ = only ? grad : params_.grad(p->index());
   };
   pointParamsAt(std::nullopt, Tensor());
-  for(auto& node : nodes_)  // set below for a node's own backward only (an earlier one's may remain)
+  for(auto& node : nodes_)  // set below for this backward only (an earlier one's may remain)
     node->freshChildGrads_ = 0;
   std::function<bool(size_t)> apart;
   if(lookupsApart)
@@ -344,6 +342,8 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   size_t end = 0;
   while(nodes_[end].get() != top.get())
     ++end;
+  if(!accumulate)
+    startParamGrads(end);
 
   // A node's gradient is allocated (zeroed) just before it is first written, and released right
   // after the node's own backward, when nothing reads it any more: the workspace holds only the
@@ -369,6 +369,54 @@ void ExpressionGraph::backward(Expr top, const std::vector<float>* seed, bool ac
   }, ready, apart);
   if(apart)
     pointParamsAt(std::nullopt, Tensor());  // a lookups' buffer is the caller's, not the parameter's gradient
+}
+
+void ExpressionGraph::startParamGrads(size_t end) {
+  // A parameter's first writer is the first node of backward's walk (from `end` down) that
+  // reads it; where that node reads it once and overwrites, the gradient is left unzeroed.
+  std::vector<char> seen(params_.entries().size(), 0), fresh(params_.entries().size(), 0);
+  for(size_t i = end + 1; i-- > 0;) {
+    Node* n = nodes_[i].get();
+    if(!n->needsGrad() || dynamic_cast<const ParamNode*>(n))
+      continue;
+    for(size_t c = 0; c < n->children().size(); ++c) {
+      auto* p = dynamic_cast<const ParamNode*>(n->child(c).get());
+      if(!p || !p->needsGrad() || seen[p->index()])
+        continue;
+      seen[p->index()] = 1;
+      // (once: no other child of n is this parameter, through this node or another of its index)
+      size_t reads = 0;
+      for(const Expr& other : n->children())
+        if(auto* q = dynamic_cast<const ParamNode*>(other.get()); q && q->index() == p->index())
+          ++reads;
+      if(c < 32 && reads == 1 && n->overwritesFreshChildGrad(c)) {
+        fresh[p->index()] = 1;
+        n->freshChildGrads_ |= 1u << c;
+      }
+    }
+  }
+  // Zero all but the fresh parameters' ranges, in as few pieces as they leave.
+  Tensor grads = params_.grads();
+  std::vector<std::pair<size_t, size_t>> skip;  // [offset, end) of the fresh ones
+  for(size_t i = 0; i < fresh.size(); ++i)
+    if(fresh[i]) {
+      const Parameters::Entry& e = params_.entries()[i];
+      skip.emplace_back(e.offset, e.offset + e.shape.elements());
+    }
+  std::sort(skip.begin(), skip.end());
+  Backend& backend = backendFor(device_);
+  size_t from = 0;
+  auto zero = [&](size_t a, size_t b) {
+    if(b > a)
+      backend.zero(grads.f32() + a, (b - a) * sizeof(float));
+  };
+  for(auto [a, b] : skip) {
+    zero(from, a);
+    if(poisonsUnwrittenMemory())  // (the gradient checks) what the writer leaves shows as NaN
+      kernels::fill(grads.slice(a, b - a), std::numeric_limits<float>::quiet_NaN());
+    from = b;
+  }
+  zero(from, grads.size());
 }
 
 void ExpressionGraph::gradientSchedule(size_t end, const std::function<void(Node*, Node*)>& allocate,

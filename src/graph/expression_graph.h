@@ -76,9 +76,9 @@ public:
   // float32 value is released after its last reader: the same values the products would round
   // it to, rounded once, in half the memory.
   void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
-  // Zeroes the parameter gradients (where a backward starts; a device without a batch and a
-  // sparse sum's scatter zero theirs themselves) unless `accumulate` (then
-  // this batch's gradients add to what is there), seeds the top node (the last one recorded, or
+  // Starts the parameter gradients anew (zeroed, or left for a first writer that writes them
+  // whole; a device without a batch and a sparse sum's scatter zero theirs themselves) unless
+  // `accumulate` (then this batch's gradients add to what is there), seeds the top node (the last one recorded, or
   // `top`) with ones, or with `seed` of its shape, and back-propagates. `ready`, when given, is
   // called with each parameter's index as soon as no node left to run adds to its gradient
   // (parameters the graph does not use: first), so communication can start while backward goes
@@ -133,6 +133,10 @@ private:
   bool cpuBfloat16Products() const { return productType_ == ProductType::bfloat16 && device_.type == DeviceType::cpu; }
   // This thread's products in productType_, reading the rounded parameters (the caller's or roundedParams_).
   ProductPrecisionScope productPrecision() const;
+  // The parameters' gradients before a backward from node `end` that does not accumulate:
+  // zeroed, but for those whose first writer overwrites them (Node::overwritesFreshChildGrad),
+  // whose bit it sets.
+  void startParamGrads(size_t end);
   // backward's walk from node `end` (the top) down: allocate(n, writer) before a gradient is first
   // written (the top's first), by `writer`'s backward (nullptr for the top and for a gradient
   // nothing flows into), runBackward(i) for every node that needs a gradient, release(n)
