@@ -179,6 +179,52 @@ TEST(Bfloat16, BatchedProductsBroadcastAndSum) {
   cpu::setKernelThreads(1);
 }
 
+// Batches of products of their own operands (attention's): every shape, batch, transpose, scale
+// and beta, float32 or bfloat16 inputs, a batch cut over two threads, an empty sum.
+TEST(Bfloat16, BatchedProductsOfEveryShapeScaleAndBeta) {
+  SKIP_WITHOUT_BFLOAT16_PRODUCTS();
+  ProductPrecisionScope scope(ProductType::bfloat16);
+  struct Case { int m, n, k; };
+  auto check = [](int batch, Case c, bool tA, bool tB, float alpha, float beta, bool bfloat16Inputs) {
+    SCOPED_TRACE(testing::Message() << batch << " x " << c.m << "x" << c.n << "x" << c.k << " transA " << tA << " transB "
+                                    << tB << " alpha " << alpha << " beta " << beta << " bfloat16 " << bfloat16Inputs);
+    size_t sizeA = size_t(c.m) * c.k, sizeB = size_t(c.k) * c.n, sizeC = size_t(c.m) * c.n;
+    std::vector<float> A = randomValues(batch * sizeA, 6), B = randomValues(batch * sizeB, 7),
+                       C0 = randomValues(batch * sizeC, 8), C = C0;
+    Shape shapeA = tA ? Shape({batch, c.k, c.m}) : Shape({batch, c.m, c.k});
+    Shape shapeB = tB ? Shape({batch, c.n, c.k}) : Shape({batch, c.k, c.n});
+    std::vector<uint16_t> a16(A.size()), b16(B.size());
+    for(size_t i = 0; i < A.size(); ++i)
+      a16[i] = cpu::roundToBfloat16(A[i]);
+    for(size_t i = 0; i < B.size(); ++i)
+      b16[i] = cpu::roundToBfloat16(B[i]);
+    Tensor tensorA = bfloat16Inputs ? Tensor(a16.data(), shapeA, Type::bfloat16, cpuDevice()) : hostTensor(A, shapeA);
+    Tensor tensorB = bfloat16Inputs ? Tensor(b16.data(), shapeB, Type::bfloat16, cpuDevice()) : hostTensor(B, shapeB);
+    kernels::gemmBatched(hostTensor(C, Shape({batch, c.m, c.n})), tensorA, tensorB, tA, tB, alpha, beta);
+    for(int b = 0; b < batch; ++b) {
+      std::vector<float> a(A.begin() + b * sizeA, A.begin() + (b + 1) * sizeA);
+      std::vector<float> bb(B.begin() + b * sizeB, B.begin() + (b + 1) * sizeB);
+      Reference r = reference(a, bb, c.m, c.n, c.k, tA, tB);
+      for(size_t i = 0; i < sizeC; ++i) {
+        size_t at = b * sizeC + i;
+        double add = beta * C0[at], scale = std::fabs(alpha) * r.absSum[i] * 1.01 + std::fabs(add);
+        ASSERT_NEAR(C[at], alpha * r.exactOfRounded[i] + add, (c.k + 4) * kFloat32Step * scale + 1e-30) << "at " << at;
+      }
+    }
+  };
+  for(int threads : {1, 2}) {
+    cpu::setKernelThreads(threads);
+    for(int batch : {1, 3, 8})
+      for(Case c : std::vector<Case>{{1, 1, 1}, {9, 7, 11}, {20, 64, 20}, {13, 13, 64}, {5, 3, 0}})
+        for(int t = 0; t < 4; ++t)
+          for(float alpha : {1.f, 0.125f})
+            for(float beta : {0.f, 1.f})
+              for(bool bfloat16Inputs : {false, true})
+                check(batch, c, t & 1, t & 2, alpha, beta, bfloat16Inputs);
+  }
+  cpu::setKernelThreads(1);
+}
+
 // A float32 operand inside the scope's parameters is read from their rounded copy (made once per
 // forward by the graph), not rounded again; a bfloat16 tensor is read as it is.
 TEST(Bfloat16, ProductsReadTheParametersRoundedCopy) {
