@@ -111,6 +111,25 @@ TEST(Bfloat16, RoundsToNearestEvenAsTheHardware) {
   const uint16_t* inPlace = reinterpret_cast<const uint16_t*>(same.data());
   for(size_t i = 0; i < v.size(); ++i)
     ASSERT_EQ(inPlace[i], cpu::roundToBfloat16(v[i])) << "in place, at " << i;
+  // adding the rows into sums on the way (an affine layer's bias gradient), in place and not:
+  // the same sums as add() to the bit, the same rounding
+  for(Shape shape : {Shape({59, 17}), Shape({3, 20, 17}), Shape({1, 17}), Shape({0, 17})})
+    for(bool place : {false, true}) {
+      SCOPED_TRACE(shape.toString() + (place ? " in place" : ""));
+      std::vector<float> rows(v.begin(), v.begin() + shape.elements()), sums = randomValues(17, 9), expect = sums;
+      kernels::add(hostTensor(expect, Shape({17})), hostTensor(rows, shape));
+      std::vector<uint16_t> separate(rows.size()), fused(rows.size());
+      cpu::roundToBfloat16(separate.data(), rows.data(), rows.size());
+      Tensor src = hostTensor(rows, shape);
+      Tensor dst = place ? Tensor(src.data, shape, Type::bfloat16, src.device)
+                         : Tensor(fused.data(), shape, Type::bfloat16, src.device);
+      kernels::convert(dst, src, hostTensor(sums, Shape({17})));
+      for(size_t j = 0; j < sums.size(); ++j)
+        ASSERT_EQ(bitsOf(sums[j]), bitsOf(expect[j])) << "sum " << j;
+      const uint16_t* out = place ? reinterpret_cast<const uint16_t*>(rows.data()) : fused.data();
+      for(size_t i = 0; i < separate.size(); ++i)
+        ASSERT_EQ(out[i], separate[i]) << "at " << i;
+    }
 }
 
 // C = alpha op(A) op(B) + beta C with the thread's products in bfloat16: the exact sum of the rounded

@@ -216,6 +216,13 @@ TEST_F(GpuParity, GemmInBfloat16AndFloat16Products) {
   kernels::convert(back.cpu, lowCpu.all());
   kernels::convert(back.gpu, lowOther.all());
   expectSame(back, 0.f, "float32 -> bfloat16 -> float32");
+  Twin rowSums = twin({k}, std::vector<float>(size_t(k), 0.5f));  // rounding A, its rows added on the way
+  kernels::convert(lowCpu.all(), A.cpu, rowSums.cpu);
+  kernels::convert(lowOther.all(), A.gpu, rowSums.gpu);
+  expectSame(rowSums, 1e-5f, "convert adding rows");
+  kernels::convert(back.cpu, lowCpu.all());
+  kernels::convert(back.gpu, lowOther.all());
+  expectSame(back, 0.f, "float32 -> bfloat16 -> float32, adding rows");
   if(other_.type != DeviceType::gpu)
     return;  // float16 products are the GPU's alone
   std::vector<float> a16 = a, b16 = b;

@@ -193,11 +193,14 @@ void ExpressionGraph::releaseWorkspace() {
   roundedParams_.reset();  // rounded anew by every forward
 }
 
-Tensor ExpressionGraph::roundInPlace(Tensor t) {
-  if(!cpuBfloat16Products() || t.device.type != DeviceType::cpu || t.type != Type::float32)
+Tensor ExpressionGraph::roundInPlace(Tensor t, Tensor addRows) {
+  if(!cpuBfloat16Products() || t.device.type != DeviceType::cpu || t.type != Type::float32) {
+    if(!addRows.empty())
+      kernels::add(addRows, t);
     return t;
+  }
   Tensor rounded(t.data, t.shape, Type::bfloat16, t.device);
-  kernels::convert(rounded, t);
+  kernels::convert(rounded, t, addRows);
   return rounded;
 }
 

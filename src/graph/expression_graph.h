@@ -35,8 +35,9 @@ public:
   // `t` rounded to bfloat16 in its own memory when this graph's CPU products read bfloat16 (the
   // returned view is its first half; t's float32 values are gone), else `t` itself: an operand of
   // two products that nothing reads afterwards (a product's output gradient), rounded once with no
-  // memory of its own.
-  Tensor roundInPlace(Tensor t);
+  // memory of its own. With `addRows`, t's rows are added into it first (kernels::add), in the
+  // same pass where t is rounded (an affine layer's bias gradient).
+  Tensor roundInPlace(Tensor t, Tensor addRows = {});
   // Frees the workspace's memory (and the parameters' rounded copy) while the graph is idle: its nodes'
   // values and gradients are dead until the next forward, which takes the memory again.
   void releaseWorkspace();

@@ -130,10 +130,14 @@ public:
     kernels::binary(BinaryOp::Add, val_, val_, child(2)->val());
   }
   void backward() override {
-    if(child(2)->needsGrad())  // first: the products may round grad_ in place
+    // the bias gradient first: the products may round grad_ in place, and then in the same pass
+    Tensor dC = grad_, dA = childGrad(0), dB = childGrad(1);
+    if(child(2)->needsGrad() && !dA.empty() && !dB.empty())
+      dC = graph().roundInPlace(grad_, child(2)->grad());
+    else if(child(2)->needsGrad())
       kernels::add(child(2)->grad(), grad_);
-    productGrad(graph(), kernels::gemm, childGrad(0), childGrad(1), child(0)->productVal(), child(1)->productVal(),
-                grad_, false, transW_, 1.f, childGradBeta(0), childGradBeta(1));
+    productGrad(graph(), kernels::gemm, dA, dB, child(0)->productVal(), child(1)->productVal(), dC, false, transW_,
+                1.f, childGradBeta(0), childGradBeta(1));
   }
 
 private:

@@ -28,7 +28,7 @@ bool onGpu(const Tensor& t) { return t.device.type == DeviceType::gpu; }
 void fill(Tensor t, float value) { ON_DEVICE(onGpu(t), fill(t, value)); }
 void copy(Tensor dst, Tensor src) { ON_DEVICE(onGpu(dst) || onGpu(src), copy(dst, src)); }
 void copyUnordered(Tensor dst, Tensor src) { ON_DEVICE(onGpu(dst) || onGpu(src), copyUnordered(dst, src)); }
-void convert(Tensor dst, Tensor src) { ON_DEVICE(onGpu(dst), convert(dst, src)); }
+void convert(Tensor dst, Tensor src, Tensor addRows) { ON_DEVICE(onGpu(dst), convert(dst, src, addRows)); }
 void add(Tensor dst, Tensor src, float scale) { ON_DEVICE(onGpu(dst) || onGpu(src), add(dst, src, scale)); }
 
 std::vector<float> toHost(Tensor t) {

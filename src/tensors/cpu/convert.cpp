@@ -37,6 +37,27 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx512vl"))) void bfloat16Val
 }
 
 bool hardwareRounding() { return cpuFeatures().avx512Bf16 && cpuFeatures().avx512; }
+
+// One row at a time, on this thread: each row added into the sums (in row order, as add()'s
+// broadcast sum, so the same sums to the bit) while the cache still holds it for the rounding.
+// In place, row r's bfloat16 values land below its float32 ones (r > 0) or over them in ascending
+// blocks (r = 0, roundToBfloat16's in-place case).
+void convertAddingRows(Tensor dst, Tensor src, Tensor addRows) {
+  ABORT_IF(src.type != Type::float32 || dst.type != Type::bfloat16 || addRows.type != Type::float32 ||
+               addRows.size() != size_t(src.shape.back()),
+           "convert: rows of {} ({}) added into {} while rounded into {}", src.shape.toString(), typeName(src.type),
+           addRows.shape.toString(), typeName(dst.type));
+  size_t n = addRows.size(), rows = n ? src.size() / n : 0;
+  float* __restrict sums = addRows.f32();
+  const float* s = src.f32();
+  uint16_t* d = dst.bf16();
+  for(size_t r = 0; r < rows; ++r) {
+    const float* __restrict row = s + r * n;
+    for(size_t j = 0; j < n; ++j)
+      sums[j] += row[j];
+    roundToBfloat16(d + r * n, row, n);
+  }
+}
 }  // namespace
 
 void bfloat16Values(float* dst, const float* src, size_t n) {
@@ -63,8 +84,10 @@ void roundToBfloat16(uint16_t* dst, const float* src, size_t n) {
   }
 }
 
-void convert(Tensor dst, Tensor src) {
+void convert(Tensor dst, Tensor src, Tensor addRows) {
   ABORT_IF(dst.size() != src.size(), "convert: {} values into {}", src.size(), dst.size());
+  if(!addRows.empty())
+    return convertAddingRows(dst, src, addRows);
   if(dst.type == src.type) {
     std::memcpy(dst.data, src.data, src.bytes());
     return;
