@@ -79,11 +79,12 @@ public:
   void forward(const std::vector<Expr>& keep, bool backwardFollows = false);
   // Starts the parameter gradients anew (zeroed, or left for a first writer that writes them
   // whole; a device without a batch and a sparse sum's scatter zero theirs themselves) unless
-  // `accumulate` (then this batch's gradients add to what is there), seeds the top node (the last one recorded, or
-  // `top`) with ones, or with `seed` of its shape, and back-propagates. `ready`, when given, is
-  // called with each parameter's index as soon as no node left to run adds to its gradient
-  // (parameters the graph does not use: first), so communication can start while backward goes
-  // on. On a GPU the gradient's kernels are issued, not finished, when it is called.
+  // `accumulate` (then this batch's gradients add to what is there), seeds the top node (the
+  // last one recorded, or `top`) with ones, or with `seed` of its shape, and back-propagates.
+  // `ready`, when given, is called with each parameter's index as soon as no node left to run
+  // adds to its gradient (parameters the graph does not use: first), so communication can start
+  // while backward goes on. On a GPU the gradient's kernels are issued, not finished, when it is
+  // called.
   using GradientReady = std::function<void(size_t param)>;
   // With `lookupsApart` too: a parameter that row lookups (embeddings) read besides other nodes
   // whose backward runs first (a tied output layer) is offered lookupsApart(param) once those

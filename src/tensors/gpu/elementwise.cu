@@ -159,7 +159,7 @@ void convert(Tensor dst, Tensor src, Tensor addRows) {
   ABORT_IF(dst.size() != src.size() || dst.device != src.device, "convert: {} values on {} into {} on {}", src.size(),
            src.device.toString(), dst.size(), dst.device.toString());
   ABORT_IF(dst.data == src.data && dst.type != src.type, "convert: not in place on a GPU");
-  if(!addRows.empty()) {
+  if(!addRows.empty() && src.size() > 0) {
     ABORT_IF(src.type != Type::float32 || addRows.size() != size_t(src.shape.back()),
              "convert: rows of {} ({}) added into {}", src.shape.toString(), typeName(src.type), addRows.shape.toString());
     add(addRows, src.reshaped(Shape({int(src.size() / addRows.size()), int(addRows.size())})));
