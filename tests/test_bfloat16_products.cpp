@@ -116,7 +116,7 @@ TEST(Bfloat16, RoundsToNearestEvenAsTheHardware) {
   for(Shape shape : {Shape({59, 17}), Shape({3, 20, 17}), Shape({1, 17}), Shape({0, 17})})
     for(bool place : {false, true}) {
       SCOPED_TRACE(shape.toString() + (place ? " in place" : ""));
-      std::vector<float> rows(v.begin(), v.begin() + shape.elements()), sums = randomValues(17, 9), expect = sums;
+      std::vector<float> rows = randomValues(shape.elements(), 10), sums = randomValues(17, 9), expect = sums;
       kernels::add(hostTensor(expect, Shape({17})), hostTensor(rows, shape));
       std::vector<uint16_t> separate(rows.size()), fused(rows.size());
       cpu::roundToBfloat16(separate.data(), rows.data(), rows.size());

@@ -52,8 +52,9 @@ TEST(Gradients, FreshGradientsAreWrittenThenAddedTo) {
 
 // A parameter's gradient is not zeroed where its first writer overwrites it (a product read last
 // in forward): it must hold the sum of every reader's part however stale it was; a node reading
-// the parameter twice, through one node or two of its name, adds both parts; a parameter only an
-// adding node reads, or none, is zeroed; `accumulate` adds to the last backward's gradient.
+// the parameter twice, through one node or two of its name (an affine layer's input and bias
+// too, whose bias part comes first), adds both parts; a parameter only an adding node reads, or
+// none, is zeroed; `accumulate` adds to the last backward's gradient.
 TEST(Gradients, ParameterGradientsWrittenByTheirFirstWriter) {
   Device device = testDevice();
   if(device.type == DeviceType::gpu && gpuDeviceCount() <= device.id)
@@ -61,19 +62,26 @@ TEST(Gradients, ParameterGradientsWrittenByTheirFirstWriter) {
   std::mt19937 rng(11);
   ExpressionGraph g(device, 11);
   std::vector<float> x1 = normalInputs({3, 4}, rng), x2 = normalInputs({3, 4}, rng), w = normalInputs({4, 5}, rng),
-                     v = normalInputs({4, 4}, rng), seed = normalInputs({3, 5}, rng), seedV = normalInputs({4, 4}, rng);
+                     v = normalInputs({4, 4}, rng), seed = normalInputs({3, 5}, rng), seedV = normalInputs({4, 4}, rng),
+                     p = normalInputs({1, 4}, rng), m = normalInputs({4, 4}, rng), seedP = normalInputs({1, 4}, rng);
   Expr added = dot(g.constant({3, 4}, x1), g.param("W", {4, 5}, inits::fromVector(w)));  // W's last writer
   Expr biased = added + g.param("B", {5}, inits::zeros());                               // B: only an add reads it
   Expr out = biased + dot(g.constant({3, 4}, x2), g.param("W", {4, 5}, inits::zeros()));  // W's first writer
   Expr firstV = g.param("V", {4, 4}, inits::fromVector(v));  // (declared first: it sets V's values)
-  Expr twice = dot(firstV, g.param("V", {4, 4}, inits::zeros()));
+  Expr twice = dot(firstV, g.param("V", {4, 4}, inits::zeros())) + dot(firstV, firstV);
+  // P as an affine layer's input and bias: its backward adds the bias gradient before its
+  // products write, so P's first would overwrite it where the node counted as reading P once
+  Expr firstP = g.param("P", {1, 4}, inits::fromVector(p));
+  Expr biasedByItself = affine(firstP, g.param("M", {4, 4}, inits::fromVector(m)), firstP);
   g.param("U", {3}, inits::zeros());  // read by nothing
-  Expr top = concat({reshape(out, {15}), reshape(twice, {16})}, 0);
+  Expr top = concat({reshape(out, {15}), reshape(twice, {16}), reshape(biasedByItself, {4})}, 0);
   std::vector<float> topSeed = seed;
   topSeed.insert(topSeed.end(), seedV.begin(), seedV.end());
+  topSeed.insert(topSeed.end(), seedP.begin(), seedP.end());
 
-  // by hand, in double: dW = x1^T s + x2^T s, dB = column sums of s, dV = sV V^T + V^T sV
-  std::vector<double> dW(20, 0.0), dB(5, 0.0), dV(16, 0.0);
+  // by hand, in double: dW = x1^T s + x2^T s, dB = column sums of s, dV = 2 (sV V^T + V^T sV),
+  // dP = sP M^T + sP, dM = P^T sP
+  std::vector<double> dW(20, 0.0), dB(5, 0.0), dV(16, 0.0), dP(4, 0.0), dM(16, 0.0);
   for(int r = 0; r < 3; ++r)
     for(int k = 0; k < 4; ++k)
       for(int j = 0; j < 5; ++j)
@@ -84,7 +92,14 @@ TEST(Gradients, ParameterGradientsWrittenByTheirFirstWriter) {
   for(int i = 0; i < 4; ++i)
     for(int j = 0; j < 4; ++j)
       for(int k = 0; k < 4; ++k)
-        dV[i * 4 + j] += double(seedV[i * 4 + k]) * v[j * 4 + k] + double(v[k * 4 + i]) * seedV[k * 4 + j];
+        dV[i * 4 + j] += 2 * (double(seedV[i * 4 + k]) * v[j * 4 + k] + double(v[k * 4 + i]) * seedV[k * 4 + j]);
+  for(int k = 0; k < 4; ++k) {
+    dP[k] = seedP[k];
+    for(int j = 0; j < 4; ++j) {
+      dP[k] += double(seedP[j]) * m[k * 4 + j];
+      dM[k * 4 + j] = double(p[k]) * seedP[j];
+    }
+  }
 
   Parameters& params = g.params();
   auto expect = [&](const char* name, const std::vector<double>& want, double times) {
@@ -94,16 +109,18 @@ TEST(Gradients, ParameterGradientsWrittenByTheirFirstWriter) {
       EXPECT_NEAR(got[i], times * want[i], 1e-4 * (1 + std::abs(times * want[i]))) << name << "[" << i << "]";
   };
   g.forward({top}, /*backwardFollows=*/true);
-  for(const char* name : {"W", "B", "V", "U"})  // stale gradients of an earlier update
+  for(const char* name : {"W", "B", "V", "P", "M", "U"})  // stale gradients of an earlier update
     kernels::fill(params.grad(name), 7.f);
   g.backward(top, &topSeed);
-  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1), expect("U", std::vector<double>(3, 0.0), 1);
+  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1), expect("P", dP, 1), expect("M", dM, 1);
+  expect("U", std::vector<double>(3, 0.0), 1);
   g.forward({top}, /*backwardFollows=*/true);
   g.backward(top, &topSeed, /*accumulate=*/true);
-  expect("W", dW, 2), expect("B", dB, 2), expect("V", dV, 2), expect("U", std::vector<double>(3, 0.0), 2);
+  expect("W", dW, 2), expect("B", dB, 2), expect("V", dV, 2), expect("P", dP, 2), expect("M", dM, 2);
+  expect("U", std::vector<double>(3, 0.0), 2);
   g.forward({top}, /*backwardFollows=*/true);
   g.backward(top, &topSeed);
-  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1);
+  expect("W", dW, 1), expect("B", dB, 1), expect("V", dV, 1), expect("P", dP, 1), expect("M", dM, 1);
 }
 
 TEST(Gradients, MaskFill) {

@@ -52,7 +52,7 @@ void convertAddingRows(Tensor dst, Tensor src, Tensor addRows) {
   const float* s = src.f32();
   uint16_t* d = dst.bf16();
   for(size_t r = 0; r < rows; ++r) {
-    const float* __restrict row = s + r * n;
+    const float* row = s + r * n;  // (not restrict: row 0 is rounded into its own memory)
     for(size_t j = 0; j < n; ++j)
       sums[j] += row[j];
     roundToBfloat16(d + r * n, row, n);

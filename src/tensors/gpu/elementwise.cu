@@ -160,8 +160,9 @@ void convert(Tensor dst, Tensor src, Tensor addRows) {
            src.device.toString(), dst.size(), dst.device.toString());
   ABORT_IF(dst.data == src.data && dst.type != src.type, "convert: not in place on a GPU");
   if(!addRows.empty() && src.size() > 0) {
-    ABORT_IF(src.type != Type::float32 || addRows.size() != size_t(src.shape.back()),
-             "convert: rows of {} ({}) added into {}", src.shape.toString(), typeName(src.type), addRows.shape.toString());
+    ABORT_IF(src.type != Type::float32 || dst.type != Type::bfloat16 || addRows.size() != size_t(src.shape.back()),
+             "convert: rows of {} ({}) added into {} while converted into {}", src.shape.toString(), typeName(src.type),
+             addRows.shape.toString(), typeName(dst.type));
     add(addRows, src.reshaped(Shape({int(src.size() / addRows.size()), int(addRows.size())})));
   }
   const Context& c = context(dst);
