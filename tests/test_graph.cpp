@@ -101,6 +101,29 @@ TEST(Graph, BuildTimeShapeErrorsNameTheShapes) {
   EXPECT_THROW(dropout(a, 1.5f), Error);
 }
 
+// A product over an empty inner dimension is a sum of nothing: zeros of the result's shape, in
+// forward, and nothing to give its empty operands in backward. dot and bdot record it with the
+// shape of their operands' rows and batch.
+TEST(Graph, ProductsOverAnEmptyInnerDimensionAreZero) {
+  ExpressionGraph g;
+  Expr w = g.param("w", {4, 5}, inits::ones());
+  Expr a = g.constant({4, 0}, {}), b = g.constant({0, 5}, {});
+  Expr p = dot(a, b);
+  Expr ba = g.constant({3, 4, 0}, {}), bb = g.constant({3, 0, 5}, {});
+  Expr q = bdot(ba, bb, false, false, 0.5f);
+  Expr qt = bdot(g.constant({3, 0, 4}, {}), g.constant({1, 5, 0}, {}), true, true);
+  EXPECT_EQ(p->shape(), Shape({4, 5}));
+  EXPECT_EQ(q->shape(), Shape({3, 4, 5}));
+  EXPECT_EQ(qt->shape(), Shape({3, 4, 5}));
+  Expr loss = sum(sum(w * (p + 1.f), 1), 0) + sum(sum(sum(q + qt, 2), 1), 0);
+  g.forward();
+  EXPECT_EQ(kernels::toHost(p->val()), std::vector<float>(20, 0.f));
+  EXPECT_EQ(kernels::toHost(q->val()), std::vector<float>(60, 0.f));
+  EXPECT_EQ(kernels::toHost(qt->val()), std::vector<float>(60, 0.f));
+  g.backward(loss);
+  EXPECT_EQ(kernels::toHost(g.params().grad("w")), std::vector<float>(20, 1.f));
+}
+
 TEST(Graph, DropoutIsReproducibleFromTheSeed) {
   auto run = [](uint64_t seed) {
     ExpressionGraph g(cpuDevice(), seed);

@@ -37,6 +37,21 @@ TEST(Shape, ElementsAxesAndPrinting) {
   EXPECT_THROW(Shape({1, 2, 3, 4, 5}), Error);
 }
 
+// Rows and a batch of matrices count the leading dimensions, so an empty trailing axis keeps
+// them (a [4x0] matrix has 4 rows; [3x4x0], 3 matrices of 4 rows).
+TEST(Shape, RowsAndMatricesFromTheLeadingDimensions) {
+  EXPECT_EQ(Shape({2, 3, 4}).matrices(), 2u);
+  EXPECT_EQ(Shape({5, 2, 3, 4}).matrices(), 10u);
+  EXPECT_EQ(Shape({3, 4}).matrices(), 1u);
+  EXPECT_EQ(Shape({7}).rows(), 1u);
+  EXPECT_EQ(Shape({4, 0}).rows(), 4u);
+  EXPECT_EQ(Shape({3, 4, 0}).rows(), 12u);
+  EXPECT_EQ(Shape({3, 4, 0}).matrices(), 3u);
+  EXPECT_EQ(Shape({3, 0, 5}).rows(), 0u);
+  EXPECT_EQ(Shape({3, 0, 5}).matrices(), 3u);
+  EXPECT_EQ(Shape({0, 4, 5}).matrices(), 0u);
+}
+
 TEST(Shape, Broadcasting) {
   EXPECT_EQ(Shape::broadcast({3, 4}, {4}), Shape({3, 4}));
   EXPECT_EQ(Shape::broadcast({2, 1, 4}, {3, 1}), Shape({2, 3, 4}));

@@ -77,8 +77,7 @@ Shape bdotShape(Expr a, Expr b, bool transA, bool transB) {
   int kb = transB ? sb[-1] : sb[-2], n = transB ? sb[-2] : sb[-1];
   ABORT_IF(k != kb, "bdot: inner dimensions differ: {}{} x {}{}", sa.toString(), transA ? "^T" : "",
            sb.toString(), transB ? "^T" : "");
-  size_t batchA = sa.elements() / (size_t(sa[-1]) * sa[-2]);
-  size_t batchB = sb.elements() / (size_t(sb[-1]) * sb[-2]);
+  size_t batchA = sa.matrices(), batchB = sb.matrices();
   ABORT_IF(batchA != batchB && batchA != 1 && batchB != 1, "bdot: batches of {} and {} differ",
            sa.toString(), sb.toString());
   Shape out = batchA >= batchB ? sa : sb;

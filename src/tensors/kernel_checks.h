@@ -48,17 +48,11 @@ inline BatchedDims batchedDims(Tensor C, Tensor A, Tensor B, bool transA, bool t
   r.sizeA = size_t(A.shape[-2]) * A.shape[-1];
   r.sizeB = size_t(B.shape[-2]) * B.shape[-1];
   r.sizeC = size_t(r.d.m) * r.d.n;
-  // (from the leading dimensions: with k = 0 the operands hold no value, but the products are
-  // there, each an empty sum that sets its result to beta times itself)
-  auto batchOf = [](const Shape& s) {
-    size_t n = 1;
-    for(int i = 0; i + 2 < int(s.rank()); ++i)
-      n *= size_t(s[i]);
-    return n;
-  };
-  r.batchA = batchOf(A.shape);
-  r.batchB = batchOf(B.shape);
-  r.batchC = batchOf(C.shape);
+  // (matrices() counts the leading dimensions: with k = 0 the operands hold no value, but the
+  // products are there, each an empty sum that sets its result to beta times itself)
+  r.batchA = A.shape.matrices();
+  r.batchB = B.shape.matrices();
+  r.batchC = C.shape.matrices();
   r.batch = std::max(r.batchA, r.batchB);
   ABORT_IF((r.batchA != r.batch && r.batchA != 1) || (r.batchB != r.batch && r.batchB != 1) ||
                (r.batchC != r.batch && r.batchC != 1) || C.shape[-2] != r.d.m || C.shape[-1] != r.d.n,

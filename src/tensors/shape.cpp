@@ -29,6 +29,13 @@ size_t Shape::elements() const {
   return n;
 }
 
+size_t Shape::leading(int trailingAxes) const {
+  size_t n = 1;
+  for(int i = 0; i + trailingAxes < rank_; ++i)
+    n *= size_t(dims_[i]);
+  return n;
+}
+
 Shape Shape::with(int a, int value) const {
   Shape s = *this;
   s[a] = value;

@@ -24,7 +24,10 @@ public:
   int back() const { return rank_ ? dims_[rank_ - 1] : 1; }
 
   size_t elements() const;
-  size_t rows() const { return back() ? elements() / back() : 0; }  // all but the last axis
+  // From the leading dimensions (not elements over the matrix's size), so that an empty last
+  // axis still counts its rows and an empty matrix its batch.
+  size_t rows() const { return leading(1); }      // all but the last axis
+  size_t matrices() const { return leading(2); }  // all but the last two axes: a batch of matrices
   std::vector<int> dims() const { return std::vector<int>(dims_.begin(), dims_.begin() + rank_); }
   Shape with(int axis, int value) const;
 
@@ -39,6 +42,8 @@ public:
   static Shape broadcast(const Shape& a, const Shape& b);
 
 private:
+  size_t leading(int trailingAxes) const;
+
   std::array<int, kMaxRank> dims_{};
   int rank_ = 0;
 };
