@@ -1,0 +1,134 @@
+// The products of tensors/kernels.h on the CPU and on the GPU with the same inputs (the fixture and
+// what MARIAN_PARITY_AGAINST=cpu does: gpu_parity.h; the other kernels: test_gpu_parity.cpp):
+// float32 with every transpose and batch, TF32 tensor cores only while asked for, and bfloat16 and
+// float16 products against the CPU's exact rounding of their inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <immintrin.h>
+
+#include "gpu_parity.h"
+#include "tensors/product_precision.h"
+
+namespace marian {
+namespace {
+
+using parity::GpuParity;
+using parity::kTol;
+
+TEST_F(GpuParity, GemmAllTransposesAndBatches) {
+  int m = 37, k = 65, n = 29;
+  for(bool ta : {false, true})
+    for(bool tb : {false, true}) {
+      Twin A = random(ta ? Shape{k, m} : Shape{m, k}, 7), B = random(tb ? Shape{n, k} : Shape{k, n}, 8);
+      Twin C = random({m, n}, 9);
+      kernels::gemm(C.cpu, A.cpu, B.cpu, ta, tb, 0.7f, 0.3f);
+      kernels::gemm(C.gpu, A.gpu, B.gpu, ta, tb, 0.7f, 0.3f);
+      expectSame(C, 1e-4f, std::string("gemm ") + (ta ? "T" : "N") + (tb ? "T" : "N"));
+    }
+  struct Case {
+    Shape a, b, c;
+    bool ta, tb;
+  };
+  for(Case q : {Case{{4, 5, 6}, {4, 6, 3}, {4, 5, 3}, false, false},
+                Case{{2, 2, 6, 5}, {2, 2, 3, 6}, {2, 2, 5, 3}, true, true},
+                Case{{4, 5, 6}, {1, 6, 3}, {4, 5, 3}, false, false},
+                Case{{1, 5, 6}, {4, 3, 6}, {4, 5, 3}, false, true},
+                Case{{4, 6, 5}, {4, 6, 3}, {1, 5, 3}, true, false}}) {
+    Twin A = random(q.a, 10), B = random(q.b, 11), C = random(q.c, 12);
+    kernels::gemmBatched(C.cpu, A.cpu, B.cpu, q.ta, q.tb, 1.f, 0.5f);
+    kernels::gemmBatched(C.gpu, A.gpu, B.gpu, q.ta, q.tb, 1.f, 0.5f);
+    expectSame(C, 1e-4f, "gemmBatched " + q.a.toString() + " x " + q.b.toString());
+  }
+}
+
+// --tf32: the products run on TF32 tensor cores only while asked for. Compared as a whole
+// (|gpu - cpu| / |cpu|, 2-norms): TF32's inputs rounded to 10 mantissa bits put products of
+// 1024 terms about 3e-4 from the CPU's, FP32's summation order about 1e-6 (both worked out on
+// the CPU by rounding the inputs as TF32 does), so the test also tells that TF32 was used.
+TEST_F(GpuParity, GemmOnTf32TensorCoresOnlyWhenAsked) {
+  int m = 256, k = 1024, n = 256;
+  Twin A = random({m, k}, 31), B = random({k, n}, 32), C = twin({m, n});
+  auto relativeError = [](const Twin& t) {
+    std::vector<float> c = kernels::toHost(t.cpu), g = kernels::toHost(t.gpu);
+    double diff = 0, norm = 0;
+    for(size_t i = 0; i < c.size(); ++i) {
+      diff += double(g[i] - c[i]) * (g[i] - c[i]);
+      norm += double(c[i]) * c[i];
+    }
+    return std::sqrt(diff / norm);
+  };
+  kernels::gemm(C.cpu, A.cpu, B.cpu, false, false, 1.f, 0.f);
+  setGpuTf32(true);
+  kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  setGpuTf32(false);
+  EXPECT_LT(relativeError(C), 3e-3) << "gemm on TF32";
+  if(other_.type == DeviceType::gpu) {
+    EXPECT_GT(relativeError(C), 5e-5) << "--tf32 asked for, but the products have FP32's precision";
+  }
+  kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  EXPECT_LT(relativeError(C), 1e-5) << "gemm in FP32 after TF32 was turned off";
+}
+
+// --precision bfloat16 / float16: the GPU's products (cuBLAS's fast compute types, inputs rounded
+// on the tensor cores, FP32 sums) against the CPU's exact rounding of the inputs summed in FP32:
+// bfloat16 by the CPU's own bfloat16 products, float16 by rounding the inputs with F16C first.
+// The rounding must show against FP32 products (relative 2-norm errors of about 2e-3 and 3e-4 for
+// normal inputs: each input's rounding error is about 0.4 of 2^-8, resp. 2^-11, in RMS); the
+// conversion kernel rounds normal values as the CPU's (the GPU keeps denormals, the CPU flushes them).
+TEST_F(GpuParity, GemmInBfloat16AndFloat16Products) {
+  if(std::string why = cpuLacksProductType(ProductType::bfloat16); !why.empty())
+    GTEST_SKIP() << "the CPU reference: " << why;
+  int m = 64, k = 512, n = 48;
+  std::vector<float> a = randomValues(size_t(m) * k, 41), b = randomValues(size_t(k) * n, 42);
+  Twin A = twin({m, k}, a), B = twin({k, n}, b), C = twin({m, n}), exact = twin({m, n});
+  kernels::gemm(exact.cpu, A.cpu, B.cpu, false, false, 1.f, 0.f);
+  auto relativeError = [](const std::vector<float>& x, const std::vector<float>& y) {
+    double diff = 0, norm = 0;
+    for(size_t i = 0; i < x.size(); ++i) {
+      diff += double(x[i] - y[i]) * (x[i] - y[i]);
+      norm += double(y[i]) * y[i];
+    }
+    return std::sqrt(diff / norm);
+  };
+  {
+    ProductPrecisionScope scope(ProductType::bfloat16);
+    kernels::gemm(C.cpu, A.cpu, B.cpu, false, false, 1.f, 0.f);
+    kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  }
+  expectSame(C, 1e-4f, "gemm with bfloat16 products");
+  EXPECT_GT(relativeError(kernels::toHost(C.gpu), kernels::toHost(exact.cpu)), 1e-3) << "no bfloat16 rounding";
+  FlatBuffer lowCpu(cpuDevice(), Type::bfloat16, a.size()), lowOther(other_, Type::bfloat16, a.size());
+  kernels::convert(lowCpu.all(), A.cpu.reshaped(Shape({int(a.size())})));
+  kernels::convert(lowOther.all(), A.gpu.reshaped(Shape({int(a.size())})));
+  Twin back = twin({int(a.size())});
+  kernels::convert(back.cpu, lowCpu.all());
+  kernels::convert(back.gpu, lowOther.all());
+  expectSame(back, 0.f, "float32 -> bfloat16 -> float32");
+  Twin rowSums = twin({k}, std::vector<float>(size_t(k), 0.5f));  // rounding A, its rows added on the way
+  kernels::convert(lowCpu.all(), A.cpu, rowSums.cpu);
+  kernels::convert(lowOther.all(), A.gpu, rowSums.gpu);
+  expectSame(rowSums, 1e-5f, "convert adding rows");
+  kernels::convert(back.cpu, lowCpu.all());
+  kernels::convert(back.gpu, lowOther.all());
+  expectSame(back, 0.f, "float32 -> bfloat16 -> float32, adding rows");
+  if(other_.type != DeviceType::gpu)
+    return;  // float16 products are the GPU's alone
+  std::vector<float> a16 = a, b16 = b;
+  for(std::vector<float>* v : {&a16, &b16})
+    for(float& x : *v)
+      x = _cvtsh_ss(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+  Twin A16 = twin({m, k}, a16), B16 = twin({k, n}, b16);
+  kernels::gemm(C.cpu, A16.cpu, B16.cpu, false, false, 1.f, 0.f);
+  {
+    ProductPrecisionScope scope(ProductType::float16);
+    kernels::gemm(C.gpu, A.gpu, B.gpu, false, false, 1.f, 0.f);
+  }
+  expectSame(C, 1e-4f, "gemm with float16 products");
+  EXPECT_GT(relativeError(kernels::toHost(C.gpu), kernels::toHost(exact.cpu)), 1e-4) << "no float16 rounding";
+}
+
+}  // namespace
+}  // namespace marian
