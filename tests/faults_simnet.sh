@@ -76,8 +76,11 @@ assert any(e["ph"] == "i" and "rank 1's link is slow" in e["args"]["text"] for e
 trips = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 1 (ms)"]
 others = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 2 (ms)"]
 assert trips and others, "no round-trip counters"
-assert max(trips) > 3 * max(others), "the round trips to rank 1 do not stand out"
-print("timeline: round trips to rank 1 up to %.0f ms, to rank 2 up to %.0f ms" % (max(trips), max(others)))
+# medians, as the log's: on a busy machine one round trip between fast ranks can take as long
+med = lambda v: sorted(v)[len(v) // 2]
+assert med(trips) > 3 * med(others), "the round trips to rank 1 do not stand out: %s against %s" % (trips, others)
+print("timeline: round trips to rank 1 %.0f ms, to rank 2 %.0f ms (medians; up to %.0f and %.0f)" %
+      (med(trips), med(others), max(trips), max(others)))
 PY
 
 # elastic
@@ -90,7 +93,12 @@ mkdir -p "$m"
     sleep 0.1
   done
   sed -i '/^node2$/d' "$lost" ) &
+# every rank busy for 12 s at update 1,500 (all at once, so that none waits on another): the 2-node
+# job, which runs its 2,700 updates in a few seconds, is still running when the cut ends and node2
+# comes back (it ended before that on a busy machine); a job that passes update 1,500 again in new
+# processes waits there again
 timeout 300 "$root/scripts/simnet" --nodes 3 --launcher "$launcher --elastic --max-restarts 1" --fault cut \
+  --mpi-args "-x MARIAN_FAULT=BUSY12@update-1500" \
   --fault-node 2 --fault-on "Saved model to .*update 50\)" --fault-for 15 -- "$bin/marian" "${opts[@]}" \
   --model "$m/model.npz" --after-batches 3000 > "$m/log.txt" 2>&1 || { grep -v " Ep\. " "$m/log.txt" | tail -20; fail "the elastic job failed"; }
 wait
