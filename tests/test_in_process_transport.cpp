@@ -176,6 +176,44 @@ TEST(InProcessTransport, ACollectiveNotEveryRankJoinsTimesOut) {
   EXPECT_EQ(why, "rank 2: not every rank took part in the gradient sum within 0.05 s; stopping the job");
 }
 
+// The sum is made once, in rank order: every rank gets the same floats, those of adding rank 0's,
+// 1's, 2's and 3's values in turn (1e8 + 1 - 1e8 + 1 is 1 in that order, not 2), on a vector long
+// enough to be summed in vector registers; sums of different lengths are an error on every rank.
+TEST(InProcessTransport, SumsInRankOrderOnceForEveryRank) {
+  const size_t n = 1001;
+  auto part = [](int rank, size_t i) {
+    const float a[4] = {1e8f, 1.f, -1e8f, 1.f};
+    return a[rank] * float(1 + i % 3);
+  };
+  std::vector<std::vector<float>> got(4);
+  runOnRanks(4, [&](Transport& t) {
+    std::vector<float> v(n);
+    for(size_t i = 0; i < n; ++i)
+      v[i] = part(t.rank(), i);
+    t.allreduceSum(v.data(), n, 10, "a test sum");
+    got[size_t(t.rank())] = v;
+  });
+  for(size_t i = 0; i < n; ++i) {
+    float expect = part(0, i);
+    for(int r = 1; r < 4; ++r)
+      expect += part(r, i);
+    ASSERT_EQ(got[0][i], expect) << i;
+  }
+  EXPECT_EQ(got[0][0], 1.f);
+  for(int r = 1; r < 4; ++r)
+    EXPECT_EQ(got[size_t(r)], got[0]);
+  std::string why = stoppedBecause(3, [](Transport& t) {
+    std::vector<float> v(t.rank() == 1 ? 5 : 4, 1.f);
+    try {
+      t.allreduceSum(v.data(), v.size(), kLonger, "the gradient sum");
+    } catch(const Error& e) {  // every rank, with the same message
+      EXPECT_EQ(std::string(e.what()), "the gradient sum: rank 1 summed 5 values, rank 0 4");
+      throw;
+    }
+  });
+  EXPECT_EQ(why, "the gradient sum: rank 1 summed 5 values, rank 0 4");
+}
+
 TEST(InProcessTransport, ARankThatFailsStopsTheOthers) {
   std::string why = stoppedBecause(3, [](Transport& t) {
     if(t.rank() == 1)

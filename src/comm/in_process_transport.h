@@ -40,9 +40,12 @@ protected:
 private:
   friend class InProcessNetwork;
   InProcessTransport(InProcessNetwork& network, int rank) : network_(network), rank_(rank) {}
-  // every rank's contribution to this rank's next call of a collective on `group`
-  std::vector<std::vector<char>> collective(int group, std::vector<char> mine, double timeoutSeconds,
-                                           const std::string& what);
+  using Parts = std::vector<std::vector<char>>;  // by rank
+  using Reduce = std::function<std::vector<char>(const Parts&)>;
+  // This rank's next call of a collective on `group`: every rank's part, shared by the ranks (not
+  // copied), or with `reduce` the one part it makes of them, made once by the last rank to arrive.
+  std::shared_ptr<const Parts> collective(int group, std::vector<char> mine, double timeoutSeconds,
+                                          const std::string& what, const Reduce& reduce = nullptr);
   InProcessNetwork& network_;
   int rank_;
 };
