@@ -76,7 +76,7 @@ assert any(e["ph"] == "i" and "rank 1's link is slow" in e["args"]["text"] for e
 trips = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 1 (ms)"]
 others = [e["args"]["ms"] for e in events if e["ph"] == "C" and e["name"] == "round trip to rank 2 (ms)"]
 assert trips and others, "no round-trip counters"
-# medians, as the log's: on a busy machine one round trip between fast ranks can take as long
+# medians, as the log's: on a busy machine one round trip between fast ranks can take as long as a slow one
 med = lambda v: sorted(v)[len(v) // 2]
 assert med(trips) > 3 * med(others), "the round trips to rank 1 do not stand out: %s against %s" % (trips, others)
 print("timeline: round trips to rank 1 %.0f ms, to rank 2 %.0f ms (medians; up to %.0f and %.0f)" %
