@@ -304,11 +304,11 @@ void InProcessTransport::allreduceSum(float* values, size_t n, double timeoutSec
   std::vector<char> mine(n * sizeof(float));
   if(n)
     std::memcpy(mine.data(), values, mine.size());
-  auto sum = [&](const Parts& parts) {
+  auto sum = [&](Parts& parts) {
     for(size_t r = 0; r < parts.size(); ++r)
       ABORT_IF(parts[r].size() != parts[0].size(), "{}: rank {} summed {} values, rank 0 {}", what, r,
                parts[r].size() / sizeof(float), parts[0].size() / sizeof(float));
-    std::vector<char> total = parts[0];
+    std::vector<char> total = std::move(parts[0]);
     float* out = reinterpret_cast<float*>(total.data());
     size_t count = total.size() / sizeof(float);
     for(size_t r = 1; r < parts.size(); ++r) {

@@ -41,9 +41,10 @@ private:
   friend class InProcessNetwork;
   InProcessTransport(InProcessNetwork& network, int rank) : network_(network), rank_(rank) {}
   using Parts = std::vector<std::vector<char>>;  // by rank
-  using Reduce = std::function<std::vector<char>(const Parts&)>;
+  using Reduce = std::function<std::vector<char>(Parts&)>;
   // This rank's next call of a collective on `group`: every rank's part, shared by the ranks (not
-  // copied), or with `reduce` the one part it makes of them, made once by the last rank to arrive.
+  // copied), or with `reduce` the one part it makes of them (it may take theirs: nothing reads
+  // them after it), made once by the last rank to arrive.
   std::shared_ptr<const Parts> collective(int group, std::vector<char> mine, double timeoutSeconds,
                                           const std::string& what, const Reduce& reduce = nullptr);
   InProcessNetwork& network_;
