@@ -101,6 +101,7 @@ class Scheme:
     fragments: int = 1  # local-steps: streamed fragments
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
     codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
+    dense_codec: float = 0.0  # onebit: what a dense sum adds to its updates before the freeze (dense's codec)
 
     def __post_init__(self):
         if self.kind not in ("dense", "onebit", "ps", "local-steps"):
@@ -117,8 +118,8 @@ class Scheme:
         return self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after)
 
     def codec_seconds(self, u):
-        """the scheme's own compute at update u (none where it is dense)"""
-        return 0.0 if self.kind == "onebit" and self.dense_at(u) else self.codec
+        """the scheme's own compute at update u (1-bit Adam's dense updates: a dense sum's)"""
+        return self.dense_codec if self.kind == "onebit" and self.dense_at(u) else self.codec
 
     def _chunk(self, P, N, u):
         """bytes of one chunk of the reduce-scatter and allgather the sync schemes send (a local-steps
@@ -174,6 +175,13 @@ class Scheme:
         # local steps: a delayed fragment's exchange runs beside `delay` updates of compute
         exposed = max(0.0, exchange - self.delay * compute)
         return stop + self.fragments * exposed / self.local_steps
+
+
+def assign_codecs(scheme, by_kind):
+    """the scheme's own compute from seconds per scheme kind (dense, onebit, ps, local-steps; 0 where
+    not given); 1-bit Adam's dense updates cost what dense sync-SGD's do"""
+    scheme.codec = by_kind.get(scheme.kind, 0.0)
+    scheme.dense_codec = by_kind.get("dense", 0.0)
 
 
 def update_seconds(scheme, P, N, u, link, compute):

@@ -112,10 +112,12 @@ class Schemes(unittest.TestCase):
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 1e-3), stop + 5 * (fragment - 1e-3) / 10)
 
     def test_seconds_for_updates_counts_the_freeze(self):
-        s = tm.Scheme("1-bit", "onebit", freeze_after=2, codec=0.1)
+        s = tm.Scheme("1-bit", "onebit", freeze_after=2)
+        tm.assign_codecs(s, {"onebit": 0.1, "dense": 0.03, "ps": 7})
         each = [tm.update_seconds(s, 4, self.N, u, LINK, 0.5) for u in range(4)]
-        # before the freeze dense and no codec; after it, the codec's 0.1 s and the 1-bit exchange
-        self.assertAlmostEqual(each[0], 0.5 + tm.Scheme("d", "dense").comm_seconds(4, self.N, 0, LINK, 0.5))
+        # before the freeze a dense sum and its 0.03 s; after it, the codec's 0.1 s and the 1-bit exchange
+        self.assertAlmostEqual(each[0], 0.5 + 0.03 + tm.Scheme("d", "dense").comm_seconds(4, self.N, 0, LINK, 0.5))
+        self.assertAlmostEqual(each[1], each[0])
         self.assertAlmostEqual(each[2], 0.5 + 0.1 + s.comm_seconds(4, self.N, 2, LINK, 0.5))
         self.assertEqual(tm.update_seconds(s, 1, self.N, 3, LINK, 0.5), 0.5)  # one node: compute alone
         self.assertAlmostEqual(tm.seconds_for_updates(s, 4, self.N, 3.5, LINK, 0.5), sum(each[:3]) + 0.5 * each[3])
