@@ -1,7 +1,8 @@
 """scripts/plan-cluster end to end on probe folders written here (compare-configs' configs.txt and
 logs, with known words to the target) and a device profile: its predicted times equal the time
 model's by hand, the efficiency is one node's time over P times P nodes', the winner is named per
-link, a scheme is read from each configuration's options, and a missing probe is a clear error."""
+link, a scheme is read from each configuration's options, a configuration probed several times is
+its median draw, and a missing probe is a clear error."""
 import importlib.machinery
 import importlib.util
 import os
@@ -133,6 +134,23 @@ class PlanCluster(unittest.TestCase):
         r, plan = self.plan("--mini-batch", "32")  # the profile's 500 words a device, the probe's 100
         self.assertIn("Warning: 2x2 dense trained 200 target words an update, the profile's --mini-batch 32 gives "
                       "1,000 on 2 node(s).", plan)
+
+    def test_a_configuration_probed_in_several_folders_is_its_median_draw(self):
+        folders = [os.path.join(self.dir, f"draw{k}") for k in range(3)]
+        for folder, ces in zip(folders, ([50, 40], [45, 38], [60, 50])):  # 4,000 words, 3,429, not reached
+            write_probe(folder, "2x1 ps", 2, "--multi-node --grad-dropping-rate 0.9", ces)
+        out = os.path.join(self.dir, "out")
+        r = subprocess.run([PLAN, "--probes"] + folders + ["--device-profile", self.profile, "--target", "40",
+                                                           "--links", "1gbit", "--out", out], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| 2x1 ps | 2 | 4,000 [draws 4,000, 3,429, not reached] | 20 |", r.stdout)
+        self.assertEqual(r.stdout.count("| 2x1 ps |"), 1)
+        self.assertIn("its words to the target are the median of 3 draws", r.stdout)
+        write_probe(os.path.join(self.dir, "draw3"), "2x1 ps", 2, "--multi-node --grad-dropping-rate 0.9", [55, 45])
+        r = subprocess.run([PLAN, "--probes", folders[2], folders[0], os.path.join(self.dir, "draw3"),
+                            "--device-profile", self.profile,
+                            "--target", "40", "--links", "1gbit", "--out", out], capture_output=True, text=True)
+        self.assertIn("| 2x1 ps | 2 | not reached [draws not reached, 4,000, not reached] | - |", r.stdout)
 
     def test_schemes_from_options(self):
         loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
