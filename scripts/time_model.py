@@ -10,9 +10,9 @@ slow each other. Costs of the collectives, P nodes, a vector of n bytes:
   ring allreduce            2(P-1) (a + n/(P B))   (reduce-scatter, then allgather)
   recursive doubling        ceil(log2 P) (a + n B^-1)  (the whole vector each step: small n)
   ring allgather            (P-1) (a + m/B), m bytes from each node
-  parameter server          2 a + (P-1)/P (pushed + pulled bytes)/B: a node's client pushes to every
-                            other shard while its server takes their pushes, and replies go back
-                            alike: each way its link carries (P-1)/P of a push and of a reply
+  parameter server          2 a + t_push/(1 - t_reply/T) + t_reply/(1 - t_push/T), t = (P-1)/P bytes/B,
+                            T the cycle (compute and exchange): a client's push and then its replies,
+                            each sharing its link with the other (asynchronous) clients' traffic
 The schemes' bytes are the project's message formats (training/exchange, comm/ps), checked
 against the bytes the transport counted in bench/time-model-vs-simnet.
 """
@@ -80,10 +80,33 @@ def tree_broadcast(P, nbytes, link):
     return 0.0 if P <= 1 else math.ceil(math.log2(P)) * link.cost(nbytes)
 
 
-def parameter_server_exchange(P, pushed, pulled, link):
-    """one client's push of `pushed` bytes (all shards together) and pull of `pulled` bytes, while
-    its node's server answers every other client alike: the link carries (P-1)/P of both each way"""
-    return 0.0 if P <= 1 else 2 * link.latency + (P - 1) / P * (pushed + pulled) / link.bandwidth
+def parameter_server_exchange(P, pushed, pulled, link, busy=None):
+    """one client's push of `pushed` bytes (all shards together) and the replies of `pulled` bytes:
+    (P-1)/P of each crosses its link, the push out and then the replies in. Alone on the links
+    (busy None): 2 a + t_push + t_reply. Among the other nodes' clients, asynchronous, computing
+    `busy` seconds between their exchanges: each message shares its link with their traffic at
+    random phases, as flows share a link (processor sharing): the push with this node's server's
+    replies to them (t_reply of every cycle T), the replies with their pushes to this node's server
+    (t_push of every T), so E = 2 a + t_push / (1 - t_reply / T) + t_reply / (1 - t_push / T) with
+    T = busy + E"""
+    if P <= 1:
+        return 0.0
+    push, reply = ((P - 1) / P * b / link.bandwidth for b in (pushed, pulled))
+    alone = 2 * link.latency + push + reply
+    if busy is None or push + reply == 0:
+        return alone
+
+    def exchange(cycle):
+        return 2 * link.latency + push / (1 - reply / cycle) + reply / (1 - push / cycle)
+
+    # busy + exchange(T) - T falls as T grows: it is >= 0 at T = busy + alone and <= 0 at the
+    # cycle that one step from there gives, so bisect between the two
+    low = busy + alone
+    high = busy + exchange(low)
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if busy + exchange(mid) > mid else (low, mid)
+    return exchange(high)
 
 
 @dataclass
@@ -160,9 +183,9 @@ class Scheme:
         """seconds update u waits on the network, after `compute` seconds of its own computing"""
         if P <= 1:
             return 0.0
-        if self.kind == "ps":
+        if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
             pushed = (1 - self.dropping) * N * SPARSE_PAIR
-            return parameter_server_exchange(P, pushed, pushed, link)
+            return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
         stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)

@@ -33,9 +33,14 @@ class Collectives(unittest.TestCase):
         self.assertAlmostEqual(tm.ring_allgather(4, 1e5, LINK), 3 * (1e-3 + 1e-3))
 
     def test_parameter_server(self):
-        # 2 latencies (push, reply); out: 3/4 of its client's 1 MB push and of its server's 1 MB of
-        # replies; in: the same, at the same time
+        # alone on the links: 2 latencies (push, reply), 3/4 of the 1 MB push out, then 3/4 of the
+        # 1 MB of replies in
         self.assertAlmostEqual(tm.parameter_server_exchange(4, 1e6, 1e6, LINK), 2e-3 + 0.75 * 2e6 / 1e8)
+        # among the other clients: 2 nodes, push and reply 1 s each alone (half of 2 MB at 1 MB/s);
+        # a cycle of T = 4 s leaves each message 3/4 of its link, E = 2 (1 / (3/4)) = 8/3, and T =
+        # busy + E holds for busy = 4/3; with 0.5 s latencies E = 1 + 8/3 and busy = 1/3
+        self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0, 1e6), busy=4 / 3), 8 / 3)
+        self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0.5, 1e6), busy=1 / 3), 11 / 3)
 
     def test_one_node_sends_nothing(self):
         for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather):
@@ -66,9 +71,13 @@ class Schemes(unittest.TestCase):
 
     def test_parameter_server_with_dropping(self):
         s = tm.Scheme("ps", "ps", dropping=0.99)
-        pushed = 0.01 * self.N * 8
-        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 0.75 * pushed)  # the client's pushes
-        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), 2e-3 + 0.75 * 2 * pushed / 1e8)
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 0.75 * 0.01 * self.N * 8)  # the client's pushes
+        # half dropped: push and replies 3/4 of 4 MB at 100 MB/s, 0.03 s each alone; a cycle of 0.15 s
+        # leaves each 4/5 of its link: E = 2 ms + 2 (0.03 / (4/5)) = 0.077 s, after 0.073 s of compute
+        half = tm.Scheme("ps", "ps", dropping=0.5)
+        self.assertAlmostEqual(half.comm_seconds(4, self.N, 0, LINK, 0.073), 0.077)
+        tm.assign_codecs(half, {"ps": 0.023})  # its own compute is part of the cycle
+        self.assertAlmostEqual(half.comm_seconds(4, self.N, 0, LINK, 0.05), 0.077)
 
     def test_local_steps(self):
         s = tm.Scheme("diloco", "local-steps", local_steps=10, bits=4)
