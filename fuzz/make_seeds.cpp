@@ -9,10 +9,14 @@
 
 #include "common/npz.h"
 #include "wire_records.h"
+#include "zip_writer.h"
 #include "data/vocab.h"
 #include "training/loop/checkpoint.h"
 
 using namespace marian;
+using fuzz::put16;
+using fuzz::put32;
+using fuzz::put64;
 
 namespace {
 
@@ -28,67 +32,9 @@ std::string readAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-void put16(std::string& out, uint32_t v) {
-  out.push_back(char(v & 0xff));
-  out.push_back(char((v >> 8) & 0xff));
-}
-void put32(std::string& out, uint32_t v) {
-  put16(out, v & 0xffff);
-  put16(out, v >> 16);
-}
-
-// One deflated entry, as numpy.savez_compressed writes it (raw deflate in a zip).
-std::string deflatedZip(const std::string& name, const std::string& npy) {
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string data(deflateBound(&zs, uLong(npy.size())), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(npy.data()));
-  zs.avail_in = uInt(npy.size());
-  zs.next_out = reinterpret_cast<Bytef*>(&data[0]);
-  zs.avail_out = uInt(data.size());
-  deflate(&zs, Z_FINISH);
-  data.resize(zs.total_out);
-  deflateEnd(&zs);
-  std::string fields;
-  put16(fields, 20);
-  put16(fields, 0);
-  put16(fields, 8);
-  put16(fields, 0);
-  put16(fields, 0x21);
-  put32(fields, uint32_t(crc32(0, reinterpret_cast<const Bytef*>(npy.data()), uInt(npy.size()))));
-  put32(fields, uint32_t(data.size()));
-  put32(fields, uint32_t(npy.size()));
-  put16(fields, uint32_t(name.size()));
-  put16(fields, 0);
-  std::string out, central, end;
-  put32(out, 0x04034b50);
-  out += fields + name + data;
-  put32(central, 0x02014b50);
-  put16(central, 20);
-  central += fields;
-  for(int i = 0; i < 3; ++i)
-    put16(central, 0);
-  put32(central, 0);
-  put32(central, 0);
-  central += name;
-  put32(end, 0x06054b50);
-  put16(end, 0);
-  put16(end, 0);
-  put16(end, 1);
-  put16(end, 1);
-  put32(end, uint32_t(central.size()));
-  put32(end, uint32_t(out.size()));
-  put16(end, 0);
-  return out + central + end;
-}
-
 // One stored entry in zip64 form: its sizes and offset in a zip64 extra field, the directory
 // found through a zip64 end record and its locator (as zip tools write files over 4 GiB).
 std::string zip64Zip(const std::string& name, const std::string& npy) {
-  auto put64 = [](std::string& out, uint64_t v) {
-    put32(out, uint32_t(v));
-    put32(out, uint32_t(v >> 32));
-  };
   std::string extra;
   put16(extra, 1);
   put16(extra, 24);
@@ -183,7 +129,7 @@ int main(int argc, char** argv) {
   writeNpz(tmp, {npzFloat32("decoder_W", {2, 3}, w)});  // one stored entry: its .npy lies between the headers
   std::string one = readAll(tmp), name = "decoder_W.npy";
   std::string npy = one.substr(30 + name.size(), one.size() - 2 * name.size() - 30 - 46 - 22);
-  write("npz", "deflated.npz", deflatedZip(name, npy));
+  write("npz", "deflated.npz", fuzz::zipOf({{name, npy, true}}));
   write("npz", "zip64.npz", zip64Zip(name, npy));
   std::filesystem::remove(tmp);
 
