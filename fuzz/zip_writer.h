@@ -8,17 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "common/npy.h"
+
 namespace marian::fuzz {
 
-// Little-endian fields, as zip stores them.
-inline void put16(std::string& out, uint32_t v) {
-  out.push_back(char(v & 0xff));
-  out.push_back(char((v >> 8) & 0xff));
-}
-inline void put32(std::string& out, uint32_t v) {
-  put16(out, v & 0xffff);
-  put16(out, v >> 16);
-}
+using npy::put16;
+using npy::put32;
 inline void put64(std::string& out, uint64_t v) {
   put32(out, uint32_t(v));
   put32(out, uint32_t(v >> 32));

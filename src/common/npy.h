@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::npy — numpy's .npy format inside an .npz: the header written for an array, and
 // an entry's header and data read back with every field checked (a corrupt file is an Error
-// naming the file and the array). Used by common/npz.cpp only.
+// naming the file and the array). Used by common/npz.cpp (and its field writers by fuzz/zip_writer.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
