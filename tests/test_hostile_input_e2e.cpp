@@ -148,6 +148,80 @@ TEST(HostileInput, BadDataIsNamedBeforeTheFirstUpdateAndTheCheckpointStays) {
   EXPECT_EQ(hashes(), before);
 }
 
+// An update that makes parameters infinite or NaN shows only at the next cost: the save or the
+// validation right after it must not write them over the last checkpoint. Here Adam's first
+// moment in the checkpoint is finite but near float's largest, so that the first update after the
+// resume overflows it (its bias correction divides by 1 - 0.9^5).
+TEST(HostileInput, ADivergedUpdateIsNotSavedOverTheCheckpoint) {
+  std::string m = folder("diverged");
+  sh("rm -rf " + m + " && mkdir -p " + m);
+  RunResult good = e2e::run("diverged", "--after-batches 4 --save-freq 4", false);
+  ASSERT_EQ(good.status, 0) << good.log;
+  ASSERT_EQ(sh("/usr/bin/python3 -c \"import numpy as np, sys\n"
+               "a = dict(np.load(sys.argv[1]))\n"
+               "a['adam_mt'][:] = np.float32(3e38)\n"
+               "np.savez(sys.argv[1], **a)\" " + m + "/model.npz.optimizer.npz"),
+            0);
+  auto hashes = [&] {
+    sh("cd " + m + " && md5sum model.npz model.npz.optimizer.npz model.npz.progress.yml > hashes.txt");
+    return readFile(m + "/hashes.txt");
+  };
+  std::string before = hashes();
+  RunResult bad = e2e::run("diverged", "--after-batches 8 --save-freq 1", false);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.log.find("Resuming from"), std::string::npos) << bad.log;
+  EXPECT_NE(bad.log.find("The model is not finite after update 5 ('master_parameters' holds "), std::string::npos)
+      << bad.log;
+  EXPECT_NE(bad.log.find("training diverged; nothing is saved"), std::string::npos) << bad.log;
+  EXPECT_EQ(bad.log.find("Saved model"), std::string::npos) << bad.log;
+  EXPECT_EQ(hashes(), before);
+  // a validation at that update refuses too, and writes no best model
+  RunResult validated = e2e::run("diverged", "--after-batches 8 --save-freq 100 --valid-freq 1 --keep-best "
+                                 "--valid-metrics cross-entropy" + e2e::validation(), false);
+  EXPECT_NE(validated.status, 0);
+  EXPECT_NE(validated.log.find("training diverged; nothing is validated or saved"), std::string::npos)
+      << validated.log;
+  EXPECT_EQ(validated.log.find("[valid]"), std::string::npos) << validated.log;
+  EXPECT_FALSE(exists(m + "/model.npz.best-cross-entropy.npz"));
+  EXPECT_EQ(hashes(), before);
+  // Adam's settings that make NaNs by themselves are refused before training
+  for(std::string params : {"0.9 0.98 0", "1.5 0.98 1e-9", "0.9 1 1e-9", "-0.1 0.98 1e-9"}) {
+    RunResult refused = e2e::run("diverged", "--after-batches 8 --optimizer-params " + params, false);
+    EXPECT_NE(refused.status, 0) << params;
+    EXPECT_NE(refused.log.find("--optimizer-params: adam's"), std::string::npos) << params << ": " << refused.log;
+  }
+  EXPECT_EQ(hashes(), before);
+  // and a checkpoint that holds a NaN is named, not resumed
+  ASSERT_EQ(sh("/usr/bin/python3 -c \"import numpy as np, sys\n"
+               "a = dict(np.load(sys.argv[1]))\n"
+               "a['adam_vt'][3] = np.nan\n"
+               "np.savez(sys.argv[1], **a)\" " + m + "/model.npz.optimizer.npz"),
+            0);
+  RunResult nan = e2e::run("diverged", "--after-batches 8", false);
+  EXPECT_NE(nan.status, 0);
+  EXPECT_NE(nan.log.find("cannot be resumed: 'adam_vt' holds nan at index 3"), std::string::npos) << nan.log;
+}
+
+// A model file holding a NaN (saved by another program, or damaged) does not decode into empty lines.
+TEST(HostileInput, AModelThatIsNotFiniteIsNamed) {
+  std::string m = folder("nanmodel"), d = e2e::corpusDir();
+  sh("rm -rf " + m + " && mkdir -p " + m);
+  RunResult r = e2e::run("nanmodel", "--after-batches 2");
+  ASSERT_EQ(r.status, 0) << r.log;
+  // the first value of encoder_l1_ffn_W1 set to NaN, in place
+  ASSERT_EQ(sh("/usr/bin/python3 -c \"import numpy as np, sys\n"
+               "a = dict(np.load(sys.argv[1]))\n"
+               "a['encoder_l1_ffn_W1'].flat[0] = np.nan\n"
+               "np.savez(sys.argv[1], **a)\" " + m + "/model.npz"),
+            0);
+  std::string decode = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + d +
+                       "/vocab.src.yml " + d + "/vocab.trg.yml < " + d + "/valid.src > " + m + "/out 2> " + m + "/err";
+  EXPECT_NE(sh(decode), 0);
+  std::string err = readFile(m + "/err");
+  EXPECT_NE(err.find("Model file '" + m + "/model.npz': 'encoder_l1_ffn_W1' holds nan at index 0"), std::string::npos)
+      << err;
+}
+
 // A tiny trained model for the decoder cases, in a folder whose name YAML would misread.
 std::string trainedModel() {
   static std::string path = [] {

@@ -89,6 +89,11 @@ TEST(Options, ListsAndImplicitValues) {
   EXPECT_FLOAT_EQ(o.get<float>("exponential-smoothing"), 1e-4f);
   o = parse({"--exponential-smoothing", "0.001"});
   EXPECT_FLOAT_EQ(o.get<float>("exponential-smoothing"), 0.001f);
+  // negative numbers inside a list, as Marian takes them, and the options after it
+  o = parse({"--optimizer-params", "0.5", "-0.5", "-1e-9", "--cpu-threads", "2", "--vocabs", "a.spm", "b.spm"});
+  EXPECT_EQ(o.get<std::vector<float>>("optimizer-params"), (std::vector<float>{0.5f, -0.5f, -1e-9f}));
+  EXPECT_EQ(o.get<size_t>("cpu-threads"), 2u);
+  EXPECT_EQ(o.get<std::vector<std::string>>("vocabs"), (std::vector<std::string>{"a.spm", "b.spm"}));
 }
 
 TEST(Options, UnknownOptionsAreNamed) {
@@ -114,6 +119,8 @@ TEST(Options, MissingFilesAreNamed) {
   EXPECT_NE(e.find("/no/such.src"), std::string::npos) << e;
   e = errorOf({"--valid-sets", "/no/valid.src", "/no/valid.trg"});
   EXPECT_NE(e.find("/no/valid.src"), std::string::npos) << e;
+  e = errorOf({"--valid-sets", temp("a.src")});  // named before the corpus loads
+  EXPECT_NE(e.find("--valid-sets needs a source and a target file, got 1"), std::string::npos) << e;
   e = errorOf({"-c", "/no/config.yml"});
   EXPECT_NE(e.find("/no/config.yml"), std::string::npos) << e;
 }
@@ -376,6 +383,8 @@ TEST(Options, NumbersOutOfRangeAreNamed) {
   std::string error = errorOf({"-c", temp("range.yml")});
   EXPECT_NE(error.find("--enc-depth 0"), std::string::npos) << error;
   EXPECT_NE(error.find("range.yml', line 2"), std::string::npos) << error;
+  // a float option at its own bound is in range (0.01 as a float widened to double is below 0.01)
+  EXPECT_FLOAT_EQ(parse({"--max-length-factor", "0.01"}).get<float>("max-length-factor"), 0.01f);
   // the seed a run draws (32 bits) can be given back
   EXPECT_EQ(parse({"--seed", "3054388494"}).get<size_t>("seed"), 3054388494u);
 }

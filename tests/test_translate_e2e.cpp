@@ -301,11 +301,32 @@ TEST(Translate, AnotherVocabularyOrArchitectureIsRefused) {
   ASSERT_EQ(decodeWith(d + "/vocab.yml", m + "/same.out"), 0) << readFile(m + "/same.out.err");
   EXPECT_EQ(readFile(m + "/big.out"), readFile(m + "/same.out"));
   // a configuration that says two decoder layers
-  sh("sed -i 's/^dec-depth: 1/dec-depth: 2/' " + m + "/model.npz.yml");
-  ASSERT_NE(readFile(m + "/model.npz.yml").find("dec-depth: 2"), std::string::npos);
-  EXPECT_NE(sh(decoder("mismatch", "", m + "/out2")), 0);
+  std::string twoLayers = "--ignore-model-config --type transformer --dim-emb 32 --transformer-dim-ffn 64 "
+                          "--transformer-heads 2 --enc-depth 1 --dec-depth 2 --dim-vocabs 18 18";
+  EXPECT_NE(sh(decoder("mismatch", twoLayers, m + "/out2")), 0);
   err = readFile(m + "/out2.log");
   EXPECT_NE(err.find("decoder_l2"), std::string::npos) << err;
+  // a MODEL.yml beside the model that says so (another run's, say): the model's own configuration
+  // decides, as in Marian
+  sh("sed -i 's/^dec-depth: 1/dec-depth: 2/' " + m + "/model.npz.yml");
+  ASSERT_NE(readFile(m + "/model.npz.yml").find("dec-depth: 2"), std::string::npos);
+  ASSERT_EQ(sh(decoder("mismatch", "", m + "/stale.out")), 0) << readFile(m + "/stale.out.log");
+  EXPECT_EQ(readFile(m + "/stale.out"), readFile(m + "/same.out"));
+}
+
+// Translations that cannot be written (a full disk) are an error, not lost with exit code 0.
+TEST(Translate, AnOutputThatCannotBeWrittenIsAnError) {
+  train("full", kTransformer + " --after-batches 5");
+  std::string m = dir() + "/full";
+  EXPECT_NE(sh(decoder("full", "-o /dev/full", m + "/out")), 0);
+  std::string err = readFile(m + "/out.log");
+  EXPECT_NE(err.find("Writing the translations to /dev/full failed"), std::string::npos) << err;
+  std::string d = dir();
+  EXPECT_NE(sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + m + "/model.npz -v " + d + "/vocab.yml " + d +
+               "/vocab.yml < " + d + "/test.src > /dev/full 2> " + m + "/stdout.log"),
+            0);
+  err = readFile(m + "/stdout.log");
+  EXPECT_NE(err.find("Writing the translations to the standard output failed"), std::string::npos) << err;
 }
 
 }  // namespace

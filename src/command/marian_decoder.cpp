@@ -1,8 +1,10 @@
 // marian-decoder: translates with a trained model, `marian-decoder -m model.npz -v src.spm trg.spm
-// < input > output` or `-c model.npz.decoder.yml`. The architecture comes from MODEL.yml, the
-// configuration the trainer writes beside the model.
+// < input > output` or `-c model.npz.decoder.yml`. The architecture comes from the configuration
+// the model file holds (special:model.yml), as in Marian.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -20,19 +22,20 @@ using namespace marian;
 
 namespace {
 
-// The model's configuration: MODEL.yml beside it (the trainer writes it), else the copy the
-// trainer embeds in the model file (special:model.yml, as Marian), read in memory.
+// The model's configuration: the copy the model file holds (special:model.yml, as Marian), which
+// came with its weights; else MODEL.yml beside it (the trainer writes both). A MODEL.yml from
+// another run beside a copied model must not decide the architecture.
 Options architectureOf(const std::string& model) {
   ABORT_IF(!fileExists(model), "Model file {} does not exist", model);
   ABORT_IF(isDirectory(model), "Model file {} is a directory, not a model file", model);
+  for(const NpzItem& item : readNpz(model))
+    if(item.name == "special:model.yml")
+      return modelOptions(std::string(item.bytes.begin(), item.bytes.end()), model + " (special:model.yml)");
   std::string config = model + ".yml";
   if(fileExists(config)) {
     std::ifstream in(config);
     return modelOptions(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), config);
   }
-  for(const NpzItem& item : readNpz(model))
-    if(item.name == "special:model.yml")
-      return modelOptions(std::string(item.bytes.begin(), item.bytes.end()), model + " (special:model.yml)");
   ABORT("Neither {}.yml nor a configuration inside {} (special:model.yml): the decoder needs the model's "
         "architecture (--type, --dim-emb, ...)",
         model, model);
@@ -73,6 +76,8 @@ int main(int argc, char** argv) {
     for(size_t i = 0; i < 2; ++i) {
       ABORT_IF(!fileExists(vocabPaths[i]), "Vocabulary {} does not exist", vocabPaths[i]);
       vocabs.push_back(loadOrCreateVocab(vocabPaths[i], {}, size_t(dims[i])));
+      if(dims[i] > 0)  // before the model is built: its own checks (tied embeddings) would speak first
+        checkVocabularyFits(models[0], i == 0 ? "source" : "target", size_t(dims[i]), *vocabs[i]);
     }
     if(o.get<bool>("no-spm-encode"))  // the input is already in pieces
       vocabs[0] = unitsOf(vocabs[0]);
@@ -122,6 +127,8 @@ int main(int argc, char** argv) {
             << "\n";
     }
     out.flush();
+    ABORT_IF(!out, "Writing the translations to {} failed: {}", file.is_open() ? outPath : "the standard output",
+             std::strerror(errno));
     LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", lines.size(),
         formatNumber("%.2f", seconds), formatNumber("%.2f", double(lines.size()) / std::max(seconds, 1e-9)),
         devices.size(), onGpus(devices) ? "GPU" : "thread", o.get<int>("beam-size"));

@@ -130,6 +130,8 @@ T Options::get(const std::string& key) const {
   // options built in code (tests, a model's YAML) keep to the table too
   if constexpr(std::is_same_v<T, std::string>)
     checkChoiceOfAnyProgram(key, value);
+  else if constexpr(std::is_same_v<T, float>)  // as written: 0.01f widened is below 0.01
+    checkRangeOfAnyProgram(key, v.as<double>());
   else if constexpr(std::is_arithmetic_v<T>)
     checkRangeOfAnyProgram(key, double(value));
   return value;
@@ -213,12 +215,21 @@ std::map<std::string, std::vector<std::string>> commandLineValues(int argc, cons
   // "--exponential-smoothing 0.001" as Marian accepts it: join an optional value to its option.
   // "--overwrite-checkpoint=false" as Marian's flags take it: boost's zero-token flags take no
   // value, so the value is kept aside and the flag passed bare.
-  std::set<std::string> flagOptions;
-  for(const Spec& s : specs())
+  // "--optimizer-params 0.9 -0.5 1e-9" as Marian takes it: boost ends a list at a token that
+  // starts with '-', so a list's values are collected here and the option passed with its first.
+  std::set<std::string> flagOptions, listOptions;
+  for(const Spec& s : specs()) {
     if((s.modes & modeBit) && s.type.kind == Kind::Flag)
       flagOptions.insert(std::string("--") + s.name);
+    if((s.modes & modeBit) && s.type.list() && std::string(s.name) != "config")  // -c files merge (below)
+      listOptions.insert(std::string("--") + s.name);
+  }
   std::map<std::string, std::string> flagValues;
+  std::map<std::string, std::vector<std::string>> listValues;
   std::vector<std::string> args;
+  auto isValue = [](const char* next) {  // not an option: a word, or a number such as -1
+    return next[0] != '-' || std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.';
+  };
   for(int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     size_t eq = a.find('=');
@@ -229,9 +240,14 @@ std::map<std::string, std::vector<std::string>> commandLineValues(int argc, cons
     }
     if(flagOptions.count(a))  // a bare flag after "--flag=false": the last one wins
       flagValues.erase(a.substr(2));
-    auto isValue = [](const char* next) {  // not an option: a word, or a number such as -1
-      return next[0] != '-' || std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.';
-    };
+    if(listOptions.count(a) && i + 1 < argc && isValue(argv[i + 1])) {
+      std::vector<std::string>& values = listValues[a.substr(2)];
+      values.clear();  // the last occurrence wins
+      while(i + 1 < argc && isValue(argv[i + 1]))
+        values.push_back(argv[++i]);
+      args.push_back(a + "=" + values.front());
+      continue;
+    }
     if(implicitOptions.count(a) && i + 1 < argc && isValue(argv[i + 1]))
       a += std::string("=") + argv[++i];
     args.push_back(a);
@@ -253,6 +269,8 @@ std::map<std::string, std::vector<std::string>> commandLineValues(int argc, cons
         given["config"].insert(given["config"].end(), opt.value.begin(), opt.value.end());
       else if(flagValues.count(opt.string_key))
         given[opt.string_key] = {flagValues[opt.string_key]};
+      else if(listValues.count(opt.string_key))
+        given[opt.string_key] = listValues[opt.string_key];
       else
         given[opt.string_key] = opt.value;
     }
@@ -301,7 +319,9 @@ void checkTrainingFiles(const Options& opt) {
              train.size());
   for(const std::string& f : train)
     ABORT_IF(!fileExists(f), "Training file '{}' (--train-sets) does not exist", f);
-  for(const std::string& f : opt.get<std::vector<std::string>>("valid-sets", {}))
+  auto valid = opt.get<std::vector<std::string>>("valid-sets", {});
+  ABORT_IF(!valid.empty() && valid.size() != 2, "--valid-sets needs a source and a target file, got {}", valid.size());
+  for(const std::string& f : valid)
     ABORT_IF(!fileExists(f), "Validation file '{}' (--valid-sets) does not exist", f);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "common/not_finite.h"
 #include "common/npz.h"
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
@@ -205,6 +206,9 @@ std::vector<float> Parameters::readInto(const std::vector<NpzItem>& items, const
     ABORT_IF(item.descr != "<f4", "Model file '{}': parameter '{}' has type '{}' but must be float32 ('<f4')",
              path, e.name, item.descr);
     std::memcpy(flat.data() + e.offset, item.bytes.data(), item.bytes.size());
+    std::string notFinite = firstNotFinite(flat.data() + e.offset, item.bytes.size() / sizeof(float), e.name);
+    ABORT_IF(!notFinite.empty(), "Model file '{}': {}: the model is broken (saved from a run that diverged?)", path,
+             notFinite);
   }
   return flat;
 }

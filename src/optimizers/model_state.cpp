@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/byte_record.h"
+#include "common/not_finite.h"
 
 namespace marian {
 
@@ -72,6 +73,15 @@ ModelState ModelState::unpack(const std::vector<char>& bytes) {
   }
   r.expectEnd();
   return s;
+}
+
+std::string ModelState::firstNotFinite() const {
+  std::string found = marian::firstNotFinite(values, "master_parameters");
+  if(found.empty())
+    found = marian::firstNotFinite(smoothed, "smoothed_parameters");
+  for(auto it = optimizer.begin(); found.empty() && it != optimizer.end(); ++it)
+    found = marian::firstNotFinite(it->second, it->first);
+  return found;
 }
 
 std::vector<float> ModelState::sumOfExtras(const std::string& prefix, float scale) const {

@@ -43,6 +43,11 @@ struct ModelState {
   // is none; one that does not hold n values is an error naming it.
   std::vector<float> sumOfExtras(const std::string& prefix, float scale) const;
 
+  // "" when the parameters, their moving average and the optimizer arrays are all finite; else
+  // which array holds the first value that is not, and where (a diverged update leaves NaNs there,
+  // and a save must not put them over the last good checkpoint).
+  std::string firstNotFinite() const;
+
   // Bytes for the wire (a parameter server's shard state travels to rank 0) and back.
   std::vector<char> pack() const;
   static ModelState unpack(const std::vector<char>& bytes);

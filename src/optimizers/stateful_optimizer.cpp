@@ -80,11 +80,22 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
                                            AdamVarianceSchedule variance) {
   if(name == "sgd")
     return std::make_unique<Sgd>();
+  // epsilon 0 divides 0 by 0 where every gradient so far was 0 (a word not yet seen); beta 1
+  // divides by 0 in the bias correction: both put NaNs in the parameters
+  auto positive = [&](float eps) {
+    ABORT_IF(!(eps > 0.f), "--optimizer-params: {}'s epsilon must be above 0, not {}", name, eps);
+    return eps;
+  };
+  auto decay = [&](float beta, const char* which) {
+    ABORT_IF(!(beta >= 0.f && beta < 1.f), "--optimizer-params: {}'s {} must be in [0, 1), not {}", name, which, beta);
+    return beta;
+  };
   if(name == "adagrad")
-    return std::make_unique<Adagrad>(p.size() > 0 ? p[0] : 1e-8f);
+    return std::make_unique<Adagrad>(positive(p.size() > 0 ? p[0] : 1e-8f));
   if(name == "adam")
-    return std::make_unique<Adam>(p.size() > 0 ? p[0] : kAdamBeta1, p.size() > 1 ? p[1] : 0.999f,
-                                  p.size() > 2 ? p[2] : 1e-8f, variance);
+    return std::make_unique<Adam>(decay(p.size() > 0 ? p[0] : kAdamBeta1, "beta1"),
+                                  decay(p.size() > 1 ? p[1] : 0.999f, "beta2"), positive(p.size() > 2 ? p[2] : 1e-8f),
+                                  variance);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 

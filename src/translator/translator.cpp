@@ -80,25 +80,26 @@ void Translator::load(const std::string& modelPath) {
   for(const NpzItem& item : items) {
     // the embeddings and the output layer say which vocabulary sizes the model was trained with
     auto vocabCheck = [&](const std::string& name, const Vocab& vocab, const char* side) {
-      ABORT_IF(item.name == name && !item.shape.empty() && item.shape[0] != vocab.size(),
-               "Model file {} was trained with a {} vocabulary of {} entries, but {} has {}: use the model's "
-               "vocabularies",
-               modelPath, side, item.shape[0], vocab.path(), vocab.size());
+      if(item.name == name && !item.shape.empty())
+        checkVocabularyFits(modelPath, side, item.shape[0], vocab);
     };
     vocabCheck("encoder_Wemb", *vocabs_[0], "source");
     vocabCheck("Wemb", *vocabs_[0], "source");
     vocabCheck("decoder_Wemb", *vocabs_[1], "target");
-    ABORT_IF((item.name == "decoder_ff_logit_out_b" || item.name == "decoder_ff_logit_l2_b") && item.shape.size() == 2 &&
-                 item.shape[1] != vocabs_[1]->size(),
-             "Model file {} was trained with a target vocabulary of {} entries, but {} has {}: use the model's "
-             "vocabularies",
-             modelPath, item.shape[1], vocabs_[1]->path(), vocabs_[1]->size());
+    if((item.name == "decoder_ff_logit_out_b" || item.name == "decoder_ff_logit_l2_b") && item.shape.size() == 2)
+      checkVocabularyFits(modelPath, "target", item.shape[1], *vocabs_[1]);
     ABORT_IF(item.name.rfind("special:", 0) != 0 && !declared.count(item.name),
              "Model file {} holds parameter '{}', which this configuration's model does not have: it was "
              "trained with a different architecture (check --type, --enc-depth, --dec-depth, --dim-emb, ...)",
              modelPath, item.name);
   }
   setValues(params.readValues(items, modelPath));  // names the parameter missing or of another shape
+}
+
+void checkVocabularyFits(const std::string& modelPath, const char* side, size_t trained, const Vocab& vocab) {
+  ABORT_IF(trained != vocab.size(),
+           "Model file {} was trained with a {} vocabulary of {} entries, but {} has {}: use the model's vocabularies",
+           modelPath, side, trained, vocab.path(), vocab.size());
 }
 
 void Translator::setValues(const std::vector<float>& values) {

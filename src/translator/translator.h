@@ -59,5 +59,8 @@ BeamOptions beamOptions(const Options& options);
 // marian-decoder's limits and batching: --max-length (inputs cropped), --workspace, --maxi-batch
 // and --maxi-batch-sort (none or src).
 DecodingLimits decodingLimits(const Options& options);
+// A vocabulary with other entries than the model was trained with (`trained`, the size of its
+// embeddings or of its dim-vocabs) is an error naming the model file and the vocabulary.
+void checkVocabularyFits(const std::string& modelPath, const char* side, size_t trained, const Vocab& vocab);
 
 }  // namespace marian

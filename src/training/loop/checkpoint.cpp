@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/npz.h"
+#include "optimizers/optimizer.h"
 #include "training/loop/yaml_fields.h"
 
 namespace marian {
@@ -129,6 +130,13 @@ Checkpoint readCheckpoint(const std::string& path) {
   check(c.model.smoothed, "smoothed_parameters");
   for(const auto& [name, values] : c.model.optimizer)
     check(values, name);
+  std::string notFinite = c.model.firstNotFinite();
+  ABORT_IF(!notFinite.empty(), "Checkpoint '{}' cannot be resumed: {}", path, notFinite);
+  auto v = c.model.optimizer.find(Adam::kSecondMoment);  // a mean of squares
+  if(v != c.model.optimizer.end())
+    for(size_t i = 0; i < v->second.size(); ++i)
+      ABORT_IF(v->second[i] < 0.f, "Checkpoint '{}' cannot be resumed: '{}' holds {} at index {}, where Adam keeps "
+               "a mean of squares", path, v->first, v->second[i], i);
   // communication state in the global layout (the allreduce thresholds are one per piece)
   for(const auto& [name, values] : c.model.extras)
     for(const char* prefix : {"allreduce-residual.", "outer-", "dropping-residual.", "server-view."})

@@ -26,7 +26,15 @@ void ModelExport::writeModel(const std::string& path, const std::vector<float>& 
 
 void ModelExport::writeOptions() const { writeFileAtomic(modelPath_ + ".yml", options_.asYaml()); }
 
+void refuseDiverged(const std::string& found, uint64_t update, const char* consequence) {
+  ABORT_IF(!found.empty(),
+           "The model is not finite after update {} ({}): training diverged; {}, the model folder keeps its last "
+           "checkpoint (try a lower --learn-rate or --clip-norm, and check --optimizer-params)",
+           update, found, consequence);
+}
+
 void ModelExport::save(const ModelState& model, const TrainingState& state) const {
+  refuseDiverged(model.firstNotFinite(), state.batches, "nothing is saved");
   const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
   writeModel(modelPath_, exported);
   faultPoint("save-" + std::to_string(state.batches), 0);  // the model written, the checkpoint not yet

@@ -18,7 +18,8 @@ class ModelExport {
 public:
   // vocabSizes: the sizes trained with (Marian records them in the model's options)
   ModelExport(const Options& options, const Parameters& layout, std::vector<size_t> vocabSizes);
-  // Every file of a save at `state` (rank 0's part of it), in that order.
+  // Every file of a save at `state` (rank 0's part of it), in that order; none when the state is
+  // not finite (refuseDiverged).
   void save(const ModelState& model, const TrainingState& state) const;
   // A model file of these flat values at `path` (written atomically).
   void writeModel(const std::string& path, const std::vector<float>& values) const;
@@ -31,5 +32,11 @@ private:
   std::vector<size_t> vocabSizes_;
   std::string modelPath_;
 };
+
+// An update that made the parameters (or the optimizer's state) NaN or infinite shows only at the
+// next update's cost: a save or validation between the two must not write them over the last
+// good checkpoint and best models. `found`: ModelState::firstNotFinite's, "" for nothing wrong;
+// else an Error naming it and what is not done.
+void refuseDiverged(const std::string& found, uint64_t update, const char* consequence);
 
 }  // namespace marian
