@@ -67,6 +67,23 @@ TEST(HostileInput, EmptyOrMismatchedCorporaLeaveNoVocabularyBehind) {
   EXPECT_FALSE(exists(m + "/s.yml"));
   EXPECT_FALSE(exists(m + "/t.yml"));
   EXPECT_FALSE(exists(m + "/model.npz"));
+
+  // a check after the corpus loaded (heads that do not divide --dim-emb): the same; the
+  // vocabularies of a run that saved stay with its checkpoint
+  std::string later = std::string(MARIAN_BIN_DIR) + "/marian --train-sets " + d + "/train.src " + d + "/train.trg -v " +
+                      m + "/s.yml " + m + "/t.yml -m " + m + "/model.npz --dim-emb 32 --transformer-dim-ffn 64 "
+                      "--mini-batch 16 --after-batches 2 > " + m + "/log.txt 2>&1";
+  EXPECT_NE(sh(later + " --transformer-heads 3"), 0);
+  log = readFile(m + "/log.txt");
+  EXPECT_NE(log.find("Removed the vocabulary '" + m + "/s.yml'"), std::string::npos) << log;
+  EXPECT_FALSE(exists(m + "/s.yml"));
+  EXPECT_FALSE(exists(m + "/t.yml"));
+  EXPECT_NE(sh("MARIAN_FAULT=THROW@update-3 " + later + " --transformer-heads 2 --after-batches 4 --save-freq 1"), 0);
+  log = readFile(m + "/log.txt");
+  EXPECT_NE(log.find("Saved model"), std::string::npos) << log;
+  EXPECT_NE(log.find("injected fault at update-3"), std::string::npos) << log;
+  EXPECT_TRUE(exists(m + "/s.yml"));
+  EXPECT_TRUE(exists(m + "/t.yml"));
 }
 
 TEST(HostileInput, AModelWithoutItsCheckpointIsNotOverwritten) {

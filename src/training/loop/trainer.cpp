@@ -39,8 +39,12 @@ public:
             o.get<float>("lr-warmup-start-rate")),
         display_(o), earlyStopping_(o) {}
 
-  // A failed run leaves no empty model folder of its own making behind.
-  void removeFolderIfEmpty() const {
+  // A failed run that saved nothing leaves neither the vocabularies it created (a later run would
+  // load them without a word) nor an empty model folder of its own making behind. Rank 0 only:
+  // the ranks share the files, and only rank 0 knows what it saved.
+  void removeWhatAFailedStartCreated() const {
+    if((transport_ ? transport_->rank() : 0) == 0 && lastSaved_ == uint64_t(-1))
+      removeCreatedVocabs(data_.createdVocabs);
     if(folder_)
       folder_->removeIfEmpty();
   }
@@ -319,7 +323,7 @@ void train(const Options& options, Transport* ranks, const TrainingData* loaded)
   try {
     trainer.run();
   } catch(const std::exception& e) {
-    trainer.removeFolderIfEmpty();
+    trainer.removeWhatAFailedStartCreated();
     // End every rank now: unwinding would first wait in the graph group's destructor for ranks
     // that train on, and they would never hear of it.
     if(ranks && ranks->size() > 1)

@@ -69,12 +69,17 @@ TrainingData TrainingData::load(const Options& o) {
           empty.size() == 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
     }
   } catch(const std::exception&) {
-    for(const std::string& path : created)
-      if(std::remove(path.c_str()) == 0)
-        LOG(info, "[data] Removed the vocabulary '{}' this failed run created", path);
+    removeCreatedVocabs(created);
     throw;
   }
+  data.createdVocabs = created;
   return data;
+}
+
+void removeCreatedVocabs(const std::vector<std::string>& created) {
+  for(const std::string& path : created)
+    if(std::remove(path.c_str()) == 0)
+      LOG(info, "[data] Removed the vocabulary '{}' this failed run created", path);
 }
 
 Batch TrainingData::sampleBatch() const {

@@ -22,12 +22,18 @@ struct TrainingData {
   // read-only once loaded: ranks that are threads of one process share them (--ranks-in-process)
   std::shared_ptr<const Corpus> corpus;        // in memory
   std::shared_ptr<const CorpusChunks> chunks;  // or streamed from disk
+  // Vocabulary files this load created (they did not exist): a run that fails before its first
+  // save removes them, so that a later run does not silently load what a bad start chose.
+  std::vector<std::string> createdVocabs;
 
   // Errors name the option or file at fault.
   static TrainingData load(const Options& options);
   // A batch of one training pair, from which the graph group learns the shapes.
   Batch sampleBatch() const;
 };
+
+// Removes each of these vocabulary files (what TrainingData::load created), saying so.
+void removeCreatedVocabs(const std::vector<std::string>& created);
 
 // --mini-batch, --maxi-batch, --shuffle, --mini-batch-fit (sentences per length for `devices`
 // devices sharing a batch) and the window and thread counts, for a run of this seed and
