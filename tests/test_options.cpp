@@ -311,6 +311,34 @@ TEST(SchedulingParameter, UnitsAndErrors) {
   EXPECT_THROW(SchedulingParameter::parse("-5u", "x"), Error);
 }
 
+// Marian users write "-d 0 1" for two GPUs: with this program's --cpu-threads 1 the ids go unused,
+// which the log says (not for a config file's devices: a written model.npz.yml lists them).
+TEST(Options, DevicesWithCpuThreadsAreAWarning) {
+  std::vector<std::string> args = {"marian", "-d", "0", "1"};
+  for(const std::string& a : corpusArgs())
+    args.push_back(a);
+  std::vector<const char*> argv;
+  for(const std::string& a : args)
+    argv.push_back(a.c_str());
+  ParsedOptions p = parseOptions(int(argv.size()), argv.data(), ProgramMode::training);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("--devices 0 1 is not used: --cpu-threads 1"), std::string::npos) << p.warnings[0];
+  args.push_back("--cpu-threads");
+  args.push_back("0");
+  argv.clear();
+  for(const std::string& a : args)
+    argv.push_back(a.c_str());
+  EXPECT_TRUE(parseOptions(int(argv.size()), argv.data(), ProgramMode::training).warnings.empty());
+  write(temp("devices.yml"), "devices: [0, 1]\n");
+  std::vector<std::string> fromFile = {"marian", "-c", temp("devices.yml")};
+  for(const std::string& a : corpusArgs())
+    fromFile.push_back(a);
+  argv.clear();
+  for(const std::string& a : fromFile)
+    argv.push_back(a.c_str());
+  EXPECT_TRUE(parseOptions(int(argv.size()), argv.data(), ProgramMode::training).warnings.empty());
+}
+
 TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {
   std::vector<Device> cpus = devicesFromOptions(parse({"--cpu-threads", "3"}));
   ASSERT_EQ(cpus.size(), 3u);

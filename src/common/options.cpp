@@ -401,6 +401,16 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 
   if(mode == ProgramMode::training)
     checkTrainingFiles(opt);
+  // Marian's "-d 0 1" means two GPUs, as its --cpu-threads defaults to 0; here it defaults to 1
+  if(given.count("devices") && opt.get<int>("cpu-threads") > 0) {
+    std::string ids;
+    for(const std::string& id : given["devices"])
+      ids += (ids.empty() ? "" : " ") + id;
+    int threads = opt.get<int>("cpu-threads");
+    result.warnings.push_back(format("--devices {} is not used: --cpu-threads {} runs on {} CPU device(s) (this "
+                                     "program's default is 1, Marian's 0); add --cpu-threads 0 for the GPUs",
+                                     ids, threads, threads));
+  }
   return result;
 }
 
@@ -461,6 +471,8 @@ std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMo
   const Options& o = parsed.options;
   logging::configure(o.get<std::string>("log"), o.get<bool>("quiet"), o.get<std::string>("log-level"),
                      o.get<std::string>("valid-log"));
+  for(const std::string& w : parsed.warnings)
+    LOG(warn, "[config] {}", w);
   return parsed.options;
 }
 
