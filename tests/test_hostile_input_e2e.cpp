@@ -219,6 +219,15 @@ TEST(HostileInput, ADivergedUpdateIsNotSavedOverTheCheckpoint) {
   EXPECT_NE(nan.log.find("cannot be resumed: 'adam_vt' holds nan at index 3"), std::string::npos) << nan.log;
 }
 
+// A log file that cannot be written (a full disk) is said once on stderr; training goes on.
+TEST(HostileInput, ALogThatCannotBeWrittenIsSaid) {
+  RunResult r = e2e::run("fulllog", "--after-batches 2 --log /dev/full --quiet");
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Warning: writing the log file '/dev/full' failed"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("Warning: writing the log file", r.log.find("Warning: writing the log file") + 1),
+            std::string::npos) << r.log;
+}
+
 // A model file holding a NaN (saved by another program, or damaged) does not decode into empty lines.
 TEST(HostileInput, AModelThatIsNotFiniteIsNamed) {
   std::string m = folder("nanmodel"), d = e2e::corpusDir();

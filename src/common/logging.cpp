@@ -16,6 +16,8 @@ namespace {
 std::mutex mutex;
 FILE* logFile = nullptr;
 FILE* validLogFile = nullptr;
+std::string logPath, validLogPath;
+bool logFailed = false, validLogFailed = false;  // said once on stderr (a full disk)
 bool quietStderr = false;
 int minLevel = 2;  // info
 std::string linePrefix;
@@ -62,9 +64,9 @@ void configure(const std::string& path, bool quiet, const std::string& level, co
   quietStderr = quiet;
   minLevel = l;
   if(!path.empty())
-    logFile = openLog(path, "--log");
+    logFile = openLog(logPath = path, "--log");
   if(!validPath.empty())
-    validLogFile = openLog(validPath, "--valid-log");
+    validLogFile = openLog(validLogPath = validPath, "--valid-log");
 }
 
 void line(const std::string& msg, const char* level) {
@@ -84,8 +86,14 @@ void line(const std::string& msg, const char* level) {
   }
   for(FILE* f : {logFile, msg.rfind("[valid]", 0) == 0 ? validLogFile : nullptr})
     if(f) {
-      std::fprintf(f, "%s %s%s\n", stamp, prefix.c_str(), msg.c_str());
-      std::fflush(f);
+      bool failed = std::fprintf(f, "%s %s%s\n", stamp, prefix.c_str(), msg.c_str()) < 0 || std::fflush(f) != 0;
+      bool& said = f == logFile ? logFailed : validLogFailed;
+      if(failed && !said) {  // training goes on; the lines still reach stderr unless --quiet
+        said = true;
+        std::fprintf(stderr, "%s Warning: writing the log file '%s' failed: %s\n", stamp,
+                     (f == logFile ? logPath : validLogPath).c_str(), std::strerror(errno));
+        std::fflush(stderr);
+      }
     }
 }
 
