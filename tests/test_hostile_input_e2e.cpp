@@ -300,6 +300,37 @@ TEST(HostileInput, DecoderCropsLongInputsAndWritesNothingBesideTheModel) {
   sh("mv '" + dir + "/hidden.yml' '" + model + ".yml'");
 }
 
+// Text that is not UTF-8 is an error naming the file (or stdin) and line wherever it is read, as
+// the training corpus's is: the decoder's input, the validation sets, marian-evaluate's reference.
+TEST(HostileInput, TextThatIsNotUtf8IsNamedEverywhere) {
+  std::string model = trainedModel(), d = e2e::corpusDir(), m = folder("latin1");
+  sh("rm -rf " + m + " && mkdir -p " + m + " && head -n 3 " + d + "/valid.src > " + m + "/in.src && printf 'caf\\351\\n' >> " +
+     m + "/in.src");
+  std::string decode = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model + "' -v " + d + "/vocab.src.yml " +
+                       d + "/vocab.trg.yml";
+  EXPECT_NE(sh(decode + " -i " + m + "/in.src > " + m + "/out 2> " + m + "/err"), 0);
+  std::string err = readFile(m + "/err");
+  EXPECT_NE(err.find("Input file '" + m + "/in.src' line 4 is not valid UTF-8 (byte 4 of the line)"), std::string::npos)
+      << err;
+  EXPECT_NE(sh(decode + " < " + m + "/in.src > " + m + "/out 2> " + m + "/err"), 0);
+  err = readFile(m + "/err");
+  EXPECT_NE(err.find("Input (stdin) line 4 is not valid UTF-8 (byte 4 of the line)"), std::string::npos) << err;
+  sh("head -n 4 " + d + "/valid.trg > " + m + "/in.trg");
+  RunResult valid = e2e::run("latin1", "--after-batches 2 --valid-sets " + m + "/in.src " + m + "/in.trg", false);
+  EXPECT_NE(valid.status, 0);
+  EXPECT_NE(valid.log.find("'" + m + "/in.src' line 4 is not valid UTF-8"), std::string::npos) << valid.log;
+  EXPECT_NE(sh(std::string(MARIAN_BIN_DIR) + "/marian-evaluate --reference " + m + "/in.src < " + d +
+               "/valid.src > " + m + "/out 2> " + m + "/err"),
+            0);
+  err = readFile(m + "/err");
+  EXPECT_NE(err.find("'" + m + "/in.src' line 4 is not valid UTF-8"), std::string::npos) << err;
+  EXPECT_NE(sh(std::string(MARIAN_BIN_DIR) + "/marian-evaluate --reference " + d + "/valid.src < " + m +
+               "/in.src > " + m + "/out 2> " + m + "/err"),
+            0);
+  err = readFile(m + "/err");
+  EXPECT_NE(err.find("Hypothesis (stdin) line 4 is not valid UTF-8"), std::string::npos) << err;
+}
+
 TEST(HostileInput, DecoderHonoursWorkspace) {
   std::string model = trainedModel(), d = e2e::corpusDir(), out = d + "/workspace.out";
   int status = sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model + "' -v " + d + "/vocab.src.yml " + d +

@@ -44,10 +44,7 @@ Options architectureOf(const std::string& model) {
 std::vector<std::string> readInput(const std::string& path) {
   if(path != "stdin" && path != "-")
     return readLines(path, "Input file");
-  std::vector<std::string> lines;
-  for(std::string line; std::getline(std::cin, line);)
-    lines.push_back(line);
-  return lines;
+  return readStdinLines("Input");
 }
 
 }  // namespace

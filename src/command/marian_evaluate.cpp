@@ -25,9 +25,7 @@ int main(int argc, char** argv) {
     ABORT_IF(metric != "bleu" && metric != "chrf", "Unknown --metric '{}': bleu or chrf", metric);
     ABORT_IF(reference.empty(), "Give the reference with --reference FILE");
     std::vector<std::string> refs = readLines(reference, "Reference file");
-    std::vector<std::string> hyps;
-    for(std::string line; std::getline(std::cin, line);)
-      hyps.push_back(line);
+    std::vector<std::string> hyps = readStdinLines("Hypothesis");
     ABORT_IF(hyps.size() != refs.size(), "{} hypothesis lines on stdin but {} reference lines in {}", hyps.size(),
              refs.size(), reference);
     if(metric == "bleu")

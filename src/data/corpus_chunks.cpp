@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/format.h"
+#include "data/text_file.h"
 
 namespace marian {
 
@@ -115,47 +116,6 @@ std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& nam
 
 }  // namespace
 
-size_t firstInvalidUtf8(const char* text, size_t n) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text);
-  size_t i = 0;
-  while(i < n) {
-    // most text is ASCII: eight bytes at a time while none has the high bit
-    while(i + 8 <= n) {
-      uint64_t word;
-      std::memcpy(&word, p + i, 8);
-      if(word & 0x8080808080808080ull)
-        break;
-      i += 8;
-    }
-    if(i >= n)
-      break;
-    unsigned char c = p[i];
-    if(c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    unsigned min;
-    unsigned cp;
-    if((c & 0xE0) == 0xC0) { len = 2; min = 0x80; cp = c & 0x1F; }
-    else if((c & 0xF0) == 0xE0) { len = 3; min = 0x800; cp = c & 0x0F; }
-    else if((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; cp = c & 0x07; }
-    else return i;
-    if(i + len > n)
-      return i;
-    for(size_t k = 1; k < len; ++k) {
-      if((p[i + k] & 0xC0) != 0x80)
-        return i;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if(cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))  // overlong, too large, surrogate
-      return i;
-    i += len;
-  }
-  return std::string::npos;
-}
-
-size_t firstInvalidUtf8(const std::string& text) { return firstInvalidUtf8(text.data(), text.size()); }
 
 std::string lineProblem(const char* line, size_t n, bool tsv) {
   size_t bad = firstInvalidUtf8(line, n);

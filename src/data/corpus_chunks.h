@@ -55,9 +55,6 @@ private:
   size_t chunkLines_, lines_ = 0;
 };
 
-// The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.
-size_t firstInvalidUtf8(const char* text, size_t n);
-size_t firstInvalidUtf8(const std::string& text);
 // What is wrong with a corpus line (without its line ending), in words that follow "line N", or "".
 std::string lineProblem(const char* line, size_t n, bool tsv);
 

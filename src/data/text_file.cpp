@@ -3,18 +3,83 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <iostream>
 
 #include "common/error.h"
 #include "common/file_util.h"
 
 namespace marian {
 
+namespace {
+void checkUtf8(const std::string& line, size_t number, const std::string& where) {
+  size_t bad = firstInvalidUtf8(line);
+  ABORT_IF(bad != std::string::npos, "{} line {} is not valid UTF-8 (byte {} of the line)", where, number, bad + 1);
+}
+}  // namespace
+
 std::vector<std::string> readLines(const std::string& path, const std::string& what) {
   std::vector<std::string> lines;
-  forEachLine(path, what, [&](std::string& line) { lines.push_back(std::move(line)); });
+  forEachLine(path, what, [&](std::string& line) {
+    checkUtf8(line, lines.size() + 1, what + " '" + path + "'");
+    lines.push_back(std::move(line));
+  });
   return lines;
 }
+
+std::vector<std::string> readStdinLines(const std::string& what) {
+  std::vector<std::string> lines;
+  for(std::string line; std::getline(std::cin, line);) {
+    if(!line.empty() && line.back() == '\r')
+      line.pop_back();
+    checkUtf8(line, lines.size() + 1, what + " (stdin)");
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+size_t firstInvalidUtf8(const char* text, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text);
+  size_t i = 0;
+  while(i < n) {
+    // most text is ASCII: eight bytes at a time while none has the high bit
+    while(i + 8 <= n) {
+      uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      if(word & 0x8080808080808080ull)
+        break;
+      i += 8;
+    }
+    if(i >= n)
+      break;
+    unsigned char c = p[i];
+    if(c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    unsigned min;
+    unsigned cp;
+    if((c & 0xE0) == 0xC0) { len = 2; min = 0x80; cp = c & 0x1F; }
+    else if((c & 0xF0) == 0xE0) { len = 3; min = 0x800; cp = c & 0x0F; }
+    else if((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; cp = c & 0x07; }
+    else return i;
+    if(i + len > n)
+      return i;
+    for(size_t k = 1; k < len; ++k) {
+      if((p[i + k] & 0xC0) != 0x80)
+        return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if(cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))  // overlong, too large, surrogate
+      return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+size_t firstInvalidUtf8(const std::string& text) { return firstInvalidUtf8(text.data(), text.size()); }
 
 void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine) {
   ABORT_IF(isDirectory(path), "{} '{}' is a directory, not a file", what, path);

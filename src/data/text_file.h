@@ -1,14 +1,22 @@
 #pragma once
-// defines: readLines, forEachLine — text files, plain or gzip-compressed (.gz).
+// defines: readLines, forEachLine, firstInvalidUtf8 — text files, plain or gzip-compressed (.gz),
+// in UTF-8.
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace marian {
 
-// All lines without their line endings. A missing or unreadable file is an error naming it.
+// All lines without their line endings. A missing or unreadable file, or a line that is not
+// UTF-8, is an error naming it.
 std::vector<std::string> readLines(const std::string& path, const std::string& what = "Input file");
+// The lines of standard input, as readLines reads a file (`what` names it in errors).
+std::vector<std::string> readStdinLines(const std::string& what);
 // The same one line at a time (`line` may be moved from): memory stays that of one line.
 void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine);
+// The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.
+size_t firstInvalidUtf8(const char* text, size_t n);
+size_t firstInvalidUtf8(const std::string& text);
 
 }  // namespace marian
