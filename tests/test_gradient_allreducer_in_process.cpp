@@ -15,7 +15,7 @@ using namespace gradient_allreducer_cases;
 class GradientAllreducerInProcess : public ::testing::TestWithParam<int> {};
 
 TEST_P(GradientAllreducerInProcess, OneShardEqualsTheReference) { runOnRanks(GetParam(), oneShardEqualsTheReference); }
-TEST_P(GradientAllreducerInProcess, TwoShardsGiveEveryRankTheSameSum) { runOnRanks(GetParam(), twoShardsGiveEveryRankTheSameSum); }
+TEST_P(GradientAllreducerInProcess, TwoShardsGiveEveryRankTheRightSum) { runOnRanks(GetParam(), twoShardsGiveEveryRankTheRightSum); }
 TEST_P(GradientAllreducerInProcess, BucketsGiveTheUnbucketedDenseSumBitwise) { runOnRanks(GetParam(), bucketsGiveTheUnbucketedDenseSumBitwise); }
 TEST_P(GradientAllreducerInProcess, EachBucketSelectsItsOwnTopkAndLosesNothing) { runOnRanks(GetParam(), eachBucketSelectsItsOwnTopkAndLosesNothing); }
 TEST_P(GradientAllreducerInProcess, LocalGradientsApplyEveryOwnGradientOnce) { runOnRanks(GetParam(), localGradientsApplyEveryOwnGradientOnce); }
