@@ -79,6 +79,9 @@ TEST(FailingRanks, StoppedOrKilledDuringTraining) {
     expectJobEnds(m, "STOP@update-15:1", kSilent1);
     expectJobEnds(m, "KILL@update-15:1", kKilled1);
   }
+  // the checkpoint of update 10 stays whole and resumes, with the parameter server (whose shards
+  // rank 1 holds too) and with the allreduce
+  expectResumes(kModes[0], "STOP@update-15:1", "update 10");
   expectResumes(kModes[1], "STOP@update-15:1", "update 10");
 }
 
