@@ -3,10 +3,11 @@
 // mpirun by test_gradient_allreducer_mpi.cpp, on threads by test_gradient_allreducer_in_process.cpp.
 // With the gradient in one shard it gives bitwise the sums of a reference built from the comm
 // pieces, for every algorithm and selection method; with two shards (selected where each lives,
-// summed on the host, scattered back) every rank ends with the same sum; cut into buckets (as the
-// overlapped allreduce reduces them) the dense sum is bitwise the unbucketed one, and each bucket
-// selects its own top-k without losing anything; local gradients, local clipping and momentum
-// correction by hand on 2 ranks, and their state in a checkpoint.
+// summed on the host, scattered back) every rank ends with the same sum: the exact one dense, one
+// that loses nothing compressed; cut into buckets (as the overlapped allreduce reduces them) the
+// dense sum is bitwise the unbucketed one, and each bucket selects its own top-k without losing
+// anything; local gradients, local clipping and momentum correction by hand on 2 ranks, and their
+// state in a checkpoint.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -126,42 +127,6 @@ inline void oneShardEqualsTheReference(Transport& t) {
       }
 }
 
-// Two shards on devices a and b (CPU devices here; GPU 0 twice where a GPU is visible, which
-// runs the selection, residual and scatter on the GPU).
-inline void twoShardsOn(Transport& t, Device a, Device b) {
-  size_t n = 4000;
-  for(std::string algo : {"dense", "topka", "gtopk", "oktopk"}) {
-    SCOPED_TRACE(algo + " on " + a.toString() + " and " + b.toString());
-    FlatBuffer first(a, Type::float32, 1500), second(b, Type::float32, n - 1500);
-    GradientAllreducer reducer(options(algo, 0.1f, "exact"), t, {first.all(), second.all()}, 3);
-    for(unsigned round = 0; round < 3; ++round) {
-      std::vector<float> g = randomValues(n, 77 * unsigned(t.rank()) + round);
-      kernels::fromHost(first.all(), std::vector<float>(g.begin(), g.begin() + 1500));
-      kernels::fromHost(second.all(), std::vector<float>(g.begin() + 1500, g.end()));
-      reducer.reduce(std::vector<Tensor>{first.all(), second.all()});
-      std::vector<float> sum = kernels::toHost(first.all()), rest = kernels::toHost(second.all());
-      sum.insert(sum.end(), rest.begin(), rest.end());
-      ASSERT_EQ(sum, fromRankZero(t, sum)) << "round " << round;
-      size_t nonzero = 0;
-      for(float v : sum)
-        nonzero += v != 0.f;
-      EXPECT_GT(nonzero, 0u);
-      if(algo != "dense") {
-        EXPECT_LE(nonzero, size_t(t.size()) * (n / 10 + 2));
-      }
-    }
-  }
-}
-
-inline void twoShardsGiveEveryRankTheSameSum(Transport& t) {
-  twoShardsOn(t, cpuDevice(0), cpuDevice(1));
-  int gpus = gpuDeviceCount();
-  float ranksWithGpus = gpus > 0 ? 1.f : 0.f;
-  t.allreduceSum(&ranksWithGpus, 1, t.peerTimeout(), "whether every rank sees a GPU");
-  if(ranksWithGpus == float(t.size()))  // every rank or none
-    twoShardsOn(t, gpuDevice(0), gpuDevice(gpus > 1 ? 1 : 0));
-}
-
 // Integer values: every order of adding them gives the same float, so bitwise comparisons of
 // differently cut sums are fair.
 inline std::vector<float> integerValues(size_t n, unsigned seed) {
@@ -171,6 +136,87 @@ inline std::vector<float> integerValues(size_t n, unsigned seed) {
   for(float& x : v)
     x = float(d(rng));
   return v;
+}
+
+// Integer values plus a sign-matched i % 1000 / 1024 (magnitudes seldom tie, so a top-k
+// selection takes about k); sums of a few ranks and rounds of them are still exact in float.
+inline std::vector<float> exactValues(size_t n, unsigned seed) {
+  std::vector<float> v = integerValues(n, seed);
+  for(size_t i = 0; i < n; ++i)
+    v[i] += (v[i] < 0 ? -1.f : 1.f) * float(i % 1000) / 1024.f;
+  return v;
+}
+
+// Two shards on devices a and b (CPU devices here; GPU 0 twice where a GPU is visible, which
+// runs the selection, residual and scatter on the GPU): every rank ends with the same result,
+// and it is right: density 1 gives the exact sum of every rank's input (computed here from
+// their seeds); the compressed ones (density 0.1, the dense algorithm then summing the
+// selections) keep at most P x k entries and lose nothing: what they applied plus every rank's
+// residual is everything fed in.
+inline void twoShardsOn(Transport& t, Device a, Device b) {
+  size_t n = 4000;
+  struct Case {
+    std::string algo;
+    float density;
+  };
+  for(const Case& c : {Case{"dense", 1.f}, Case{"dense", 0.1f}, Case{"topka", 0.1f}, Case{"gtopk", 0.1f},
+                       Case{"oktopk", 0.1f}}) {
+    SCOPED_TRACE(c.algo + " density " + std::to_string(c.density) + " on " + a.toString() + " and " + b.toString());
+    FlatBuffer first(a, Type::float32, 1500), second(b, Type::float32, n - 1500);
+    GradientAllreducer reducer(options(c.algo, c.density, "exact"), t, {first.all(), second.all()}, 3);
+    std::vector<float> fedIn(n, 0.f), applied(n, 0.f);
+    for(unsigned round = 0; round < 3; ++round) {
+      std::vector<float> g = exactValues(n, 77 * unsigned(t.rank()) + round), exact(n, 0.f);
+      for(int r = 0; r < t.size(); ++r) {
+        std::vector<float> theirs = exactValues(n, 77 * unsigned(r) + round);
+        for(size_t i = 0; i < n; ++i)
+          exact[i] += theirs[i];
+      }
+      kernels::fromHost(first.all(), std::vector<float>(g.begin(), g.begin() + 1500));
+      kernels::fromHost(second.all(), std::vector<float>(g.begin() + 1500, g.end()));
+      reducer.reduce(std::vector<Tensor>{first.all(), second.all()});
+      std::vector<float> sum = kernels::toHost(first.all()), rest = kernels::toHost(second.all());
+      sum.insert(sum.end(), rest.begin(), rest.end());
+      ASSERT_EQ(sum, fromRankZero(t, sum)) << "round " << round;
+      if(c.density == 1.f) {
+        ASSERT_EQ(sum, exact) << "round " << round;
+        continue;
+      }
+      size_t nonzero = 0;
+      for(size_t i = 0; i < n; ++i) {
+        nonzero += sum[i] != 0.f;
+        fedIn[i] += exact[i];
+        applied[i] += sum[i];
+      }
+      EXPECT_GT(nonzero, 0u);
+      EXPECT_LE(nonzero, size_t(t.size()) * (n / 10 + 2));
+    }
+    if(c.density == 1.f)
+      continue;
+    ModelState state;
+    state.n = n;
+    reducer.saveTo(state);  // collective: every rank's residual to rank 0
+    if(t.rank() != 0)
+      continue;
+    for(int r = 0; r < t.size(); ++r) {
+      const std::vector<float>& residual = state.extras.at("allreduce-residual.rank" + std::to_string(r));
+      ASSERT_EQ(residual.size(), n);
+      for(size_t i = 0; i < n; ++i)
+        applied[i] += residual[i];
+    }
+    EXPECT_EQ(applied, fedIn) << "what was applied plus the residuals is not what was fed in";
+  }
+}
+
+inline void twoShardsGiveEveryRankTheRightSum(Transport& t) {
+  twoShardsOn(t, cpuDevice(0), cpuDevice(1));
+  if(::testing::Test::HasFatalFailure())  // runOnRanks stops the other ranks, which wait in twoShardsOn
+    return;
+  int gpus = gpuDeviceCount();
+  float ranksWithGpus = gpus > 0 ? 1.f : 0.f;
+  t.allreduceSum(&ranksWithGpus, 1, t.peerTimeout(), "whether every rank sees a GPU");
+  if(ranksWithGpus == float(t.size()))  // every rank or none
+    twoShardsOn(t, gpuDevice(0), gpuDevice(gpus > 1 ? 1 : 0));
 }
 
 // Two shards [0, 1500) and [1500, 4000); the second bucket crosses their boundary, the third is
@@ -209,9 +255,7 @@ inline void bucketsGiveTheUnbucketedDenseSumBitwise(Transport& t) {
 // With density 0.1 each bucket's piece of each shard selects its own top 10% (exact threshold,
 // distinct magnitudes: exactly that many per rank, so at most P x k of a bucket's sum is
 // non-zero), and nothing is lost: the sum plus every rank's residual (gathered as a checkpoint
-// does) is the sum of everything fed in, exactly (integer values), over rounds. gtopk only on 2
-// ranks: on more, a value that an inner merge of its tree drops is lost when the index makes
-// the global selection through other ranks (seed 001 puts back only what the mask left out).
+// does) is the sum of everything fed in, exactly (exactValues), over rounds.
 inline void eachBucketSelectsItsOwnTopkAndLosesNothing(Transport& t) {
   size_t n = 4000;
   int ranks = t.size();
@@ -221,10 +265,7 @@ inline void eachBucketSelectsItsOwnTopkAndLosesNothing(Transport& t) {
     GradientAllreducer reducer(options(algo, 0.1f, "exact"), t, {first.all(), second.all()}, 5, kBuckets);
     std::vector<double> fedIn(n, 0.0), applied(n, 0.0);
     for(unsigned round = 0; round < 3; ++round) {
-      std::vector<float> g(n);
-      std::vector<float> mine = integerValues(n, 17 * unsigned(t.rank()) + round);
-      for(size_t i = 0; i < n; ++i)  // distinct magnitudes: a unique top-k in every piece
-        g[i] = mine[i] + (mine[i] < 0 ? -1.f : 1.f) * float(i % 1000) / 1024.f;
+      std::vector<float> g = exactValues(n, 17 * unsigned(t.rank()) + round);
       std::vector<float> all = g;
       t.allreduceSum(all.data(), n, t.peerTimeout(), "the inputs' sum");  // integers + k/1024
       kernels::fromHost(first.all(), std::vector<float>(g.begin(), g.begin() + 1500));

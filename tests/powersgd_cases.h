@@ -1,8 +1,8 @@
 #pragma once
 // The cases of PowerSGD (comm/powersgd.h and its use by GradientAllreducer), written once
 // against Transport: under mpirun by test_gradient_allreducer_mpi.cpp, on threads by
-// test_gradient_allreducer_in_process.cpp. On 2 ranks the factors, the sum and both ranks'
-// residuals against values computed here in double from the shared first Q, twice (error
+// test_gradient_allreducer_in_process.cpp. On 2 to 4 ranks the factors, the sum and every rank's
+// residual against values computed here in double from the shared first Q, twice (error
 // feedback and warm start); on any rank count nothing is lost (what is applied plus every
 // residual is everything fed in); a checkpoint taken between updates continues exactly.
 #include <gtest/gtest.h>
@@ -29,58 +29,66 @@ inline Matrix matrixAt(const std::vector<float>& v, size_t offset, size_t rows, 
 
 using gradient_allreducer_cases::expectNear;
 
-// A 3 x 2 matrix at 0 and a vector of 2 at 6, rank 1, on 2 ranks: after each of two calls the
-// result is P Q^T of the summed factors and the vector's exact sum, and each rank's residual is
-// its M - P Q_rank^T, computed here in double.
+// A 3 x 2 matrix at 0 and a vector of 2 at 6, rank 1, on 2 to 4 ranks: after each of two calls
+// the result is P Q^T of the summed factors and the vector's exact sum, and each rank's residual
+// is its M - P Q_rank^T, computed here in double for every rank.
 inline void factorsByHand(Transport& t) {
-  if(t.size() != 2)
-    GTEST_SKIP() << "computed by hand for 2 ranks";
+  constexpr int kMostRanks = 4;
+  int ranks = t.size();
+  if(ranks > kMostRanks)
+    GTEST_SKIP() << "inputs written for up to " << kMostRanks << " ranks";
   PowerSgd psgd(8, {{0, 3, 2}}, 1, 42);
   auto sum = createAllreduce("ring", t, AllreduceSettings());
   std::vector<double> q = {psgd.qs()[0], psgd.qs()[1]};
-  const std::vector<float> inputs[2][2] = {{{1, 2, 3, 4, 5, 6, 1, 2}, {0, 1, 2, 0, 1, 1, 3, -1}},
-                                           {{2, -1, 0, 1, 4, 2, 0.5f, 0}, {-1, 3, 1, 1, 0, 2, 1, 1}}};
-  std::vector<double> residual[2] = {std::vector<double>(6, 0.0), std::vector<double>(6, 0.0)};
+  const std::vector<float> inputs[2][kMostRanks] = {
+      {{1, 2, 3, 4, 5, 6, 1, 2}, {2, -1, 0, 1, 4, 2, 0.5f, 0}, {-3, 1, 2, 2, 0, -1, 2, 1}, {0.5f, 0, -2, 1, 3, 1, -1, 4}},
+      {{0, 1, 2, 0, 1, 1, 3, -1}, {-1, 3, 1, 1, 0, 2, 1, 1}, {2, 2, -1, 0, 1, -2, 0, 3}, {1, -1, 0, 2, -2, 1, 2, 0.5f}}};
+  std::vector<std::vector<double>> residual(size_t(ranks), std::vector<double>(6, 0.0));
   for(int call = 0; call < 2; ++call) {
     SCOPED_TRACE("call " + std::to_string(call));
-    Matrix m[2];
-    for(int r = 0; r < 2; ++r) {
-      m[r] = matrixAt(inputs[call][r], 0, 3, 2);
+    std::vector<Matrix> m(static_cast<size_t>(ranks));
+    for(int r = 0; r < ranks; ++r) {
+      m[size_t(r)] = matrixAt(inputs[call][r], 0, 3, 2);
       for(size_t i = 0; i < 3; ++i)
         for(size_t j = 0; j < 2; ++j)
-          m[r][i][j] += residual[r][i * 2 + j];
+          m[size_t(r)][i][j] += residual[size_t(r)][i * 2 + j];
     }
-    // P = (M0 + M1) Q, normalised (one column)
+    // P = (sum of the M_r) Q, normalised (one column)
     std::vector<double> p(3, 0.0);
     double norm = 0;
     for(size_t i = 0; i < 3; ++i) {
-      for(size_t j = 0; j < 2; ++j)
-        p[i] += (m[0][i][j] + m[1][i][j]) * q[j];
+      for(int r = 0; r < ranks; ++r)
+        for(size_t j = 0; j < 2; ++j)
+          p[i] += m[size_t(r)][i][j] * q[j];
       norm += p[i] * p[i];
     }
     for(double& v : p)
       v /= std::sqrt(norm);
-    // Q_r = M_r^T P; Q = Q0 + Q1; residual_r = M_r - P Q_r^T; the result P Q^T
-    std::vector<double> qr[2] = {{0, 0}, {0, 0}};
-    for(int r = 0; r < 2; ++r)
-      for(size_t j = 0; j < 2; ++j)
+    // Q_r = M_r^T P; Q = the sum of the Q_r; residual_r = M_r - P Q_r^T; the result P Q^T
+    std::vector<std::vector<double>> qr(size_t(ranks), std::vector<double>(2, 0.0));
+    q = {0, 0};
+    for(int r = 0; r < ranks; ++r)
+      for(size_t j = 0; j < 2; ++j) {
         for(size_t i = 0; i < 3; ++i)
-          qr[r][j] += m[r][i][j] * p[i];
-    q = {qr[0][0] + qr[1][0], qr[0][1] + qr[1][1]};
-    std::vector<double> want(8);
+          qr[size_t(r)][j] += m[size_t(r)][i][j] * p[i];
+        q[j] += qr[size_t(r)][j];
+      }
+    std::vector<double> want(8, 0.0);
     for(size_t i = 0; i < 3; ++i)
       for(size_t j = 0; j < 2; ++j) {
         want[i * 2 + j] = p[i] * q[j];
-        for(int r = 0; r < 2; ++r)
-          residual[r][i * 2 + j] = m[r][i][j] - p[i] * qr[r][j];
+        for(int r = 0; r < ranks; ++r)
+          residual[size_t(r)][i * 2 + j] = m[size_t(r)][i][j] - p[i] * qr[size_t(r)][j];
       }
-    want[6] = double(inputs[call][0][6]) + inputs[call][1][6];
-    want[7] = double(inputs[call][0][7]) + inputs[call][1][7];
+    for(int r = 0; r < ranks; ++r) {
+      want[6] += double(inputs[call][r][6]);
+      want[7] += double(inputs[call][r][7]);
+    }
 
     std::vector<float> values = inputs[call][t.rank()];
     psgd.reduce(values, *sum);
     expectNear(values, want, "the sum");
-    std::vector<double> mine = residual[t.rank()];
+    std::vector<double> mine = residual[size_t(t.rank())];
     mine.push_back(0.0);
     mine.push_back(0.0);
     expectNear(psgd.residual(), mine, "the residual");

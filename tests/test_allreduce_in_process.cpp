@@ -3,6 +3,8 @@
 #include "allreduce_cases.h"
 #include "in_process_ranks.h"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "comm/allreduce/sparse_ops.h"
@@ -71,6 +73,70 @@ TEST(SparseOps, OnePassMergeAddsInThePartsOrder) {
   EXPECT_EQ(once.indices, sequential.indices);
   EXPECT_EQ(once.values, sequential.values);
   EXPECT_GT(once.size(), 30u);
+}
+
+// largestK against a full sort by (|value| descending, index ascending): values from a handful
+// of magnitudes of either sign, zeros among them, so that most of the k-th entries tie.
+TEST(SparseOps, LargestKIsAFullSortsFirstKWithTiesToTheLowerIndex) {
+  std::mt19937 rng(5);
+  for(size_t size : {size_t(0), size_t(1), size_t(9), size_t(200)})
+    for(int trial = 0; trial < 20; ++trial) {
+      SparseVector v;
+      for(uint32_t i = 0; v.size() < size; ++i)
+        if(rng() % 2) {
+          v.indices.push_back(i);
+          v.values.push_back(float(int(rng() % 7) - 3));  // -3 .. 3
+        }
+      std::vector<size_t> order(v.size());
+      for(size_t j = 0; j < order.size(); ++j)
+        order[j] = j;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        float ma = std::fabs(v.values[a]), mb = std::fabs(v.values[b]);
+        return ma != mb ? ma > mb : v.indices[a] < v.indices[b];
+      });
+      for(size_t k : {size_t(0), size_t(1), size / 3, size, size + 1}) {
+        SCOPED_TRACE("size " + std::to_string(size) + " k " + std::to_string(k) + " trial " + std::to_string(trial));
+        std::vector<size_t> first(order.begin(), order.begin() + long(std::min(k, order.size())));
+        std::sort(first.begin(), first.end());
+        SparseVector expected;
+        for(size_t j : first) {
+          expected.indices.push_back(v.indices[j]);
+          expected.values.push_back(v.values[j]);
+        }
+        SparseVector got = largestK(v, k);
+        ASSERT_EQ(got.indices, expected.indices);
+        ASSERT_EQ(got.values, expected.values);
+      }
+    }
+}
+
+// mergeSparse against dense addition: the union of the indices (an index in either stays, even
+// where the sum is 0), each the sum of both values.
+TEST(SparseOps, MergeIsTheDenseSumOverTheUnionOfIndices) {
+  std::mt19937 rng(8);
+  for(int trial = 0; trial < 50; ++trial) {
+    SparseVector a, b;
+    std::vector<float> dense(64, 0.f);
+    std::vector<bool> held(64, false);
+    for(SparseVector* v : {&a, &b})
+      for(uint32_t i = 0; i < 64; ++i)
+        if(rng() % 3 == 0) {
+          float x = float(int(rng() % 5) - 2);
+          v->indices.push_back(i);
+          v->values.push_back(x);
+          dense[i] += x;
+          held[i] = true;
+        }
+    SparseVector got = mergeSparse(a, b);
+    SparseVector expected;
+    for(uint32_t i = 0; i < 64; ++i)
+      if(held[i]) {
+        expected.indices.push_back(i);
+        expected.values.push_back(dense[i]);
+      }
+    ASSERT_EQ(got.indices, expected.indices) << "trial " << trial;
+    ASSERT_EQ(got.values, expected.values) << "trial " << trial;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, AllreduceInProcess, ::testing::Values(2, 3, 4),

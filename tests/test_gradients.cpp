@@ -185,6 +185,27 @@ TEST(Gradients, BatchedDot) {
                  [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1], false, true); });
 }
 
+// One input a constant (no gradient), in either position: the operators whose backward reads
+// an input's value only for the other input's gradient (mul, bdot) must not read it when that
+// other input needs none (it is released and poisoned), and none may write a gradient there.
+TEST(Gradients, OneInputWithoutGradient) {
+  for(size_t constant : {size_t(0), size_t(1)}) {
+    SCOPED_TRACE("input " + std::to_string(constant) + " a constant");
+    auto check = [&](std::vector<Shape> shapes, const BuildFn& build, const InputFn& inputs = normalInputs) {
+      checkGradients(shapes, build, inputs, 1e-2f, 1e-2f, 7, {constant});
+    };
+    check({{3, 4}, {4}}, [](ExpressionGraph&, const Inputs& x) { return x[0] * x[1]; });
+    check({{3, 4}, {4}}, [](ExpressionGraph&, const Inputs& x) { return x[0] / x[1]; }, positiveInputs);
+    check({{2, 3, 4}, {2, 1, 4}}, [](ExpressionGraph&, const Inputs& x) { return maximum(x[0], x[1]); },
+          spacedInputs);
+    check({{2, 3, 4}, {2, 1, 4}}, [](ExpressionGraph&, const Inputs& x) { return minimum(x[0], x[1]); },
+          spacedInputs);
+    check({{2, 3, 4}, {2, 4, 5}}, [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1]); });
+    check({{2, 4, 3}, {1, 5, 4}}, [](ExpressionGraph&, const Inputs& x) { return bdot(x[0], x[1], true, true, 0.7f); });
+    check({{3, 4}, {4, 5}}, [](ExpressionGraph&, const Inputs& x) { return dot(x[0], x[1]); });
+  }
+}
+
 TEST(Gradients, Affine) {
   checkGradients({{3, 4}, {4, 5}, {5}},
                  [](ExpressionGraph&, const Inputs& x) { return affine(x[0], x[1], x[2]); });

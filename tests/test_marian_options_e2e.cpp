@@ -38,7 +38,7 @@ TEST(MarianOptions, VersionAndLogLevel) {
 // written once under mpirun (by rank 0), in the --log file too.
 TEST(MarianOptions, LogBeginsWithVersionCommandLineAndOptions) {
   std::string m = e2e::corpusDir() + "/startlines";
-  RunResult r = e2e::run("startlines", "--after-batches 1 --dim-emb 48 --log " + m + "/train.log");
+  RunResult r = e2e::run("startlines", "--after-batches 1 --disp-freq 1 --dim-emb 48 --log " + m + "/train.log");
   ASSERT_EQ(r.status, 0) << r.log;
   for(const std::string& text : {readFile(m + "/train.log"), r.log}) {
     EXPECT_NE(text.find("] [marian] marian-mn v"), std::string::npos) << text;
@@ -46,7 +46,10 @@ TEST(MarianOptions, LogBeginsWithVersionCommandLineAndOptions) {
     EXPECT_NE(text.find("/marian "), std::string::npos) << text;
     EXPECT_NE(text.find("] [config] dim-emb: 48\n"), std::string::npos) << text;
     EXPECT_NE(text.find("] [config] after-batches: 1\n"), std::string::npos) << text;
-    EXPECT_LT(text.find("[config]"), text.find("Ep. 1 : Up. 1 : ")) << text;
+    // the display line must be there: find() of a missing one is npos, after everything
+    size_t display = text.find("Ep. 1 : Up. 1 : ");
+    ASSERT_NE(display, std::string::npos) << text;
+    EXPECT_LT(text.rfind("[config]"), display) << text;  // every option before training
   }
   RunResult ranks = e2e::run("startlines-mpi", "--after-batches 1 --sync-sgd", true, e2e::mpirun(2));
   ASSERT_EQ(ranks.status, 0) << ranks.log;
@@ -64,10 +67,29 @@ TEST(MarianOptions, ValidLogBleuDetokAndEarlyStoppingOn) {
   EXPECT_GE(count(valid, "[valid]"), 2) << valid;
   EXPECT_EQ(valid.find("Ep. 1 : Up. 10 : Sen."), std::string::npos) << valid;  // only validation lines
   EXPECT_NE(valid.find(": bleu-detok : "), std::string::npos) << valid;
-  // BLEU of a barely trained model stalls at once: with "any" one stall of it stops training
-  if(r.log.find("stalled 1 times") != std::string::npos) {
-    EXPECT_NE(r.log.find("Training stops: bleu-detok stalled 1 times (--early-stopping-on any)"), std::string::npos)
-        << r.log;
+  // --early-stopping-on with a second metric that stalls for certain while the first improves:
+  // with learning rate 0 the cross-entropy repeats itself (stalled at the second validation); a
+  // script that prints how often it ran improves every time. "any" stops at update 20, "first"
+  // (the script) trains to the end.
+  std::ofstream(m + "/counter.sh") << "echo x >> " << m << "/runs-$1.txt\nwc -l < " << m << "/runs-$1.txt\n";
+  for(std::string on : {"any", "first"}) {
+    SCOPED_TRACE("--early-stopping-on " + on);
+    std::string script = " --valid-script-path 'bash " + m + "/counter.sh " + on + "'";
+    RunResult stop = e2e::run("stopping-" + on, "--after-batches 40 --valid-freq 10 --learn-rate 0 --valid-metrics "
+                                                "valid-script cross-entropy --early-stopping 1 --early-stopping-on " +
+                                                    on + script + e2e::validation());
+    ASSERT_EQ(stop.status, 0) << stop.log;
+    EXPECT_NE(stop.log.find("Up. 20 : valid-script : 2 : new best"), std::string::npos) << stop.log;
+    EXPECT_NE(stop.log.find("Up. 20 : cross-entropy : "), std::string::npos) << stop.log;
+    EXPECT_NE(stop.log.find(" : stalled 1 times"), std::string::npos) << stop.log;
+    if(on == "any") {
+      EXPECT_NE(stop.log.find("Training stops: cross-entropy stalled 1 times (--early-stopping-on any)"),
+                std::string::npos) << stop.log;
+      EXPECT_EQ(stop.log.find("Up. 30 : valid-script"), std::string::npos) << stop.log;
+    } else {
+      EXPECT_EQ(stop.log.find("Training stops"), std::string::npos) << stop.log;
+      EXPECT_NE(stop.log.find("Up. 40 : valid-script : 4 : new best"), std::string::npos) << stop.log;
+    }
   }
   RunResult bad = e2e::run("stopping-bad", "--after-batches 2 --early-stopping-on some" + e2e::validation());
   EXPECT_NE(bad.status, 0);

@@ -1,12 +1,14 @@
 // `mpirun marian --multi-node` end to end on a small synthetic corpus: one rank reproduces the
 // singleton exactly; 2 and 4 ranks (also with 2 CPU devices per rank), dense and dropped,
-// overlap on and off, all train; dropping cuts the bytes on the wire; a rank that stops
-// answering ends the job within the timeout and the last checkpoint stays intact.
+// overlap on and off, all train; dropping cuts the bytes on the wire; the timeline shows on which
+// thread the exchanges run. (A rank that stops answering or dies, at an exact update through
+// MARIAN_FAULT: test_failing_ranks_e2e.cpp.)
 #include <algorithm>
-#include <chrono>
-#include <thread>
+#include <cstdio>
+#include <set>
 
 #include "e2e_helpers.h"
+#include "timeline_spans.h"
 
 namespace {
 
@@ -91,39 +93,6 @@ TEST(MultiNode, GradientDroppingCutsBytesPerUpdateThirtyfold) {
   EXPECT_GE(d / s, 30.0) << "dense " << d << " B/update, dropped " << s;
 }
 
-// Starts a long 2-rank job, sends `signal` to one rank after 3 s, and returns how long the job
-// took to end after that, its exit status and its log.
-struct Interrupted {
-  double seconds;
-  int status;
-  std::string log;
-  bool found;
-};
-
-Interrupted interruptOneRank(const std::string& name, const std::string& signal) {
-  std::string m2 = e2e::corpusDir() + "/" + name;
-  std::system(("rm -rf " + m2 + " && mkdir -p " + m2).c_str());
-  std::string cmd = mpirun(2) + MARIAN_BIN_DIR "/marian " + e2e::tinyModelOptions(m2) +
-                    "--multi-node --after-batches 100000 --multi-node-timeout 5 > " + m2 + "/log.txt 2>&1";
-  int status = 0;
-  std::thread job([&] { status = std::system(cmd.c_str()); });
-  std::this_thread::sleep_for(std::chrono::seconds(3));
-  // a rank: argv[0] ends in /marian (mpirun's and timeout's arguments name marian too)
-  std::string find = "pgrep -f '^[^ ]*/marian .*" + m2 + "/model.npz' | head -1";
-  FILE* p = popen(find.c_str(), "r");
-  char pid[32] = {0};
-  bool found = fgets(pid, sizeof(pid), p) != nullptr;
-  pclose(p);
-  auto start = std::chrono::steady_clock::now();
-  if(found)
-    std::system(("kill -" + signal + " " + std::string(pid)).c_str());
-  job.join();  // the job has to end by itself
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if(found)
-    std::system(("kill -9 " + std::string(pid) + " 2>/dev/null").c_str());
-  return {seconds, status, e2e::readFile(m2 + "/log.txt"), found};
-}
-
 // Rank 0 validates and stops early; the other rank, not in lockstep, hears it in its next reply
 // from rank 0's server and ends too, instead of training on to its --after-batches while rank 0
 // waits. With learning rate 0 the second validation stalls, so rank 0 stops at update 8.
@@ -136,51 +105,27 @@ TEST(MultiNode, RankZerosEarlyStopEndsEveryRank) {
   ASSERT_TRUE(std::regex_search(r.log, m, std::regex("\\[rank 1\\] \\[training\\] Rank 0 has ended training: this rank "
                                                      "ends at update (\\d+)"))) << r.log;
   EXPECT_LT(std::stoi(m[1]), 200) << "rank 1 trained on after rank 0 stopped at update 8";
-  EXPECT_EQ(r.log.find("[rank 1] Ep. 1 : Up. 3000"), std::string::npos) << r.log;
+  // nor did it train on to its --after-batches (in any epoch: 3000 batches are many epochs here)
+  EXPECT_FALSE(std::regex_search(r.log, std::regex("\\[rank 1\\] Ep\\. \\d+ : Up\\. 3000 "))) << r.log;
   EXPECT_FALSE(e2e::readFile(e2e::corpusDir() + "/early/model.npz").empty());
 }
 
-TEST(MultiNode, AStalledRankEndsTheJobWithinTheTimeoutAndKeepsTheCheckpoint) {
-  std::string m = e2e::corpusDir() + "/stall";
-  RunResult first = e2e::run("stall", "--multi-node --after-batches 10 --save-freq 10", true, mpirun(2));
-  ASSERT_EQ(first.status, 0) << first.log;
-  std::string saved = e2e::readFile(m + "/model.npz");
-  ASSERT_FALSE(saved.empty());
-  Interrupted r = interruptOneRank("stall2", "STOP");  // as if its machine hung
-  ASSERT_TRUE(r.found) << r.log;
-  EXPECT_NE(r.status, 0);
-  EXPECT_LT(r.seconds, 30.0) << "the job did not end within 30 s of a rank stalling (timeout 5 s)";
-  EXPECT_NE(r.log.find("stopping the job"), std::string::npos) << r.log;
-  EXPECT_EQ(e2e::readFile(m + "/model.npz"), saved);
-}
-
-TEST(MultiNode, AKilledRankEndsTheJob) {
-  Interrupted r = interruptOneRank("killed", "KILL");  // as if its machine died
-  ASSERT_TRUE(r.found) << r.log;
-  EXPECT_NE(r.status, 0);
-  EXPECT_LT(r.seconds, 30.0) << r.log;
-}
-
-}  // namespace
-
-namespace {
-
-// The share of communication that ran while a compute span was open, per rank, from
-// scripts/timeline-summary's table.
-std::vector<double> overlapShares(const std::string& trace0, const std::string& trace1) {
+// scripts/timeline-summary's table of the traces, printed for information (how much overlapped
+// depends on the scheduler: on 2 busy cores the communication thread can be starved to none).
+void printTimelineSummary(const std::string& trace0, const std::string& trace1) {
   std::string out = e2e::corpusDir() + "/summary.txt";
   std::string cmd = "/usr/bin/python3 " MARIAN_SOURCE_DIR "/scripts/timeline-summary " + trace0 + " " + trace1 +
                     " > " + out;
   EXPECT_EQ(std::system(cmd.c_str()), 0);
-  std::string table = e2e::readFile(out);
-  std::vector<double> shares;
-  std::regex row("\\| \\d+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ s \\((\\d+)%\\) \\|");
-  for(std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it)
-    shares.push_back(std::stod((*it)[1]));
-  return shares;
+  std::printf("%s", e2e::readFile(out).c_str());
 }
 
-TEST(MultiNode, TimelineShowsCommunicationOverlappingComputation) {
+// Where the exchanges run, whatever the scheduler did: with --multi-node-overlap never on the
+// thread that computes (forward, backward) but on the communication thread, the first after
+// the first backward gave it gradients (the last, the flush at the end, may run on the main
+// thread); without it all 30 on the compute thread, each between its update's backward and the
+// next forward.
+TEST(MultiNode, TimelineShowsWhereTheExchangesRun) {
   for(bool overlap : {true, false}) {
     SCOPED_TRACE(overlap ? "overlap" : "no overlap");
     std::string m = e2e::corpusDir() + "/timeline";
@@ -188,13 +133,37 @@ TEST(MultiNode, TimelineShowsCommunicationOverlappingComputation) {
                                            (overlap ? " --multi-node-overlap" : ""),
                            true, mpirun(2));
     ASSERT_EQ(r.status, 0) << r.log;
-    std::vector<double> shares = overlapShares(m + "/trace.json", m + "/trace.rank1.json");
-    ASSERT_EQ(shares.size(), 2u);
-    for(double s : shares) {
-      if(overlap)
-        EXPECT_GT(s, 0.0);  // exchanges on the communication thread while the compute thread works
-      else
-        EXPECT_EQ(s, 0.0);  // the compute thread exchanges itself: nothing else computes meanwhile
+    printTimelineSummary(m + "/trace.json", m + "/trace.rank1.json");
+    for(std::string trace : {m + "/trace.json", m + "/trace.rank1.json"}) {
+      SCOPED_TRACE(trace);
+      std::vector<e2e::Span> spans = e2e::timelineSpans(trace);
+      std::vector<e2e::Span> forward = e2e::spansNamed(spans, "forward"), backward = e2e::spansNamed(spans, "backward"),
+                             exchanges = e2e::spansNamed(spans, "exchange");
+      ASSERT_EQ(backward.size(), 30u);
+      ASSERT_EQ(forward.size(), 30u);
+      std::set<std::string> compute = e2e::threadsOf(backward);
+      ASSERT_EQ(compute.size(), 1u);
+      if(overlap) {
+        ASSERT_FALSE(exchanges.empty());
+        EXPECT_LE(exchanges.size(), 30u);  // at most one an update: the others are summed into the next
+        std::vector<e2e::Span> onCommunication;
+        for(const e2e::Span& e : exchanges) {
+          EXPECT_EQ(compute.count(e.thread), 0u) << e.thread << " computes and exchanges";
+          if(std::regex_search(e.thread, std::regex("^client \\d+ communication$")))
+            onCommunication.push_back(e);
+        }
+        ASSERT_FALSE(onCommunication.empty());
+        EXPECT_GE(onCommunication.front().start, backward.front().end);
+      } else {
+        ASSERT_EQ(exchanges.size(), 30u);
+        for(size_t u = 0; u < exchanges.size(); ++u) {
+          EXPECT_EQ(exchanges[u].thread, *compute.begin());
+          EXPECT_GE(exchanges[u].start, backward[u].end) << "update " << u + 1;
+          if(u + 1 < forward.size()) {
+            EXPECT_LE(exchanges[u].end, forward[u + 1].start) << "update " << u + 1;
+          }
+        }
+      }
     }
   }
 }
