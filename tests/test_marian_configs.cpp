@@ -1,0 +1,166 @@
+// Marian's own configuration files read here with -c (a model.npz.yml Marian wrote, its options
+// this program lacks) and what this program writes as one, read by Marian.
+#include <gtest/gtest.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include "options_helpers.h"
+
+namespace marian {
+namespace {
+
+using namespace optionstest;
+
+// A model.npz.yml as Marian v1.12 writes it (marian-examples' transformer recipe: its version
+// key, options this program has no use for, Marian's option values) is read with -c: the options
+// it shares take effect, the others are ignored; a feature of Marian's that changes the model is
+// refused unless it has Marian's default. In a user's own config an unknown option stays an error.
+TEST(Options, MarianWrittenModelConfigIsRead) {
+  const std::string marianYml =
+      "authors: false\ncite: false\nbuild-info: \"\"\nworkspace: 10000\nlog: model/train.log\nlog-level: info\n"
+      "log-time-zone: \"\"\nquiet: false\nquiet-translation: true\nseed: 1111\ncheck-nan: false\n"
+      "interpolate-env-vars: false\nrelative-paths: false\ndump-config: \"\"\nsigterm: save-and-exit\n"
+      "model: model/model.npz\nignore-model-config: false\ntype: transformer\ndim-vocabs:\n  - 36000\n  - 36000\n"
+      "dim-emb: 512\nfactors-dim-emb: 0\nlemma-dim-emb: 0\ndim-rnn: 1024\nenc-type: bidirectional\nenc-cell: gru\n"
+      "enc-cell-depth: 1\nenc-depth: 6\ndec-cell: gru\ndec-cell-base-depth: 2\ndec-cell-high-depth: 1\n"
+      "dec-depth: 6\nskip: false\nlayer-normalization: false\nright-left: false\ninput-types:\n  []\n"
+      "tied-embeddings: false\ntied-embeddings-src: false\ntied-embeddings-all: true\ntransformer-heads: 8\n"
+      "transformer-no-projection: false\ntransformer-pool: false\ntransformer-dim-ffn: 2048\n"
+      "transformer-decoder-dim-ffn: 0\ntransformer-ffn-depth: 2\ntransformer-decoder-ffn-depth: 0\n"
+      "transformer-ffn-activation: swish\ntransformer-dim-aan: 2048\ntransformer-decoder-autoreg: self-attention\n"
+      "transformer-tied-layers:\n  []\ntransformer-guided-alignment-layer: last\ntransformer-preprocess: \"\"\n"
+      "transformer-postprocess: dan\ntransformer-postprocess-emb: d\ntransformer-postprocess-top: \"\"\n"
+      "transformer-train-position-embeddings: false\nulr: false\ndropout-rnn: 0\ndropout-src: 0\ndropout-trg: 0\n"
+      "transformer-dropout: 0.1\ntransformer-dropout-attention: 0\ntransformer-dropout-ffn: 0\n"
+      "cost-type: ce-mean-words\nmulti-loss-type: sum\nunlikelihood-loss: false\noverwrite: false\n"
+      "overwrite-checkpoint: true\nno-reload: false\nno-restore-corpus: false\ntrain-sets:\n  - data/corpus.bpe.en\n"
+      "  - data/corpus.bpe.de\nvocabs:\n  - model/vocab.ende.yml\n  - model/vocab.ende.yml\nsentencepiece-alphas:\n"
+      "  []\nsentencepiece-options: \"\"\nsentencepiece-max-lines: 2000000\nafter-epochs: 0\nafter-batches: 0\n"
+      "after: 0e\ndisp-freq: 500\ndisp-first: 0\ndisp-label-counts: true\nsave-freq: 5000\nlogical-epoch:\n"
+      "  - 1e\n  - 0\nmax-length: 100\nmax-length-crop: false\ntsv: false\ntsv-fields: 0\nshuffle: data\n"
+      "no-shuffle: false\nshuffle-in-ram: false\ndata-threads: 8\nall-caps-every: 0\nenglish-title-case-every: 0\n"
+      "mini-batch: 1000\nmini-batch-words: 0\nmini-batch-fit: true\nmini-batch-fit-step: 10\n"
+      "gradient-checkpointing: false\nmaxi-batch: 1000\nmaxi-batch-sort: trg\nshuffle-batches: false\n"
+      "mini-batch-round-up: true\noptimizer: adam\noptimizer-params:\n  - 0.9\n  - 0.98\n"
+      "  - 1e-09\noptimizer-delay: 1\nsync-sgd: true\nlearn-rate: 0.0003\nlr-report: true\nlr-decay: 0\n"
+      "lr-decay-strategy: epoch+stalled\nlr-decay-start:\n  - 10\n  - 1\nlr-decay-freq: 50000\n"
+      "lr-decay-reset-optimizer: false\nlr-decay-repeat-warmup: false\nlr-decay-inv-sqrt:\n  - 16000\n"
+      "lr-warmup: 16000\nlr-warmup-start-rate: 0\nlr-warmup-cycle: false\nlr-warmup-at-reload: false\n"
+      "label-smoothing: 0.1\nfactor-weight: 1\nclip-norm: 5\nexponential-smoothing: 0.0001\n"
+      "guided-alignment: none\ndata-weighting: \"\"\nembedding-vectors:\n  []\nvalid-sets:\n  - data/valid.bpe.en\n"
+      "  - data/valid.bpe.de\nvalid-freq: 5000\nvalid-metrics:\n  - ce-mean-words\n  - perplexity\n  - translation\n"
+      "valid-reset-stalled: false\nearly-stopping: 10\nearly-stopping-epsilon:\n  - 0\nearly-stopping-on: first\n"
+      "beam-size: 6\nnormalize: 0.6\nmax-length-factor: 3\nword-penalty: 0\nallow-unk: false\nn-best: false\n"
+      "word-scores: false\nvalid-mini-batch: 64\nvalid-max-length: 1000\n"
+      "valid-script-path: bash ./scripts/validate.sh\nvalid-script-args:\n  []\n"
+      "valid-translation-output: data/valid.bpe.en.output\nkeep-best: false\nvalid-log: model/valid.log\n"
+      "cpu-threads: 0\ndevices:\n  - 0\nversion: v1.12.0 65bf82ff 2023-02-21 20:56:31 -0800\n";
+  std::string yml = temp("marian-model.npz.yml");
+  write(yml, marianYml);
+  Options o = parse({"-c", yml, "--cpu-threads", "2", "--valid-sets", temp("a.src"), temp("a.trg")});
+  EXPECT_EQ(o.get<int>("enc-depth"), 6);
+  EXPECT_EQ(o.get<std::string>("valid-script-path"), "bash ./scripts/validate.sh");
+  EXPECT_EQ(o.get<std::vector<std::string>>("valid-metrics")[2], "translation");
+  EXPECT_FLOAT_EQ(o.get<float>("exponential-smoothing"), 0.0001f);
+  EXPECT_TRUE(o.get<bool>("tied-embeddings-all"));
+  EXPECT_EQ(o.get<std::string>("lr-warmup"), "16000");
+  EXPECT_TRUE(o.get<bool>("mini-batch-fit"));  // the recipe's batching takes effect
+  EXPECT_EQ(o.get<int>("mini-batch-fit-step"), 10);
+  // a feature that changes the model, set: refused, naming it
+  std::string rightLeft = marianYml;
+  rightLeft.replace(rightLeft.find("right-left: false"), 17, "right-left: true");
+  write(temp("right-left.yml"), rightLeft);
+  EXPECT_NE(errorOf({"-c", temp("right-left.yml")}).find("'right-left: true'"), std::string::npos)
+      << errorOf({"-c", temp("right-left.yml")});
+  // in a user's own config an option neither program has stays an error
+  write(temp("user.yml"), "enc-depth: 2\ncheck-nans: false\n");
+  EXPECT_NE(errorOf({"-c", temp("user.yml")}).find("Unknown option 'check-nans'"), std::string::npos);
+}
+
+// The model.npz.yml real Marian v1.12.43 wrote for examples/multi30k/train.yml (all of its 220
+// keys, no version key) and for its s2s variant train here with -c: every key accepted, the
+// shared ones in effect.
+TEST(Options, RealMarianModelConfigTrainsHere) {
+  Options o = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml", "--valid-sets",
+                     temp("a.src"), temp("a.trg")});
+  EXPECT_EQ(o.get<std::string>("type"), "transformer");
+  EXPECT_EQ(o.get<int>("dim-emb"), 256);
+  EXPECT_EQ(o.get<int>("transformer-heads"), 4);
+  EXPECT_TRUE(o.get<bool>("tied-embeddings-all"));
+  EXPECT_EQ(o.get<std::string>("cost-type"), "ce-mean-words");
+  EXPECT_EQ(o.get<std::string>("lr-warmup"), "500");
+  EXPECT_EQ(o.get<std::vector<float>>("optimizer-params"), (std::vector<float>{0.9f, 0.98f, 1e-9f}));
+  EXPECT_FLOAT_EQ(o.get<float>("label-smoothing"), 0.1f);
+  EXPECT_EQ(o.get<std::vector<int>>("dim-vocabs"), (std::vector<int>{8000, 8000}));
+  EXPECT_EQ(o.get<int>("seed"), 1111);
+  Options s2s = parse({"-c", MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-s2s.npz.yml", "--valid-sets", temp("a.src"),
+                       temp("a.trg")});
+  EXPECT_EQ(s2s.get<std::string>("type"), "s2s");
+  EXPECT_EQ(s2s.get<int>("dim-rnn"), 256);
+  EXPECT_EQ(s2s.get<int>("max-length"), 50);
+}
+
+// What this program writes as a configuration (model.npz.yml, --dump-config) real Marian v1.12's
+// -c reads: with defaults it holds only keys Marian's own model.npz.yml has (or Marian's
+// command-line flags --version and --no-shuffle, which its -c takes); an option of this
+// program's own that asks for something stays, so that Marian's refusal names it.
+TEST(Options, WrittenConfigHoldsOnlyMarianKeysWhileOursHaveDefaults) {
+  const YAML::Node marian = YAML::LoadFile(MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml");
+  const YAML::Node written = YAML::Load(parse({}).asYaml());
+  ASSERT_TRUE(written.IsMap());
+  EXPECT_GT(written.size(), 100u);
+  for(auto it = written.begin(); it != written.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    if(key != "version" && key != "no-shuffle") {
+      EXPECT_TRUE(marian[key].IsDefined()) << "'" << key << "' is not an option of Marian v1.12";
+    }
+  }
+  std::string asks = parse({"--grad-dropping-rate", "0.99", "--tf32", "--bucket-size", "25.0"}).asYaml();
+  EXPECT_NE(asks.find("\ngrad-dropping-rate: 0.99\n"), std::string::npos) << asks;
+  EXPECT_NE(asks.find("\ntf32: true\n"), std::string::npos) << asks;
+  EXPECT_EQ(asks.find("bucket-size"), std::string::npos) << asks;  // its default, spelt otherwise
+  write(temp("written.yml"), asks);
+  EXPECT_EQ(parse({"-c", temp("written.yml")}).asYaml(), asks);
+}
+
+// Marian's options this program lacks, in a user's config or on the command line: accepted with
+// the value that asks for nothing (Marian's default, in any of YAML's spellings, or any value
+// where none changes a result here), an error naming option and value when they ask for more.
+TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
+  write(temp("inert.yml"),
+        "check-nan: true\nright-left: false\n"
+        "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
+        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
+  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--right-left=false",
+                     "--lr-decay-strategy", "batches"});
+  EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
+  for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
+          {"right-left: true\n", "'right-left: true'"},
+          {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},
+          {"logical-epoch: [2e]\n", "'logical-epoch: [2e]'"},
+          {"lr-decay: 0.5\n", "'lr-decay: 0.5'"}}) {
+    write(temp("asks.yml"), yaml);
+    std::string error = errorOf({"-c", temp("asks.yml")});
+    EXPECT_NE(error.find(shown), std::string::npos) << error;
+    EXPECT_NE(error.find("not implemented"), std::string::npos) << error;
+  }
+  EXPECT_NE(errorOf({"--all-caps-every", "2"}).find("'all-caps-every: 2'"), std::string::npos)
+      << errorOf({"--all-caps-every", "2"});
+  EXPECT_NE(errorOf({"--sentencepiece-alphas", "0.1", "0.2"}).find("on the command line"), std::string::npos);
+  // the decoder's side: --optimize (intgemm) only off
+  const char* optimize[] = {"marian-decoder", "--optimize"};
+  try {
+    parseOptions(2, optimize, ProgramMode::translation);
+    ADD_FAILURE() << "--optimize was accepted";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'optimize: true'"), std::string::npos) << e.what();
+  }
+  const char* inert[] = {"marian-decoder", "--no-spm-decode=false", "--stat-freq", "100u", "--model-mmap"};
+  EXPECT_NO_THROW(parseOptions(5, inert, ProgramMode::translation));
+  const char* pieces[] = {"marian-decoder", "--no-spm-decode"};  // the decoder's own option here
+  EXPECT_TRUE(parseOptions(2, pieces, ProgramMode::translation).options.get<bool>("no-spm-decode"));
+  EXPECT_NE(errorOf({"--no-spm-encode"}).find("'no-spm-encode: true'"), std::string::npos);  // training: not done
+}
+
+}  // namespace
+}  // namespace marian
