@@ -12,8 +12,8 @@
 #include "common/file_util.h"
 #include "common/float_mode.h"
 #include "common/format.h"
-#include "common/not_finite.h"
 #include "common/logging.h"
+#include "common/not_finite.h"
 #include "common/timeline.h"
 #include "optimizers/lr_schedule.h"
 #include "tensors/devices_from_options.h"
@@ -254,7 +254,9 @@ private:
     }
     releaseIdleMemory();
     std::vector<float> values = graphGroup_->values(/*smoothed=*/true);
-    refuseDiverged(firstNotFinite(values, "the parameters"), state_.batches, "nothing is validated or saved");
+    refuseDiverged(firstNotFinite(values, options_.get<float>("exponential-smoothing") > 0.f ? "smoothed_parameters"
+                                                                                             : "master_parameters"),
+                   state_.batches, "nothing is validated or saved");
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
     for(const std::string& metric : earlyStopping_.record(scores, state_))
