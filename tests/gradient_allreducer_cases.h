@@ -293,14 +293,21 @@ inline void eachBucketSelectsItsOwnTopkAndLosesNothing(Transport& t) {
     reducer.saveTo(state);  // collective: every rank's residual to rank 0
     if(t.rank() != 0)
       continue;
+    // EXPECT, not ASSERT: a rank 0 that returned early would leave the others waiting in the next
+    // algorithm's collectives until their peer timeout
     for(int r = 0; r < ranks; ++r) {
-      const std::vector<float>& residual = state.extras.at("allreduce-residual.rank" + std::to_string(r));
-      ASSERT_EQ(residual.size(), n);
-      for(size_t i = 0; i < n; ++i)
-        applied[i] += double(residual[i]);
+      auto residual = state.extras.find("allreduce-residual.rank" + std::to_string(r));
+      bool whole = residual != state.extras.end() && residual->second.size() == n;
+      EXPECT_TRUE(whole) << "rank " << r << "'s residual";
+      for(size_t i = 0; whole && i < n; ++i)
+        applied[i] += double(residual->second[i]);
     }
+    size_t lost = 0, at = 0;
     for(size_t i = 0; i < n; ++i)
-      ASSERT_NEAR(applied[i], fedIn[i], 1e-3) << "entry " << i;
+      if(std::abs(applied[i] - fedIn[i]) > 1e-3 && lost++ == 0)
+        at = i;
+    EXPECT_EQ(lost, 0u) << "the first at entry " << at << ": applied and held back " << applied[at] << ", fed in "
+                        << fedIn[at];
   }
 }
 
