@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/quantized.h"
 #include "comm/allreduce/segments.h"
-#include "comm/allreduce/sparse_ops.h"
 #include "common/equal_split.h"
 
 namespace marian {
@@ -18,22 +18,47 @@ std::vector<float> denseReference(const std::vector<SparseVector>& inputs, size_
   return sum;
 }
 
-SparseVector globalTopkReference(std::vector<SparseVector> held, size_t k) {
-  size_t P = held.size();
-  if(k == 0)
-    k = SIZE_MAX;
-  std::vector<SparseVector> inputs = held;
+SparseVector globalTopkReference(const std::vector<SparseVector>& inputs, size_t k) {
+  // Apart from sparse_ops (largestK, mergeSparse), which the algorithm itself uses, so that a
+  // wrong tie rule there cannot agree with itself: each node's pairs in a map by index, merged by
+  // adding, cut to the first k by (|value| descending, index ascending) with a full sort.
+  using Held = std::map<uint32_t, float>;
+  auto keep = [k](Held& held) {
+    std::vector<std::pair<uint32_t, float>> order(held.begin(), held.end());
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      float ma = std::fabs(a.second), mb = std::fabs(b.second);
+      return ma != mb ? ma > mb : a.first < b.first;
+    });
+    if(k > 0 && order.size() > k)
+      order.resize(k);
+    held = Held(order.begin(), order.end());
+  };
+  size_t P = inputs.size();
+  std::vector<Held> node(P);
+  for(size_t r = 0; r < P; ++r)
+    for(size_t j = 0; j < inputs[r].size(); ++j)
+      node[r][inputs[r].indices[j]] += inputs[r].values[j];
   for(size_t d = 1; d < P; d *= 2)
-    for(size_t r = 0; r + d < P; r += 2 * d)
-      held[r] = largestK(mergeSparse(held[r], held[r + d]), k);
-  SparseVector selected = largestK(held[0], k);
-  if(P > 2) {  // the values: every rank's at the selected indices, summed in rank order
-    std::fill(selected.values.begin(), selected.values.end(), 0.f);
-    for(const SparseVector& in : inputs) {
-      std::vector<float> v = valuesAt(in, selected.indices);
-      for(size_t j = 0; j < v.size(); ++j)
-        selected.values[j] += v[j];
+    for(size_t r = 0; r + d < P; r += 2 * d) {
+      for(const auto& [i, v] : node[r + d])
+        node[r][i] += v;
+      keep(node[r]);
     }
+  keep(node[0]);  // one rank: its own top k
+  // the values: every rank's at the selected indices, summed in rank order
+  Held sum;
+  for(const auto& [i, v] : node[0])
+    sum[i] = 0.f;
+  for(const SparseVector& in : inputs)
+    for(size_t j = 0; j < in.size(); ++j) {
+      auto it = sum.find(in.indices[j]);
+      if(it != sum.end())
+        it->second += in.values[j];
+    }
+  SparseVector selected;
+  for(const auto& [i, v] : sum) {
+    selected.indices.push_back(i);
+    selected.values.push_back(v);
   }
   return selected;
 }

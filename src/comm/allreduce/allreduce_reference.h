@@ -13,8 +13,9 @@ namespace marian {
 std::vector<float> denseReference(const std::vector<SparseVector>& inputs, size_t n);
 // gTop-k's definition (seed 001): the selection of the top operator folded over the reduction
 // tree in which round d joins rank r+d into rank r for r a multiple of 2d; its values every
-// rank's sum at those indices (in rank order), so that nothing a rank sent is lost.
-SparseVector globalTopkReference(std::vector<SparseVector> inputs, size_t k);
+// rank's sum at those indices (in rank order), so that nothing a rank sent is lost; ties to the
+// lower index. Computed apart from the algorithm's own selection code (k 0: every index).
+SparseVector globalTopkReference(const std::vector<SparseVector>& inputs, size_t k);
 // Whether `got`, the result of algorithm `name` with target k, is right for these inputs
 // (bitwise: integer-valued inputs, or algorithms that add in rank order).
 bool matchesReference(const std::string& name, const AllreduceResult& got, const std::vector<SparseVector>& inputs,
