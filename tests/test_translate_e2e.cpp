@@ -69,9 +69,9 @@ void decodesExactly(const std::string& name) {
   }
 }
 
+const std::string kArchitecture = "--dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 ";
 const std::string kTransformer =
-    "--dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1 --lr-warmup 100 "
-    "--learn-rate 0.003 --lr-decay-inv-sqrt 1000 --after-batches 4000";
+    kArchitecture + "--dec-depth 1 --lr-warmup 100 --learn-rate 0.003 --lr-decay-inv-sqrt 1000 --after-batches 4000";
 
 TEST(Translate, TransformerReversesExactly) {
   train("transformer", kTransformer);
@@ -301,8 +301,7 @@ TEST(Translate, AnotherVocabularyOrArchitectureIsRefused) {
   ASSERT_EQ(decodeWith(d + "/vocab.yml", m + "/same.out"), 0) << readFile(m + "/same.out.err");
   EXPECT_EQ(readFile(m + "/big.out"), readFile(m + "/same.out"));
   // a configuration that says two decoder layers
-  std::string twoLayers = "--ignore-model-config --type transformer --dim-emb 32 --transformer-dim-ffn 64 "
-                          "--transformer-heads 2 --enc-depth 1 --dec-depth 2 --dim-vocabs 18 18";
+  std::string twoLayers = "--ignore-model-config --type transformer " + kArchitecture + "--dec-depth 2 --dim-vocabs 18 18";
   EXPECT_NE(sh(decoder("mismatch", twoLayers, m + "/out2")), 0);
   err = readFile(m + "/out2.log");
   EXPECT_NE(err.find("decoder_l2"), std::string::npos) << err;
