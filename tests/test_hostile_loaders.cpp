@@ -131,7 +131,8 @@ TEST(HostileVocab, ADirectoryIsNamedAndAGoodVocabularyStillLoads) {
 
 const std::string kProgress =
     "epochs: 2\nbatches: 30\nbatches-epoch: 10\ncorpus-batches-epoch: 10\ncorpus-sentences-epoch: 640\n"
-    "batching: --mini-batch 64\nsamples-epoch: 640\nlabels-total: 9000\nseed: 1234\ngradient: summed\n"
+    "batching: --mini-batch 64\ncorpus: 2000 lines; 51,003 bytes, CRC-32 0a1b2c3d; 47,110 bytes, CRC-32 4e5f6071\n"
+    "vocabularies: source 212 bytes, CRC-32 01234567; target 208 bytes, CRC-32 89abcdef\nsamples-epoch: 640\nlabels-total: 9000\nseed: 1234\ngradient: summed\n"
     "last-validated: 20\nvalidators:\n  cross-entropy:\n    last-best: 1.5\n    has-best: true\n    stalled: 0\n";
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -151,6 +152,8 @@ TEST(HostileProgress, AGoodFileReadsBack) {
   EXPECT_EQ(TrainingState::parse(fresh.toYaml(), "p.yml").toYaml(), fresh.toYaml());
   EXPECT_EQ(s.batching, "--mini-batch 64");
   EXPECT_EQ(s.corpusSentencesEpoch, 640u);
+  EXPECT_EQ(s.corpus, "2000 lines; 51,003 bytes, CRC-32 0a1b2c3d; 47,110 bytes, CRC-32 4e5f6071");
+  EXPECT_EQ(s.vocabularies, "source 212 bytes, CRC-32 01234567; target 208 bytes, CRC-32 89abcdef");
   for(std::string gradient : {"summed", "per-label-of-all-ranks"}) {
     TrainingState t = TrainingState::parse(replaced(kProgress, "gradient: summed", "gradient: " + gradient), "p.yml");
     EXPECT_EQ(t.gradient, gradient);
@@ -163,12 +166,12 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches: 30", "batches: abc"), path); },
               {path, "'batches'", "line 2", "non-negative integer", "'abc'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "samples-epoch: 640", "samples-epoch: -640"), path); },
-              {path, "'samples-epoch'", "line 7", "'-640'"});
+              {path, "'samples-epoch'", "line 9", "'-640'"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234\n", ""), path); }, {path, "'seed'", "missing"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "seed: 1234", "seed: [1, 2]"), path); },
               {path, "'seed'", "a sequence"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "has-best: true", "has-best: 7"), path); },
-              {path, "'validators.cross-entropy.has-best'", "line 15", "true or false"});
+              {path, "'validators.cross-entropy.has-best'", "line 17", "true or false"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "last-best: 1.5", "last-best: x"), path); },
               {path, "'validators.cross-entropy.last-best'", "a number"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "stalled: 0", "stalled: -1"), path); },
@@ -180,12 +183,12 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
     expectError([&] { TrainingState::parse(replaced(kProgress, "gradient: summed", "gradient: " + gradient), path); },
                 {path, "'gradient'", "summed or per-label-of-all-ranks"});
   for(std::string key : {"corpus-batches-epoch: 10\n", "corpus-sentences-epoch: 640\n", "batching: --mini-batch 64\n",
-                         "gradient: summed\n"})
+                         "gradient: summed\n", "vocabularies: source 212 bytes, CRC-32 01234567; target 208 bytes, CRC-32 89abcdef\n"})
     expectError([&] { TrainingState::parse(replaced(kProgress, key, ""), path); },
                 {path, "'" + key.substr(0, key.find(':')) + "'", "missing"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
               {path, "'batches-epoch'"});
-  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 17", "twice"});
+  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 19", "twice"});
   for(std::string text : {"", "[1, 2]", "just text", "epochs: [", "{a: 1}: 2\n"})
     expectError([&] { TrainingState::parse(text, path); }, {path});
 }
@@ -217,7 +220,7 @@ TEST(HostileProgress, AMissingFileOrADirectoryIsNamed) {
   expectError([&] { TrainingState::fromYaml(dir); }, {dir, "directory"});
   std::string path = temp("progress.yml");
   writeAll(path, replaced(kProgress, "labels-total: 9000", "labels-total: 9.5"));
-  expectError([&] { TrainingState::fromYaml(path); }, {path, "'labels-total'", "line 8"});
+  expectError([&] { TrainingState::fromYaml(path); }, {path, "'labels-total'", "line 10"});
 }
 
 std::string checkpointState(const std::string& steps = "[[0, 6, 3]]", const std::string& more = "") {

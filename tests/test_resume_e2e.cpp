@@ -8,6 +8,7 @@
 // and restoring keep every value: test_graph_groups_in_process; a run resumed at its end saves
 // nothing.)
 #include <filesystem>
+#include <regex>
 
 #include "e2e_helpers.h"
 
@@ -181,6 +182,69 @@ TEST(Resume, InterruptedSavesAreDetectedAndCleanedUp) {
   EXPECT_NE(third.status, 0);
   EXPECT_NE(third.log.find("checkpoint"), std::string::npos) << third.log;
   EXPECT_NE(third.log.find("model.npz.optimizer.npz"), std::string::npos) << third.log;
+}
+
+// A checkpoint records the corpus and the vocabularies it was trained on (lines, and each file's
+// bytes and CRC-32): a resume on other vocabularies, or in mid-epoch on another corpus, is an error
+// that names both and the way out and leaves the checkpoint as it was; with --no-restore-corpus
+// the new corpus trains from its first sentence; the same text in another file (a copy, gzipped)
+// resumes. A streamed corpus too.
+TEST(Resume, AnotherCorpusOrVocabularyIsNamed) {
+  std::string d = e2e::corpusDir(), m = d + "/other-data/";
+  RunResult first = e2e::run("other-data", "--after-batches 10");
+  ASSERT_EQ(first.status, 0) << first.log;
+  ASSERT_EQ(std::system(("gzip -c " + d + "/train.src > " + m + "same.src.gz && cp " + d + "/train.trg " + m +
+                         "same.trg && head -n 1900 " + d + "/train.src > " + m + "short.src && head -n 1900 " + d +
+                         "/train.trg > " + m + "short.trg")
+                            .c_str()),
+            0);
+  RunResult copied = e2e::run("other-data", "--train-sets " + m + "same.src.gz " + m + "same.trg --after-batches 12", false);
+  ASSERT_EQ(copied.status, 0) << copied.log;
+  EXPECT_NE(copied.log.find("Resuming from"), std::string::npos) << copied.log;
+
+  std::string checkpoint = e2e::readFile(m + "model.npz.optimizer.npz"), progress = e2e::readFile(m + "model.npz.progress.yml");
+  EXPECT_NE(progress.find("corpus: 2,000 lines; source "), std::string::npos) << progress;
+  RunResult shorter = e2e::run("other-data", "--train-sets " + m + "short.src " + m + "short.trg --after-batches 14", false);
+  EXPECT_NE(shorter.status, 0);
+  for(std::string part : {"stands 12 updates into epoch 1 of another corpus than --train-sets gives (then: 2,000 lines; "
+                          "source ", "now: 1,900 lines; source ", "resume with --no-restore-corpus"})
+    EXPECT_NE(shorter.log.find(part), std::string::npos) << part << "\n" << shorter.log;
+
+  // two words of the vocabulary swapped (the same size): the embeddings' rows would mean other words
+  std::istringstream entries(e2e::readFile(d + "/vocab.src.yml"));
+  std::vector<std::string> lines;
+  for(std::string line; std::getline(entries, line);)
+    lines.push_back(line);
+  ASSERT_GT(lines.size(), 4u);
+  std::string word2 = lines[2].substr(0, lines[2].find(':')), word3 = lines[3].substr(0, lines[3].find(':'));
+  lines[2] = word3 + lines[2].substr(word2.size());
+  lines[3] = word2 + lines[3].substr(word3.size());
+  {
+    std::ofstream swapped(m + "swapped.yml");
+    for(const std::string& line : lines)
+      swapped << line << "\n";
+  }
+  RunResult revocab = e2e::run("other-data", "--vocabs " + m + "swapped.yml " + d + "/vocab.trg.yml --after-batches 14", false);
+  EXPECT_NE(revocab.status, 0);
+  EXPECT_NE(revocab.log.find("was trained with other vocabularies than --vocabs gives (then: source "),
+            std::string::npos) << revocab.log;
+  EXPECT_TRUE(e2e::readFile(m + "model.npz.optimizer.npz") == checkpoint) << "the refused runs changed the checkpoint";
+  EXPECT_EQ(e2e::readFile(m + "model.npz.progress.yml"), progress);
+
+  RunResult restarted = e2e::run(
+      "other-data", "--train-sets " + m + "short.src " + m + "short.trg --no-restore-corpus --after-batches 14", false);
+  ASSERT_EQ(restarted.status, 0) << restarted.log;
+  EXPECT_NE(restarted.log.find("epoch 1 starts again from the first sentence"), std::string::npos) << restarted.log;
+  EXPECT_NE(e2e::readFile(m + "model.npz.progress.yml").find("corpus: 1,900 lines; source "), std::string::npos);
+
+  RunResult streamed = e2e::run("other-data-streamed", "--shuffle-window 100 --after-batches 4");
+  ASSERT_EQ(streamed.status, 0) << streamed.log;
+  RunResult streamedShorter = e2e::run(
+      "other-data-streamed", "--shuffle-window 100 --train-sets " + m + "short.src " + m + "short.trg --after-batches 6",
+      false);
+  EXPECT_NE(streamedShorter.status, 0);
+  EXPECT_NE(streamedShorter.log.find("stands 4 updates into epoch 1 of another corpus"), std::string::npos)
+      << streamedShorter.log;
 }
 
 // A checkpoint resumes on the gradient it was trained on: with --normalize-gradient only if it was

@@ -190,6 +190,7 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
           carry.append(part, n);
       };
       streamFile(s.name, s.fd, copyFd, tempdir, [&](const char* data, size_t n) {
+        s.content.add(data, n);
         const char* p = data;
         const char* end = data + n;
         while(p < end) {
@@ -286,6 +287,13 @@ uint64_t CorpusChunks::bytes() const {
   for(const Side& s : sides_)
     total += s.size;
   return total;
+}
+
+std::string CorpusChunks::identity() const {
+  std::string id = format("{} lines", grouped(lines_));
+  for(size_t k = 0; k < sides_.size(); ++k)
+    id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : "; target ") + sides_[k].content.str();
+  return id;
 }
 
 std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) const {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/content_hash.h"
+
 namespace marian {
 
 struct RawPair {
@@ -36,6 +38,8 @@ public:
   std::vector<RawPair> read(size_t chunk) const;
   // The bytes of text on disk (the decompressed size for .gz): what a full pass reads.
   uint64_t bytes() const;
+  // What identifies the corpus's text (decompressed): its line count and each file's content hash.
+  std::string identity() const;
 
 private:
   struct Side {
@@ -43,6 +47,7 @@ private:
     int fd = -1;                    // the file, or its decompressed copy
     std::vector<uint64_t> offsets;  // where each chunk's first line starts
     uint64_t size = 0;              // bytes
+    ContentHash content;            // of the text the pass read
     size_t lines = 0;
     size_t emptyLines = 0, badLines = 0;
     std::vector<std::string> problems;  // the first bad lines, named

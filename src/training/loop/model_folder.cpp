@@ -70,6 +70,22 @@ void ModelFolder::checkFits(const ModelState& model, const Parameters& layout) c
         checkpoint());
 }
 
+void ModelFolder::checkTrainedOn(const TrainingState& saved, const std::string& vocabIdentity,
+                                 const std::string& corpusIdentity, bool restoresPosition) const {
+  ABORT_IF(saved.vocabularies != vocabIdentity,
+           "The checkpoint '{}' was trained with other vocabularies than --vocabs gives (then: {}; now: {}): the "
+           "model's embeddings are rows of the vocabularies it was trained with. Resume with those files, or train "
+           "a new model in another folder",
+           checkpoint(), saved.vocabularies, vocabIdentity);
+  bool midEpoch = saved.corpusBatchesEpoch > 0 || saved.stream.ranks > 0;
+  ABORT_IF(restoresPosition && midEpoch && saved.corpus != corpusIdentity,
+           "The checkpoint '{}' stands {} updates into epoch {} of another corpus than --train-sets gives (then: {}; "
+           "now: {}): that place is no place in this one. To go on training on this corpus, resume with "
+           "--no-restore-corpus (epoch {} starts again from its first sentence); to go on where it stopped, give "
+           "the corpus it was trained on",
+           checkpoint(), saved.batchesEpoch, saved.epochs, saved.corpus, corpusIdentity, saved.epochs);
+}
+
 void ModelFolder::removeStaleTemporaryFiles() const {
   std::filesystem::path model(model_);
   std::string stem = std::filesystem::path(iterationStemOf(model_)).filename().string();

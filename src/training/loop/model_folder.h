@@ -26,6 +26,11 @@ public:
   // Errors unless the checkpoint's parameters are the configured model's (names and shapes),
   // naming the two sizes where they differ.
   void checkFits(const ModelState& model, const Parameters& layout) const;
+  // Errors unless the checkpoint's training state `saved` was trained with the vocabularies this
+  // run loaded and, when the run goes on from its place in an epoch (restoresPosition), on this
+  // corpus: identities as TrainingData gives them, each error naming both and the way out.
+  void checkTrainedOn(const TrainingState& saved, const std::string& vocabIdentity, const std::string& corpusIdentity,
+                      bool restoresPosition) const;
   // The temporary files an interrupted save left of this model, its checkpoint, its iteration
   // models and their checkpoints, its best models (a killed writer's only).
   void removeStaleTemporaryFiles() const;

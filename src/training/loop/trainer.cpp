@@ -59,10 +59,15 @@ public:
           options_, data_.vocabs, [this](const std::string& path, const std::vector<float>& v) { export_->writeModel(path, v); });
     checkpoint_ = folder_->openCheckpoint(options_);
     bool resume = checkpoint_ != nullptr;
-    if(resume)
+    if(resume) {
       state_ = checkpoint_->progress;
-    else  // --seed 0 draws one
+      folder_->checkTrainedOn(state_, data_.vocabIdentity, data_.corpusIdentity,
+                              !options_.get<bool>("no-restore-corpus"));
+    } else {  // --seed 0 draws one
       state_.seed = options_.get<size_t>("seed") ? uint64_t(options_.get<size_t>("seed")) : std::random_device()();
+    }
+    state_.vocabularies = data_.vocabIdentity;
+    state_.corpus = data_.corpusIdentity;
     state_.gradient = gradientOf(options_);
     if(transport_) {  // ranks must shuffle and initialise alike
       state_.seed = transport_->broadcastFromRoot(state_.seed, transport_->peerTimeout(), "the random seed");

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/content_hash.h"
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/format.h"
@@ -50,6 +51,8 @@ TrainingData TrainingData::load(const Options& o) {
     auto passStart = std::chrono::steady_clock::now();
     data.chunks = std::make_shared<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
+    data.corpusIdentity = data.chunks->identity();
+    data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();
     if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
       std::vector<size_t> all(data.chunks->chunks());
       for(size_t c = 0; c < all.size(); ++c)

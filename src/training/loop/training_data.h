@@ -25,6 +25,9 @@ struct TrainingData {
   // Vocabulary files this load created (they did not exist): a run that fails before its first
   // save removes them, so that a later run does not silently load what a bad start chose.
   std::vector<std::string> createdVocabs;
+  // What a checkpoint records of them (ContentHash): a resume on another corpus or vocabulary is
+  // named (ModelFolder::checkTrainedOnThisData).
+  std::string corpusIdentity, vocabIdentity;
 
   // Errors name the option or file at fault.
   static TrainingData load(const Options& options);

@@ -29,6 +29,8 @@ std::string TrainingState::toYaml() const {
     out << YAML::Key << "batches" << YAML::Value << YAML::Flow << stream.batches;
     out << YAML::EndMap;
   }
+  out << YAML::Key << "corpus" << YAML::Value << corpus;
+  out << YAML::Key << "vocabularies" << YAML::Value << vocabularies;
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
   out << YAML::Key << "seed" << YAML::Value << seed;
@@ -101,6 +103,8 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
         }
       }
     }
+    s.corpus = get<std::string>(y, "corpus", origin);
+    s.vocabularies = get<std::string>(y, "vocabularies", origin);
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
     s.seed = get<uint64_t>(y, "seed", origin);

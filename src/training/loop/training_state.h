@@ -39,6 +39,9 @@ struct TrainingState {
   uint64_t corpusSentencesEpoch = 0;
   std::string batching;
   StreamState stream;
+  // What the position and the model refer to: the corpus's and the vocabularies' content
+  // (CorpusChunks::identity, ContentHash of each vocabulary file), as TrainingData names them.
+  std::string corpus, vocabularies;
   uint64_t samplesEpoch = 0; // sentences seen in the current epoch
   uint64_t labelsTotal = 0;  // target labels seen
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
