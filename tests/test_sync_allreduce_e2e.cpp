@@ -126,7 +126,8 @@ std::string timelineTableOf(const std::string& name, const std::string& options,
 // Where and when the buckets' allreduce runs, on both ranks, whatever the scheduler did (how much
 // of it hid behind backward, in the table printed, depends on it: on 2 busy cores the allreduce
 // thread can be starved until backward ends): with buckets on the allreduce thread, which does
-// not compute, every update's buckets all after its backward began and before its update; without
+// not compute, every update's buckets all after its backward began and before its update, each
+// handed over ("bucket ready") inside backward and reduced after it; without
 // them one allreduce an update on the compute thread, after its backward. The model is wider
 // than the tiny one, so that backward lasts long enough for buckets to be hidden behind it.
 TEST(SyncAllreduce, TimelineShowsBucketsReducedBesideBackward) {
@@ -162,11 +163,25 @@ TEST(SyncAllreduce, TimelineShowsBucketsReducedBesideBackward) {
       EXPECT_EQ(compute.count("allreduce"), 0u);
       ASSERT_GE(buckets.size(), 20u * 2);  // several buckets an update
       ASSERT_EQ(buckets.size() % 20, 0u) << buckets.size() << " buckets in 20 updates";
+      std::vector<e2e::Mark> ready;
+      for(const e2e::Mark& mark : e2e::timelineMarks(trace))
+        if(mark.name == "bucket ready")
+          ready.push_back(mark);
+      size_t perUpdate = buckets.size() / 20;
+      ASSERT_EQ(ready.size(), buckets.size());
       for(size_t u = 0; u < 20; ++u) {
+        SCOPED_TRACE("update " + std::to_string(u + 1));
         size_t within = 0;
         for(const e2e::Span& b : buckets)
           within += b.start >= backward[u].start && b.end <= update[u].start;
-        EXPECT_EQ(within, buckets.size() / 20) << "update " << u + 1;
+        EXPECT_EQ(within, perUpdate);
+        // handed over inside backward, and the i-th reduction not begun before i + 1 buckets were ready
+        for(size_t i = 0; i < perUpdate; ++i) {
+          const e2e::Mark& mark = ready[u * perUpdate + i];
+          EXPECT_GE(mark.at, backward[u].start) << "bucket " << mark.text;
+          EXPECT_LE(mark.at, backward[u].end) << "bucket " << mark.text;
+          EXPECT_GE(buckets[u * perUpdate + i].start, mark.at) << "bucket " << mark.text;
+        }
       }
     }
   }

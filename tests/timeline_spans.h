@@ -1,7 +1,8 @@
 #pragma once
-// defines: e2e::timelineSpans — the spans of a --timeline trace with their thread's name, for
-// tests of what ran on which thread and in which order: facts that hold however the threads were
-// scheduled, unlike the share of overlap, which a starved thread on a busy machine can make 0.
+// defines: e2e::timelineSpans, e2e::timelineMarks — the spans of a --timeline trace with their
+// thread's name, and its instants, for tests of what ran on which thread and in which order: facts
+// that hold however the threads were scheduled, unlike the share of overlap, which a starved
+// thread on a busy machine can make 0.
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -39,6 +40,23 @@ inline std::vector<Span> timelineSpans(const std::string& path) {
   }
   std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   return spans;
+}
+
+struct Mark {
+  std::string name, text;
+  double at;  // microseconds
+};
+
+// The instants ("i") of a trace, in order of time.
+inline std::vector<Mark> timelineMarks(const std::string& path) {
+  std::string text = readFile(path);
+  std::regex instant("\\{\"name\": \"([^\"]*)\", \"ph\": \"i\", \"pid\": \\d+, \"tid\": \\d+, \"ts\": ([0-9.]+), "
+                     "\"s\": \"p\", \"args\": \\{\"text\": \"([^\"]*)\"\\}\\}");
+  std::vector<Mark> marks;
+  for(std::sregex_iterator it(text.begin(), text.end(), instant), end; it != end; ++it)
+    marks.push_back({(*it)[1], (*it)[3], std::stod((*it)[2])});
+  std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.at < b.at; });
+  return marks;
 }
 
 inline std::vector<Span> spansNamed(const std::vector<Span>& spans, const std::string& name) {

@@ -71,8 +71,11 @@ void OverlappedAllreduce::gradientReady(size_t d, size_t param) {
   std::lock_guard<std::mutex> lock(mutex_);
   if(d == firstActive_ && order_.empty())
     firstOrder_.push_back(b);
-  if(--devicesLeft_[b] == 0)
+  if(--devicesLeft_[b] == 0) {
     changed_.notify_all();
+    if(timeline::enabled())  // the hand-over, inside the backward of the device that finished it last
+      timeline::instant("bucket ready", std::to_string(b));
+  }
 }
 
 void OverlappedAllreduce::backwardDone(size_t d) {
