@@ -34,7 +34,8 @@ public:
   // message stands for; error (n): x - what this rank's message stands for. Collective.
   void average(std::vector<float>& x, std::vector<float>& error);
 
-  // The values of a chunk of `size` sent: ceil(density x size), at least 1.
+  // The values of a chunk of `size` sent: ceil(density x size), at least 1 (--outer-density's count,
+  // in chunks or over the whole vector).
   static size_t keptIn(size_t size, float density);
   // One rank's message for x (n values), with error[i] = x[i] - what it stands for; and back,
   // added times weight into out (a message of another size, an offset outside its chunk or a

@@ -78,7 +78,7 @@ std::unique_ptr<CompressedMeanAllreduce> oneBitMean(Transport& transport, Range 
 class SparseOuterExchange : public OuterExchange {
 public:
   SparseOuterExchange(Transport& transport, size_t n, float density, const std::string& algorithm)
-      : transport_(transport), n_(n), k_(std::max<size_t>(1, size_t(std::ceil(double(density) * double(n))))),
+      : transport_(transport), n_(n), k_(ChunkTopkMean::keptIn(n, density)),  // --outer-density's one rule, chunked or not
         selector_(n, TopkMethod::exact, 0), sum_(createAllreduce(algorithm, transport)) {
     sum_->setChannel(Channel::outer);
   }
