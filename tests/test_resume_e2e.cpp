@@ -247,6 +247,29 @@ TEST(Resume, AnotherCorpusOrVocabularyIsNamed) {
       << streamedShorter.log;
 }
 
+// 1-bit Adam keeps momentum errors where the other compressed exchanges keep gradient residuals
+// (the same checkpoint arrays): resumed on the other kind of scheme, they start at zero and the
+// log says so, instead of being read in the wrong units.
+TEST(Resume, AnotherSchemesResidualsAreNotReadInTheWrongUnits) {
+  std::string onebit = "--sync-sgd --sparse-allreduce ring --onebit-adam --adam-freeze-variance-after 4 ",
+              topk = "--sync-sgd --sparse-allreduce topka --compression-density 0.05 ";
+  RunResult first = e2e::run("other-scheme", onebit + "--after-batches 10", true, mpirun(2));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult toTopk = e2e::run("other-scheme", topk + "--after-batches 15", false, mpirun(2));
+  ASSERT_EQ(toTopk.status, 0) << toTopk.log;
+  EXPECT_NE(toTopk.log.find("The checkpoint's allreduce residuals are 1-bit Adam's momentum errors, not gradient "
+                            "residuals: the top-k residuals start at zero"),
+            std::string::npos) << toTopk.log;
+  RunResult back = e2e::run("other-scheme", onebit + "--after-batches 20", false, mpirun(2));
+  ASSERT_EQ(back.status, 0) << back.log;
+  EXPECT_NE(back.log.find("The checkpoint's allreduce residuals are gradient residuals, not 1-bit Adam's momentum "
+                          "errors: 1-bit Adam's errors start at zero"),
+            std::string::npos) << back.log;
+  RunResult same = e2e::run("other-scheme", onebit + "--after-batches 25", false, mpirun(2));
+  ASSERT_EQ(same.status, 0) << same.log;
+  EXPECT_EQ(same.log.find("start at zero"), std::string::npos) << same.log;
+}
+
 // A checkpoint resumes on the gradient it was trained on: with --normalize-gradient only if it was
 // trained with it (Adam's moments are in its units), an error naming the option otherwise.
 TEST(Resume, TheGradientsNormalisationMustMatchTheCheckpoints) {

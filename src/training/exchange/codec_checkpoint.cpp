@@ -25,4 +25,17 @@ std::vector<float> rankResidual(const ModelState& state, const Transport& transp
   return total;
 }
 
+bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what) {
+  if(state.sumOfExtras(std::string(kGradientResiduals) + ".rank", 1.f).empty())
+    return true;
+  bool savedMomentum = state.extras.count(kOneBitServerErrors) > 0;
+  if(savedMomentum == momentum)
+    return true;
+  if(transport.rank() == 0)
+    LOG(warn, "[training] The checkpoint's allreduce residuals are {}, not {}: {} start at zero",
+        savedMomentum ? "1-bit Adam's momentum errors" : "gradient residuals",
+        momentum ? "1-bit Adam's momentum errors" : "gradient residuals", what);
+  return false;
+}
+
 }  // namespace marian

@@ -14,6 +14,14 @@ namespace marian {
 
 constexpr const char* kGradientResiduals = "allreduce-residual";
 constexpr const char* kOuterResiduals = "outer-residual";
+// 1-bit Adam's servers' errors (n values, every rank's chunk); a checkpoint that holds them holds
+// momentum errors, not gradient residuals, under kGradientResiduals.
+constexpr const char* kOneBitServerErrors = "onebit-server-error";
+
+// Whether the checkpoint's kGradientResiduals are in the units a codec keeps (momentum: 1-bit
+// Adam's errors; otherwise gradients), or absent. When not (a resume on another scheme), rank 0
+// logs that `what` start at zero.
+bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what);
 
 // Every gathered rank's extra "residual" as "PREFIX.rankR" (rank 0).
 void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state, const char* prefix = kGradientResiduals);

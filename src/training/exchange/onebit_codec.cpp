@@ -63,7 +63,7 @@ public:
     if(transport_.rank() != 0)
       return;
     saveRankResiduals(all, state);
-    std::vector<float>& servers = state.extras["onebit-server-error"];
+    std::vector<float>& servers = state.extras[kOneBitServerErrors];
     servers.assign(n, 0.f);
     for(size_t r = 0; r < all.size(); ++r) {
       const std::vector<float>& theirs = all[r].extras.at("server");
@@ -76,9 +76,11 @@ public:
   void restoreFrom(const ModelState& state) override {
     size_t n = layout_.size();
     // errors of the mean's terms: on R' ranks rank 0 carries the saved R ranks' R'/R-fold
-    std::vector<float> worker = rankResidual(state, transport_, n, float(transport_.size()) / float(state.ranks),
-                                             "1-bit Adam worker errors");
-    auto server = state.extras.find("onebit-server-error");
+    bool momentum = residualsInUnitsOf(state, /*momentum=*/true, transport_, "1-bit Adam's errors");
+    std::vector<float> worker = momentum ? rankResidual(state, transport_, n, float(transport_.size()) / float(state.ranks),
+                                                        "1-bit Adam worker errors")
+                                         : std::vector<float>(n, 0.f);
+    auto server = state.extras.find(kOneBitServerErrors);
     std::vector<float> servers = server != state.extras.end() ? server->second : std::vector<float>(n, 0.f);
     for(size_t b = 0; b < layout_.buckets(); ++b) {
       Range c = oneBit_[b]->chunk(transport_.rank());

@@ -57,7 +57,9 @@ public:
   }
 
   void restoreFrom(const ModelState& state) override {
-    std::vector<float> residual = rankResidual(state, transport_, layout_.size(), 1.f, "PowerSGD residuals");
+    std::vector<float> residual = residualsInUnitsOf(state, /*momentum=*/false, transport_, "PowerSGD's residuals")
+                                      ? rankResidual(state, transport_, layout_.size(), 1.f, "PowerSGD residuals")
+                                      : std::vector<float>(layout_.size(), 0.f);
     for(size_t b = 0; b < layout_.buckets(); ++b)
       powerSgd_[b]->setResidual(layout_.takeBucket(b, residual));
     auto qs = state.extras.find("powersgd-q");

@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "common/options.h"
 #include "tensors/kernels.h"
+#include "training/exchange/codec_checkpoint.h"
 #include "training/exchange/codecs.h"
 
 namespace marian {
@@ -144,12 +145,14 @@ void TopkCodec::restoreFrom(const ModelState& state) {
     auto it = state.extras.find(name + ".rank" + std::to_string(r));
     return it == state.extras.end() ? nullptr : &it->second;
   };
-  if(!saved("allreduce-residual", 0)) {
+  if(!saved(kGradientResiduals, 0)) {
     if(transport_.rank() == 0)
       LOG(warn, "[training] The checkpoint holds no allreduce residuals (saved dense or before the first update): "
                 "they start at zero");
     return;
   }
+  if(!residualsInUnitsOf(state, /*momentum=*/false, transport_, "the top-k residuals"))
+    return;
   auto counter = [&](const std::string& name, uint64_t otherwise) {
     return state.counters.count(name) ? state.counters.at(name) : otherwise;
   };
@@ -161,7 +164,7 @@ void TopkCodec::restoreFrom(const ModelState& state) {
     LOG(warn, "[training] oktopk re-estimates its regions and global threshold at the first update after a resume: "
               "the Costs from there differ slightly from an uninterrupted run's");
   if(sameLayout) {
-    const std::vector<float>& residual = *saved("allreduce-residual", self);
+    const std::vector<float>& residual = *saved(kGradientResiduals, self);
     const std::vector<float>* thresholds = saved("allreduce-threshold", self);
     const std::vector<float>* velocity = saved("allreduce-velocity", self);
     ABORT_IF(residual.size() != n, "The checkpoint's residual of rank {} holds {} values, not {}", self,
@@ -183,7 +186,7 @@ void TopkCodec::restoreFrom(const ModelState& state) {
   // Another layout: what every saved rank held back is owed once to the sum, so rank 0 takes
   // the sum of all residuals; a reused threshold is recomputed at the next call; momentum
   // correction's velocities start again at zero (a velocity is a rank's own).
-  std::vector<float> total = state.sumOfExtras("allreduce-residual.rank", 1.f);
+  std::vector<float> total = state.sumOfExtras(std::string(kGradientResiduals) + ".rank", 1.f);
   uint64_t next = (calls + uint64_t(reuseEvery_) - 1) / uint64_t(reuseEvery_) * uint64_t(reuseEvery_);
   for(size_t s = 0; s < selectors_.size(); ++s) {
     TopkSelector::State st;

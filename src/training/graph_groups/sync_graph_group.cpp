@@ -28,6 +28,7 @@
 #include "training/graph_groups/cost_scaling.h"
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
+#include "training/exchange/codec_checkpoint.h"
 #include "training/exchange/gradient_allreducer.h"
 #include "training/exchange/outer_rounds.h"
 #include "training/graph_groups/graph_group.h"
@@ -307,12 +308,12 @@ public:
     if(replicas_)  // collective: every rank's copy goes to rank 0
       replicas_->gather(state);
     if(!heldBack_.empty()) {  // resumed on one rank, saved before its first update: still owed
-      std::vector<float>& owed = state.extras["allreduce-residual.rank0"];
+      std::vector<float>& owed = state.extras[std::string(kGradientResiduals) + ".rank0"];
       owed = heldBack_;
       if(heldBackMomentum_) {  // back to what 1-bit Adam's errors are: momentum, with no server part
         for(float& x : owed)
           x *= 1.f - adamBeta1(options_);
-        state.extras["onebit-server-error"].assign(owed.size(), 0.f);
+        state.extras[kOneBitServerErrors].assign(owed.size(), 0.f);
       }
     }
     if(rank() != 0)
@@ -336,9 +337,9 @@ public:
     // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
     // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
     // large adds to the next momentum.
-    auto servers = saved.extras.find("onebit-server-error");
+    auto servers = saved.extras.find(kOneBitServerErrors);
     heldBackMomentum_ = servers != saved.extras.end();
-    heldBack_ = saved.sumOfExtras("allreduce-residual.rank", heldBackMomentum_ ? 1.f / float(saved.ranks) : 1.f);
+    heldBack_ = saved.sumOfExtras(std::string(kGradientResiduals) + ".rank", heldBackMomentum_ ? 1.f / float(saved.ranks) : 1.f);
     if(heldBackMomentum_ && !heldBack_.empty()) {
       ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
                servers->second.size(), heldBack_.size());

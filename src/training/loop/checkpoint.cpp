@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/npz.h"
 #include "optimizers/optimizer.h"
+#include "training/exchange/codec_checkpoint.h"
 #include "training/loop/yaml_fields.h"
 
 namespace marian {
@@ -139,7 +140,7 @@ Checkpoint readCheckpoint(const std::string& path) {
                "a mean of squares", path, v->first, v->second[i], i);
   // communication state in the global layout (the allreduce thresholds are one per piece)
   for(const auto& [name, values] : c.model.extras)
-    for(const char* prefix : {"allreduce-residual.", "outer-", "dropping-residual.", "server-view."})
+    for(const char* prefix : {"allreduce-residual.", kOneBitServerErrors, "outer-", "dropping-residual.", "server-view."})
       if(name.rfind(prefix, 0) == 0)
         check(values, kExtra + name);
   return c;
