@@ -123,6 +123,7 @@ class Scheme:
     density: float = 1.0  # local-steps: each chunk's share sent (SparseLoCo's exchange, an allgather)
     fragments: int = 1  # local-steps: streamed fragments
     delay: int = 0  # local-steps: updates a fragment's exchange overlaps
+    block: int = 0  # onebit: --onebit-block-size, values a scale (0: a scale per parameter, not counted)
     codec: float = 0.0  # seconds of compute the scheme adds to an update (compressing, selecting, summing)
     dense_codec: float = 0.0  # onebit: what a dense sum adds to its updates before the freeze (dense's codec)
 
@@ -149,12 +150,17 @@ class Scheme:
         round's, one fragment's)"""
         if self.dense_at(u):
             return N * FLOAT / P
-        if self.kind == "onebit":  # sign bits and the chunk's scale
-            return N / P / 8 + FLOAT
+        if self.kind == "onebit":  # sign bits and a scale per block (the parameters' own: a few hundred bytes)
+            return N / P / 8 + FLOAT * (1 + (N / P / self.block if self.block else 0))
         if self.kind == "local-steps":  # 8/4/2/1-bit codes with a scale per 256, or fp32
             per_value = self.bits / 8 + FLOAT / QUANT_BLOCK if self.bits else FLOAT
             return N / self.fragments / P * per_value
         raise ValueError(f"no chunks in scheme kind {self.kind}")
+
+    def _ps_message(self, N):
+        """bytes of a client's push to all shards, and of their replies: (index, value) pairs of what
+        dropping keeps, or the values themselves when nothing is dropped (comm/ps/message.h)"""
+        return N * FLOAT if self.dropping == 0 else (1 - self.dropping) * N * SPARSE_PAIR
 
     def sparse(self):
         """SparseLoCo's exchange (comm/allreduce/chunk_topk_mean.h): every rank's message all-gathered"""
@@ -173,7 +179,7 @@ class Scheme:
         if P <= 1:
             return 0.0
         if self.kind == "ps":
-            return (P - 1) / P * (1 - self.dropping) * N * SPARSE_PAIR
+            return (P - 1) / P * self._ps_message(N)
         per_exchange = (P - 1) * self._topk_message(N) if self.sparse() else 2 * (P - 1) * self._chunk(P, N, u)
         if self.kind == "local-steps":  # every fragment once a round, spread over its updates
             return self.fragments * per_exchange / self.local_steps
@@ -184,7 +190,7 @@ class Scheme:
         if P <= 1:
             return 0.0
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
-            pushed = (1 - self.dropping) * N * SPARSE_PAIR
+            pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
         stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
         if self.dense_at(u):

@@ -168,6 +168,11 @@ class PlanCluster(unittest.TestCase):
         with self.assertRaises(SystemExit) as pairs:  # the fp32 pairs' sparse sum is not modelled
             plan.scheme_of("p", "--sync-sgd --local-steps 16 --outer-density 0.01")
         self.assertIn("not in the time model", str(pairs.exception))
+        for unmodelled in ("--sync-sgd --sparse-allreduce topka --compression-density 0.01", "--sync-sgd --powersgd-rank 4"):
+            with self.assertRaises(SystemExit) as refused:  # priced as dense before: refused, named
+                plan.scheme_of("u", unmodelled)
+            self.assertIn("is not in the time model", str(refused.exception))
+        self.assertEqual(plan.scheme_of("b", "--sync-sgd --onebit-adam --onebit-block-size 256").block, 256)
         # an option whose name starts like another's is not it; the last value counts; NAME=VALUE
         self.assertEqual(plan.scheme_of("e", "--sync-sgd --multi-node-timeout 120").kind, "dense")
         self.assertEqual(plan.scheme_of("f", "--local-steps=10 --sync-sgd").local_steps, 10)

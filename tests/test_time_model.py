@@ -68,6 +68,9 @@ class Schemes(unittest.TestCase):
         # 6 steps of a 1-bit chunk (31,250 bytes) and its scale
         stop = 2 * (1e-3 + 8 / 1e8)
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 100, LINK, 0.5), stop + 6 * (1e-3 + 31254 / 1e8))
+        # --onebit-block-size 250: a scale per 250 values, 1,000 more in a chunk of 250,000
+        blocks = tm.Scheme("1-bit", "onebit", freeze_after=0, block=250)
+        self.assertAlmostEqual(blocks.sent_bytes(4, self.N, 0), 6 * (31250 + 4 + 4000))
 
     def test_parameter_server_with_dropping(self):
         s = tm.Scheme("ps", "ps", dropping=0.99)
@@ -78,6 +81,11 @@ class Schemes(unittest.TestCase):
         self.assertAlmostEqual(half.comm_seconds(4, self.N, 0, LINK, 0.073), 0.077)
         tm.assign_codecs(half, {"ps": 0.023})  # its own compute is part of the cycle
         self.assertAlmostEqual(half.comm_seconds(4, self.N, 0, LINK, 0.05), 0.077)
+        # nothing dropped: the values themselves (4 bytes each), not pairs
+        dense = tm.Scheme("ps", "ps", dropping=0.0)
+        self.assertAlmostEqual(dense.sent_bytes(4, self.N, 0), 0.75 * self.N * 4)
+        # push and replies 3 MB at 100 MB/s, the others' traffic a vanishing share of a long cycle
+        self.assertAlmostEqual(dense.comm_seconds(4, self.N, 0, LINK, 1e9), 0.062, places=6)
 
     def test_local_steps(self):
         s = tm.Scheme("diloco", "local-steps", local_steps=10, bits=4)
