@@ -42,8 +42,9 @@ TEST(GradientAllreducer, OuterSparseMeanMatchesDouble) { outer_exchange_cases::s
 TEST(GradientAllreducer, OuterChunkTopkMeanMatchesDouble) { outer_exchange_cases::chunkTopkMeanMatchesDouble(mpi()); }
 TEST(GradientAllreducer, OuterExchangeCheckpointsContinueExactly) { outer_exchange_cases::checkpointsContinueExactly(mpi()); }
 TEST(GradientAllreducer, OuterRoundsByHand) {
-  if(mpi().size() == 2)
-    outer_rounds_cases::twoRoundsByHand(mpi());
+  if(mpi().size() != 2)
+    GTEST_SKIP() << "the rounds by hand are of 2 ranks";
+  outer_rounds_cases::twoRoundsByHand(mpi());
 }
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }
 TEST(GradientAllreducer, PowerSgdLosesNothing) { powersgd_cases::nothingIsLost(mpi()); }

@@ -43,7 +43,7 @@ struct Args {
   bool help = false;
 };
 
-constexpr size_t kOneBitBlock = 65536;  // onebit's values per scale
+constexpr size_t kOneBitValuesPerScale = 65536;  // a stand-in for a parameter's size (a scale per parameter in training)
 
 const char* kUsage = "--algo NAME (an --sparse-allreduce name or onebit) --size N --density D [--reps R] [--segment-bytes B]";
 
@@ -127,9 +127,8 @@ int main(int argc, char** argv) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     if(a.algo == "onebit") {
-      // a scale per block of kOneBitBlock values (as per parameter in training); checked against
-      // the reference in double with both sides' errors carried over the repetitions
-      std::vector<size_t> starts = segmentStarts({0}, a.size, kOneBitBlock);
+      // checked against the reference in double with both sides' errors carried over the repetitions
+      std::vector<size_t> starts = segmentStarts({0}, a.size, kOneBitValuesPerScale);
       auto onebit = std::make_unique<OneBitAllreduce>(mpi, a.size, starts);
       denseInput = densified(local);
       oneBitReference = std::make_unique<OneBitReference>(a.size, size_t(mpi.size()), starts);

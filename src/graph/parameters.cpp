@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "common/fnv.h"
 #include "common/not_finite.h"
 #include "common/npz.h"
 #include "tensors/backend.h"
@@ -143,19 +144,15 @@ void Parameters::load(const std::string& path) {
 }
 
 std::string Parameters::layoutFingerprint() const {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&](const std::string& s) {
-    for(unsigned char c : s)
-      h = (h ^ c) * 1099511628211ull;
-  };
+  Fnv64 h;
   std::vector<const Entry*> byOffset;
   for(const Entry& e : entries_)
     byOffset.push_back(&e);
   std::sort(byOffset.begin(), byOffset.end(), [](const Entry* a, const Entry* b) { return a->offset < b->offset; });
   for(const Entry* e : byOffset)
-    mix(e->name + e->shape.toString() + "@" + std::to_string(e->offset) + ";");
+    h.add(e->name + e->shape.toString() + "@" + std::to_string(e->offset) + ";");
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h.value);
   return hex;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/fnv.h"
 
 namespace marian {
 
@@ -87,15 +88,16 @@ std::vector<GradientBucket> gradientBuckets(const Parameters& layout, size_t flo
 
 void checkSameBucketsAsRankZero(Transport& transport, const Parameters& layout,
                                 const std::vector<GradientBucket>& buckets, const std::vector<size_t>& tablesApart) {
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the tables' offsets and the ranges
+  Fnv64 fingerprint;  // of the tables' offsets and the ranges
   for(size_t table : tablesApart)
-    hash = (hash ^ layout.entries()[table].offset) * 1099511628211ull;
+    fingerprint.add(uint64_t(layout.entries()[table].offset));
   for(const GradientBucket& bucket : buckets) {
     for(const Range& r : bucket)
       for(uint64_t v : {uint64_t(r.offset), uint64_t(r.size)})
-        hash = (hash ^ v) * 1099511628211ull;
-    hash = (hash ^ 0xB0C4E7ull) * 1099511628211ull;  // where a bucket ends
+        fingerprint.add(v);
+    fingerprint.add(0xB0C4E7ull);  // where a bucket ends
   }
+  uint64_t hash = fingerprint.value;
   uint64_t root = transport.broadcastFromRoot(hash, transport.peerTimeout(), "the gradient buckets");
   ABORT_IF(root != hash,
            "Rank {} cut {} gradient buckets{} that differ from rank 0's: the ranks built different graphs (give every "

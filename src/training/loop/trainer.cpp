@@ -153,17 +153,17 @@ public:
         }
         bool validateNow = schedule_.validationDue(state_, labelsBefore);
         if(lockstep && schedule_.validationCountsLabels())  // validation may be collective
-          validateNow = agreeOnStop(validateNow);
+          validateNow = rankZerosDecision(validateNow, "the decision to validate");
         if(validateNow)
           stop = validate() || stop;
         bool saveNow = schedule_.saveDue(state_, labelsBefore);
         if(lockstep && schedule_.saveCountsLabels())  // ranks count their own labels
-          saveNow = agreeOnStop(saveNow);
+          saveNow = rankZerosDecision(saveNow, "the decision to save");
         if(saveNow)
           save(data);
         stop = stop || schedule_.stopsAfterUpdate(state_) || signalled() || rankZeroEnded();
         if(lockstep)
-          stop = agreeOnStop(stop);
+          stop = rankZerosDecision(stop, "the decision to stop");
       }
       // an epoch too small to give every rank a whole update would repeat without end
       ABORT_IF(!stop && state_.batchesEpoch == 0,
@@ -181,7 +181,7 @@ public:
         // the last epoch keeps its number (and a complete position) in the final log and files
         stop = stop || schedule_.stopsAfterEpoch(finished) || rankZeroEnded();
         if(lockstep)
-          stop = agreeOnStop(stop);
+          stop = rankZerosDecision(stop, "the decision to stop");
         if(!stop) {
           state_.newEpoch();
           LOG(info, "Starting data epoch {} in logical epoch {}", state_.epochs, state_.epochs);  // Marian's line
@@ -226,12 +226,12 @@ private:
     timeline::instant("slow rank", verdict);
   }
 
-  // Rank 0 decides (early stopping, label counts: only it validates, and ranks see different
-  // words): ranks in lockstep must stop at the same update or the others would wait for it.
-  // The wait counts as the rank's (a slow rank 0 keeps the others here).
-  bool agreeOnStop(bool stop) const {
+  // Rank 0 decides whether to stop, validate or save (early stopping, label counts: only it
+  // validates, and ranks see different words): ranks in lockstep must do them at the same update or
+  // the others would wait for it. The wait counts as the rank's (a slow rank 0 keeps the others here).
+  bool rankZerosDecision(bool mine, const char* what) const {
     auto begin = std::chrono::steady_clock::now();
-    bool agreed = transport_->broadcastFromRoot(stop ? 1 : 0, transport_->peerTimeout(), "the decision to stop") != 0;
+    bool agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0;
     transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     return agreed;
   }

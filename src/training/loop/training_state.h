@@ -54,9 +54,9 @@ struct TrainingState {
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
 
-  // the largest stall count of any metric; early stopping looks at the first metric's
-  size_t stalled(const std::string& firstMetric) const {
-    auto it = validators.find(firstMetric);
+  // validations in a row without a new best of `metric` (0 before its first)
+  size_t stalled(const std::string& metric) const {
+    auto it = validators.find(metric);
     return it == validators.end() ? 0 : it->second.stalled;
   }
 
