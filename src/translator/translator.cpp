@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cblas.h>
 #include <numeric>
 #include <set>
 
