@@ -1,13 +1,8 @@
 #include "comm/state_gather.h"
 
-namespace marian {
+#include "comm/message_tags.h"
 
-namespace {
-// Apart from every allreduce step's tag (oktopk's highest phase starts at 5 << 12) and within
-// 32767, the largest tag every MPI library must accept (UCX allows 2^23 - 1). Successive gathers
-// of one save share it: messages of one source and tag arrive in order.
-constexpr int kCheckpointTag = 32766;
-}  // namespace
+namespace marian {
 
 std::vector<ModelState> gatherStates(Transport& transport, const ModelState& mine, const std::string& what) {
   if(transport.rank() != 0) {

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <numeric>
 
+#include "comm/message_tags.h"
 #include "common/error.h"
 
 namespace marian {
 
 namespace {
-constexpr int kGather = (7 << 12) + 2048;  // rounds apart from compressed_mean's (7 << 12 and up)
 
 class BitWriter {
 public:
@@ -176,7 +176,7 @@ void ChunkTopkMean::average(std::vector<float>& x, std::vector<float>& error) {
   ABORT_IF(x.size() != n_, "{} for {} values given {}", name(), n_, x.size());
   error.resize(n_);
   std::vector<char> mine = compress(x.data(), n_, chunkStarts_, density_, bits_, error.data());
-  std::vector<std::vector<char>> all = ringAllgather(std::move(mine), kGather);
+  std::vector<std::vector<char>> all = ringAllgather(std::move(mine), kChunkTopkGatherTag);
   std::fill(x.begin(), x.end(), 0.f);
   float weight = 1.f / float(transport_.size());
   for(const std::vector<char>& message : all)

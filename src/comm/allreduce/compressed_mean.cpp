@@ -2,13 +2,10 @@
 
 #include <algorithm>
 
+#include "comm/message_tags.h"
 #include "common/error.h"
 
 namespace marian {
-
-namespace {
-constexpr int kToServers = 6 << 12, kFromServers = 7 << 12;  // rounds apart from every algorithm's
-}
 
 CompressedMeanAllreduce::CompressedMeanAllreduce(Transport& transport, size_t n)
     : Allreduce(transport), n_(n), workerError_(n, 0.f), serverError_(chunk(transport.rank()).size, 0.f) {}
@@ -41,13 +38,13 @@ void CompressedMeanAllreduce::averageCompressed(std::vector<float>& values) {
   decode(r, encodeChunk(r), y.data(), 1.f / float(P));
   for(int s = 1; s < P; ++s) {
     int dest = (r + s) % P, source = (r - s + P) % P;
-    decode(r, exchange(dest, source, kToServers + s - 1, encodeChunk(dest)), y.data(), 1.f / float(P));
+    decode(r, exchange(dest, source, kToServersTag + s - 1, encodeChunk(dest)), y.data(), 1.f / float(P));
   }
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
   std::vector<char> served = encode(r, y.data(), serverError_.data());
   // every server's chunk to every rank
-  std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServers);
+  std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServersTag);
   std::fill(values.begin(), values.end(), 0.f);
   for(int j = 0; j < P; ++j)
     decode(j, all[size_t(j)], values.data() + chunk(j).offset, 1.f);

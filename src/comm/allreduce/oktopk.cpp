@@ -15,16 +15,13 @@
 #include "comm/allreduce/allreduce.h"
 #include "comm/allreduce/packing.h"
 #include "comm/allreduce/sparse_ops.h"
+#include "comm/message_tags.h"
 #include "common/byte_record.h"
 #include "common/equal_split.h"
 
 namespace marian {
 
 namespace {
-
-// message rounds of the phases
-constexpr int kRepartition = 0, kSplit = 1 << 12, kThreshold = 2 << 12, kSizes = 3 << 12, kBalance = 4 << 12,
-              kGather = 5 << 12;
 
 class OkTopkAllreduce : public Allreduce {
 public:
@@ -42,7 +39,7 @@ public:
     }
     if(calls_ % settings_.repartitionEvery == 0)
       starts_ = balancedRegions(local, n);
-    SparseVector region = splitAndReduce(local, starts_, kSplit);
+    SparseVector region = splitAndReduce(local, starts_, kOkTopkSplitTag);
     if(calls_ % settings_.thresholdEvery == 0)
       threshold_ = globalThreshold(region, k);
     ++calls_;
@@ -75,7 +72,7 @@ public:
     AllreduceResult result;
     result.isSelection = true;
     result.threshold = threshold_;
-    for(const std::vector<char>& piece : ringAllgather(std::move(mine), kGather)) {
+    for(const std::vector<char>& piece : ringAllgather(std::move(mine), kOkTopkGatherTag)) {
       SparseView in = readSparse(piece);  // appended from where it was received
       checkIndices(in, n);
       ABORT_IF(in.size && result.sparse.size() && in.indices[0] <= result.sparse.indices.back(),
@@ -106,7 +103,7 @@ private:
       cuts[size_t(b) - 1] = local.size() ? local.indices[local.size() * size_t(b) / size_t(P)]
                                          : uint32_t(equalPart(n, size_t(b), size_t(P)).offset);
     std::vector<double> mean(cuts.size(), 0.0);
-    for(const std::vector<char>& piece : ringAllgather(packArray(cuts), kRepartition)) {
+    for(const std::vector<char>& piece : ringAllgather(packArray(cuts), kOkTopkRepartitionTag)) {
       std::vector<uint32_t> theirs = unpackArray<uint32_t>(piece, "oktopk message");
       ABORT_IF(theirs.size() != cuts.size(), "oktopk: a rank sent {} region cuts, not {}", theirs.size(), cuts.size());
       for(size_t b = 0; b < cuts.size(); ++b)
@@ -127,7 +124,7 @@ private:
     for(float v : largestK(region, k).values)
       magnitudes.push_back(std::fabs(v));
     std::vector<float> all;
-    for(const std::vector<char>& piece : ringAllgather(packArray(magnitudes), kThreshold)) {
+    for(const std::vector<char>& piece : ringAllgather(packArray(magnitudes), kOkTopkThresholdTag)) {
       std::vector<float> theirs = unpackArray<float>(piece, "oktopk message");
       all.insert(all.end(), theirs.begin(), theirs.end());
     }
@@ -139,7 +136,7 @@ private:
 
   std::vector<uint64_t> gatherSizes(uint64_t mine) {
     std::vector<uint64_t> sizes;
-    for(const std::vector<char>& piece : ringAllgather(packArray(std::vector<uint64_t>{mine}), kSizes)) {
+    for(const std::vector<char>& piece : ringAllgather(packArray(std::vector<uint64_t>{mine}), kOkTopkSizesTag)) {
       std::vector<uint64_t> one = unpackArray<uint64_t>(piece, "oktopk message");
       ABORT_IF(one.size() != 1, "oktopk: a size message holds {} values", one.size());
       sizes.push_back(one[0]);
@@ -173,7 +170,7 @@ private:
     parts[size_t(r)] = cut(part(r, r));
     for(int s = 1; s < P; ++s) {
       int dest = (r + s) % P, source = (r - s + P) % P;
-      parts[size_t(source)] = unpackSparse(exchange(dest, source, kBalance + s, packSparse(cut(part(r, dest)))));
+      parts[size_t(source)] = unpackSparse(exchange(dest, source, kOkTopkBalanceTag + s, packSparse(cut(part(r, dest)))));
       auto [b, e] = part(source, r);
       ABORT_IF(parts[size_t(source)].size() != e - b, "oktopk: rank {} sent {} entries to balance, not {}", source,
                parts[size_t(source)].size(), e - b);
