@@ -16,7 +16,9 @@ enum class Kind { Flag, Int, Float, String, Strings, Ints, Floats };
 // (model.npz.yml, --dump-config) leaves such options out while they have their defaults, so that
 // real Marian's -c reads it (Marian refuses a key it does not know); one that asks for something
 // stays, and Marian's refusal names it.
-enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3, kOurs = 4 };
+// kModel: the model's architecture, written into model.npz's special:model.yml and model.npz.yml
+// (modelConfigYaml), from where marian-decoder and a resume read it.
+enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3, kOurs = 4, kModel = 8 };
 
 // An option's kind and, for numbers, the closed range every value must lie in (defaults, config
 // files and the command line alike), so a nonsense value stops the program naming the option

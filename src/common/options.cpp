@@ -415,18 +415,13 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
 }
 
 std::string modelConfigYaml(const Options& options, const std::vector<size_t>& vocabSizes) {
-  static const char* const kModelKeys[] = {
-      "type", "dim-emb", "dim-rnn", "enc-cell", "enc-type", "enc-cell-depth", "enc-depth", "dec-depth", "dec-cell",
-      "dec-cell-base-depth", "dec-cell-high-depth", "skip", "layer-normalization",
-      "tied-embeddings", "tied-embeddings-src", "tied-embeddings-all", "transformer-heads", "transformer-dim-ffn",
-      "transformer-decoder-dim-ffn", "transformer-ffn-depth", "transformer-decoder-ffn-depth", "transformer-tied-layers",
-      "transformer-ffn-activation", "transformer-preprocess", "transformer-postprocess", "transformer-postprocess-emb",
-      "transformer-postprocess-top"};
   YAML::Emitter out;
   out << YAML::BeginMap;
-  for(const char* key : kModelKeys) {
-    ABORT_IF(!options.yaml()[key].IsDefined(), "Model option '{}' is not set", key);
-    out << YAML::Key << key << YAML::Value << options.yaml()[key];
+  for(const Spec& s : specs()) {
+    if(!(s.modes & kModel))
+      continue;
+    ABORT_IF(!options.yaml()[s.name].IsDefined(), "Model option '{}' is not set", s.name);
+    out << YAML::Key << s.name << YAML::Value << options.yaml()[s.name];
   }
   out << YAML::Key << "dim-vocabs" << YAML::Value << YAML::Flow << vocabSizes;
   out << YAML::Key << "version" << YAML::Value << MARIAN_VERSION << YAML::EndMap;
