@@ -51,7 +51,7 @@ public:
 private:
   void read(const Reader& reader, const std::vector<Range>& ranges, float* out) const;
   Reader first_, second_;
-  float beta1_ = 0.9f;
+  float beta1_ = 0;  // what the constructor is given (an empty AdamMoments reads nothing)
 };
 
 }  // namespace marian

@@ -79,9 +79,11 @@ class Adam : public StatefulOptimizer {
 public:
   static constexpr const char* kFirstMoment = "adam_mt";   // m
   static constexpr const char* kSecondMoment = "adam_vt";  // v
-  // Marian's defaults for --optimizer-params; variance: on which steps the second moment changes
-  // (a function of the step count, so a resumed run freezes where the uninterrupted one did)
-  explicit Adam(float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f,
+  // Marian's defaults for --optimizer-params
+  static constexpr float kDefaultBeta1 = 0.9f, kDefaultBeta2 = 0.999f, kDefaultEpsilon = 1e-8f;
+  // variance: on which steps the second moment changes (a function of the step count, so a
+  // resumed run freezes where the uninterrupted one did)
+  explicit Adam(float beta1 = kDefaultBeta1, float beta2 = kDefaultBeta2, float eps = kDefaultEpsilon,
                 AdamVarianceSchedule variance = AdamVarianceSchedule())
       : StatefulOptimizer({kFirstMoment, kSecondMoment}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
   void update(Tensor params, Tensor grads, float lr) override;

@@ -67,13 +67,9 @@ void Adagrad::update(Tensor params, Tensor grads, float lr) {
   kernels::adagradStep(params, grads, buffer(0), lr, eps_);
 }
 
-namespace {
-constexpr float kAdamBeta1 = 0.9f;  // Marian's default
-}
-
 float adamBeta1(const Options& options) {
   std::vector<float> p = options.get<std::vector<float>>("optimizer-params");
-  return p.empty() ? kAdamBeta1 : p[0];
+  return p.empty() ? Adam::kDefaultBeta1 : p[0];
 }
 
 std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::vector<float>& p,
@@ -93,9 +89,9 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
   if(name == "adagrad")
     return std::make_unique<Adagrad>(positive(p.size() > 0 ? p[0] : 1e-8f));
   if(name == "adam")
-    return std::make_unique<Adam>(decay(p.size() > 0 ? p[0] : kAdamBeta1, "beta1"),
-                                  decay(p.size() > 1 ? p[1] : 0.999f, "beta2"), positive(p.size() > 2 ? p[2] : 1e-8f),
-                                  variance);
+    return std::make_unique<Adam>(decay(p.size() > 0 ? p[0] : Adam::kDefaultBeta1, "beta1"),
+                                  decay(p.size() > 1 ? p[1] : Adam::kDefaultBeta2, "beta2"),
+                                  positive(p.size() > 2 ? p[2] : Adam::kDefaultEpsilon), variance);
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 
