@@ -59,13 +59,8 @@ public:
       mine = packSparse(rebalance(keptOf(region, keeps), sizes, total));
     } else {  // packed straight from the region
       ByteWriter w;
-      w.reserve(kept * 8);
-      for(size_t j = 0; j < region.size(); ++j)
-        if(keeps(j))
-          w.put(region.indices[j]);
-      for(size_t j = 0; j < region.size(); ++j)
-        if(keeps(j))
-          w.put(region.values[j]);
+      w.reserve(kept * kSparsePairBytes);
+      putSparse(w, region.view(), keeps);
       mine = w.take();
     }
 

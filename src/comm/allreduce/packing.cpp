@@ -6,17 +6,15 @@ namespace marian {
 
 std::vector<char> packSparse(SparseView v) {
   ByteWriter w;
-  w.reserve(v.size * 8);
-  w.putArray(v.indices, v.size);
-  w.putArray(v.values, v.size);
+  w.reserve(v.size * kSparsePairBytes);
+  putSparse(w, v);
   return w.take();
 }
 
 SparseView readSparse(const std::vector<char>& bytes) {
-  ABORT_IF(bytes.size() % 8 != 0, "Sparse message of {} bytes is not (index, value) pairs", bytes.size());
-  size_t n = bytes.size() / 8;
-  // vector storage is aligned for any value, and the values start 4n bytes in
-  return {reinterpret_cast<const uint32_t*>(bytes.data()), reinterpret_cast<const float*>(bytes.data() + 4 * n), n};
+  ABORT_IF(bytes.size() % kSparsePairBytes != 0, "Sparse message of {} bytes is not (index, value) pairs",
+           bytes.size());
+  return sparseAt(bytes.data(), bytes.size() / kSparsePairBytes);  // vector storage is aligned for any value
 }
 
 SparseVector unpackSparse(const std::vector<char>& bytes) {

@@ -1,7 +1,6 @@
 #pragma once
-// defines: the sparse record of the allreduce algorithms: (index, value) pairs as all indices,
-// then all values (8 bytes a pair), sized by the record (common/byte_record.h's format; dense
-// payloads are packArray's).
+// defines: the sparse record of the allreduce algorithms: a run of (index, value) pairs
+// (comm/sparse_vector.h's layout) sized by the record (dense payloads are packArray's).
 #include <vector>
 
 #include "comm/sparse_vector.h"

@@ -26,8 +26,7 @@ std::vector<char> Message::pack() const {
   if(h.kind == MessageKind::replyState) {
     w.putArray(blob);
   } else if(isSparse(h.kind)) {
-    w.putArray(sparse.indices);
-    w.putArray(sparse.values);
+    putSparse(w, sparse.view());
   } else {
     w.putArray(dense);
   }
@@ -94,8 +93,7 @@ Tensor MessageView::dense() const {
 
 SparseView MessageView::sparse() const {
   ABORT_IF(!Message::isSparse(header.kind), "Message of kind {} read as sparse pairs", uint32_t(header.kind));
-  auto* indices = reinterpret_cast<const uint32_t*>(payload);
-  return {indices, reinterpret_cast<const float*>(payload + header.count * sizeof(uint32_t)), size_t(header.count)};
+  return sparseAt(payload, size_t(header.count));
 }
 
 }  // namespace marian

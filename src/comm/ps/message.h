@@ -57,7 +57,9 @@ struct Message {
 
   static bool isSparse(MessageKind k) { return k == MessageKind::pushSparse || k == MessageKind::replySparse; }
   // bytes per payload entry
-  static size_t entryBytes(MessageKind k) { return isSparse(k) ? 8 : k == MessageKind::replyState ? 1 : 4; }
+  static size_t entryBytes(MessageKind k) {
+    return isSparse(k) ? kSparsePairBytes : k == MessageKind::replyState ? 1 : sizeof(float);
+  }
 
   std::vector<char> pack() const;
   // A dense message of `values` (on any device) packed straight from the tensor: one copy.
