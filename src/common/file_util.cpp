@@ -16,8 +16,21 @@
 
 namespace marian {
 
+std::string atomicTempPath(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
+
+int makeTempFile(const std::string& dir, const std::string& prefix, const std::string& forWhat, std::string& path) {
+  std::string pattern = (dir.empty() ? std::string("/tmp") : dir) + "/" + prefix + ".XXXXXX";  // "": the system's
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  ABORT_IF(fd < 0, "Cannot create a temporary file '{}' in --tempdir for {}: {}", pattern, forWhat,
+           std::strerror(errno));
+  path = name.data();
+  return fd;
+}
+
 AtomicFile::AtomicFile(const std::string& path)
-    : path_(path), tmp_(path + ".tmp." + std::to_string(getpid())), out_(tmp_, std::ios::binary | std::ios::trunc) {
+    : path_(path), tmp_(atomicTempPath(path)), out_(tmp_, std::ios::binary | std::ios::trunc) {
   ABORT_IF(!out_, "Cannot write '{}': {}", tmp_, std::strerror(errno));
 }
 

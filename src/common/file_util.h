@@ -1,5 +1,5 @@
 #pragma once
-// defines: AtomicFile, writeFileAtomic, fileExists, isDirectory
+// defines: AtomicFile, writeFileAtomic, atomicTempPath, makeTempFile, fileExists, isDirectory
 #include <cstddef>
 #include <fstream>
 #include <string>
@@ -28,6 +28,12 @@ private:
 };
 
 void writeFileAtomic(const std::string& path, const std::string& content);
+// PATH.tmp.<pid>: the name a writer of PATH renames over it when done (what
+// removeStaleTemporaryFiles knows to remove after a kill).
+std::string atomicTempPath(const std::string& path);
+// A new file in `dir` (--tempdir) named PREFIX.XXXXXX, open: its descriptor, and its path in
+// `path`; the error names `forWhat`.
+int makeTempFile(const std::string& dir, const std::string& prefix, const std::string& forWhat, std::string& path);
 bool fileExists(const std::string& path);
 bool isDirectory(const std::string& path);
 

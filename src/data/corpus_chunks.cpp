@@ -32,13 +32,9 @@ bool isGzip(int fd) {
 
 // An unlinked temporary file in `dir` (it goes when its descriptor closes).
 int anonymousTempFile(const std::string& dir, const std::string& forWhat) {
-  std::string path = (dir.empty() ? std::string("/tmp") : dir) + "/marian-corpus.XXXXXX";
-  std::vector<char> name(path.begin(), path.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  ABORT_IF(fd < 0, "Cannot create a temporary file in --tempdir '{}' to decompress '{}': {}", dir, forWhat,
-           std::strerror(errno));
-  unlink(name.data());
+  std::string path;
+  int fd = makeTempFile(dir, "marian-corpus", "decompressing '" + forWhat + "'", path);
+  unlink(path.c_str());
   return fd;
 }
 

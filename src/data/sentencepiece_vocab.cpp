@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
@@ -112,7 +113,7 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
       }
     });
   }
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::string tmp = atomicTempPath(path);
   std::string sampleFile = (std::filesystem::path(training.tempDir) /
                             ("marian-spm-sample." + std::to_string(getpid()) + ".txt")).string();
   {

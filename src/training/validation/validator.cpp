@@ -33,13 +33,7 @@ std::string fillTemplate(std::string path, const TrainingState& state) {
 // A file in --tempdir for a translation no --valid-translation-output asked to keep.
 struct TemporaryFile {
   explicit TemporaryFile(const std::string& dir) {
-    std::string pattern = (dir.empty() ? std::string("/tmp") : dir) + "/marian-valid.XXXXXX";
-    std::vector<char> name(pattern.begin(), pattern.end());
-    name.push_back('\0');
-    int fd = mkstemp(name.data());
-    ABORT_IF(fd < 0, "Cannot create a temporary file '{}' for the validation translation (--tempdir)", pattern);
-    close(fd);
-    path = name.data();
+    close(makeTempFile(dir, "marian-valid", "the validation translation", path));
   }
   ~TemporaryFile() { std::remove(path.c_str()); }
   std::string path;
