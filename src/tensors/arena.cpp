@@ -23,8 +23,8 @@ Tensor FlatBuffer::view(size_t offset, const Shape& shape) const {
 }
 
 namespace {
-constexpr size_t kAlign = 256;  // covers cache lines, AVX-512 and GPU transaction alignment
-size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+constexpr size_t kAlign = kAllocationAlignment;
+size_t alignUp(size_t n) { return alignedSize(n); }
 }  // namespace
 
 Workspace::Workspace(Device device, size_t initialBytes, size_t limitBytes)

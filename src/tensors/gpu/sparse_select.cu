@@ -5,6 +5,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "tensors/backend.h"
 #include "tensors/counter_hash.h"
 #include "tensors/kernel_checks.h"
 #include "tensors/gpu/gpu_kernels.h"
@@ -15,7 +16,7 @@ namespace gpu {
 
 namespace {
 
-size_t alignUp(size_t n) { return (n + 255) / 256 * 256; }
+size_t alignUp(size_t n) { return alignedSize(n); }
 
 __global__ void magnitudes(float* out, const float* x, size_t n) { GRID_STRIDE(i, n) out[i] = fabsf(x[i]); }
 
