@@ -32,6 +32,7 @@
 //
 // Tensors here are batch-major ([sentences, time, dim]) where Marian's are time-major; the
 // values are the same.
+#include "models/embedding_ties.h"
 #include "models/encoder_decoder.h"
 #include "models/layers.h"
 
@@ -58,8 +59,7 @@ public:
         layerNorm_(o.get<bool>("layer-normalization")),
         dropoutRnn_(o.get<float>("dropout-rnn")), dropoutSrc_(o.get<float>("dropout-src")),
         dropoutTrg_(o.get<float>("dropout-trg")), smoothing_(o.get<float>("label-smoothing")),
-        tiedOutput_(o.get<bool>("tied-embeddings") || o.get<bool>("tied-embeddings-all")),
-        tiedSrc_(o.get<bool>("tied-embeddings-src") || o.get<bool>("tied-embeddings-all")) {
+        ties_(EmbeddingTies::fromOptions(o, srcVocab, trgVocab)) {
     auto only = [](const char* option, const std::string& value, const char* supported) {
       ABORT_IF(value != supported,
                "--type s2s supports --{} {} only (Marian's other s2s variants are not implemented), not {}", option,
@@ -74,9 +74,6 @@ public:
     only("dec-depth", std::to_string(o.get<int>("dec-depth")), "1");
     only("skip", o.get<bool>("skip") ? "true" : "false", "false");
     ABORT_IF(encDepth_ < 1, "--enc-depth must be at least 1, not {}", encDepth_);
-    ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
-             "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
-             srcVocab, trgVocab);
   }
 
 
@@ -87,7 +84,7 @@ public:
     Expr context = encode(g, batch);
     Decoded d = decode(g, batch, context);
     Expr hidden = deepOutput(g, d.prevWords, stack(d.states), stack(d.contexts));
-    return layers::summedCrossEntropy(g, hidden, tiedOutput_ ? d.trgTable : nullptr, trgVocab_, batch,
+    return layers::summedCrossEntropy(g, hidden, ties_.output ? d.trgTable : nullptr, trgVocab_, batch,
                                       training ? smoothing_ : 0.f, "decoder_ff_logit_l2");
   }
 
@@ -107,7 +104,7 @@ public:
   Expr decodeStep(ExpressionGraph& g, const DecodingStep& step, DecoderState& state) override {
     training_ = false;
     int rows = state.rows();
-    Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);
+    Expr trgTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);
     // the previous word's embedding; a zero vector before the first word (shiftRight in training)
     Expr y = step.position == 0 ? g.constant({rows, dimEmb_}, std::vector<float>(size_t(rows) * dimEmb_, 0.f))
                                 : reshape(layers::embed(g, trgTable, step.lastWords, rows, 1), {rows, dimEmb_});
@@ -118,7 +115,7 @@ public:
     state.set("s", next.s);
     Expr hidden = deepOutput(g, y, next.s, next.c);
     return logSoftmax(
-        layers::outputLayer(g, hidden, tiedOutput_ ? trgTable : nullptr, trgVocab_, "decoder_ff_logit_l2"));
+        layers::outputLayer(g, hidden, ties_.output ? trgTable : nullptr, trgVocab_, "decoder_ff_logit_l2"));
   }
 
 private:
@@ -241,7 +238,7 @@ private:
   // (encoder_bi_r, encoder_bi_r_l2_cell1, ...), each layer over the states of the one below in
   // the same direction; their top states concatenated: the context [B, T, 2H].
   Expr encode(ExpressionGraph& g, const Batch& batch) {
-    Expr table = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dimEmb_);
+    Expr table = layers::embeddingTable(g, ties_.source ? "Wemb" : "encoder_Wemb", srcVocab_, dimEmb_);
     Expr emb = embedWords(g, table, batch.srcIds, batch.sentences, batch.srcLen, dropoutSrc_);
     auto direction = [&](const std::string& prefix, bool reverse) {
       std::vector<Gru> cells;  // Marian constructs a stack's cells, then runs them
@@ -339,7 +336,7 @@ private:
     Decoded d;
     // models/decoder.h embeddingsFromBatch: the embeddings (word dropout) shifted right, a zero
     // vector first
-    d.trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);
+    d.trgTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "decoder_Wemb", trgVocab_, dimEmb_);
     d.prevWords =
         layers::shiftRight(g, embedWords(g, d.trgTable, batch.trgIds, B, Tt, dropoutTrg_));
     Gru cell1 = gru(g, "decoder_cell1", dimEmb_, false);
@@ -368,7 +365,7 @@ private:
   int srcVocab_, trgVocab_, dimEmb_, dimRnn_, encDepth_;
   bool layerNorm_;
   float dropoutRnn_, dropoutSrc_, dropoutTrg_, smoothing_;
-  bool tiedOutput_, tiedSrc_;
+  EmbeddingTies ties_;
   bool training_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "models/embedding_ties.h"
 #include "models/encoder_decoder.h"
 #include "models/layers.h"
 
@@ -35,12 +36,8 @@ public:
         dropoutAtt_(o.get<float>("transformer-dropout-attention")),
         dropoutFfn_(o.get<float>("transformer-dropout-ffn")),
         smoothing_(o.get<float>("label-smoothing")),
-        tiedOutput_(o.get<bool>("tied-embeddings") || o.get<bool>("tied-embeddings-all")),
-        tiedSrc_(o.get<bool>("tied-embeddings-src") || o.get<bool>("tied-embeddings-all")) {
+        ties_(EmbeddingTies::fromOptions(o, srcVocab, trgVocab)) {
     ABORT_IF(dim_ % heads_ != 0, "--dim-emb {} is not divisible by --transformer-heads {}", dim_, heads_);
-    ABORT_IF(tiedSrc_ && srcVocab != trgVocab,
-             "--tied-embeddings-all/--tied-embeddings-src need one vocabulary size, got {} and {}",
-             srcVocab, trgVocab);
     ABORT_IF(!tiedLayers_.empty() && int(tiedLayers_.size()) != decDepth_,
              "--transformer-tied-layers names {} layers but the decoder has {} (--dec-depth): give one layer number "
              "per decoder layer",
@@ -53,14 +50,14 @@ public:
 
   Expr loss(ExpressionGraph& g, const Batch& batch, bool training) override {
     training_ = training;
-    Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
-    Expr trgTable = tiedSrc_ ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dim_);
+    Expr srcTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
+    Expr trgTable = ties_.source ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dim_);
 
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
     Encoded enc = encode(g, srcTable, batch, srcMask);
     Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, batch.trgLen));
     Expr dec = decode(g, trgTable, batch, trg, enc, srcMask);
-    return layers::summedCrossEntropyOfRows(g, dec, tiedOutput_ ? trgTable : nullptr, trgVocab_,
+    return layers::summedCrossEntropyOfRows(g, dec, ties_.output ? trgTable : nullptr, trgVocab_,
                                             trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
 
@@ -70,7 +67,7 @@ public:
   // positions decoded so far ("l<l>_self_k/_v", one position longer each step).
   void startDecoding(ExpressionGraph& g, const Batch& sources, DecoderState& state) override {
     training_ = false;
-    Expr srcTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
+    Expr srcTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
     Expr srcMask = g.constant({sources.sentences, 1, 1, sources.srcLen}, sources.srcMask);
     Encoded enc = encode(g, srcTable, sources, srcMask);
     state.setPerSentence("srcMask", srcMask);
@@ -84,7 +81,7 @@ public:
   Expr decodeStep(ExpressionGraph& g, const DecodingStep& step, DecoderState& state) override {
     training_ = false;
     int rows = state.rows(), t = step.position;
-    Expr trgTable = layers::embeddingTable(g, tiedSrc_ ? "Wemb" : "decoder_Wemb", trgVocab_, dim_);
+    Expr trgTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "decoder_Wemb", trgVocab_, dim_);
     // the previous word's embedding; a zero vector before the first word (as in training)
     Expr emb = t == 0 ? g.constant({rows, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
                       : marian::rows(trgTable, g.indices(step.lastWords));
@@ -112,7 +109,7 @@ public:
       x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask, &bySentence);  // one query: no causal mask
     }
     x = top(g, "decoder", x, here);
-    return logSoftmax(layers::outputLayer(g, x, tiedOutput_ ? trgTable : nullptr, trgVocab_));
+    return logSoftmax(layers::outputLayer(g, x, ties_.output ? trgTable : nullptr, trgVocab_));
   }
 
 private:
@@ -308,7 +305,7 @@ private:
   int encDepth_, decDepth_;
   std::string activation_, pre_, post_, postEmb_, postTop_;
   float dropout_, dropoutAtt_, dropoutFfn_, smoothing_;
-  bool tiedOutput_, tiedSrc_;
+  EmbeddingTies ties_;
   bool training_ = false;
 };
 
