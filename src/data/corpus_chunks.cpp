@@ -69,7 +69,7 @@ void streamFile(const std::string& name, int fd, int copyFd, const std::string& 
   ABORT_IF(dupFd < 0, "Corpus file '{}' cannot be read: {}", name, std::strerror(errno));
   gzFile gz = gzdopen(dupFd, "rb");
   ABORT_IF(!gz, "Corpus file '{}' cannot be opened as gzip", name);
-  gzbuffer(gz, 1 << 17);
+  gzbuffer(gz, kGzBufferBytes);
   int n;
   std::string failure;
   try {

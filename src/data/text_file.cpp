@@ -87,7 +87,7 @@ void forEachLine(const std::string& path, const std::string& what, const std::fu
   errno = 0;
   gzFile f = gzopen(path.c_str(), "rb");
   ABORT_IF(!f, "{} '{}' cannot be opened: {}", what, path, std::strerror(errno ? errno : ENOENT));
-  gzbuffer(f, 1 << 17);
+  gzbuffer(f, kGzBufferBytes);
   std::string line;
   char buf[1 << 16];
   int n;

@@ -8,6 +8,9 @@
 
 namespace marian {
 
+// zlib's input buffer for reading text (its default, 8 KiB, makes many small reads)
+constexpr unsigned kGzBufferBytes = 1u << 17;
+
 // All lines without their line endings. A missing or unreadable file, or a line that is not
 // UTF-8, is an error naming it.
 std::vector<std::string> readLines(const std::string& path, const std::string& what = "Input file");

@@ -32,10 +32,12 @@ void OneBitAllreduce::setUnits(std::vector<float> units) {
   units_ = std::move(units);
 }
 
+size_t OneBitAllreduce::encodedBytes(size_t n, size_t segments) { return segments * sizeof(float) + (n + 7) / 8; }
+
 std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std::vector<size_t>& starts,
                                             float* error, const float* units, OneBitScale scale) {
   size_t header = starts.size() * sizeof(float);
-  std::vector<char> bytes(header + (n + 7) / 8, 0);
+  std::vector<char> bytes(encodedBytes(n, starts.size()), 0);
   auto* bits = reinterpret_cast<unsigned char*>(bytes.data() + header);
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
@@ -61,8 +63,8 @@ std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std:
 void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts,
                                  float* out, float weight, const float* units) {
   size_t header = starts.size() * sizeof(float);
-  ABORT_IF(bytes.size() != header + (n + 7) / 8, "1-bit chunk of {} bytes for {} values in {} segments", bytes.size(),
-           n, starts.size());
+  ABORT_IF(bytes.size() != encodedBytes(n, starts.size()), "1-bit chunk of {} bytes for {} values in {} segments",
+           bytes.size(), n, starts.size());
   const auto* bits = reinterpret_cast<const unsigned char*>(bytes.data() + header);
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;

@@ -44,6 +44,8 @@ public:
   // error[i] = x[i] - what it stands for; and back, added times weight into out.
   static std::vector<char> compress(const float* x, size_t n, const std::vector<size_t>& starts, float* error,
                                     const float* units = nullptr, OneBitScale scale = OneBitScale::rms);
+  // The bytes of such a chunk: a scale a segment, a bit a value.
+  static size_t encodedBytes(size_t n, size_t segments);
   static void decompress(const std::vector<char>& bytes, size_t n, const std::vector<size_t>& starts, float* out,
                          float weight, const float* units = nullptr);
 
