@@ -62,8 +62,11 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
   corpus_ = std::make_unique<Corpus>(o.get<std::vector<std::string>>("valid-sets"), vocabs,
                                      size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
-  BatchingOptions b;
+  BatchingOptions b;  // Marian's validation batches: in file order, maxi-batches of 10 sorted by source
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
+  b.miniBatchWords = 0;
+  b.maxiBatch = 10;
+  b.sortBy = "src";
   b.shuffleData = b.shuffleBatches = false;
   batches_ = std::make_unique<BatchGenerator>(*corpus_, b);
   graph_ = std::make_unique<ExpressionGraph>(devicesFromOptions(o)[0], 1, size_t(o.get<int>("workspace")));
