@@ -38,7 +38,7 @@ struct Cluster {
       : t(transport), clientsPerRank(perRank) {
     shard = std::make_unique<ServerShard>(
         t.rank(), layout.node(t.rank()), kTotal, initial(), 2,
-        [optimizer] { return createOptimizer(optimizer, {}); }, size_t(perRank * t.size()), keep, 0.f);
+        [optimizer] { return createOptimizer(optimizer, {}); }, size_t(perRank * t.size()), keep, 0.f, /*seed=*/1);
     loop = std::make_unique<ServerLoop>(t, *shard, [this] {
       ModelState s;
       s.n = kTotal;

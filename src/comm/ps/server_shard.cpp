@@ -8,12 +8,13 @@
 namespace marian {
 
 ServerShard::ServerShard(int shard, Range range, size_t total, const std::vector<float>& initial, size_t devices,
-                         const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha)
+                         const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha,
+                         uint64_t seed)
     : shard_(shard), range_(range), deltaKeep_(deltaKeep),
       params_(cpuDevice(0), Type::float32, std::max<size_t>(range.size, 1)),
       grads_(cpuDevice(0), Type::float32, std::max<size_t>(range.size, 1)),
       delta_(cpuDevice(0), Type::float32, std::max<size_t>(range.size, 1)), lastVersion_(clients, 0),
-      seed_(uint64_t(shard) * 7919 + 17) {
+      seed_(seed * 7919 + uint64_t(shard)) {
   ABORT_IF(initial.size() != total || range.end() > total, "Shard [{}, {}) of a model of {} given {} values",
            range.offset, range.end(), total, initial.size());
   std::vector<float> mine = rangeOf(initial, range);

@@ -22,9 +22,9 @@ public:
   // range: the node's part of the model of `total` parameters; initial: the whole model (every
   // client starts with it too); devices: how many sub-ranges (one per device of the node) run their
   // optimizer on parallel CPU threads: the shard lives in host memory whatever the devices;
-  // deltaKeep < 1: dropped replies.
+  // deltaKeep < 1: dropped replies, their threshold sampled from the run's `seed` (--seed).
   ServerShard(int shard, Range range, size_t total, const std::vector<float>& initial, size_t devices,
-              const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha);
+              const OptimizerFactory& makeOptimizer, size_t clients, double deltaKeep, float emaAlpha, uint64_t seed);
 
   // Applies a push (pushDense or pushSparse, read where it was received: a dense push is the
   // optimizer's gradient as it lies) and returns the packed reply for that client: the

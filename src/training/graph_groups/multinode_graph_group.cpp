@@ -84,7 +84,7 @@ public:
     shard_ = std::make_unique<ServerShard>(
         transport_.rank(), layout_.node(transport_.rank()), layout_.total, initial, devices,
         [o] { return createOptimizer(o); },
-        devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"));
+        devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"), seed_);
     server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); },
                                            clientSettings_.timeout);
     for(size_t d = 0; d < devices; ++d) {
