@@ -270,7 +270,7 @@ TEST(Kernels, AdamStepMatchesHandComputation) {
 
 // Whether a and b differ by at most `ulps` units of float's last place, of the larger of the two
 // or of 1 (the inputs' order: a value that cancels to near 0 keeps the rounding of its terms).
-::testing::AssertionResult withinUlps(const std::vector<float>& a, const std::vector<float>& b, int ulps) {
+::testing::AssertionResult withinRounding(const std::vector<float>& a, const std::vector<float>& b, int ulps) {
   if(a.size() != b.size())
     return ::testing::AssertionFailure() << a.size() << " values against " << b.size();
   for(size_t k = 0; k < a.size(); ++k) {
@@ -301,9 +301,9 @@ TEST(Kernels, VectorisedLoopsMatchTheirRuleValueByValue) {
       std::vector<float> ep = p0, em = m0, ev = v0;
       for(size_t i = 0; i < n; ++i)
         optimizer_functors::adam(ep[i], g[i], em[i], ev[i], 0.01f, 0.9f, 0.98f, 1e-9f, c, updateVariance);
-      EXPECT_TRUE(withinUlps(p.host(), ep, 2));
-      EXPECT_TRUE(withinUlps(m.host(), em, 2));
-      EXPECT_TRUE(withinUlps(v.host(), ev, 2));
+      EXPECT_TRUE(withinRounding(p.host(), ep, 2));
+      EXPECT_TRUE(withinRounding(m.host(), em, 2));
+      EXPECT_TRUE(withinRounding(v.host(), ev, 2));
     }
   {
     HostTensor x(Shape({int(n)}), p0), y(Shape({int(n)}), m0);
@@ -312,7 +312,7 @@ TEST(Kernels, VectorisedLoopsMatchTheirRuleValueByValue) {
     std::vector<float> expect = m0;
     for(size_t i = 0; i < n; ++i)
       expect[i] = mask.addTo(expect[i], p0[i], i);
-    EXPECT_TRUE(withinUlps(y.host(), expect, 2));
+    EXPECT_TRUE(withinRounding(y.host(), expect, 2));
   }
   const int rows = 17, cols = 59;  // odd widths: a vector remainder in every row
   std::vector<float> x = randomValues(rows * cols, 15), dy = randomValues(rows * cols, 16), gamma = randomValues(cols, 17);
@@ -323,7 +323,7 @@ TEST(Kernels, VectorisedLoopsMatchTheirRuleValueByValue) {
     for(int r = 0; r < rows; ++r)
       for(int j = 0; j < cols; ++j)
         expect[j] += 0.5f * dy[r * cols + j];
-    EXPECT_TRUE(withinUlps(bias.host(), expect, 2 * rows));
+    EXPECT_TRUE(withinRounding(bias.host(), expect, 2 * rows));
   }
   {
     HostTensor xt(Shape({rows, cols}), x), dyt(Shape({rows, cols}), dy), gt(Shape({cols}), gamma),

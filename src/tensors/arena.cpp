@@ -22,14 +22,10 @@ Tensor FlatBuffer::view(size_t offset, const Shape& shape) const {
   return Tensor(static_cast<char*>(data_) + offset * sizeOf(type_), shape, type_, device_);
 }
 
-namespace {
-constexpr size_t kAlign = kAllocationAlignment;
-size_t alignUp(size_t n) { return alignedSize(n); }
-}  // namespace
 
 Workspace::Workspace(Device device, size_t initialBytes, size_t limitBytes)
     : backend_(backendFor(device)), device_(device), limit_(limitBytes) {
-  size_t bytes = alignUp(std::max<size_t>(initialBytes, kAlign));
+  size_t bytes = alignedSize(std::max<size_t>(initialBytes, kAllocationAlignment));
   chunks_.push_back({static_cast<char*>(backend_.allocate(bytes)), bytes});
 }
 
@@ -46,7 +42,7 @@ size_t Workspace::capacity() const {
 }
 
 size_t Workspace::bytesFor(const Shape& shape, Type type) {
-  return alignUp(std::max<size_t>(shape.elements() * sizeOf(type), 1));
+  return alignedSize(std::max<size_t>(shape.elements() * sizeOf(type), 1));
 }
 
 Tensor Workspace::allocate(const Shape& shape, Type type) {
@@ -89,9 +85,9 @@ void Workspace::release(Tensor t) {
 
 size_t Workspace::mergedSize() const {
   // 25% headroom over the peak: batches vary in length, and every new block costs page faults
-  size_t total = alignUp(std::max<size_t>(peak_ + peak_ / 4, kAlign));
+  size_t total = alignedSize(std::max<size_t>(peak_ + peak_ / 4, kAllocationAlignment));
   if(limit_)
-    total = std::min(total, std::max(alignUp(limit_), alignUp(peak_)));
+    total = std::min(total, std::max(alignedSize(limit_), alignedSize(peak_)));
   return total;
 }
 

@@ -16,8 +16,6 @@ namespace gpu {
 
 namespace {
 
-size_t alignUp(size_t n) { return alignedSize(n); }
-
 __global__ void magnitudes(float* out, const float* x, size_t n) { GRID_STRIDE(i, n) out[i] = fabsf(x[i]); }
 
 __global__ void sampleMagnitudes(float* out, const float* x, size_t samples, size_t n, uint32_t base) {
@@ -58,10 +56,10 @@ float kthLargest(Context& c, const float* x, size_t n, size_t kth, bool sample, 
   size_t sortBytes = 0;
   CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, sortBytes, (const float*)nullptr,
                                                       (float*)nullptr, (long long)n));
-  char* mem = static_cast<char*>(c.scratch(2 * alignUp(n * sizeof(float)) + sortBytes));
+  char* mem = static_cast<char*>(c.scratch(2 * alignedSize(n * sizeof(float)) + sortBytes));
   float* keys = reinterpret_cast<float*>(mem);
-  float* sorted = reinterpret_cast<float*>(mem + alignUp(n * sizeof(float)));
-  void* temp = mem + 2 * alignUp(n * sizeof(float));
+  float* sorted = reinterpret_cast<float*>(mem + alignedSize(n * sizeof(float)));
+  void* temp = mem + 2 * alignedSize(n * sizeof(float));
   if(sample)
     sampleMagnitudes<<<blocksFor(n), kThreads, 0, c.stream>>>(keys, x, n, sampledFrom, base);
   else
@@ -107,7 +105,7 @@ void takeAbove(Tensor residual, float threshold, std::vector<uint32_t>& indices,
   size_t selectBytes = 0;
   CUDA_CHECK(cub::DeviceSelect::If(nullptr, selectBytes, all, (uint32_t*)nullptr, (long long*)nullptr,
                                    (long long)n, above));
-  size_t listBytes = alignUp(n * sizeof(uint32_t));
+  size_t listBytes = alignedSize(n * sizeof(uint32_t));
   char* base = static_cast<char*>(c.scratch(2 * listBytes + 256 + selectBytes));
   auto* idx = reinterpret_cast<uint32_t*>(base);
   auto* val = reinterpret_cast<float*>(base + listBytes);
@@ -136,8 +134,8 @@ struct SparseScratch {
 };
 SparseScratch upload(Context& c, const uint32_t* indices, size_t k, size_t n, const char* what) {
   checkIndices(indices, k, n, what);
-  char* base = static_cast<char*>(c.scratch(2 * alignUp(k * sizeof(float))));
-  SparseScratch s{reinterpret_cast<uint32_t*>(base), reinterpret_cast<float*>(base + alignUp(k * sizeof(float)))};
+  char* base = static_cast<char*>(c.scratch(2 * alignedSize(k * sizeof(float))));
+  SparseScratch s{reinterpret_cast<uint32_t*>(base), reinterpret_cast<float*>(base + alignedSize(k * sizeof(float)))};
   CUDA_CHECK(cudaMemcpyAsync(s.idx, indices, k * sizeof(uint32_t), cudaMemcpyHostToDevice, c.stream));
   return s;
 }

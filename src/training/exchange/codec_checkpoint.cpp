@@ -26,7 +26,9 @@ std::vector<float> rankResidual(const ModelState& state, const Transport& transp
 }
 
 bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what) {
-  if(state.sumOfExtras(std::string(kGradientResiduals) + ".rank", 1.f).empty())
+  std::string ranks = std::string(kGradientResiduals) + ".rank";
+  auto next = state.extras.lower_bound(ranks);  // the first name with that prefix, if any
+  if(next == state.extras.end() || next->first.compare(0, ranks.size(), ranks) != 0)
     return true;
   bool savedMomentum = state.extras.count(kOneBitServerErrors) > 0;
   if(savedMomentum == momentum)
