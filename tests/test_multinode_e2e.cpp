@@ -1,11 +1,14 @@
 // `mpirun marian --multi-node` end to end on a small synthetic corpus: one rank reproduces the
 // singleton exactly; 2 and 4 ranks (also with 2 CPU devices per rank), dense and dropped,
 // overlap on and off, all train; dropping cuts the bytes on the wire; the timeline shows on which
-// thread the exchanges run. (A rank that stops answering or dies, at an exact update through
+// thread the exchanges run; a rank whose copy of the corpus or whose options differ from rank 0's
+// is named at the start. (A rank that stops answering or dies, at an exact update through
 // MARIAN_FAULT: test_failing_ranks_e2e.cpp.)
 #include <algorithm>
 #include <cstdio>
 #include <set>
+
+#include <sys/wait.h>
 
 #include "e2e_helpers.h"
 #include "timeline_spans.h"
@@ -108,6 +111,60 @@ TEST(MultiNode, RankZerosEarlyStopEndsEveryRank) {
   // nor did it train on to its --after-batches (in any epoch: 3000 batches are many epochs here)
   EXPECT_FALSE(std::regex_search(r.log, std::regex("\\[rank 1\\] Ep\\. \\d+ : Up\\. 3000 "))) << r.log;
   EXPECT_FALSE(e2e::readFile(e2e::corpusDir() + "/early/model.npz").empty());
+}
+
+// Each rank reads its own copy of the corpus (DIR/copy0 and DIR/copy1, as nodes without a shared
+// file system would) with `perRank` options of its own: the command for `mpirun -np 2`, its log in
+// the model folder `name`.
+RunResult runWithACopyPerRank(const std::string& name, const std::string& perRank) {
+  std::string d = e2e::corpusDir(), m = d + "/" + name;
+  std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
+  std::string options = e2e::tinyModelOptions(m);
+  std::string corpus = d + "/train.src " + d + "/train.trg";
+  options.replace(options.find(corpus), corpus.size(),
+                  d + "/copy$OMPI_COMM_WORLD_RANK/train.src " + d + "/copy$OMPI_COMM_WORLD_RANK/train.trg");
+  std::string command = mpirun(2) + "sh -c '" MARIAN_BIN_DIR "/marian " + options +
+                        " --sync-sgd --after-batches 10 --cpu-threads 1 " + perRank + "' > " + m + "/log.txt 2>&1";
+  int status = std::system(command.c_str());
+  return {status, e2e::readFile(m + "/log.txt")};
+}
+
+// Nodes that hold their own copies of the data: copies alike at other paths, with a node's own
+// --data-threads and --log, train; a copy that differs (the same lines, two of them swapped) or
+// another --learn-rate on one rank ends the job at its start, rank 0 naming the rank and how,
+// before anything is saved (it used to train on silently, rank 1 on other pairs).
+TEST(MultiNode, ARankWithAnotherCopyOrOptionsIsNamed) {
+  std::string d = e2e::corpusDir();
+  ASSERT_EQ(std::system(("mkdir -p " + d + "/copy0 " + d + "/copy1 && cp " + d + "/train.src " + d + "/train.trg " + d +
+                         "/copy0/ && cp " + d + "/train.src " + d + "/train.trg " + d + "/copy1/").c_str()),
+            0);
+  RunResult alike = runWithACopyPerRank("copies-alike", "--data-threads $((OMPI_COMM_WORLD_RANK + 1)) --log " + d +
+                                                            "/copies-alike/rank$OMPI_COMM_WORLD_RANK.log");
+  ASSERT_EQ(alike.status, 0) << alike.log;
+  EXPECT_EQ(costs(alike.log).size(), 2u) << alike.log;
+
+  RunResult options = runWithACopyPerRank("other-options", "--learn-rate 0.00$((OMPI_COMM_WORLD_RANK + 3))");
+  EXPECT_NE(options.status, 0) << options.log;
+  EXPECT_NE(options.log.find("The ranks of this job do not train alike"), std::string::npos) << options.log;
+  EXPECT_NE(options.log.find("rank 1: its options differ: --learn-rate 0.004 (rank 0: 0.003)"), std::string::npos)
+      << options.log;
+  EXPECT_TRUE(costs(options.log).empty()) << options.log;
+
+  // rank 1's targets with lines 1 and 2 swapped: as many lines and bytes
+  ASSERT_EQ(std::system(("cd " + d + "/copy1 && (sed -n 2p ../train.trg; sed -n 1p ../train.trg; sed 1,2d ../train.trg)" +
+                         " > train.trg").c_str()),
+            0);
+  RunResult other = runWithACopyPerRank("other-copy", "");
+  EXPECT_NE(other.status, 0) << other.log;
+  EXPECT_FALSE(WIFEXITED(other.status) && WEXITSTATUS(other.status) == 124) << "ended by the outer timeout\n"
+                                                                            << other.log;
+  EXPECT_TRUE(std::regex_search(other.log, std::regex("\nrank 1: its training corpus \\(2,000 lines; source [^)]*target "
+                                                      "[0-9,]+ bytes, CRC-32 [0-9a-f]{8}\\) is not rank 0's \\(2,000 "
+                                                      "lines; [^)]*\\)")))
+      << other.log;
+  EXPECT_EQ(other.log.find("rank 1: its options differ"), std::string::npos) << other.log;
+  EXPECT_TRUE(costs(other.log).empty()) << other.log;
+  EXPECT_TRUE(e2e::readFile(d + "/other-copy/model.npz").empty());
 }
 
 // scripts/timeline-summary's table of the traces, printed for information (how much overlapped

@@ -18,6 +18,10 @@ constexpr int kChunkTopkGatherTag = 7 * kTagRange + kTagRange / 2;
 // checkpoint parts gathered on rank 0 (comm/state_gather.cpp): successive gathers of one save
 // share it, since messages of one source and tag arrive in order
 constexpr int kCheckpointTag = 32766;
+// each rank's setup sent to rank 0 before training (training/loop/rank_agreement.cpp): it shares
+// the checkpoint's tag (no other is free above chunk top-k's range), since the setups are all
+// received, and rank 0's verdict broadcast, before any rank can gather a checkpoint
+constexpr int kRankSetupTag = kCheckpointTag;
 
 static_assert(kOkTopkGatherTag + kTagRange <= kToServersTag && kToServersTag + kTagRange <= kFromServersTag);
 static_assert(kFromServersTag + kTagRange / 2 <= kChunkTopkGatherTag);

@@ -1,5 +1,7 @@
 #include "common/option_table.h"
 
+#include <charconv>
+
 #include "common/error.h"
 #include "common/format.h"
 
@@ -21,18 +23,18 @@ constexpr double kMaxDevices = 1024;
 const std::vector<Spec>& specs() {
   static const std::vector<Spec> all = {
       // general
-      {"config", "c", kStrings, "", kBoth, "YAML configuration files; later ones win"},
-      {"dump-config", "", kFlag, "", kBoth, "Print the effective configuration as YAML and exit"},
+      {"config", "c", kStrings, "", kBoth | kNode, "YAML configuration files; later ones win"},
+      {"dump-config", "", kFlag, "", kBoth | kNode, "Print the effective configuration as YAML and exit"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
-      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain, "Workspace per device in MB (activations)"},
+      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations)"},
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
-      {"log", "", kString, "\"\"", kBoth, "Also write the log to this file"},
-      {"quiet", "", kFlag, "false", kBoth, "Suppress logging to stderr"},
-      {"relative-paths", "", kFlag, "false", kBoth, "Paths in a config file are relative to the file's folder"},
-      {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kBoth, "Least level logged: trace, debug, info, warn, err, critical, off"},
-      {"version", "", kFlag, "false", kBoth, "Print the version and exit"},
-      {"devices", "d", kStrings, "[\"0\"]", kBoth, "GPU ids to use"},
-      {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth, "Number of CPU devices (0: use --devices GPUs)"},
+      {"log", "", kString, "\"\"", kBoth | kNode, "Also write the log to this file"},
+      {"quiet", "", kFlag, "false", kBoth | kNode, "Suppress logging to stderr"},
+      {"relative-paths", "", kFlag, "false", kBoth | kNode, "Paths in a config file are relative to the file's folder"},
+      {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kBoth | kNode, "Least level logged: trace, debug, info, warn, err, critical, off"},
+      {"version", "", kFlag, "false", kBoth | kNode, "Print the version and exit"},
+      {"devices", "d", kStrings, "[\"0\"]", kBoth | kNode, "GPU ids to use"},
+      {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth | kNode, "Number of CPU devices (0: use --devices GPUs)"},
       {"tf32", "", kFlag, "false", kBoth | kOurs,
        "GPU matrix products on TF32 tensor cores (inputs rounded to 10 mantissa bits, FP32 sums): faster, "
        "no longer the CPU's results"},
@@ -57,11 +59,11 @@ const std::vector<Spec>& specs() {
       {"maxi-batch-sort", "", Choice("none|src"), "none", kTranslate, "Sort maxi-batches by: none, src"},
       {"max-length", "", Int(2, 1e6), "50", kTrain, "Skip training sentences longer than this (tokens, </s> included)"},
       {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
-      {"vocabs", "v", kStrings, "", kBoth, "Vocabulary files (.spm, .yml); created if missing"},
+      {"vocabs", "v", kStrings, "", kBoth | kNode, "Vocabulary files (.spm, .yml); created if missing"},
       {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
       {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
-      {"tempdir", "", kString, "/tmp", kTrain, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
+      {"tempdir", "", kString, "/tmp", kTrain | kNode, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
       // translation (marian-decoder) and validation by translation
       {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
       {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
@@ -118,7 +120,7 @@ const std::vector<Spec>& specs() {
       {"label-smoothing", "", Float(0, kBelowOne), "0", kTrain, "Label smoothing epsilon"},
       {"cost-type", "", Choice("ce-sum|ce-mean|ce-mean-words"), "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
       // data
-      {"train-sets", "t", kStrings, "", kTrain, "Parallel training corpus (plain text or .gz)"},
+      {"train-sets", "t", kStrings, "", kTrain | kNode, "Parallel training corpus (plain text or .gz)"},
       {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Target words per mini-batch (overrides --mini-batch)"},
       {"mini-batch-fit", "", kFlag, "false", kTrain,
        "Mini-batches as large as fit --workspace at their sentences' length (overrides --mini-batch and --mini-batch-words)"},
@@ -130,7 +132,7 @@ const std::vector<Spec>& specs() {
       {"shuffle-in-ram", "", kFlag, "false", kTrain, "Hold the whole training corpus in memory and shuffle it whole (as a corpus that fits --shuffle-window always is)"},
       {"shuffle-window", "", Int(1, 1e9), "100000", kTrain | kOurs,
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
-      {"data-threads", "", Int(1, 256), "8", kTrain, "Threads that read and encode the training corpus, in the background of training"},
+      {"data-threads", "", Int(1, 256), "8", kTrain | kNode, "Threads that read and encode the training corpus, in the background of training"},
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
       {"tsv-fields", "", Int(0, 2), "0", kTrain, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
       {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
@@ -217,7 +219,7 @@ const std::vector<Spec>& specs() {
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
       {"overwrite-checkpoint", "", kFlag, "true", kTrain, "false: each model.iter{N}.npz also keeps its full checkpoint (.optimizer.npz, .progress.yml) to resume from"},
-      {"timeline", "", kString, "\"\"", kTrain | kOurs, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
+      {"timeline", "", kString, "\"\"", kTrain | kOurs | kNode, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };
   return all;
 }
@@ -403,14 +405,42 @@ bool marianLacks(const std::string& key) {
   return spec && (spec->modes & kOurs);
 }
 
+bool differsPerNode(const std::string& key) {
+  const Spec* spec = findSpec(key, kTrain);
+  return spec && (spec->modes & kNode);
+}
+
 bool hasDefault(const std::string& key, const YAML::Node& value) {
   const Spec* spec = findSpec(key, kBoth);
   if(!spec || !*spec->defaultYaml)
     return false;
-  YAML::Node given = typed(*spec, value, ""), fallback = typed(*spec, YAML::Load(spec->defaultYaml), "");
-  if(spec->type.numeric() && !spec->type.list())
-    return given.as<double>() == fallback.as<double>();
-  return YAML::Dump(given) == YAML::Dump(fallback);
+  return valueText(key, typed(*spec, value, "")) == valueText(key, typed(*spec, YAML::Load(spec->defaultYaml), ""));
+}
+
+std::string valueText(const std::string& key, const YAML::Node& value) {
+  const Spec* spec = findSpec(key, kTrain);
+  auto scalar = [&](const YAML::Node& v) -> std::string {
+    if(!v.IsScalar())
+      return YAML::Dump(v);
+    if(!spec || !scalarConverts(v, spec->type.kind))
+      return v.Scalar();
+    switch(spec->type.kind) {
+      case Kind::Flag: return v.as<bool>() ? "true" : "false";
+      case Kind::Int: case Kind::Ints: return std::to_string(v.as<long long>());
+      case Kind::Float: case Kind::Floats: {
+        char text[32];
+        std::to_chars_result end = std::to_chars(text, text + sizeof text, v.as<double>(), std::chars_format::general);
+        return std::string(text, end.ptr);
+      }
+      default: return v.Scalar();
+    }
+  };
+  if(!value.IsSequence())
+    return scalar(value);
+  std::string list;
+  for(const YAML::Node& item : value)
+    list += (list.empty() ? "" : ", ") + scalar(item);
+  return "[" + list + "]";
 }
 }  // namespace option_table
 }  // namespace marian

@@ -175,6 +175,16 @@ std::string Options::asYaml() const {
   return std::string(out.c_str()) + "\n";
 }
 
+std::map<std::string, std::string> Options::sharedByRanks() const {
+  std::map<std::string, std::string> shared;
+  for(auto it = node_->begin(); it != node_->end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    if(!differsPerNode(key))
+      shared[key] = valueText(key, it->second);
+  }
+  return shared;
+}
+
 namespace {
 
 // The --help text's options of this program into `desc`, each with its parser; implicitOptions:

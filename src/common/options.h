@@ -3,6 +3,7 @@
 // merges Marian's defaults, the --config YAML files (later files win) and the command line
 // (wins over all), with Marian's option names. Unknown options, values of the wrong type and
 // missing required files are errors that name them.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ public:
   Options clone() const;
 
   std::string asYaml() const;  // the effective configuration, keys sorted
+  // The options every rank of a job must share with rank 0 (all but a node's own, kNode), each
+  // value written as one line of YAML.
+  std::map<std::string, std::string> sharedByRanks() const;
   const YAML::Node& yaml() const { return *node_; }
 
 private:

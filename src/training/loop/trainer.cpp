@@ -21,6 +21,7 @@
 #include "training/loop/model_export.h"
 #include "training/loop/model_folder.h"
 #include "training/loop/progress_display.h"
+#include "training/loop/rank_agreement.h"
 #include "training/loop/stop_signal.h"
 #include "training/loop/training_data.h"
 #include "training/loop/training_schedule.h"
@@ -52,6 +53,9 @@ public:
   void run() {
     folder_ = std::make_unique<ModelFolder>(options_.get<std::string>("model"));
     data_ = loaded_ ? *loaded_ : TrainingData::load(options_);
+    std::vector<Device> devices = devicesFromOptions(options_);
+    if(transport_)  // before a resume's checks: a node's own copy that differs is named as such
+      checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity, devices.size(), options_.sharedByRanks()});
     // the sizes trained with, as Marian records them in model.npz.yml
     options_.set("dim-vocabs", std::vector<int>{int(data_.vocabs[0]->size()), int(data_.vocabs[1]->size())});
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
@@ -90,7 +94,6 @@ public:
     graphGroup_->initialize(data_.sampleBatch());
     export_ = std::make_unique<ModelExport>(options_, graphGroup_->layout(),
                                             std::vector<size_t>{data_.vocabs[0]->size(), data_.vocabs[1]->size()});
-    std::vector<Device> devices = devicesFromOptions(options_);
     std::string deviceNames;
     for(const Device& d : devices)
       deviceNames += (deviceNames.empty() ? "" : " ") + d.toString();

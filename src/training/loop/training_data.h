@@ -26,7 +26,8 @@ struct TrainingData {
   // save removes them, so that a later run does not silently load what a bad start chose.
   std::vector<std::string> createdVocabs;
   // What a checkpoint records of them (ContentHash): a resume on another corpus or vocabulary is
-  // named (ModelFolder::checkTrainedOnThisData).
+  // named (ModelFolder::checkTrainedOn), and so is a rank whose copies differ from rank 0's
+  // (checkRanksAgree).
   std::string corpusIdentity, vocabIdentity;
 
   // Errors name the option or file at fault.

@@ -1,0 +1,98 @@
+// checkRanksAgree on ranks in this process: every rank's corpus, vocabularies, device count and
+// options against rank 0's before training. Equal setups pass on every rank; rank 0 names each
+// rank that differs and how, and the job ends on every rank; a node's own options (devices,
+// workspace, logging, the paths of its data copies) may differ. (Under mpirun, with a copy of
+// the corpus per node: MultiNode.ARankWithAnotherCopyOrOptionsIsNamed.)
+#include <gtest/gtest.h>
+
+#include "comm/in_process_transport.h"
+#include "options_helpers.h"
+#include "training/loop/rank_agreement.h"
+
+namespace marian {
+namespace {
+
+RankSetup setup() {
+  RankSetup s;
+  s.corpus = "2,000 lines; source 76,896 bytes, CRC-32 42851032; target 76,896 bytes, CRC-32 7600c665";
+  s.vocabularies = "source 1,202 bytes, CRC-32 06141846; target 1,220 bytes, CRC-32 e2188416";
+  s.devices = 1;
+  s.options = {{"learn-rate", "0.0001"}, {"mini-batch", "16"}, {"mini-batch-fit", "true"}};
+  return s;
+}
+
+// What the job ends with when rank r runs setups[r] (empty when every rank returns).
+std::string runOnRanks(const std::vector<RankSetup>& setups) {
+  InProcessNetwork network(int(setups.size()));
+  try {
+    network.run([&](Transport& t) { checkRanksAgree(t, setups[size_t(t.rank())]); });
+  } catch(const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RankAgreement, EqualSetupsPassOnEveryRank) {
+  EXPECT_EQ(runOnRanks({setup(), setup(), setup()}), "");
+  EXPECT_EQ(runOnRanks({setup()}), "");
+}
+
+TEST(RankAgreement, RankZeroNamesEveryRankThatDiffersAndHow) {
+  std::vector<RankSetup> s(4, setup());
+  s[2].corpus = "1,500 lines; source 57,001 bytes, CRC-32 0badc0de; target 57,100 bytes, CRC-32 0ddba11e";
+  s[3].devices = 2;
+  s[3].vocabularies = "source 1,202 bytes, CRC-32 06141846; target 1,220 bytes, CRC-32 00000000";
+  s[3].options["learn-rate"] = "0.0003";
+  s[3].options.erase("mini-batch-fit");
+  s[3].options["sync-sgd"] = "true";
+  std::string error = runOnRanks(s);
+  EXPECT_NE(error.find("The ranks of this job do not train alike"), std::string::npos) << error;
+  EXPECT_EQ(error.find("rank 1:"), std::string::npos) << error;
+  EXPECT_NE(error.find("\nrank 2: its training corpus (" + s[2].corpus + ") is not rank 0's (" + setup().corpus + ")"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("\nrank 3: its vocabularies (" + s[3].vocabularies + ") are not rank 0's (" +
+                       setup().vocabularies + ")"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("\nrank 3: it trains on 2 device(s), rank 0 on 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("\nrank 3: its options differ: --learn-rate 0.0003 (rank 0: 0.0001), --mini-batch-fit not set "
+                       "(rank 0: true), --sync-sgd true (rank 0: not set)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(RankAgreement, ManyDifferingOptionsAreCounted) {
+  RankSetup root = setup(), other = setup();
+  for(int k = 0; k < 10; ++k)
+    other.options["option-" + std::to_string(k)] = "1";
+  std::string said = setupDifferences(root, other, 5);
+  EXPECT_EQ(said.rfind("rank 5: its options differ: --option-0 1 (rank 0: not set), ", 0), 0u) << said;
+  EXPECT_NE(said.find("--option-7 1 (rank 0: not set) and 2 more"), std::string::npos) << said;
+  EXPECT_EQ(setupDifferences(root, root, 5), "");
+}
+
+// What the ranks compare of their options: a node's own hardware, logging and copies' paths may
+// differ, the rest not; a number is compared as a number.
+TEST(RankAgreement, ANodesOwnOptionsAreNotCompared) {
+  using optionstest::parse;
+  using optionstest::temp;
+  Options root = parse({"--devices", "0", "--workspace", "1000", "--log", temp("a.log"), "--data-threads", "2",
+                        "--tempdir", "/tmp", "--learn-rate", "0.0001"});
+  Options node = parse({"--devices", "3", "--workspace", "4000", "--log", temp("b.log"), "--data-threads", "8",
+                        "--tempdir", "/var/tmp", "--learn-rate", "1e-4", "--log-level", "warn", "--cpu-threads", "1"});
+  EXPECT_EQ(node.sharedByRanks(), root.sharedByRanks());
+  EXPECT_EQ(root.sharedByRanks().count("train-sets"), 0u);
+  EXPECT_EQ(root.sharedByRanks().at("learn-rate"), "0.0001");
+  Options other = parse({"--learn-rate", "0.0003", "--after", "10e"});
+  std::map<std::string, std::string> a = root.sharedByRanks(), b = other.sharedByRanks();
+  RankSetup x = setup(), y = setup();
+  x.options = a;
+  y.options = b;
+  EXPECT_NE(setupDifferences(x, y, 1).find("--learn-rate 0.0003 (rank 0: 0.0001)"), std::string::npos)
+      << setupDifferences(x, y, 1);
+  EXPECT_NE(setupDifferences(x, y, 1).find("--after 10e (rank 0: "), std::string::npos) << setupDifferences(x, y, 1);
+}
+
+}  // namespace
+}  // namespace marian
