@@ -192,7 +192,9 @@ class Scheme:
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
             pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
-        stop = tree_broadcast(P, 8, link)  # ranks in lockstep agree to go on after each update
+        # ranks in lockstep sum the update's sentences and labels (two floats) before it, and agree
+        # to go on after it
+        stop = allreduce(P, 2 * FLOAT, link) + tree_broadcast(P, 8, link)
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)
         if self.sparse():

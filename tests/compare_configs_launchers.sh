@@ -128,7 +128,13 @@ out=$("$root/scripts/compare-configs" "${common[@]}" --launcher srun --words 120
 echo "$out"
 grep -q "^2x1 sync dense: srun --nodes 2 --ntasks-per-node 1 --kill-on-bad-exit=1 --wait=30 $bin/marian -c $work/base.yml" <<< "$out" \
   || { echo "FAIL: srun command"; exit 1; }
-grep -q -- "--after 6000t" <<< "$out" || { echo "FAIL: the word budget per rank"; exit 1; }
+# sync-SGD's ranks count every rank's labels (Marian's meaning): the budget is the job's
+grep -q -- "--after 12000t" <<< "$out" || { echo "FAIL: the word budget of the job"; exit 1; }
+# the parameter server's asynchronous clients count their own: each rank's share
+echo "2x1 PS|2|1|--multi-node" > "$work/configs-ps"
+out=$("$root/scripts/compare-configs" "${common[@]}" --configs "$work/configs-ps" --launcher srun --words 12000 --dry-run \
+      --out "$work/srun-ps")
+grep -q -- "--valid-freq 20000t .*--after 6000t" <<< "$out" || { echo "FAIL: the word budget per rank: $out"; exit 1; }
 if "$root/scripts/compare-configs" "${common[@]}" --launcher srun --hostfile "$work/hosts" --dry-run --out "$work/x" 2>/dev/null; then
   echo "FAIL: --hostfile without mpirun was accepted"; exit 1
 fi

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -238,7 +239,8 @@ TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
       ASSERT_EQ(whole.status, 0) << whole.log;
       ASSERT_EQ(delayed.status, 0) << delayed.log;
       ASSERT_EQ(costs(delayed.log).size(), 2u) << delayed.log;  // 10 updates, not 20
-      EXPECT_NE(delayed.log.find("Up. 10 : Sen. 320 "), std::string::npos) << delayed.log;
+      // the sentences of every rank, as Marian's synchronous training counts them
+      EXPECT_NE(delayed.log.find("Up. 10 : Sen. " + std::to_string(320 * ranks) + " "), std::string::npos) << delayed.log;
       std::string folder = e2e::corpusDir() + "/";
       double difference =
           e2e::largestParameterDifference(folder + "delay-whole/model.npz", folder + "delay-2/model.npz");
@@ -411,14 +413,48 @@ TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
   EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
 }
 
-TEST(SyncAllreduce, RanksStopTogetherWhenRankZeroDecides) {
-  // a stop after so many target words: each rank counts its own, rank 0's count decides
-  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --disp-freq 1", true, mpirun(3));
+// The ranks count every rank's sentences and labels, as Marian's synchronous training does: each
+// display line's Sen. and "after" are the job's, the same on every rank, and so is a learning rate
+// scheduled in labels (each rank counted its own before, and the ranks applied different rates to
+// their copies of the parameters); --after in labels stops every rank at the update that takes
+// the job's count past it.
+TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
+  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1", true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
-  auto last = costs(r.log).back().first;
-  EXPECT_TRUE(std::regex_search(r.log, std::regex("\\[rank 2\\] Ep\\. \\d+ : Up\\. " + std::to_string(last) + " ")))
-      << r.log;
-  EXPECT_EQ(r.log.find("Up. " + std::to_string(last + 1) + " "), std::string::npos) << r.log;
+  struct Line {
+    uint64_t sentences, labels, after;
+    std::string lr;
+  };
+  std::map<int, std::map<int, Line>> lines;  // update -> rank -> its display line
+  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
+                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
+  auto number = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return uint64_t(std::stoull(text));
+  };
+  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    lines[std::stoi(m[3])][m[2].matched ? std::stoi(m[2]) : 0] = {number(m[4]), number(m[5]), number(m[6]), m[7]};
+  }
+  ASSERT_GE(lines.size(), 10u) << r.log;
+  uint64_t after = 0;
+  for(const auto& [update, ranks] : lines) {
+    SCOPED_TRACE("update " + std::to_string(update));
+    ASSERT_EQ(ranks.size(), 3u);
+    const Line& zero = ranks.at(0);
+    for(const auto& [rank, l] : ranks) {
+      after += l.labels;
+      EXPECT_EQ(l.sentences, 3u * 16u * uint64_t(update)) << "rank " << rank;
+      EXPECT_EQ(l.after, zero.after) << "rank " << rank;
+      EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
+    }
+    EXPECT_EQ(zero.after, after);
+    // the warm-up's rate at the job's labels, 0.003 min(1, after / 20000), to the 5 digits printed
+    double lr = 0.003 * double(after) / 20000.0;
+    EXPECT_NEAR(std::stod(zero.lr), lr, 1e-4 * lr);
+  }
+  EXPECT_GE(std::prev(lines.end())->second.at(0).after, 6000u);
+  EXPECT_LT(std::prev(lines.end(), 2)->second.at(0).after, 6000u);
 }
 
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {

@@ -17,7 +17,11 @@ namespace marian {
 
 struct StepStats {
   double ceSum = 0;  // summed cross-entropy of the target labels
-  size_t labels = 0, sentences = 0;
+  size_t labels = 0, sentences = 0;  // of this rank's batch
+  // Groups whose ranks update in lockstep (ranksInLockstep): the update's sentences and labels on
+  // every rank, which the training state counts (as Marian's synchronous training does), so that a
+  // schedule in labels (--lr-warmup 4000t, --after 2Mt) is the same on every rank. Others: 0.
+  uint64_t jobSentences = 0, jobLabels = 0;
   bool skipped = false;  // cost scaling skipped the update (its gradient, or cost, was not finite)
 };
 

@@ -149,7 +149,9 @@ public:
 
   StepStats update(const Batch& batch, uint64_t update, float lr) override {
     size_t n = workers_.size();
-    float scale = gradientScale(normalizeGradient_, normalizeGradient_ ? labelsOfEveryRank(batch) : 0);
+    UpdateCounts job = countsOfEveryRank(batch);
+    // local steps: each rank steps on its own gradient
+    float scale = gradientScale(normalizeGradient_, rounds_ ? batch.trgWords : job.labels);
     float costFactor = costScaling_ ? costScaling_->factor() : 1.f;
     scale *= costFactor;
     std::vector<double> ce(n, 0.0);
@@ -259,6 +261,8 @@ public:
       stats.ceSum += c;
     stats.labels = batch.trgWords;
     stats.sentences = size_t(batch.sentences);
+    stats.jobSentences = job.sentences;
+    stats.jobLabels = job.labels;
     stats.skipped = !stepped;
     return stats;
   }
@@ -367,14 +371,19 @@ private:
   // which selects and scatters each piece where it lives.
   void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
 
-  // The update's target labels on all ranks: --normalize-gradient divides every rank's gradient
-  // by them, so the sum over ranks is the update's per-label gradient, as on one rank (and Marian).
-  uint64_t labelsOfEveryRank(const Batch& batch) const {
-    if(!transport_ || transport_->size() == 1 || rounds_)  // local steps: each rank's own
-      return batch.trgWords;
-    float labels = float(batch.trgWords);  // exact below 2^24 labels an update
-    transport_->allreduceSum(&labels, 1, transport_->peerTimeout(), "the update's labels");
-    return uint64_t(labels);
+  // The update's sentences and target labels on every rank (one allreduce of two numbers, exact
+  // below 2^24 an update): what the ranks count, and what --normalize-gradient divides every
+  // rank's gradient by, so that the sum over ranks is the update's per-label gradient, as on one
+  // rank (and Marian).
+  struct UpdateCounts {
+    uint64_t sentences, labels;
+  };
+  UpdateCounts countsOfEveryRank(const Batch& batch) const {
+    if(!transport_ || transport_->size() == 1)
+      return {uint64_t(batch.sentences), batch.trgWords};
+    float counts[2] = {float(batch.sentences), float(batch.trgWords)};
+    transport_->allreduceSum(counts, 2, transport_->peerTimeout(), "the update's sentences and labels");
+    return {uint64_t(counts[0]), uint64_t(counts[1])};
   }
 
   // Local steps read and write the parameters a range at a time, in the shards that hold it

@@ -139,7 +139,9 @@ public:
         float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
         StepStats s = graphGroup_->update(batch, state_.batches, lr);
         uint64_t labelsBefore = state_.labelsTotal;
-        state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), uint64_t(batch.sentences), batch.trgWords);
+        // ranks in lockstep count every rank's sentences and labels, each rank the same
+        state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), lockstep ? s.jobSentences : uint64_t(batch.sentences),
+                           lockstep ? s.jobLabels : batch.trgWords);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
         display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
@@ -154,15 +156,10 @@ public:
                         graphGroup_->statusLine());
           nameSlowRank();
         }
-        bool validateNow = schedule_.validationDue(state_, labelsBefore);
-        if(lockstep && schedule_.validationCountsLabels())  // validation may be collective
-          validateNow = rankZerosDecision(validateNow, "the decision to validate");
-        if(validateNow)
+        // every rank in lockstep finds the same due (they count the same), as collectives need
+        if(schedule_.validationDue(state_, labelsBefore))
           stop = validate() || stop;
-        bool saveNow = schedule_.saveDue(state_, labelsBefore);
-        if(lockstep && schedule_.saveCountsLabels())  // ranks count their own labels
-          saveNow = rankZerosDecision(saveNow, "the decision to save");
-        if(saveNow)
+        if(schedule_.saveDue(state_, labelsBefore))
           save(data);
         stop = stop || schedule_.stopsAfterUpdate(state_) || signalled() || rankZeroEnded();
         if(lockstep)

@@ -20,10 +20,6 @@ public:
   bool displayDue(const TrainingState& state, uint64_t labelsBefore) const;
   bool validationDue(const TrainingState& state, uint64_t labelsBefore) const { return due(valid_, state, labelsBefore); }
   bool saveDue(const TrainingState& state, uint64_t labelsBefore) const { return due(save_, state, labelsBefore); }
-  // Whether a frequency counts labels, which every rank counts for itself (ranks in lockstep
-  // must agree on the decision).
-  bool validationCountsLabels() const { return valid_.unit == SchedulingUnit::labels; }
-  bool saveCountsLabels() const { return save_.unit == SchedulingUnit::labels; }
   // At the end of epoch `finished`:
   bool validationDueAtEpoch(size_t finished) const { return dueAtEpoch(valid_, finished); }
   bool saveDueAtEpoch(size_t finished) const { return dueAtEpoch(save_, finished); }

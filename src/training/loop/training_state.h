@@ -42,8 +42,10 @@ struct TrainingState {
   // What the position and the model refer to: the corpus's and the vocabularies' content
   // (CorpusChunks::identity, ContentHash of each vocabulary file), as TrainingData names them.
   std::string corpus, vocabularies;
-  uint64_t samplesEpoch = 0; // sentences seen in the current epoch
-  uint64_t labelsTotal = 0;  // target labels seen
+  // Sentences seen in the current epoch and target labels seen: every rank's where the ranks update
+  // in lockstep (Marian's synchronous training counts them so), otherwise this rank's.
+  uint64_t samplesEpoch = 0;
+  uint64_t labelsTotal = 0;
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
   // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
   // kPerLabelGradient (--normalize-gradient: divided by every rank's labels of the update, as
@@ -60,7 +62,8 @@ struct TrainingState {
     return it == validators.end() ? 0 : it->second.stalled;
   }
 
-  // One update done: of corpusBatches batches (every rank's), sentences and target labels (this rank's).
+  // One update done: of corpusBatches batches (every rank's), sentences and target labels (as
+  // samplesEpoch and labelsTotal count them).
   void countUpdate(uint64_t corpusBatches, uint64_t sentences, uint64_t labels) {
     ++batches;
     ++batchesEpoch;
