@@ -1,5 +1,5 @@
-// checkRanksAgree on ranks in this process: every rank's corpus, vocabularies, device count and
-// options against rank 0's before training. Equal setups pass on every rank; rank 0 names each
+// checkRanksAgree on ranks in this process: every rank's corpus, vocabularies, pretrained model,
+// batching, device count and options against rank 0's before training. Equal setups pass on every rank; rank 0 names each
 // rank that differs and how, and the job ends on every rank; a node's own options (devices,
 // workspace, logging, the paths of its data copies) may differ. (Under mpirun, with a copy of
 // the corpus per node: MultiNode.ARankWithAnotherCopyOrOptionsIsNamed.)
@@ -16,6 +16,7 @@ RankSetup setup() {
   RankSetup s;
   s.corpus = "2,000 lines; source 76,896 bytes, CRC-32 42851032; target 76,896 bytes, CRC-32 7600c665";
   s.vocabularies = "source 1,202 bytes, CRC-32 06141846; target 1,220 bytes, CRC-32 e2188416";
+  s.batching = "--mini-batch 64 --mini-batch-words 0 --maxi-batch 100 --maxi-batch-sort trg --shuffle data";
   s.devices = 1;
   s.options = {{"learn-rate", "0.0001"}, {"mini-batch", "16"}, {"mini-batch-fit", "true"}};
   return s;
@@ -40,6 +41,8 @@ TEST(RankAgreement, EqualSetupsPassOnEveryRank) {
 TEST(RankAgreement, RankZeroNamesEveryRankThatDiffersAndHow) {
   std::vector<RankSetup> s(4, setup());
   s[2].corpus = "1,500 lines; source 57,001 bytes, CRC-32 0badc0de; target 57,100 bytes, CRC-32 0ddba11e";
+  s[2].batching = setup().batching + " --mini-batch-fit-step 10 --mini-batch-fit (96 40 sentences)";
+  s[3].pretrained = "30,265,911 bytes, CRC-32 0123abcd";
   s[3].devices = 2;
   s[3].vocabularies = "source 1,202 bytes, CRC-32 06141846; target 1,220 bytes, CRC-32 00000000";
   s[3].options["learn-rate"] = "0.0003";
@@ -55,7 +58,18 @@ TEST(RankAgreement, RankZeroNamesEveryRankThatDiffersAndHow) {
                        setup().vocabularies + ")"),
             std::string::npos)
       << error;
+  EXPECT_NE(error.find("\nrank 2: it cuts its batches with " + s[2].batching + " where rank 0 cuts them with " +
+                       setup().batching),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("\nrank 3: its --pretrained-model (" + s[3].pretrained + ") is not rank 0's (none)"),
+            std::string::npos)
+      << error;
   EXPECT_NE(error.find("\nrank 3: it trains on 2 device(s), rank 0 on 1"), std::string::npos) << error;
+  // the options a node may set for itself, from the option table
+  EXPECT_NE(error.find("only a node's own may differ: --config, "), std::string::npos) << error;
+  EXPECT_NE(error.find("--workspace"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--learn-rate,"), std::string::npos) << error;
   EXPECT_NE(error.find("\nrank 3: its options differ: --learn-rate 0.0003 (rank 0: 0.0001), --mini-batch-fit not set "
                        "(rank 0: true), --sync-sgd true (rank 0: not set)"),
             std::string::npos)

@@ -416,10 +416,12 @@ TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
 // The ranks count every rank's sentences and labels, as Marian's synchronous training does: each
 // display line's Sen. and "after" are the job's, the same on every rank, and so is a learning rate
 // scheduled in labels (each rank counted its own before, and the ranks applied different rates to
-// their copies of the parameters); --after in labels stops every rank at the update that takes
-// the job's count past it.
+// their copies of the parameters); --after, --valid-freq and --save-freq in labels act at the
+// updates that take the job's count past them, on every rank (a save gathers from every rank).
 TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
-  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1", true, mpirun(3));
+  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1 --valid-freq 2000t "
+                                        "--save-freq 3000t" + e2e::validation(),
+                         true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
   struct Line {
     uint64_t sentences, labels, after;
@@ -455,6 +457,22 @@ TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
   }
   EXPECT_GE(std::prev(lines.end())->second.at(0).after, 6000u);
   EXPECT_LT(std::prev(lines.end(), 2)->second.at(0).after, 6000u);
+  // the first update past each multiple of the frequency validates (saves), and no other
+  for(auto [every, done] : {std::pair<uint64_t, std::string>{2000, "\\[valid\\] Ep\\. \\d+ : Up\\. (\\d+) : cross-entropy"},
+                            {3000, "Saved model to .*model\\.npz \\(update (\\d+)\\)"}}) {
+    std::set<int> expected, seen;
+    uint64_t before = 0;
+    for(const auto& [update, ranks] : lines) {
+      if(before / every != ranks.at(0).after / every)
+        expected.insert(update);
+      before = ranks.at(0).after;
+    }
+    expected.insert(std::prev(lines.end())->first);  // and the end
+    std::regex mark(done);
+    for(std::sregex_iterator it(r.log.begin(), r.log.end(), mark), end; it != end; ++it)
+      seen.insert(std::stoi((*it)[1]));
+    EXPECT_EQ(seen, expected) << "every " << every << " labels\n" << r.log;
+  }
 }
 
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {

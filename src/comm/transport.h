@@ -29,6 +29,9 @@ constexpr double kCollectiveTimeoutSeconds = 600;
 enum class Channel { toServer = 0, toClient = 1, collective = 2, outer = 3 };
 constexpr int kChannels = 4;
 
+// The integers a float holds exactly: counts summed by allreduceSum stay below it.
+constexpr uint64_t kExactInFloat = uint64_t(1) << 24;
+
 struct ChannelBytes {
   uint64_t sent = 0, received = 0;
 };
@@ -87,7 +90,8 @@ public:
   // waits (at most timeoutSeconds), and a message of another size is an error.
   PendingRecv startRecv(Channel channel, int source, int tag, void* into, size_t size);
   void finishRecv(PendingRecv& recv, double timeoutSeconds, const std::string& what);
-  // The sum of n floats over all ranks, in place (the collective channel's own communicator).
+  // The sum of n floats over all ranks, in place (the collective channel's own communicator):
+  // counts below kExactInFloat sum exactly, so to the same value on every rank.
   // This and the two below count nothing (see bytes), so the implementations define them.
   virtual void allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) = 0;
   // Rank 0's value on every rank (a seed drawn at random must be the same everywhere).

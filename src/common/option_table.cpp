@@ -83,7 +83,7 @@ const std::vector<Spec>& specs() {
       {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source tokens per mini-batch, padding included (overrides --mini-batch)"},
       // model
       {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
-      {"pretrained-model", "", kString, "\"\"", kTrain, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
+      {"pretrained-model", "", kString, "\"\"", kTrain | kNode, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
       {"type", "", kString, "transformer", kBoth | kModel, "Model type: transformer, s2s"},
       {"dim-emb", "", Int(1, 65536), "512", kBoth | kModel, "Embedding size"},
       {"dim-rnn", "", Int(1, 65536), "1024", kBoth | kModel, "RNN state size (s2s)"},
@@ -205,12 +205,12 @@ const std::vector<Spec>& specs() {
       {"disp-label-counts", "", kFlag, "true", kTrain, "Show the ce-sum Cost per label with the label counts (Cost X * labels @ last update's after all)"},
       {"save-freq", "", kString, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
       {"valid-freq", "", kString, "10000u", kTrain, "Validate every N updates (u/t/e)"},
-      {"valid-sets", "", kStrings, "", kTrain, "Parallel validation corpus"},
+      {"valid-sets", "", kStrings, "", kTrain | kNode, "Parallel validation corpus"},
       {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, translation (scored by --valid-script-path), valid-script"},
       {"valid-script-path", "", kString, "\"\"", kTrain, "Command that prints a score: of the translation file (metric translation, file as its last argument) or of MODEL.dev.npz (metric valid-script)"},
       {"valid-script-args", "", kStrings, "[]", kTrain, "Arguments put between --valid-script-path and the translation file"},
-      {"valid-translation-output", "", kString, "\"\"", kTrain, "Write the validation translations to this file; {E} {B} {U} {T}: epoch, batch in epoch, update, labels"},
-      {"valid-log", "", kString, "\"\"", kTrain, "Also write the validation lines to this file"},
+      {"valid-translation-output", "", kString, "\"\"", kTrain | kNode, "Write the validation translations to this file; {E} {B} {U} {T}: epoch, batch in epoch, update, labels"},
+      {"valid-log", "", kString, "\"\"", kTrain | kNode, "Also write the validation lines to this file"},
       {"quiet-translation", "", kFlag, "false", kBoth, "Do not log translations (none are logged: validation logs only scores)"},
       {"valid-mini-batch", "", Int(1, 1e7), "32", kTrain, "Sentences per validation batch"},
       {"valid-max-length", "", Int(2, 1e6), "1000", kTrain, "Longer validation sentences are cropped (tokens, </s> included)"},
@@ -403,6 +403,14 @@ YAML::Node specDefault(const std::string& key) {
 bool marianLacks(const std::string& key) {
   const Spec* spec = findSpec(key, kBoth);
   return spec && (spec->modes & kOurs);
+}
+
+std::vector<std::string> nodeOptions() {
+  std::vector<std::string> names;
+  for(const Spec& s : specs())
+    if((s.modes & kTrain) && (s.modes & kNode))
+      names.push_back(s.name);
+  return names;
 }
 
 bool differsPerNode(const std::string& key) {

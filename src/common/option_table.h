@@ -19,9 +19,10 @@ enum class Kind { Flag, Int, Float, String, Strings, Ints, Floats };
 // kModel: the model's architecture, written into model.npz's special:model.yml and model.npz.yml
 // (modelConfigYaml), from where marian-decoder and a resume read it.
 // kNode: a node's own, which may differ between the ranks of one job: its hardware (--devices,
-// --cpu-threads, --workspace, --data-threads), its logging and temporary files, and the paths of
-// its copies of the corpus and vocabularies (whose contents the ranks compare instead). Every
-// other option must be rank 0's (training/loop/rank_agreement).
+// --cpu-threads, --workspace, --data-threads), its logging and temporary files, rank 0's own
+// validation files, and the paths of its copies of the corpus, the vocabularies and a pretrained
+// model (whose contents the ranks compare instead, as they compare the batches --workspace fits).
+// Every other option must be rank 0's (training/loop/rank_agreement).
 enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3, kOurs = 4, kModel = 8, kNode = 16 };
 
 // An option's kind and, for numbers, the closed range every value must lie in (defaults, config
@@ -70,8 +71,9 @@ void checkChoiceOfAnyProgram(const std::string& key, const std::string& value);
 void checkRangeOfAnyProgram(const std::string& key, double value);
 // Whether Marian v1.12 lacks the option `key` (kOurs).
 bool marianLacks(const std::string& key);
-// Whether the option `key` is a node's own (kNode).
+// Whether the option `key` is a node's own (kNode); the training options that are.
 bool differsPerNode(const std::string& key);
+std::vector<std::string> nodeOptions();
 // Whether `value` is the default of this program's option `key` (compared as valueText).
 bool hasDefault(const std::string& key, const YAML::Node& value);
 // `value` of the option `key` as one line that is equal for equal values: numbers as the shortest

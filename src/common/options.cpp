@@ -175,6 +175,13 @@ std::string Options::asYaml() const {
   return std::string(out.c_str()) + "\n";
 }
 
+std::string Options::ofANode() {
+  std::string list;
+  for(const std::string& name : nodeOptions())
+    list += (list.empty() ? "--" : ", --") + name;
+  return list;
+}
+
 std::map<std::string, std::string> Options::sharedByRanks() const {
   std::map<std::string, std::string> shared;
   for(auto it = node_->begin(); it != node_->end(); ++it) {

@@ -46,6 +46,8 @@ public:
   // The options every rank of a job must share with rank 0 (all but a node's own, kNode), each
   // value written as one line of YAML.
   std::map<std::string, std::string> sharedByRanks() const;
+  // The options a node may set for itself, "--config, --devices, ...".
+  static std::string ofANode();
   const YAML::Node& yaml() const { return *node_; }
 
 private:

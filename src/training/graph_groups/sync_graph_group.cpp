@@ -371,16 +371,20 @@ private:
   // which selects and scatters each piece where it lives.
   void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
 
-  // The update's sentences and target labels on every rank (one allreduce of two numbers, exact
-  // below 2^24 an update): what the ranks count, and what --normalize-gradient divides every
-  // rank's gradient by, so that the sum over ranks is the update's per-label gradient, as on one
-  // rank (and Marian).
+  // The update's sentences and target labels on every rank (one allreduce of two numbers): what
+  // the ranks count, the same on each (the ranks' decisions in labels rest on it), and what
+  // --normalize-gradient divides every rank's gradient by, so that the sum over ranks is the
+  // update's per-label gradient, as on one rank (and Marian).
   struct UpdateCounts {
     uint64_t sentences, labels;
   };
   UpdateCounts countsOfEveryRank(const Batch& batch) const {
     if(!transport_ || transport_->size() == 1)
       return {uint64_t(batch.sentences), batch.trgWords};
+    ABORT_IF(batch.trgWords * uint64_t(transport_->size()) >= kExactInFloat,
+             "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
+             "--mini-batch or --mini-batch-words",
+             batch.trgWords, transport_->size(), kExactInFloat);
     float counts[2] = {float(batch.sentences), float(batch.trgWords)};
     transport_->allreduceSum(counts, 2, transport_->peerTimeout(), "the update's sentences and labels");
     return {uint64_t(counts[0]), uint64_t(counts[1])};

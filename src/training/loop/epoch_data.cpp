@@ -173,8 +173,7 @@ void EpochData::recordPosition(TrainingState& state) const {
   s.windows.assign(size_t(ranks_), stream_->window());
   s.batches.assign(size_t(ranks_), stream_->batch());
   if(opt_.lockstep && ranks_ > 1) {  // every rank's own, through one small collective
-    constexpr uint64_t kExact = uint64_t(1) << 24;  // integers a float holds exactly
-    ABORT_IF(stream_->window() >= kExact || stream_->batch() >= kExact,
+    ABORT_IF(stream_->window() >= kExactInFloat || stream_->batch() >= kExactInFloat,
              "Stream position window {} batch {} is too large to record", stream_->window(), stream_->batch());
     std::vector<float> all(2 * size_t(ranks_), 0.f);
     all[2 * size_t(rank_)] = float(stream_->window());

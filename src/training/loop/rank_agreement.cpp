@@ -6,6 +6,7 @@
 #include "common/byte_record.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/options.h"
 
 namespace marian {
 
@@ -17,6 +18,8 @@ std::vector<char> pack(const RankSetup& s) {
   ByteWriter w;
   w.putString(s.corpus);
   w.putString(s.vocabularies);
+  w.putString(s.pretrained);
+  w.putString(s.batching);
   w.put<uint64_t>(s.devices);
   w.put<uint64_t>(s.options.size());
   for(const auto& [key, value] : s.options) {
@@ -31,6 +34,8 @@ RankSetup unpack(const std::vector<char>& bytes) {
   RankSetup s;
   s.corpus = r.getString();
   s.vocabularies = r.getString();
+  s.pretrained = r.getString();
+  s.batching = r.getString();
   s.devices = size_t(r.get<uint64_t>());
   uint64_t n = r.get<uint64_t>();
   for(uint64_t i = 0; i < n; ++i) {
@@ -74,6 +79,11 @@ std::string setupDifferences(const RankSetup& root, const RankSetup& other, int 
     lines.push_back(format("its training corpus ({}) is not rank 0's ({})", other.corpus, root.corpus));
   if(other.vocabularies != root.vocabularies)
     lines.push_back(format("its vocabularies ({}) are not rank 0's ({})", other.vocabularies, root.vocabularies));
+  if(other.pretrained != root.pretrained)
+    lines.push_back(format("its --pretrained-model ({}) is not rank 0's ({})", other.pretrained.empty() ? "none" : other.pretrained,
+                           root.pretrained.empty() ? "none" : root.pretrained));
+  if(other.batching != root.batching)
+    lines.push_back(format("it cuts its batches with {} where rank 0 cuts them with {}", other.batching, root.batching));
   if(other.devices != root.devices)
     lines.push_back(format("it trains on {} device(s), rank 0 on {}", other.devices, root.devices));
   std::string options = optionDifferences(root.options, other.options);
@@ -88,7 +98,7 @@ std::string setupDifferences(const RankSetup& root, const RankSetup& other, int 
 void checkRanksAgree(Transport& ranks, const RankSetup& mine) {
   if(ranks.size() < 2)
     return;
-  const char* what = "every rank's setup (corpus, vocabularies, devices, options)";
+  const char* what = "every rank's setup (data, batches, devices, options)";
   if(ranks.rank() != 0) {
     ranks.send(Channel::collective, 0, kRankSetupTag, pack(mine), ranks.peerTimeout());
     ranks.broadcastFromRoot(1, ranks.peerTimeout(), what);  // rank 0's verdict: it ends the job otherwise
@@ -102,10 +112,10 @@ void checkRanksAgree(Transport& ranks, const RankSetup& mine) {
       differences += (differences.empty() ? "" : "\n") + d;
   }
   ABORT_IF(!differences.empty(),
-           "The ranks of this job do not train alike; every node must hold the same copy of the corpus and the "
-           "vocabularies, train on as many devices and run the same options (only a node's own may differ: its "
-           "devices' ids, workspace, threads, logging, temporary folder and the paths of its copies):\n{}",
-           differences);
+           "The ranks of this job do not train alike; every node must hold the same copy of the corpus, the "
+           "vocabularies and a pretrained model, cut the same batches, train on as many devices and run the same "
+           "options (only a node's own may differ: {}):\n{}",
+           Options::ofANode(), differences);
   ranks.broadcastFromRoot(1, ranks.peerTimeout(), what);
 }
 

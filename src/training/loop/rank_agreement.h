@@ -14,6 +14,8 @@ namespace marian {
 struct RankSetup {
   std::string corpus;        // TrainingData::corpusIdentity (lines, and each file's bytes and CRC-32)
   std::string vocabularies;  // TrainingData::vocabIdentity
+  std::string pretrained;    // --pretrained-model's ContentHash ("" without one)
+  std::string batching;      // BatchingOptions::describe(): the cut (--mini-batch-fit's sizes for --workspace)
   size_t devices = 0;        // this rank's devices (the ids may differ per node, the count not)
   std::map<std::string, std::string> options;  // Options::sharedByRanks
 };

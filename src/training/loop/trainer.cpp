@@ -8,6 +8,7 @@
 
 #include "comm/slow_rank_judge.h"
 #include "comm/transport.h"
+#include "common/content_hash.h"
 #include "common/fault_point.h"
 #include "common/file_util.h"
 #include "common/float_mode.h"
@@ -54,8 +55,18 @@ public:
     folder_ = std::make_unique<ModelFolder>(options_.get<std::string>("model"));
     data_ = loaded_ ? *loaded_ : TrainingData::load(options_);
     std::vector<Device> devices = devicesFromOptions(options_);
-    if(transport_)  // before a resume's checks: a node's own copy that differs is named as such
-      checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity, devices.size(), options_.sharedByRanks()});
+    // how the epochs are cut (with the batches --mini-batch-fit finds for --workspace); the seed
+    // and whether the ranks go in lockstep are set once known
+    // (sync-SGD splits a batch over this rank's devices; the other modes give each device its own)
+    EpochDataOptions epochOptions = epochDataOptions(options_, data_, /*seed=*/0, schedule_.delay(),
+                                                     options_.get<bool>("sync-sgd") ? devices.size() : 1,
+                                                     /*lockstep=*/false);
+    if(transport_) {  // before a resume's checks: a node's own copy that differs is named as such
+      std::string pretrained = options_.get<std::string>("pretrained-model");
+      checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity,
+                                    pretrained.empty() ? "" : hashFile(pretrained).str(),
+                                    epochOptions.batching.describe(), devices.size(), options_.sharedByRanks()});
+    }
     // the sizes trained with, as Marian records them in model.npz.yml
     options_.set("dim-vocabs", std::vector<int>{int(data_.vocabs[0]->size()), int(data_.vocabs[1]->size())});
     if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
@@ -121,10 +132,9 @@ public:
       export_->writeOptions();
 
     bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
-    // sync-SGD splits a batch over this rank's devices; the other modes give each device its own
-    EpochDataOptions d = epochDataOptions(options_, data_, state_.seed, schedule_.delay(),
-                                          options_.get<bool>("sync-sgd") ? devices.size() : 1, lockstep);
-    EpochData data(data_.corpus, data_.chunks.get(), data_.encoder, d, rank_, ranks_, transport_);
+    epochOptions.batching.seed = state_.seed;
+    epochOptions.lockstep = lockstep;
+    EpochData data(data_.corpus, data_.chunks.get(), data_.encoder, epochOptions, rank_, ranks_, transport_);
 
     display_.restartClock();
     bool stop = schedule_.stopsAfterEpoch(state_.epochs - 1) || schedule_.stopsAfterUpdate(state_) || earlyStopped();  // a resume may be there
@@ -226,9 +236,10 @@ private:
     timeline::instant("slow rank", verdict);
   }
 
-  // Rank 0 decides whether to stop, validate or save (early stopping, label counts: only it
-  // validates, and ranks see different words): ranks in lockstep must do them at the same update or
-  // the others would wait for it. The wait counts as the rank's (a slow rank 0 keeps the others here).
+  // Rank 0 decides whether to stop (early stopping: only it validates; its signal): ranks in
+  // lockstep must stop at the same update or the others would wait for it (the schedule's own
+  // decisions need no agreement: they count the same labels). The wait counts as the rank's (a
+  // slow rank 0 keeps the others here).
   bool rankZerosDecision(bool mine, const char* what) const {
     auto begin = std::chrono::steady_clock::now();
     bool agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0;
