@@ -76,10 +76,6 @@ def ring_allgather(P, nbytes_each, link):
     return 0.0 if P <= 1 else (P - 1) * link.cost(nbytes_each)
 
 
-def tree_broadcast(P, nbytes, link):
-    return 0.0 if P <= 1 else math.ceil(math.log2(P)) * link.cost(nbytes)
-
-
 def parameter_server_exchange(P, pushed, pulled, link, busy=None):
     """one client's push of `pushed` bytes (all shards together) and the replies of `pulled` bytes:
     (P-1)/P of each crosses its link, the push out and then the replies in. Alone on the links
@@ -192,9 +188,9 @@ class Scheme:
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
             pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
-        # ranks in lockstep sum the update's sentences and labels (two floats) before it, and agree
-        # to go on after it
-        stop = allreduce(P, 2 * FLOAT, link) + tree_broadcast(P, 8, link)
+        # ranks in lockstep agree before each update: its sentences, labels and any rank's signal to
+        # stop (three floats summed)
+        stop = allreduce(P, 3 * FLOAT, link)
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)
         if self.sparse():

@@ -67,11 +67,11 @@ class PlanCluster(unittest.TestCase):
         self.assertIn("validation cross-entropy 40.00", plan)  # the dense probes' worst best
         # one node: 2,000 words at 100 a update, 20 updates of 0.5 s
         self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s | 10 s |", plan)
-        # two nodes: 4,000 words at 200 a update, 20 updates of 0.5 s + the lockstep's two messages of
-        # 8 bytes (the update's counts, the decision to go on) + the allreduce of 4 MB
+        # two nodes: 4,000 words at 200 a update, 20 updates of 0.5 s + the lockstep's agreement (12
+        # bytes: the update's counts and signals) + the allreduce of 4 MB
         link = tm.Link(50e-6, 1.25e8)
-        per_update = 0.5 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 8, link) + tm.allreduce(2, 4e6, link)
-        self.assertAlmostEqual(per_update, 0.5 + 2 * (50e-6 + 8 / 1.25e8) + (50e-6 + 4e6 / 1.25e8))
+        per_update = 0.5 + tm.allreduce(2, 12, link) + tm.allreduce(2, 4e6, link)
+        self.assertAlmostEqual(per_update, 0.5 + (50e-6 + 12 / 1.25e8) + (50e-6 + 4e6 / 1.25e8))
         efficiency = 10.0 / (2 * 20 * per_update)
         self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {20 * per_update:.3g} s | ", plan)
         row = next(l for l in plan.splitlines() if l.startswith("| 2x1 dense |"))
@@ -88,7 +88,7 @@ class PlanCluster(unittest.TestCase):
         r, plan = self.plan("--codec-seconds", "dense=0.1")
         self.assertEqual(r.returncode, 0, r.stderr)
         link = tm.Link(50e-6, 1.25e8)
-        seconds = 20 * (0.6 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 8, link) + tm.allreduce(2, 4e6, link))
+        seconds = 20 * (0.6 + tm.allreduce(2, 12, link) + tm.allreduce(2, 4e6, link))
         self.assertIn(f"| 2x1 dense | 2 | 4,000 | 20 | {seconds:.3g} s |", plan)
         self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s |", plan)  # one node exchanges nothing
         self.assertIn("dense 0.1 s", plan)
@@ -102,7 +102,7 @@ class PlanCluster(unittest.TestCase):
         r, plan = self.plan()
         self.assertEqual(r.returncode, 0, r.stderr)
         link = tm.Link(50e-6, 1.25e8)
-        per_update = 0.3 + tm.tree_broadcast(2, 8, link) + tm.allreduce(2, 8, link) + tm.allreduce(2, 4e6, link)  # the profile's 32 sentences
+        per_update = 0.3 + tm.allreduce(2, 12, link) + tm.allreduce(2, 4e6, link)  # the profile's 32 sentences
         self.assertIn(f"| 2x1 dense 32 | 2 | 4,000 | 20 | {20 * per_update:.3g} s |", plan)
         self.assertIn("| 1x1 dense | 1 | 2,000 | 20 | 10 s |", plan)  # the default --mini-batch 64: 0.5 s
         self.assertIn("0.5000 s per update of 64 sentences a rank, 0.3000 s of 32,", plan)

@@ -39,7 +39,7 @@ public:
     threads_.start([this](size_t d, const BatchWork& work) { return step(d, work); });
   }
 
-  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+  StepStats update(const Batch& batch, uint64_t update, float lr, uint64_t) override {
     return threads_.update(batch, update, lr);
   }
 

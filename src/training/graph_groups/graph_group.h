@@ -18,10 +18,6 @@ namespace marian {
 struct StepStats {
   double ceSum = 0;  // summed cross-entropy of the target labels
   size_t labels = 0, sentences = 0;  // of this rank's batch
-  // Groups whose ranks update in lockstep (ranksInLockstep): the update's sentences and labels on
-  // every rank, which the training state counts (as Marian's synchronous training does), so that a
-  // schedule in labels (--lr-warmup 4000t, --after 2Mt) is the same on every rank. Others: 0.
-  uint64_t jobSentences = 0, jobLabels = 0;
   bool skipped = false;  // cost scaling skipped the update (its gradient, or cost, was not finite)
 };
 
@@ -30,8 +26,10 @@ public:
   virtual ~GraphGroup() = default;
   // Declares and allocates the parameters on every device (from a sample batch).
   virtual void initialize(const Batch& sample) = 0;
-  // One optimizer step over `batch` with learning rate lr; `update` is its 0-based index.
-  virtual StepStats update(const Batch& batch, uint64_t update, float lr) = 0;
+  // One optimizer step over `batch` with learning rate lr; `update` is its 0-based index;
+  // jobLabels: the update's target labels on every rank in lockstep, which --normalize-gradient
+  // divides by (0: this rank's batch's).
+  virtual StepStats update(const Batch& batch, uint64_t update, float lr, uint64_t jobLabels = 0) = 0;
   // Waits for work in flight (async); afterwards values() are those of all updates so far.
   virtual void finish() {}
 

@@ -100,7 +100,7 @@ public:
                     [](size_t d) { return "client " + std::to_string(d) + " compute"; });
   }
 
-  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+  StepStats update(const Batch& batch, uint64_t update, float lr, uint64_t) override {
     return threads_->update(batch, update, lr);
   }
 

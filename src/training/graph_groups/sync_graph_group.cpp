@@ -147,11 +147,10 @@ public:
     return trafficPerUpdate(double(b.sent), double(b.received), updates) + hidden;
   }
 
-  StepStats update(const Batch& batch, uint64_t update, float lr) override {
+  StepStats update(const Batch& batch, uint64_t update, float lr, uint64_t jobLabels) override {
     size_t n = workers_.size();
-    UpdateCounts job = countsOfEveryRank(batch);
     // local steps: each rank steps on its own gradient
-    float scale = gradientScale(normalizeGradient_, rounds_ ? batch.trgWords : job.labels);
+    float scale = gradientScale(normalizeGradient_, rounds_ || jobLabels == 0 ? batch.trgWords : jobLabels);
     float costFactor = costScaling_ ? costScaling_->factor() : 1.f;
     scale *= costFactor;
     std::vector<double> ce(n, 0.0);
@@ -261,8 +260,6 @@ public:
       stats.ceSum += c;
     stats.labels = batch.trgWords;
     stats.sentences = size_t(batch.sentences);
-    stats.jobSentences = job.sentences;
-    stats.jobLabels = job.labels;
     stats.skipped = !stepped;
     return stats;
   }
@@ -370,25 +367,6 @@ private:
   // Bucket b of the node's summed gradient (device k holds shard k) through the allreducer,
   // which selects and scatters each piece where it lives.
   void reduceAcrossRanks(size_t b) { allreducer_->reduceBucket(b, gradShards_); }
-
-  // The update's sentences and target labels on every rank (one allreduce of two numbers): what
-  // the ranks count, the same on each (the ranks' decisions in labels rest on it), and what
-  // --normalize-gradient divides every rank's gradient by, so that the sum over ranks is the
-  // update's per-label gradient, as on one rank (and Marian).
-  struct UpdateCounts {
-    uint64_t sentences, labels;
-  };
-  UpdateCounts countsOfEveryRank(const Batch& batch) const {
-    if(!transport_ || transport_->size() == 1)
-      return {uint64_t(batch.sentences), batch.trgWords};
-    ABORT_IF(batch.trgWords * uint64_t(transport_->size()) >= kExactInFloat,
-             "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
-             "--mini-batch or --mini-batch-words",
-             batch.trgWords, transport_->size(), kExactInFloat);
-    float counts[2] = {float(batch.sentences), float(batch.trgWords)};
-    transport_->allreduceSum(counts, 2, transport_->peerTimeout(), "the update's sentences and labels");
-    return {uint64_t(counts[0]), uint64_t(counts[1])};
-  }
 
   // Local steps read and write the parameters a range at a time, in the shards that hold it
   // (each device's own); allGather copies what was written to the other devices.

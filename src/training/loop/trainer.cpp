@@ -146,12 +146,11 @@ public:
         if(group.empty())
           break;
         Batch batch = Batch::merge(group);
+        UpdateAgreement job = agreeOnUpdate(batch, lockstep);
         float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
-        StepStats s = graphGroup_->update(batch, state_.batches, lr);
+        StepStats s = graphGroup_->update(batch, state_.batches, lr, job.labels);
         uint64_t labelsBefore = state_.labelsTotal;
-        // ranks in lockstep count every rank's sentences and labels, each rank the same
-        state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), lockstep ? s.jobSentences : uint64_t(batch.sentences),
-                           lockstep ? s.jobLabels : batch.trgWords);
+        state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), job.sentences, job.labels);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
         display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
@@ -166,14 +165,16 @@ public:
                         graphGroup_->statusLine());
           nameSlowRank();
         }
-        // every rank in lockstep finds the same due (they count the same), as collectives need
-        if(schedule_.validationDue(state_, labelsBefore))
-          stop = validate() || stop;
+        // every rank in lockstep finds the same due (they count the same), as collectives need;
+        // only rank 0's validation can end training early
+        if(schedule_.validationDue(state_, labelsBefore)) {
+          bool early = validate();
+          stop = (lockstep ? rankZerosDecision(early, "the decision to stop after a validation") : early) || stop;
+        }
         if(schedule_.saveDue(state_, labelsBefore))
           save(data);
-        stop = stop || schedule_.stopsAfterUpdate(state_) || signalled() || rankZeroEnded();
-        if(lockstep)
-          stop = rankZerosDecision(stop, "the decision to stop");
+        stoppedBySignal_ = job.signalled;
+        stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
       }
       // an epoch too small to give every rank a whole update would repeat without end
       ABORT_IF(!stop && state_.batchesEpoch == 0,
@@ -202,17 +203,17 @@ public:
     faultPoint("end", rank_);
     // what only rank 0 knows (its validations, its signal) ends the others after their current
     // update; the ends every rank reaches by itself (--after-epochs, --after-batches) they keep
-    if(ranks_ > 1 && !lockstep && rank_ == 0 && (earlyStopped() || signalled()))
+    if(ranks_ > 1 && !lockstep && rank_ == 0 && (earlyStopped() || stoppedBySignal_))
       graphGroup_->announceEnd();
     graphGroup_->finish();
     timeline::write();
-    if(resume && state_.batches == firstUpdate && !signalled()) {
+    if(resume && state_.batches == firstUpdate && !stoppedBySignal_) {
       // restarting a finished run changes nothing: no update, no validation, no save
       LOG(info, "Training had already finished at update {} (epoch {}); nothing to do", state_.batches,
           state_.epochs);
       return;
     }
-    if(signalled()) {
+    if(stoppedBySignal_) {
       LOG(info, "Training stops on SIGTERM (--sigterm save-and-exit) at update {}", state_.batches);
     } else {
       LOG(info, "Training finished");
@@ -236,10 +237,33 @@ private:
     timeline::instant("slow rank", verdict);
   }
 
-  // Rank 0 decides whether to stop (early stopping: only it validates; its signal): ranks in
-  // lockstep must stop at the same update or the others would wait for it (the schedule's own
-  // decisions need no agreement: they count the same labels). The wait counts as the rank's (a
-  // slow rank 0 keeps the others here).
+  // What the ranks in lockstep agree on before an update, in one allreduce of three numbers: its
+  // sentences and target labels on every rank, which each rank counts (as Marian's synchronous
+  // training does: a schedule in labels, --lr-warmup 4000t or --after 2Mt, is then the same on
+  // every rank) and --normalize-gradient divides by, and whether any rank was sent the signal to
+  // stop (every rank then stops after this update). Other ranks: their own batch and signal.
+  struct UpdateAgreement {
+    uint64_t sentences, labels;
+    bool signalled;
+  };
+  UpdateAgreement agreeOnUpdate(const Batch& batch, bool lockstep) const {
+    if(!lockstep)
+      return {uint64_t(batch.sentences), batch.trgWords, signalled()};
+    ABORT_IF(batch.trgWords * uint64_t(ranks_) >= kExactInFloat,
+             "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
+             "--mini-batch or --mini-batch-words",
+             batch.trgWords, ranks_, kExactInFloat);
+    float agreed[3] = {float(batch.sentences), float(batch.trgWords), signalled() ? 1.f : 0.f};
+    auto begin = std::chrono::steady_clock::now();
+    transport_->allreduceSum(agreed, 3, transport_->peerTimeout(), "the update's sentences, labels and signals");
+    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    return {uint64_t(agreed[0]), uint64_t(agreed[1]), agreed[2] > 0.f};
+  }
+
+  // Rank 0 decides whether to stop after a validation (early stopping: only it validates) and at
+  // an epoch's end: ranks in lockstep must stop at the same update or the others would wait for
+  // it (the schedule's own decisions need no agreement: they count the same labels). The wait
+  // counts as the rank's (a slow rank 0 keeps the others here).
   bool rankZerosDecision(bool mine, const char* what) const {
     auto begin = std::chrono::steady_clock::now();
     bool agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0;
@@ -329,6 +353,7 @@ private:
   std::unique_ptr<Checkpoint> checkpoint_;  // read at the start, installed after the graph group
   uint64_t lastSaved_ = uint64_t(-1);
   bool heardRankZeroEnd_ = false;
+  bool stoppedBySignal_ = false;  // what the ranks agreed on (lockstep), or this rank's own
   int rank_ = 0, ranks_ = 1;
 };
 
