@@ -173,7 +173,7 @@ public:
         }
         if(schedule_.saveDue(state_, labelsBefore))
           save(data);
-        stoppedBySignal_ = job.signalled;
+        stoppedBySignal_ = lockstep ? job.signalled : signalled();  // a rank alone: after the update in flight
         stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
       }
       // an epoch too small to give every rank a whole update would repeat without end
@@ -241,14 +241,14 @@ private:
   // sentences and target labels on every rank, which each rank counts (as Marian's synchronous
   // training does: a schedule in labels, --lr-warmup 4000t or --after 2Mt, is then the same on
   // every rank) and --normalize-gradient divides by, and whether any rank was sent the signal to
-  // stop (every rank then stops after this update). Other ranks: their own batch and signal.
+  // stop (every rank then stops after this update). Other ranks: their own batch.
   struct UpdateAgreement {
     uint64_t sentences, labels;
     bool signalled;
   };
   UpdateAgreement agreeOnUpdate(const Batch& batch, bool lockstep) const {
     if(!lockstep)
-      return {uint64_t(batch.sentences), batch.trgWords, signalled()};
+      return {uint64_t(batch.sentences), batch.trgWords, false};
     ABORT_IF(batch.trgWords * uint64_t(ranks_) >= kExactInFloat,
              "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
              "--mini-batch or --mini-batch-words",
