@@ -167,8 +167,12 @@ ModelState trainAndSave(const Options& o, int ranks, int updates) {
   runOnRanks(ranks, [&](Transport& t) {
     auto group = createGraphGroup(o, kVocab, kVocab, kSeed, &t);
     group->initialize(randomBatch(2, 99));
-    for(int u = 0; u < updates; ++u)
-      group->update(randomBatch(4, unsigned(100 * u + t.rank())), uint64_t(u), 0.003f);
+    for(int u = 0; u < updates; ++u) {
+      uint64_t jobLabels = 0;  // every rank's, as the trainer's agreement gives them (--normalize-gradient)
+      for(int r = 0; r < ranks; ++r)
+        jobLabels += randomBatch(4, unsigned(100 * u + r)).trgWords;
+      group->update(randomBatch(4, unsigned(100 * u + t.rank())), uint64_t(u), 0.003f, jobLabels);
+    }
     group->finish();
     ModelState state = group->saveState();  // collective; rank 0's holds everything
     if(t.rank() == 0)
