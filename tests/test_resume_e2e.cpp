@@ -8,6 +8,8 @@
 // and restoring keep every value: test_graph_groups_in_process; a run resumed at its end saves
 // nothing.)
 #include <filesystem>
+#include <map>
+#include <set>
 #include <regex>
 
 #include "e2e_helpers.h"
@@ -133,6 +135,27 @@ TEST(Resume, ACheckpointResumesOnAnotherNumberOfRanksOrDevices) {
   // streamed: the epoch goes on after the chunks the saved ranks had started
   expectResumesOn("streamed-2-to-1", kCommon + "--sync-sgd --shuffle-window 100 ", 2, "", 1, "",
                   "The checkpoint was saved on 2 rank(s) with windows of 50 chunks, this run has 1 with 100");
+}
+
+// A checkpoint of 2 ranks resumed on 3 in mid-epoch: 31 updates took batches 0-61 of the epoch's
+// 125, so the 3 ranks take whole rounds of 3 from batch 62 (21 updates each), and all end the
+// epoch at the same update (counted from the epoch's start, rounds left one rank a batch short:
+// it began the next epoch an update early, and the ranks' collectives no longer paired up).
+TEST(Resume, OnMoreRanksInMidEpochEveryRankEndsTheEpochAtTheSameUpdate) {
+  std::string sync = kCommon + "--sync-sgd --disp-freq 1 ";
+  RunResult first = e2e::run("sync-31-on-3", sync + "--after-batches 31", true, mpirun(2));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("sync-31-on-3", sync + "--after-batches 60", false, mpirun(3));
+  ASSERT_EQ(second.status, 0) << second.log;
+  std::map<int, std::set<std::string>> epochs;  // update -> the epochs the ranks' lines show
+  std::regex line("\\] (\\[rank \\d\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : ");
+  for(std::sregex_iterator it(second.log.begin(), second.log.end(), line), end; it != end; ++it)
+    epochs[std::stoi((*it)[3])].insert((*it)[2]);
+  ASSERT_EQ(epochs.size(), 29u) << second.log;  // updates 32-60, each on every rank
+  for(const auto& [update, seen] : epochs)
+    EXPECT_EQ(seen.size(), 1u) << "update " << update << ": the ranks are in different epochs\n" << second.log;
+  EXPECT_EQ(*epochs.at(52).begin(), "1") << second.log;  // 31 + 21 updates: the epoch's last
+  EXPECT_EQ(*epochs.at(53).begin(), "2") << second.log;
 }
 
 // A resume with another --mini-batch: the saved 10 batches of 16 would be 320 sentences of 32s;

@@ -73,6 +73,7 @@ void EpochData::startEpoch(const TrainingState& state) {
             batchingChange(state), sentences, skip, batches.size(), state.corpusBatchesEpoch);
     }
     generator_->skip(skip);
+    epochStart_ = skip;
     return;
   }
   const StreamState& s = state.stream;
@@ -116,9 +117,11 @@ std::vector<Batch> EpochData::nextGroup() {
         batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
         continue;
       }
-      size_t round = opt_.delay * size_t(ranks_);
-      if(opt_.lockstep && ranks_ > 1 && batches.position() >= batches.batchesInEpoch() / round * round) {
-        batches.skip(1);  // the last incomplete round: every rank must make the same updates
+      // the last incomplete round: every rank must make the same updates (counted from where this
+      // run's epoch began: a checkpoint of other ranks may have left it past any multiple of a round)
+      size_t round = opt_.delay * size_t(ranks_), start = std::min(epochStart_, batches.batchesInEpoch());
+      if(opt_.lockstep && ranks_ > 1 && batches.position() >= start + (batches.batchesInEpoch() - start) / round * round) {
+        batches.skip(1);
         continue;
       }
       group.push_back(batches.next());

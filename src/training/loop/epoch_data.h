@@ -72,6 +72,9 @@ private:
 
   std::shared_ptr<const Corpus> corpus_;
   std::unique_ptr<BatchGenerator> generator_;
+  // the batch this run's epoch started from (past a resumed checkpoint's): ranks in lockstep take
+  // whole rounds counted from it
+  size_t epochStart_ = 0;
   std::unique_ptr<StreamedBatches> stream_;
   EpochDataOptions opt_;
   std::string batching_;  // opt_.batching.describe()
