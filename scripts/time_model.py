@@ -189,8 +189,8 @@ class Scheme:
             pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
         # ranks in lockstep agree before each update: its sentences, labels and any rank's signal to
-        # stop (three floats summed)
-        stop = allreduce(P, 3 * FLOAT, link)
+        # stop and whether each has a whole update left in its epoch (four floats summed)
+        stop = allreduce(P, 4 * FLOAT, link)
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)
         if self.sparse():

@@ -413,6 +413,32 @@ TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
   EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
 }
 
+// Streamed, each rank cuts its own part of the epoch (chunks of a line dealt in turn, cut into
+// batches window by window), so the ranks' batches differ in number: when one has no whole update
+// left (--optimizer-delay 2: one batch is not enough), the epoch ends on all at the same update,
+// learnt in the agreement every update makes, and the others' last batches are not trained.
+TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
+  RunResult r = e2e::run("sync-streamed-epochs",
+                         "--sync-sgd --after-epochs 3 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2", true,
+                         mpirun(3));
+  ASSERT_EQ(r.status, 0) << r.log;
+  std::map<int, std::map<int, int>> epochOf;  // update -> rank -> epoch on its display line
+  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : ");
+  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it)
+    epochOf[std::stoi((*it)[4])][(*it)[2].matched ? std::stoi((*it)[2]) : 0] = std::stoi((*it)[3]);
+  ASSERT_GE(epochOf.size(), 30u) << r.log;
+  std::set<int> epochs;
+  for(const auto& [update, ranks] : epochOf) {
+    ASSERT_EQ(ranks.size(), 3u) << "update " << update << "\n" << r.log;
+    for(const auto& [rank, epoch] : ranks)
+      EXPECT_EQ(epoch, ranks.at(0)) << "update " << update << ", rank " << rank;
+    epochs.insert(ranks.at(0));
+  }
+  EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
+  EXPECT_NE(r.log.find("mini-batch(es) not trained (another rank had no update left)"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
+}
+
 // The ranks count every rank's sentences and labels, as Marian's synchronous training does: each
 // display line's Sen. and "after" are the job's, the same on every rank, and so is a learning rate
 // scheduled in labels (each rank counted its own before, and the ranks applied different rates to

@@ -135,20 +135,16 @@ std::vector<Batch> EpochData::nextGroup() {
       break;
     group.push_back(std::move(*b));
   }
-  if(opt_.lockstep && ranks_ > 1) {
-    // the ranks' parts of an epoch differ by up to a chunk: when one has no full update left,
-    // the epoch ends on all
-    float short_ = group.size() < opt_.delay ? 1.f : 0.f;
-    transport_->allreduceSum(&short_, 1, transport_->peerTimeout(), "whether every rank has batches left");
-    if(short_ > 0) {
-      dropped_ = group.size();
-      while(stream_->next())
-        ++dropped_;
-      group.clear();
-    }
-  }
   ended_ = group.empty();
   return group;
+}
+
+void EpochData::endEpochWithout(const std::vector<Batch>& group) {
+  dropped_ += group.size();
+  if(stream_)
+    while(stream_->next())
+      ++dropped_;
+  ended_ = true;
 }
 
 bool EpochData::cutOtherwise(const TrainingState& state) const {

@@ -42,9 +42,13 @@ public:
   bool streamed() const { return corpus_ == nullptr; }
   // Starts epoch `state.epochs` where `state` says this rank stands in it.
   void startEpoch(const TrainingState& state);
-  // This rank's next `delay` batches; empty when the epoch has ended (in lockstep: for every
-  // rank, when one has fewer left: the others' last batches are not trained this epoch).
+  // This rank's next `delay` batches; empty when the epoch has ended. In lockstep the ranks'
+  // streamed parts of an epoch differ by up to a chunk, so a group may be short on one rank
+  // alone: the epoch then ends on all (the trainer learns it in its agreement on the update, with
+  // no collective of its own) and each calls endEpochWithout.
   std::vector<Batch> nextGroup();
+  // Ends the epoch without training `group` or what is left of it on this rank.
+  void endEpochWithout(const std::vector<Batch>& group);
   // Where every rank stands: state.corpusSentencesEpoch for a corpus in memory, state.stream
   // for a streamed one (collective in lockstep; otherwise this rank's position stands for every
   // rank's); and how this run cuts the epoch, state.batching.

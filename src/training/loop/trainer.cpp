@@ -143,10 +143,12 @@ public:
       data.startEpoch(state_);
       while(!stop) {
         std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
-        if(group.empty())
+        UpdateAgreement job = agreeOnUpdate(group, lockstep);
+        if(job.epochEnded) {  // a signal sent now counts at the next agreement
+          data.endEpochWithout(group);
           break;
+        }
         Batch batch = Batch::merge(group);
-        UpdateAgreement job = agreeOnUpdate(batch, lockstep);
         float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
         StepStats s = graphGroup_->update(batch, state_.batches, lr, job.labels);
         uint64_t labelsBefore = state_.labelsTotal;
@@ -237,27 +239,36 @@ private:
     timeline::instant("slow rank", verdict);
   }
 
-  // What the ranks in lockstep agree on before an update, in one allreduce of three numbers: its
-  // sentences and target labels on every rank, which each rank counts (as Marian's synchronous
-  // training does: a schedule in labels, --lr-warmup 4000t or --after 2Mt, is then the same on
-  // every rank) and --normalize-gradient divides by, and whether any rank was sent the signal to
-  // stop (every rank then stops after this update). Other ranks: their own batch.
+  // What the ranks in lockstep agree on before an update, in one allreduce of four numbers, the
+  // one round trip they make per update besides the exchange: its sentences and target labels on
+  // every rank, which each rank counts (as Marian's synchronous training does: a schedule in
+  // labels, --lr-warmup 4000t or --after 2Mt, is then the same on every rank) and
+  // --normalize-gradient divides by; whether any rank was sent the signal to stop (every rank then
+  // stops after this update); and whether any rank has no whole update left in the epoch (a
+  // streamed corpus: then the epoch ends on all). Other ranks: their own group.
   struct UpdateAgreement {
     uint64_t sentences, labels;
-    bool signalled;
+    bool signalled, epochEnded;
   };
-  UpdateAgreement agreeOnUpdate(const Batch& batch, bool lockstep) const {
+  UpdateAgreement agreeOnUpdate(const std::vector<Batch>& group, bool lockstep) const {
+    uint64_t sentences = 0, labels = 0;
+    for(const Batch& b : group) {
+      sentences += uint64_t(b.sentences);
+      labels += b.trgWords;
+    }
     if(!lockstep)
-      return {uint64_t(batch.sentences), batch.trgWords, false};
-    ABORT_IF(batch.trgWords * uint64_t(ranks_) >= kExactInFloat,
+      return {sentences, labels, false, group.empty()};
+    ABORT_IF(labels * uint64_t(ranks_) >= kExactInFloat,
              "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
              "--mini-batch or --mini-batch-words",
-             batch.trgWords, ranks_, kExactInFloat);
-    float agreed[3] = {float(batch.sentences), float(batch.trgWords), signalled() ? 1.f : 0.f};
+             labels, ranks_, kExactInFloat);
+    bool whole = group.size() == schedule_.delay();
+    float agreed[4] = {float(sentences), float(labels), signalled() ? 1.f : 0.f, whole ? 0.f : 1.f};
     auto begin = std::chrono::steady_clock::now();
-    transport_->allreduceSum(agreed, 3, transport_->peerTimeout(), "the update's sentences, labels and signals");
+    transport_->allreduceSum(agreed, 4, transport_->peerTimeout(),
+                             "the update's sentences, labels, signals and whether every rank has one");
     transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
-    return {uint64_t(agreed[0]), uint64_t(agreed[1]), agreed[2] > 0.f};
+    return {uint64_t(agreed[0]), uint64_t(agreed[1]), agreed[2] > 0.f, agreed[3] > 0.f};
   }
 
   // Rank 0 decides whether to stop after a validation (early stopping: only it validates) and at
