@@ -1,11 +1,10 @@
 // `mpirun marian --sync-sgd` end to end: synchronous SGD across ranks by allreduce. On 2 ranks
 // every algorithm adds two numbers per entry, which is exact, so all must print the same costs;
-// with top-k compression each trains and the bytes fall; ranks stay in lockstep at the end of
-// an epoch whose batches do not divide among them; wrong settings are clear errors.
+// with top-k compression each trains and the bytes fall; wrong settings are clear errors. What
+// the ranks agree on each update (their epochs, counts and schedule): test_lockstep_e2e.cpp.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -401,104 +400,6 @@ TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
   // ring on 2 ranks sends n values; oktopk at most 6k (P-1)/P values (plus its periodic
   // threshold estimate): about 1/30 of that here
   EXPECT_GE(d / s, 20.0) << "ring " << d << " B/update, oktopk " << s;
-}
-
-TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
-  // 2,000 pairs in batches of 16: 125 batches, 2 left over on 3 ranks
-  RunResult r = e2e::run("sync-epochs", "--sync-sgd --after-epochs 2 --disp-freq 20", true, mpirun(3));
-  ASSERT_EQ(r.status, 0) << r.log;
-  // 41 updates per epoch on every rank
-  EXPECT_NE(r.log.find("Ep. 2 : Up. 80 "), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("[rank 2] Ep. 2 : Up. 80 "), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
-}
-
-// Streamed, each rank cuts its own part of the epoch (chunks of a line dealt in turn, cut into
-// batches window by window), so the ranks' batches differ in number: when one has no whole update
-// left (--optimizer-delay 2: one batch is not enough), the epoch ends on all at the same update,
-// learnt in the agreement every update makes, and the others' last batches are not trained.
-TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
-  RunResult r = e2e::run("sync-streamed-epochs",
-                         "--sync-sgd --after-epochs 3 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2", true,
-                         mpirun(3));
-  ASSERT_EQ(r.status, 0) << r.log;
-  std::map<int, std::map<int, int>> epochOf;  // update -> rank -> epoch on its display line
-  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : ");
-  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it)
-    epochOf[std::stoi((*it)[4])][(*it)[2].matched ? std::stoi((*it)[2]) : 0] = std::stoi((*it)[3]);
-  ASSERT_GE(epochOf.size(), 30u) << r.log;
-  std::set<int> epochs;
-  for(const auto& [update, ranks] : epochOf) {
-    ASSERT_EQ(ranks.size(), 3u) << "update " << update << "\n" << r.log;
-    for(const auto& [rank, epoch] : ranks)
-      EXPECT_EQ(epoch, ranks.at(0)) << "update " << update << ", rank " << rank;
-    epochs.insert(ranks.at(0));
-  }
-  EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
-  EXPECT_NE(r.log.find("mini-batch(es) not trained (another rank had no update left)"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
-}
-
-// The ranks count every rank's sentences and labels, as Marian's synchronous training does: each
-// display line's Sen. and "after" are the job's, the same on every rank, and so is a learning rate
-// scheduled in labels (each rank counted its own before, and the ranks applied different rates to
-// their copies of the parameters); --after, --valid-freq and --save-freq in labels act at the
-// updates that take the job's count past them, on every rank (a save gathers from every rank).
-TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
-  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1 --valid-freq 2000t "
-                                        "--save-freq 3000t" + e2e::validation(),
-                         true, mpirun(3));
-  ASSERT_EQ(r.status, 0) << r.log;
-  struct Line {
-    uint64_t sentences, labels, after;
-    std::string lr;
-  };
-  std::map<int, std::map<int, Line>> lines;  // update -> rank -> its display line
-  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
-                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
-  auto number = [](std::string text) {
-    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
-    return uint64_t(std::stoull(text));
-  };
-  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it) {
-    const std::smatch& m = *it;
-    lines[std::stoi(m[3])][m[2].matched ? std::stoi(m[2]) : 0] = {number(m[4]), number(m[5]), number(m[6]), m[7]};
-  }
-  ASSERT_GE(lines.size(), 10u) << r.log;
-  uint64_t after = 0;
-  for(const auto& [update, ranks] : lines) {
-    SCOPED_TRACE("update " + std::to_string(update));
-    ASSERT_EQ(ranks.size(), 3u);
-    const Line& zero = ranks.at(0);
-    for(const auto& [rank, l] : ranks) {
-      after += l.labels;
-      EXPECT_EQ(l.sentences, 3u * 16u * uint64_t(update)) << "rank " << rank;
-      EXPECT_EQ(l.after, zero.after) << "rank " << rank;
-      EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
-    }
-    EXPECT_EQ(zero.after, after);
-    // the warm-up's rate at the job's labels, 0.003 min(1, after / 20000), to the 5 digits printed
-    double lr = 0.003 * double(after) / 20000.0;
-    EXPECT_NEAR(std::stod(zero.lr), lr, 1e-4 * lr);
-  }
-  EXPECT_GE(std::prev(lines.end())->second.at(0).after, 6000u);
-  EXPECT_LT(std::prev(lines.end(), 2)->second.at(0).after, 6000u);
-  // the first update past each multiple of the frequency validates (saves), and no other
-  for(auto [every, done] : {std::pair<uint64_t, std::string>{2000, "\\[valid\\] Ep\\. \\d+ : Up\\. (\\d+) : cross-entropy"},
-                            {3000, "Saved model to .*model\\.npz \\(update (\\d+)\\)"}}) {
-    std::set<int> expected, seen;
-    uint64_t before = 0;
-    for(const auto& [update, ranks] : lines) {
-      if(before / every != ranks.at(0).after / every)
-        expected.insert(update);
-      before = ranks.at(0).after;
-    }
-    expected.insert(std::prev(lines.end())->first);  // and the end
-    std::regex mark(done);
-    for(std::sregex_iterator it(r.log.begin(), r.log.end(), mark), end; it != end; ++it)
-      seen.insert(std::stoi((*it)[1]));
-    EXPECT_EQ(seen, expected) << "every " << every << " labels\n" << r.log;
-  }
 }
 
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {
