@@ -188,8 +188,8 @@ class Scheme:
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
             pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
-        # ranks in lockstep agree before each update: its sentences, labels and any rank's signal to
-        # stop and whether each has a whole update left in its epoch (four floats summed)
+        # ranks in lockstep agree before each update: its sentences and labels, any rank's signal to
+        # stop and whether every rank has a whole update left in its epoch (four floats summed)
         stop = allreduce(P, 4 * FLOAT, link)
         if self.dense_at(u):
             return stop + allreduce(P, N * FLOAT, link)

@@ -101,7 +101,7 @@ mkdir -p "$m"
   sed -i '/^node2$/d' "$lost" ) &
 # the checkpoint the 2-node job leaves when it stops for node2's return, read from the checkpoint
 # itself once mpirun-bounded says so: taken from the log's last "Saved model" line before that, it
-# once failed in about 12 runs beside two busy loops (the log was not kept), where a save's line
+# once failed in 11 runs beside two busy loops (the log was not kept), where a save's line
 # from a job that mpirun ends on the signal may come late or not at all
 ( for _ in $(seq 3000); do
     grep -q "^mpirun-bounded: a host came back" "$m/log.txt" 2>/dev/null && break
