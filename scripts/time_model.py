@@ -17,6 +17,7 @@ The schemes' bytes are the project's message formats (training/exchange, comm/ps
 against the bytes the transport counted in bench/time-model-vs-simnet.
 """
 import math
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -38,16 +39,18 @@ class Link:
 
 def parse_rate(text):
     """bytes per second of '100mbit', '1gbit', '25gbit', '400mbps' (bits), or a number of bytes/s"""
-    m = re.fullmatch(r"([0-9.]+)\s*(k|m|g)?(bit|bps)?", text.strip().lower())
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*(k|m|g)?(bit|bps)?", text.strip().lower())
     if not m:
         raise ValueError(f"a link rate is like 100mbit or 10gbit, not '{text}'")
     value = float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+    if not value > 0:
+        raise ValueError(f"a link rate is above 0, not '{text}'")
     return value / 8 if m.group(3) else value
 
 
 def parse_seconds(text):
     """seconds of '5ms', '20us', '0.001' (seconds)"""
-    m = re.fullmatch(r"([0-9.]+)\s*(s|ms|us)?", text.strip().lower())
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*(s|ms|us)?", text.strip().lower())
     if not m:
         raise ValueError(f"a latency is like 5ms or 20us, not '{text}'")
     return float(m.group(1)) * {None: 1, "s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
@@ -234,14 +237,35 @@ class DeviceProfile:
 
     @staticmethod
     def load(path):
+        """the profile bench/device-profile writes; a file that is not one is a ValueError naming why"""
         import yaml
-        with open(path) as f:
-            y = yaml.safe_load(f)
-        rows = sorted((r["sentences"], r["target-words"], r["seconds-per-update"]) for r in y.get("per-mini-batch") or [])
+        if not os.path.isfile(path):
+            raise ValueError(f"{path} is not a file")
+        try:
+            with open(path) as f:
+                y = yaml.safe_load(f)
+        except yaml.YAMLError as e:
+            raise ValueError(f"{path} is not YAML: {str(e).splitlines()[0]}")
+        def positive(value, what):
+            if value is None:
+                raise ValueError(f"{path}: {what} is missing")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{path}: {what} is {value!r}, not a number above 0")
+            return value
+        if not isinstance(y, dict):
+            raise ValueError(f"{path} is not a device profile (a mapping with parameters and per-mini-batch rows)")
+        rows = []
+        for r in y.get("per-mini-batch") or []:
+            if not isinstance(r, dict):
+                raise ValueError(f"{path}: a per-mini-batch row is {r!r}, not sentences, target-words and "
+                                 "seconds-per-update")
+            rows.append(tuple(positive(r.get(k), f"a per-mini-batch row's {k}")
+                              for k in ("sentences", "target-words", "seconds-per-update")))
+        rows.sort()
         if len({r[0] for r in rows}) < 2:
             raise ValueError(f"{path}: a device profile needs per-mini-batch rows of at least 2 sizes "
                              "(bench/device-profile writes 5)")
-        return DeviceProfile(y.get("name", path), int(y["parameters"]), rows)
+        return DeviceProfile(y.get("name", path), int(positive(y.get("parameters"), "parameters")), rows)
 
     def _at(self, sentences, column):
         rows = self.rows
