@@ -45,7 +45,8 @@ struct Args {
 
 constexpr size_t kOneBitValuesPerScale = 65536;  // a stand-in for a parameter's size (a scale per parameter in training)
 
-const char* kUsage = "--algo NAME (an --sparse-allreduce name or onebit) --size N --density D [--reps R] [--segment-bytes B]";
+const char* kUsage = "[--algo NAME (an --sparse-allreduce name or onebit)] [--size N] [--density D] [--reps R] "
+                     "[--segment-bytes B]";
 
 Args parse(int argc, char** argv) {
   Args a;
