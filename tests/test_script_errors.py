@@ -57,7 +57,6 @@ class BadInputs(unittest.TestCase):
             self.refused(cc + ["--configs", self.path("c.txt", text)], "compare-configs:", *words)
         self.refused(cc + ["--configs", self.path("missing.txt")], "compare-configs:", "missing.txt is not a file")
         ok = self.path("ok.txt", "1x1|1|1|\n")
-        self.refused(cc + ["--configs", ok, "--rate", "5"], "--rate '5'")
         self.refused(cc + ["--configs", ok, "--minutes", "-3"], "budget")
         self.refused(cc + ["--configs", ok, "--out", self.path("a-file", "x")], "--out", "is a file")
         self.refused(cc + ["--configs", ok, "--valid", self.path("none.src"), self.path("none.trg")],

@@ -264,22 +264,29 @@ private:
              labels, ranks_, kExactInFloat);
     bool whole = group.size() == schedule_.delay();
     float agreed[4] = {float(sentences), float(labels), signalled() ? 1.f : 0.f, whole ? 0.f : 1.f};
-    auto begin = std::chrono::steady_clock::now();
-    transport_->allreduceSum(agreed, 4, transport_->peerTimeout(),
-                             "the update's sentences, labels, signals and whether every rank has one");
-    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    waitingForRanks([&] {
+      transport_->allreduceSum(agreed, 4, transport_->peerTimeout(),
+                               "the update's sentences, labels, signals and whether every rank has one");
+    });
     return {uint64_t(agreed[0]), uint64_t(agreed[1]), agreed[2] > 0.f, agreed[3] > 0.f};
   }
 
   // Rank 0 decides whether to stop after a validation (early stopping: only it validates) and at
   // an epoch's end: ranks in lockstep must stop at the same update or the others would wait for
-  // it (the schedule's own decisions need no agreement: they count the same labels). The wait
-  // counts as the rank's (a slow rank 0 keeps the others here).
+  // it (the schedule's own decisions need no agreement: they count the same labels).
   bool rankZerosDecision(bool mine, const char* what) const {
-    auto begin = std::chrono::steady_clock::now();
-    bool agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0;
-    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    bool agreed = false;
+    waitingForRanks([&] { agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0; });
     return agreed;
+  }
+
+  // Runs a collective outside a step; its time counts as the rank's wait for the others (a slow
+  // rank keeps them there, which the slow-rank judge reads).
+  template <class Collective>
+  void waitingForRanks(Collective&& collective) const {
+    auto begin = std::chrono::steady_clock::now();
+    collective();
+    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   }
 
   // Ranks not in lockstep end when rank 0 has ended early (GraphGroup::announceEnd), said once.
