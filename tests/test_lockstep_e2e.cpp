@@ -1,4 +1,5 @@
-// `mpirun marian --sync-sgd` end to end: what the ranks in lockstep agree on before each update.
+// `mpirun marian --sync-sgd` end to end: what the ranks in lockstep agree on before each update
+// (with --local-steps, once a round).
 // They stay in lockstep at the end of an epoch whose batches do not divide among them, held in
 // memory or streamed (where each rank cuts its own part), and count every rank's sentences and
 // labels, so that a schedule in labels is the job's on every rank.
@@ -45,7 +46,7 @@ TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
     epochs.insert(ranks.at(0));
   }
   EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
-  EXPECT_NE(r.log.find("mini-batch(es) not trained (another rank had no update left)"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("mini-batch(es) not trained (a rank had no whole update left)"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
 }
 
@@ -109,6 +110,66 @@ TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
       seen.insert(std::stoi((*it)[1]));
     EXPECT_EQ(seen, expected) << "every " << every << " labels\n" << r.log;
   }
+}
+
+// With --local-steps the ranks meet once a round (before each round's first update, and at an
+// epoch's end), not before every update: the job's counts on the display lines (Sen. and "after")
+// move only at a round's start, to every rank's labels up to the round's end, the same on every
+// rank, and so does a rate scheduled in labels. Streamed, a rank whose epoch runs out mid-round
+// idles to the round's end; the epoch ends there on all.
+TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
+  const int kRound = 5;
+  RunResult r = e2e::run("local-steps-streamed-epochs",
+                         "--sync-sgd --local-steps 5 --after-epochs 3 --disp-freq 1 --shuffle-window 100 "
+                         "--optimizer-delay 2 --lr-warmup 20000t",
+                         true, mpirun(3));
+  ASSERT_EQ(r.status, 0) << r.log;
+  struct Line {
+    int epoch;
+    uint64_t sentences, labels, after;
+    std::string lr;
+  };
+  std::map<int, std::map<int, Line>> lines;  // update -> rank -> its display line
+  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
+                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
+  auto number = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return uint64_t(std::stoull(text));
+  };
+  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    lines[std::stoi(m[4])][m[2].matched ? std::stoi(m[2]) : 0] = {std::stoi(m[3]), number(m[5]), number(m[6]),
+                                                                   number(m[7]), m[8]};
+  }
+  ASSERT_GE(lines.size(), 30u) << r.log;
+  ASSERT_EQ(lines.begin()->first, 1) << r.log;
+  uint64_t trained = 0, agreed = 0;  // every rank's labels: all, and up to the last meeting
+  std::set<int> epochs;
+  for(const auto& [update, ranks] : lines) {
+    SCOPED_TRACE("update " + std::to_string(update));
+    ASSERT_EQ(ranks.size(), 3u) << r.log;
+    const Line& zero = ranks.at(0);
+    if((update - 1) % kRound == 0)  // met before it: the rounds up to here
+      agreed = trained;
+    for(const auto& [rank, l] : ranks) {
+      trained += l.labels;
+      EXPECT_EQ(l.epoch, zero.epoch) << "rank " << rank;
+      EXPECT_EQ(l.sentences, zero.sentences) << "rank " << rank;
+      EXPECT_EQ(l.after, zero.after) << "rank " << rank;
+      EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
+    }
+    EXPECT_EQ(zero.after, agreed);
+    if(!epochs.count(zero.epoch) && zero.epoch > 1)
+      EXPECT_EQ((update - 1) % kRound, 0) << "epoch " << zero.epoch << " starts mid-round";
+    epochs.insert(zero.epoch);
+    double lr = 0.003 * std::min(1.0, double(agreed) / 20000.0);  // the warm-up's rate at the job's labels
+    EXPECT_NEAR(std::stod(zero.lr), lr, 1e-4 * lr + 1e-12);
+  }
+  EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
+  EXPECT_GT(agreed, 0u);
+  EXPECT_NE(r.log.find("ran out on this rank at update"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("mini-batch(es) not trained (a rank had no whole update left)"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // and restoring keep every value: test_graph_groups_in_process; a run resumed at its end saves
 // nothing.)
 #include <filesystem>
+#include <tuple>
 #include <map>
 #include <set>
 #include <regex>
@@ -328,28 +329,35 @@ TEST(Resume, SigtermSavesAndExits) {
 
 // With sync-SGD under mpirun a SIGTERM that reaches one rank only (rank 1 here) stops every rank:
 // the ranks agree on signals before each update, so all stop after the same one and rank 0
-// saves (only rank 0's signal counted before: rank 1 went on training alone).
+// saves (only rank 0's signal counted before: rank 1 went on training alone). With local steps
+// they agree once a round: all stop at the round's end.
 TEST(Resume, SigtermToOneRankStopsEveryRankAfterTheSameUpdate) {
-  std::string m = e2e::corpusDir() + "/sigterm-rank1";
-  std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
-  std::string log = m + "/log.txt";
-  std::string cmd = mpirun(2) + std::string(MARIAN_BIN_DIR) + "/marian " + e2e::tinyModelOptions(m) + kCommon +
-                    "--sync-sgd --after-batches 100000 --disp-freq 1 > " + log + " 2>&1 & job=$!; "
-                    "for i in $(seq 600); do grep -q 'rank 1] Ep. 1 : Up. 3 ' " + log + " 2>/dev/null && break; "
-                    "sleep 0.05; done; "
-                    "pid=$(grep -o 'rank 1] \\[marian\\] Running on .* as process [0-9]*' " + log +
-                    " | grep -o '[0-9]*$'); kill -TERM $pid; wait $job";
-  { std::ofstream(m + "/run.sh") << cmd << "\n"; }
-  int status = std::system(("bash " + m + "/run.sh").c_str());
-  std::string text = e2e::readFile(log);
-  EXPECT_EQ(status, 0) << text;
-  std::smatch zero, one;
-  ASSERT_TRUE(std::regex_search(text, zero, std::regex("\\d\\d\\] Training stops on SIGTERM .* at update (\\d+)"))) << text;
-  ASSERT_TRUE(std::regex_search(text, one, std::regex("\\[rank 1\\] Training stops on SIGTERM .* at update (\\d+)")))
-      << text;
-  EXPECT_EQ(zero[1], one[1]) << text;
-  EXPECT_NE(text.find("Saved model to " + m + "/model.npz (update " + std::string(zero[1]) + ")"), std::string::npos)
-      << text;
+  for(auto [name, options, round] : std::vector<std::tuple<std::string, std::string, int>>{
+          {"sigterm-rank1", "--sync-sgd", 1}, {"sigterm-rank1-local-steps", "--sync-sgd --local-steps 4", 4}}) {
+    SCOPED_TRACE(options);
+    std::string m = e2e::corpusDir() + "/" + name;
+    std::system(("rm -rf " + m + " && mkdir -p " + m).c_str());
+    std::string log = m + "/log.txt";
+    std::string cmd = mpirun(2) + std::string(MARIAN_BIN_DIR) + "/marian " + e2e::tinyModelOptions(m) + kCommon +
+                      options + " --after-batches 100000 --disp-freq 1 > " + log + " 2>&1 & job=$!; "
+                      "for i in $(seq 600); do grep -q 'rank 1] Ep. 1 : Up. 3 ' " + log + " 2>/dev/null && break; "
+                      "sleep 0.05; done; "
+                      "pid=$(grep -o 'rank 1] \\[marian\\] Running on .* as process [0-9]*' " + log +
+                      " | grep -o '[0-9]*$'); kill -TERM $pid; wait $job";
+    { std::ofstream(m + "/run.sh") << cmd << "\n"; }
+    int status = std::system(("bash " + m + "/run.sh").c_str());
+    std::string text = e2e::readFile(log);
+    EXPECT_EQ(status, 0) << text;
+    std::smatch zero, one;
+    ASSERT_TRUE(std::regex_search(text, zero, std::regex("\\d\\d\\] Training stops on SIGTERM .* at update (\\d+)")))
+        << text;
+    ASSERT_TRUE(std::regex_search(text, one, std::regex("\\[rank 1\\] Training stops on SIGTERM .* at update (\\d+)")))
+        << text;
+    EXPECT_EQ(zero[1], one[1]) << text;
+    EXPECT_EQ(std::stoi(zero[1]) % round, 0) << text;
+    EXPECT_NE(text.find("Saved model to " + m + "/model.npz (update " + std::string(zero[1]) + ")"), std::string::npos)
+        << text;
+  }
 }
 
 }  // namespace
@@ -386,7 +394,8 @@ TEST(Resume, LocalStepsContinueExactlyMidRound) {
           {2, " --outer-fragments 2 --outer-delay 1 --outer-quantize-bits 4"},
           {3, " --outer-fragments 2 --outer-delay 1"}})
     expectResumeIsExact({std::to_string(ranks) + " ranks, 4 local steps" + exchange,
-                         "--sync-sgd --local-steps 4 --outer-momentum 0.5 --save-freq 7 --valid-freq 5" + exchange +
+                         "--sync-sgd --local-steps 4 --outer-momentum 0.5 --save-freq 7 --valid-freq 5 "
+                         "--lr-warmup 3000t" + exchange +
                              e2e::validation(),
                          ranks});
 }

@@ -9,6 +9,10 @@
 
 namespace marian {
 
+void GraphGroup::idleUpdate(uint64_t update) {
+  ABORT("Update {}: this graph group has no idle update (its ranks agree before every update)", update + 1);
+}
+
 float gradientScale(bool normalizeGradient, uint64_t labels) {
   return normalizeGradient ? 1.f / float(labels) : 1.f;
 }

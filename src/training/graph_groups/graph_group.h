@@ -66,6 +66,12 @@ public:
   virtual int ranks() const { return 1; }
   // Whether every rank must make the same number of updates (synchronous SGD across ranks).
   virtual bool ranksInLockstep() const { return false; }
+  // Ranks in lockstep: the updates between the trainer's agreements on what they trained
+  // (LockstepAgreement); 1: before every update. Local steps meet only once a round.
+  virtual uint64_t updatesPerAgreement() const { return 1; }
+  // Update `update` (0-based) on a rank whose streamed epoch ran out mid-round while the others
+  // train on (updatesPerAgreement() > 1): it takes no step but keeps the round's exchanges.
+  virtual void idleUpdate(uint64_t update);
   // Ranks not in lockstep (the parameter server): rank 0, which validates, stops early and saves,
   // tells the others when it ends early (early stopping, a signal), and they end after the
   // update they are in (endAnnounced), instead of training on to their own end while it waits.

@@ -194,7 +194,7 @@ void EpochData::logEpochEnd(size_t epoch) const {
     return;
   LOG(info, "[data] Epoch {} on this rank: {} pairs longer than --max-length {} skipped, {} empty skipped{}", epoch,
       skippedLong(), maxLength_, skippedEmpty(),
-      dropped_ ? format(", its last {} mini-batch(es) not trained (another rank had no update left)", dropped_)
+      dropped_ ? format(", its last {} mini-batch(es) not trained (a rank had no whole update left)", dropped_)
                : std::string());
 }
 

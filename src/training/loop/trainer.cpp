@@ -22,6 +22,7 @@
 #include "training/loop/model_export.h"
 #include "training/loop/model_folder.h"
 #include "training/loop/progress_display.h"
+#include "training/loop/lockstep_agreement.h"
 #include "training/loop/rank_agreement.h"
 #include "training/loop/stop_signal.h"
 #include "training/loop/training_data.h"
@@ -135,35 +136,79 @@ public:
     epochOptions.batching.seed = state_.seed;
     epochOptions.lockstep = lockstep;
     EpochData data(data_.corpus, data_.chunks.get(), data_.encoder, epochOptions, rank_, ranks_, transport_);
+    agreement_ = std::make_unique<LockstepAgreement>(transport_, lockstep, graphGroup_->updatesPerAgreement());
+    {  // a checkpoint saved mid-round: its counts are agreed at the next meeting, or now
+      LockstepAgreement::Counts unagreed{state_.samplesUnagreed, state_.labelsUnagreed};
+      if(agreement_->onceARound())
+        agreement_->resume(unagreed, rank_);
+      else
+        state_.countAgreed(unagreed.sentences, unagreed.labels);
+      state_.samplesUnagreed = state_.labelsUnagreed = 0;
+    }
 
     display_.restartClock();
     bool stop = schedule_.stopsAfterEpoch(state_.epochs - 1) || schedule_.stopsAfterUpdate(state_) || earlyStopped();  // a resume may be there
     uint64_t firstUpdate = state_.batches;
+    uint64_t labelsBefore = state_.labelsTotal;  // as the schedule's checks last saw them
     while(!stop) {
       data.startEpoch(state_);
       while(!stop) {
-        std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
-        UpdateAgreement job = agreeOnUpdate(group, lockstep);
-        if(job.epochEnded) {  // a signal sent now counts at the next agreement
-          data.endEpochWithout(group);
-          break;
+        if(agreement_->meetsBefore(state_.batches)) {  // local steps: on the last round's counts
+          LockstepAgreement::Outcome met = agreement_->meet(signalled());
+          state_.countAgreed(met.job.sentences, met.job.labels);
+          if(met.signalled) {  // at the round's end
+            stoppedBySignal_ = stop = true;
+            break;
+          }
+          if(met.epochEnded) {
+            data.endEpochWithout({});
+            break;
+          }
         }
-        Batch batch = Batch::merge(group);
-        float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
-        StepStats s = graphGroup_->update(batch, state_.batches, lr, job.labels);
-        uint64_t labelsBefore = state_.labelsTotal;
-        state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), job.sentences, job.labels);
+        std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
+        LockstepAgreement::Outcome job;
+        if(agreement_->everyUpdate()) {
+          job = agreement_->beforeUpdate(group, schedule_.delay(), signalled());
+          if(job.epochEnded) {  // a signal sent now counts at the next agreement
+            data.endEpochWithout(group);
+            break;
+          }
+        } else if(group.size() < schedule_.delay() && !agreement_->hasRunOut()) {
+          data.endEpochWithout(group);
+          if(!data.streamed())  // in memory every rank's epoch ends at this update
+            break;
+          LOG(info, "[data] Epoch {} ran out on this rank at update {}: it idles until the ranks meet at update {}",
+              state_.epochs, state_.batches + 1, (state_.batches / agreement_->updatesPerMeeting() + 1) * agreement_->updatesPerMeeting());
+          agreement_->ranOut();  // streamed: this rank idles until the ranks meet
+          group.clear();
+        }
+        uint64_t trgWords = 0;
+        if(group.empty()) {
+          graphGroup_->idleUpdate(state_.batches);
+          state_.countUpdate(0, 0, 0);
+        } else {
+          Batch batch = Batch::merge(group);
+          trgWords = batch.trgWords;
+          float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
+          StepStats s = graphGroup_->update(batch, state_.batches, lr, job.job.labels);
+          if(agreement_->everyUpdate()) {
+            state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), job.job.sentences, job.job.labels);
+          } else {
+            state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), 0, 0);
+            agreement_->trained(group);
+          }
+          bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
+          display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
+                       batch.trgWords);
+          ABORT_IF(!std::isfinite(s.ceSum) && !s.skipped,
+                   "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
+                   "lower --learn-rate or --clip-norm)",
+                   s.ceSum, state_.batches);
+        }
         faultPoint("update-" + std::to_string(state_.batches), rank_);
-        bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
-        display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
-                     batch.trgWords);
-        ABORT_IF(!std::isfinite(s.ceSum) && !s.skipped,
-                 "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
-                 "lower --learn-rate or --clip-norm)",
-                 s.ceSum, state_.batches);
         // Marian's log shows the rate of the next update
         if(schedule_.displayDue(state_, labelsBefore)) {
-          display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), batch.trgWords,
+          display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), trgWords,
                         graphGroup_->statusLine());
           nameSlowRank();
         }
@@ -175,8 +220,15 @@ public:
         }
         if(schedule_.saveDue(state_, labelsBefore))
           save(data);
-        stoppedBySignal_ = lockstep ? job.signalled : signalled();  // a rank alone: after the update in flight
+        labelsBefore = state_.labelsTotal;
+        if(agreement_->everyUpdate())
+          stoppedBySignal_ = lockstep ? job.signalled : signalled();  // a rank alone: after the update in flight
         stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
+      }
+      if(!stop && agreement_->onceARound()) {  // the epoch's counts, before its end is logged
+        LockstepAgreement::Outcome met = agreement_->meet(signalled());
+        state_.countAgreed(met.job.sentences, met.job.labels);
+        stoppedBySignal_ = stop = met.signalled;
       }
       // an epoch too small to give every rank a whole update would repeat without end
       ABORT_IF(!stop && state_.batchesEpoch == 0,
@@ -237,38 +289,6 @@ private:
       return;
     LOG(warn, "[comm] Up. {}: {}", state_.batches, verdict);
     timeline::instant("slow rank", verdict);
-  }
-
-  // What the ranks in lockstep agree on before an update, in one allreduce of four numbers, the
-  // one round trip they make per update besides the exchange: its sentences and target labels on
-  // every rank, which each rank counts (as Marian's synchronous training does: a schedule in
-  // labels, --lr-warmup 4000t or --after 2Mt, is then the same on every rank) and
-  // --normalize-gradient divides by; whether any rank was sent the signal to stop (every rank then
-  // stops after this update); and whether any rank has no whole update left in the epoch (a
-  // streamed corpus: then the epoch ends on all). Other ranks: their own group.
-  struct UpdateAgreement {
-    uint64_t sentences, labels;
-    bool signalled, epochEnded;
-  };
-  UpdateAgreement agreeOnUpdate(const std::vector<Batch>& group, bool lockstep) const {
-    uint64_t sentences = 0, labels = 0;
-    for(const Batch& b : group) {
-      sentences += uint64_t(b.sentences);
-      labels += b.trgWords;
-    }
-    if(!lockstep)
-      return {sentences, labels, false, group.empty()};
-    ABORT_IF(labels * uint64_t(ranks_) >= kExactInFloat,
-             "{} target labels an update on {} ranks are more than the ranks can count exactly ({}): lower "
-             "--mini-batch or --mini-batch-words",
-             labels, ranks_, kExactInFloat);
-    bool whole = group.size() == schedule_.delay();
-    float agreed[4] = {float(sentences), float(labels), signalled() ? 1.f : 0.f, whole ? 0.f : 1.f};
-    waitingForRanks([&] {
-      transport_->allreduceSum(agreed, 4, transport_->peerTimeout(),
-                               "the update's sentences, labels, signals and whether every rank has one");
-    });
-    return {uint64_t(agreed[0]), uint64_t(agreed[1]), agreed[2] > 0.f, agreed[3] > 0.f};
   }
 
   // Rank 0 decides whether to stop after a validation (early stopping: only it validates) and at
@@ -345,13 +365,17 @@ private:
     if(rank_ != 0 && !collective)
       return;
     data.recordPosition(state_);
+    TrainingState saved = state_;
+    LockstepAgreement::Counts unagreed = agreement_->unagreed();  // (collective once a round)
+    saved.samplesUnagreed = unagreed.sentences;
+    saved.labelsUnagreed = unagreed.labels;
     releaseIdleMemory();
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
     if(rank_ != 0)
       return;
-    export_->save(model, state_);
+    export_->save(model, saved);
   }
 
   Options options_;
@@ -368,6 +392,7 @@ private:
   ProgressDisplay display_;
   EarlyStopping earlyStopping_;
   TrainingState state_;
+  std::unique_ptr<LockstepAgreement> agreement_;  // once the graph group says how often the ranks meet
   std::unique_ptr<Checkpoint> checkpoint_;  // read at the start, installed after the graph group
   uint64_t lastSaved_ = uint64_t(-1);
   bool heardRankZeroEnd_ = false;

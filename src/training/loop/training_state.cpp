@@ -33,6 +33,12 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "vocabularies" << YAML::Value << vocabularies;
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
+  if(samplesUnagreed || labelsUnagreed) {
+    out << YAML::Key << "unagreed" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "samples" << YAML::Value << samplesUnagreed;
+    out << YAML::Key << "labels" << YAML::Value << labelsUnagreed;
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "seed" << YAML::Value << seed;
   out << YAML::Key << "gradient" << YAML::Value << gradient;
   out << YAML::Key << "last-validated" << YAML::Value << lastValidated;
@@ -107,6 +113,12 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.vocabularies = get<std::string>(y, "vocabularies", origin);
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
+    if(YAML::Node(y)["unagreed"]) {
+      YAML::Node u = YAML::Node(y)["unagreed"];
+      yamlfield::requireMap(u, origin, "unagreed");
+      s.samplesUnagreed = get<uint64_t>(u, "samples", origin, "unagreed");
+      s.labelsUnagreed = get<uint64_t>(u, "labels", origin, "unagreed");
+    }
     s.seed = get<uint64_t>(y, "seed", origin);
     s.gradient = get<std::string>(y, "gradient", origin);
     ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,

@@ -46,6 +46,10 @@ struct TrainingState {
   // in lockstep (Marian's synchronous training counts them so), otherwise this rank's.
   uint64_t samplesEpoch = 0;
   uint64_t labelsTotal = 0;
+  // Ranks with local steps agree on those once a round (LockstepAgreement): a checkpoint saved
+  // mid-round holds the job's sentences and labels since, agreed after the resume as they would
+  // have been without it.
+  uint64_t samplesUnagreed = 0, labelsUnagreed = 0;
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
   // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
   // kPerLabelGradient (--normalize-gradient: divided by every rank's labels of the update, as
@@ -71,6 +75,11 @@ struct TrainingState {
     samplesEpoch += sentences;
     labelsTotal += labels;
   }
+  // What the ranks agreed they trained since they last met (local steps, once a round).
+  void countAgreed(uint64_t sentences, uint64_t labels) {
+    samplesEpoch += sentences;
+    labelsTotal += labels;
+  }
   // The position in the epoch back to its start (--no-restore-corpus).
   void restartEpoch() {
     batchesEpoch = 0;
@@ -78,6 +87,7 @@ struct TrainingState {
     corpusSentencesEpoch = 0;
     stream = StreamState();
     samplesEpoch = 0;
+    samplesUnagreed = 0;
   }
   void newEpoch() {
     ++epochs;
