@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 FLOAT = 4  # bytes of a value
 SPARSE_PAIR = 8  # an index (int32) and a value
 QUANT_BLOCK = 256  # values per scale of the outer exchange's 8/4-bit codes
+# what ranks in lockstep sum when they agree on what they trained (training/loop/lockstep_agreement.cpp):
+# the sentences' and the labels' three 12-bit digits each, any rank's signal, any rank run out of its epoch
+AGREEMENT_FLOATS = 8
 TOPK_CHUNK, TOPK_OFFSET_BITS = 4096, 12  # SparseLoCo's exchange: values a chunk, bits of an offset in it
 
 
@@ -191,20 +194,19 @@ class Scheme:
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
             pushed = self._ps_message(N)
             return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
-        # ranks in lockstep agree before each update: its sentences and labels, any rank's signal to
-        # stop and whether every rank has a whole update left in its epoch (four floats summed)
-        stop = allreduce(P, 4 * FLOAT, link)
+        # ranks in lockstep agree on what they trained before every update, with local steps once a round
+        agreement = allreduce(P, AGREEMENT_FLOATS * FLOAT, link)
         if self.dense_at(u):
-            return stop + allreduce(P, N * FLOAT, link)
+            return agreement + allreduce(P, N * FLOAT, link)
         if self.sparse():
             exchange = ring_allgather(P, self._topk_message(N), link)
         else:
             exchange = reduce_scatter_allgather(P, self._chunk(P, N, u), link)
         if self.kind == "onebit":
-            return stop + exchange
+            return agreement + exchange
         # local steps: a delayed fragment's exchange runs beside `delay` updates of compute
         exposed = max(0.0, exchange - self.delay * compute)
-        return stop + self.fragments * exposed / self.local_steps
+        return (agreement + self.fragments * exposed) / self.local_steps
 
 
 def assign_codecs(scheme, by_kind):
