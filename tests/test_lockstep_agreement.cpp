@@ -37,7 +37,7 @@ TEST(LockstepAgreement, EveryUpdateSumsTheUpdatesCountsAndEndsTheEpochWhenARankH
   std::vector<LockstepAgreement::Outcome> seen;
   onRanks(3, true, 1, [&](LockstepAgreement& a, int rank) {
     EXPECT_TRUE(a.everyUpdate());
-    EXPECT_FALSE(a.meetsBefore(0));
+    EXPECT_FALSE(a.meetsAfter(1));
     // delay 2: rank 2 has one batch only, rank 1 is signalled
     std::vector<Batch> group{batchOf(rank + 1, 10 * size_t(rank + 1))};
     if(rank != 2)
@@ -71,18 +71,18 @@ TEST(LockstepAgreement, LocalStepsMeetOnceARoundOnTheRoundsCountsPastWhatAFloatS
   std::vector<LockstepAgreement::Counts> unagreed(3);
   onRanks(3, true, kRound, [&](LockstepAgreement& a, int rank) {
     EXPECT_TRUE(a.onceARound());
+    EXPECT_FALSE(a.meetsAfter(0));
     std::vector<LockstepAgreement::Outcome> mine;
-    for(uint64_t update = 0; update < 2 * kRound + 2; ++update) {
-      EXPECT_EQ(a.meetsBefore(update), update % kRound == 0) << update;
-      if(a.meetsBefore(update))
-        // rank 1 signalled in the second round; rank 2 runs out in it
-        mine.push_back(a.meet(rank == 1 && update == 2 * kRound));
-      if(rank == 2 && update == kRound + 3)
+    for(uint64_t done = 1; done <= 2 * kRound + 2; ++done) {  // after update `done`
+      if(rank == 2 && done == kRound + 4)  // it runs out in the second round, then idles
         a.ranOut();
-      if(!(rank == 2 && update >= kRound + 3))  // it idles
+      if(!a.hasRunOut())
         a.trained({batchOf(rank + 1, kLabels)});
+      EXPECT_EQ(a.meetsAfter(done), done % kRound == 0) << done;
+      if(a.meetsAfter(done))  // rank 1 signalled in the second round
+        mine.push_back(a.meet(rank == 1 && done == 2 * kRound));
     }
-    LockstepAgreement::Counts left = a.unagreed();  // 2 updates into the third round
+    LockstepAgreement::Counts left = a.unagreed(2 * kRound + 2);  // 2 updates into the third round
     std::lock_guard<std::mutex> lock(m);
     meetings[size_t(rank)] = mine;
     unagreed[size_t(rank)] = left;
@@ -90,22 +90,19 @@ TEST(LockstepAgreement, LocalStepsMeetOnceARoundOnTheRoundsCountsPastWhatAFloatS
   for(int rank = 0; rank < 3; ++rank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     const auto& met = meetings[size_t(rank)];
-    ASSERT_EQ(met.size(), 3u);
-    // before update 0: nothing yet
-    EXPECT_EQ(met[0].job.labels, 0u);
-    EXPECT_FALSE(met[0].signalled || met[0].epochEnded);
+    ASSERT_EQ(met.size(), 2u);
     // the first round: every rank's 5 updates
-    EXPECT_EQ(met[1].job.sentences, kRound * (1 + 2 + 3));
-    EXPECT_EQ(met[1].job.labels, kRound * 3 * kLabels);
-    EXPECT_FALSE(met[1].signalled || met[1].epochEnded);
-    // the second: rank 2 trained 3 updates, then ran out; rank 1's signal
-    EXPECT_EQ(met[2].job.sentences, kRound * (1 + 2) + 3 * 3);
-    EXPECT_EQ(met[2].job.labels, (2 * kRound + 3) * kLabels);
-    EXPECT_TRUE(met[2].signalled);
-    EXPECT_TRUE(met[2].epochEnded);
-    // what a checkpoint now holds: 2 updates of ranks 0 and 1
-    EXPECT_EQ(unagreed[size_t(rank)].sentences, 2u * (1 + 2));
-    EXPECT_EQ(unagreed[size_t(rank)].labels, 2u * 2 * kLabels);
+    EXPECT_EQ(met[0].job.sentences, kRound * (1 + 2 + 3));
+    EXPECT_EQ(met[0].job.labels, kRound * 3 * kLabels);
+    EXPECT_FALSE(met[0].signalled || met[0].epochEnded);
+    // the second: rank 2 trained 3 updates, then ran out (it says so until they meet); rank 1's signal
+    EXPECT_EQ(met[1].job.sentences, kRound * (1 + 2) + 3 * 3);
+    EXPECT_EQ(met[1].job.labels, (2 * kRound + 3) * kLabels);
+    EXPECT_TRUE(met[1].signalled);
+    EXPECT_TRUE(met[1].epochEnded);
+    // what a checkpoint now holds: 2 updates of every rank (rank 2's in the next epoch)
+    EXPECT_EQ(unagreed[size_t(rank)].sentences, 2u * (1 + 2 + 3));
+    EXPECT_EQ(unagreed[size_t(rank)].labels, 2u * 3 * kLabels);
   }
 }
 
@@ -130,8 +127,8 @@ TEST(LockstepAgreement, AResumeMidRoundAgreesTheCheckpointsCountsOnceAtTheNextMe
 TEST(LockstepAgreement, ARankAloneOrNotInLockstepNeverMeets) {
   LockstepAgreement alone(nullptr, true, 8);
   EXPECT_FALSE(alone.onceARound());
-  EXPECT_FALSE(alone.meetsBefore(0));
-  EXPECT_EQ(alone.unagreed().labels, 0u);
+  EXPECT_FALSE(alone.meetsAfter(8));
+  EXPECT_EQ(alone.unagreed(3).labels, 0u);
   onRanks(2, /*lockstep=*/false, 8, [&](LockstepAgreement& a, int) {
     EXPECT_FALSE(a.onceARound());
     EXPECT_THROW(a.meet(false), Error);

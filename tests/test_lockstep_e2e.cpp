@@ -112,10 +112,10 @@ TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
   }
 }
 
-// With --local-steps the ranks meet once a round (before each round's first update, and at an
-// epoch's end), not before every update: the job's counts on the display lines (Sen. and "after")
-// move only at a round's start, to every rank's labels up to the round's end, the same on every
-// rank, and so does a rate scheduled in labels. Streamed, a rank whose epoch runs out mid-round
+// With --local-steps the ranks meet once a round (at its end, and at an epoch's end), not before
+// every update: the job's counts on the display lines (Sen. and "after") move only at a round's
+// end, to every rank's labels up to there, the same on every rank, and so does a rate scheduled
+// in labels. Streamed, a rank whose epoch runs out mid-round
 // idles to the round's end; the epoch ends there on all.
 TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
   const int kRound = 5;
@@ -149,8 +149,6 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
     SCOPED_TRACE("update " + std::to_string(update));
     ASSERT_EQ(ranks.size(), 3u) << r.log;
     const Line& zero = ranks.at(0);
-    if((update - 1) % kRound == 0)  // met before it: the rounds up to here
-      agreed = trained;
     for(const auto& [rank, l] : ranks) {
       trained += l.labels;
       EXPECT_EQ(l.epoch, zero.epoch) << "rank " << rank;
@@ -158,6 +156,8 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
       EXPECT_EQ(l.after, zero.after) << "rank " << rank;
       EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
     }
+    if(update % kRound == 0)  // met after it: the rounds up to here
+      agreed = trained;
     EXPECT_EQ(zero.after, agreed);
     if(!epochs.count(zero.epoch) && zero.epoch > 1)
       EXPECT_EQ((update - 1) % kRound, 0) << "epoch " << zero.epoch << " starts mid-round";

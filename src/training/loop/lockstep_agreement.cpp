@@ -89,8 +89,8 @@ LockstepAgreement::Outcome LockstepAgreement::meet(bool signalled) {
   return o;
 }
 
-LockstepAgreement::Counts LockstepAgreement::unagreed() const {
-  if(!onceARound())
+LockstepAgreement::Counts LockstepAgreement::unagreed(uint64_t updatesDone) const {
+  if(!onceARound() || meetsAfter(updatesDone))  // (met just now: none on any rank)
     return Counts();
   return allreduce(pending_, false, false, "the sentences and labels of the round so far").job;
 }

@@ -153,18 +153,6 @@ public:
     while(!stop) {
       data.startEpoch(state_);
       while(!stop) {
-        if(agreement_->meetsBefore(state_.batches)) {  // local steps: on the last round's counts
-          LockstepAgreement::Outcome met = agreement_->meet(signalled());
-          state_.countAgreed(met.job.sentences, met.job.labels);
-          if(met.signalled) {  // at the round's end
-            stoppedBySignal_ = stop = true;
-            break;
-          }
-          if(met.epochEnded) {
-            data.endEpochWithout({});
-            break;
-          }
-        }
         std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
         LockstepAgreement::Outcome job;
         if(agreement_->everyUpdate()) {
@@ -177,7 +165,7 @@ public:
           data.endEpochWithout(group);
           if(!data.streamed())  // in memory every rank's epoch ends at this update
             break;
-          LOG(info, "[data] Epoch {} ran out on this rank at update {}: it idles until the ranks meet at update {}",
+          LOG(info, "[data] Epoch {} ran out on this rank at update {}: it idles until the ranks meet after update {}",
               state_.epochs, state_.batches + 1, (state_.batches / agreement_->updatesPerMeeting() + 1) * agreement_->updatesPerMeeting());
           agreement_->ranOut();  // streamed: this rank idles until the ranks meet
           group.clear();
@@ -205,6 +193,13 @@ public:
                    "lower --learn-rate or --clip-norm)",
                    s.ceSum, state_.batches);
         }
+        bool epochEnded = false;
+        if(agreement_->meetsAfter(state_.batches)) {  // local steps: the round's counts, at its end
+          LockstepAgreement::Outcome met = agreement_->meet(signalled());
+          state_.countAgreed(met.job.sentences, met.job.labels);
+          stoppedBySignal_ = met.signalled;
+          epochEnded = met.epochEnded;
+        }
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         // Marian's log shows the rate of the next update
         if(schedule_.displayDue(state_, labelsBefore)) {
@@ -224,8 +219,13 @@ public:
         if(agreement_->everyUpdate())
           stoppedBySignal_ = lockstep ? job.signalled : signalled();  // a rank alone: after the update in flight
         stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
+        if(epochEnded && !stop) {  // a streamed epoch ran out on some rank during the round
+          data.endEpochWithout({});
+          break;
+        }
       }
-      if(!stop && agreement_->onceARound()) {  // the epoch's counts, before its end is logged
+      // the epoch's counts before its end is logged (unless it ended where a round did)
+      if(!stop && agreement_->onceARound() && !agreement_->meetsAfter(state_.batches)) {
         LockstepAgreement::Outcome met = agreement_->meet(signalled());
         state_.countAgreed(met.job.sentences, met.job.labels);
         stoppedBySignal_ = stop = met.signalled;
@@ -366,7 +366,7 @@ private:
       return;
     data.recordPosition(state_);
     TrainingState saved = state_;
-    LockstepAgreement::Counts unagreed = agreement_->unagreed();  // (collective once a round)
+    LockstepAgreement::Counts unagreed = agreement_->unagreed(state_.batches);  // (collective mid-round)
     saved.samplesUnagreed = unagreed.sentences;
     saved.labelsUnagreed = unagreed.labels;
     releaseIdleMemory();
