@@ -7,6 +7,7 @@
 // InProcessTransport as threads of one process (the tests). Library classes take a Transport&
 // from their caller and never look for a global one.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -111,6 +112,14 @@ public:
   void noteStep(double computeSeconds, double waitSeconds);
   // A wait for the other ranks outside a step (the ranks' agreement to stop), in seconds.
   void noteWait(double waitSeconds);
+  // Runs a collective outside a step; its time counts as this rank's wait for the others (a slow
+  // rank keeps them there, which SlowRankJudge reads).
+  template <class Collective>
+  void waitingForRanks(Collective&& collective) {
+    auto begin = std::chrono::steady_clock::now();
+    collective();
+    noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+  }
   RankActivity activity() const;
   // Every rank's activity and the round trips as this rank knows them (MpiTransport: from the
   // heartbeats, once the timeout is set; in process: every rank's own), for SlowRankJudge.

@@ -1,7 +1,6 @@
 #include "training/loop/lockstep_agreement.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "comm/transport.h"
 #include "common/error.h"
@@ -59,10 +58,7 @@ LockstepAgreement::Outcome LockstepAgreement::allreduce(const Counts& counts, bo
   putDigits(counts.labels, agreed + kDigits);
   agreed[2 * kDigits] = signalled ? 1.f : 0.f;
   agreed[2 * kDigits + 1] = ranOut ? 1.f : 0.f;
-  // its time counts as the rank's wait for the others (a slow rank keeps them here)
-  auto begin = std::chrono::steady_clock::now();
-  transport_->allreduceSum(agreed, 2 * kDigits + 2, transport_->peerTimeout(), what);
-  transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+  transport_->waitingForRanks([&] { transport_->allreduceSum(agreed, 2 * kDigits + 2, transport_->peerTimeout(), what); });
   return {{fromDigits(agreed), fromDigits(agreed + kDigits)}, agreed[2 * kDigits] > 0.f, agreed[2 * kDigits + 1] > 0.f};
 }
 

@@ -40,7 +40,10 @@ public:
   // Whether the ranks meet before every update (or this rank is alone): then beforeUpdate.
   bool everyUpdate() const { return !onceARound(); }
   bool onceARound() const { return lockstep_ && updatesPerMeeting_ > 1; }
-  uint64_t updatesPerMeeting() const { return updatesPerMeeting_; }
+  // The update after which the ranks meet next, `updatesDone` updates done.
+  uint64_t nextMeetingAfter(uint64_t updatesDone) const {
+    return (updatesDone / updatesPerMeeting_ + 1) * updatesPerMeeting_;
+  }
 
   // Before every update: its group's counts (`delay` batches make a whole update), the job's in
   // lockstep. Collective in lockstep.

@@ -2,7 +2,6 @@
 
 #include <malloc.h>
 
-#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -154,10 +153,10 @@ public:
       data.startEpoch(state_);
       while(!stop) {
         std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
-        LockstepAgreement::Outcome job;
+        LockstepAgreement::Outcome agreed;
         if(agreement_->everyUpdate()) {
-          job = agreement_->beforeUpdate(group, schedule_.delay(), signalled());
-          if(job.epochEnded) {  // a signal sent now counts at the next agreement
+          agreed = agreement_->beforeUpdate(group, schedule_.delay(), signalled());
+          if(agreed.epochEnded) {  // a signal sent now counts at the next agreement
             data.endEpochWithout(group);
             break;
           }
@@ -166,7 +165,7 @@ public:
           if(!data.streamed())  // in memory every rank's epoch ends at this update
             break;
           LOG(info, "[data] Epoch {} ran out on this rank at update {}: it idles until the ranks meet after update {}",
-              state_.epochs, state_.batches + 1, (state_.batches / agreement_->updatesPerMeeting() + 1) * agreement_->updatesPerMeeting());
+              state_.epochs, state_.batches + 1, agreement_->nextMeetingAfter(state_.batches));
           agreement_->ranOut();  // streamed: this rank idles until the ranks meet
           group.clear();
         }
@@ -178,9 +177,9 @@ public:
           Batch batch = Batch::merge(group);
           trgWords = batch.trgWords;
           float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
-          StepStats s = graphGroup_->update(batch, state_.batches, lr, job.job.labels);
+          StepStats s = graphGroup_->update(batch, state_.batches, lr, agreed.job.labels);
           if(agreement_->everyUpdate()) {
-            state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), job.job.sentences, job.job.labels);
+            state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), agreed.job.sentences, agreed.job.labels);
           } else {
             state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), 0, 0);
             agreement_->trained(group);
@@ -217,7 +216,7 @@ public:
           save(data);
         labelsBefore = state_.labelsTotal;
         if(agreement_->everyUpdate())
-          stoppedBySignal_ = lockstep ? job.signalled : signalled();  // a rank alone: after the update in flight
+          stoppedBySignal_ = lockstep ? agreed.signalled : signalled();  // a rank alone: after the update in flight
         stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
         if(epochEnded && !stop) {  // a streamed epoch ran out on some rank during the round
           data.endEpochWithout({});
@@ -296,17 +295,8 @@ private:
   // it (the schedule's own decisions need no agreement: they count the same labels).
   bool rankZerosDecision(bool mine, const char* what) const {
     bool agreed = false;
-    waitingForRanks([&] { agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0; });
+    transport_->waitingForRanks([&] { agreed = transport_->broadcastFromRoot(mine ? 1 : 0, transport_->peerTimeout(), what) != 0; });
     return agreed;
-  }
-
-  // Runs a collective outside a step; its time counts as the rank's wait for the others (a slow
-  // rank keeps them there, which the slow-rank judge reads).
-  template <class Collective>
-  void waitingForRanks(Collective&& collective) const {
-    auto begin = std::chrono::steady_clock::now();
-    collective();
-    transport_->noteWait(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   }
 
   // Ranks not in lockstep end when rank 0 has ended early (GraphGroup::announceEnd), said once.
