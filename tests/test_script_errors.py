@@ -97,7 +97,8 @@ class BadInputs(unittest.TestCase):
         for extra, words in ((["--links", "foo"], ["not 'foo'"]), (["--links", "0gbit"], ["above 0"]),
                              (["--latency", "soon"], ["not 'soon'"]), (["--mini-batch", "0"], ["--mini-batch"]),
                              (["--codec-seconds", "dense=abc"], ["'dense=abc'"]),
-                             (["--codec-seconds", "dense=-3"], ["'dense=-3'"])):
+                             (["--codec-seconds", "dense=-3"], ["'dense=-3'"]),
+                             (["--target", "-1"], ["--target", "above 0"])):
             self.refused(plan + ["--device-profile", profile] + extra, "plan-cluster:", *words)
         self.path("probes/configs.txt", "a line without fields\n")
         self.refused(plan + ["--device-profile", profile], "configs.txt, line 1", "NAME|NODES|DEVICES")
