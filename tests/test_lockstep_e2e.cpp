@@ -14,6 +14,31 @@ namespace {
 using e2e::mpirun;
 using e2e::RunResult;
 
+// A display line's fields: the job's sentences and labels (Sen., after), the rank's labels since
+// its last line (* N) and the rate.
+struct DisplayLine {
+  int epoch;
+  uint64_t sentences, labels, after;
+  std::string lr;
+};
+
+// Every rank's display lines: update -> rank -> its line.
+std::map<int, std::map<int, DisplayLine>> displayLines(const std::string& log) {
+  std::map<int, std::map<int, DisplayLine>> lines;
+  std::regex line("\\] (\\[rank (\\d+)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
+                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
+  auto number = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return uint64_t(std::stoull(text));
+  };
+  for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    lines[std::stoi(m[4])][m[2].matched ? std::stoi(m[2]) : 0] = {std::stoi(m[3]), number(m[5]), number(m[6]),
+                                                                   number(m[7]), m[8]};
+  }
+  return lines;
+}
+
 TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
   // 2,000 pairs in batches of 16: 125 batches, 2 left over on 3 ranks
   RunResult r = e2e::run("sync-epochs", "--sync-sgd --after-epochs 2 --disp-freq 20", true, mpirun(3));
@@ -33,17 +58,14 @@ TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
                          "--sync-sgd --after-epochs 3 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2", true,
                          mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
-  std::map<int, std::map<int, int>> epochOf;  // update -> rank -> epoch on its display line
-  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : ");
-  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it)
-    epochOf[std::stoi((*it)[4])][(*it)[2].matched ? std::stoi((*it)[2]) : 0] = std::stoi((*it)[3]);
-  ASSERT_GE(epochOf.size(), 30u) << r.log;
+  std::map<int, std::map<int, DisplayLine>> lines = displayLines(r.log);
+  ASSERT_GE(lines.size(), 30u) << r.log;
   std::set<int> epochs;
-  for(const auto& [update, ranks] : epochOf) {
+  for(const auto& [update, ranks] : lines) {
     ASSERT_EQ(ranks.size(), 3u) << "update " << update << "\n" << r.log;
-    for(const auto& [rank, epoch] : ranks)
-      EXPECT_EQ(epoch, ranks.at(0)) << "update " << update << ", rank " << rank;
-    epochs.insert(ranks.at(0));
+    for(const auto& [rank, l] : ranks)
+      EXPECT_EQ(l.epoch, ranks.at(0).epoch) << "update " << update << ", rank " << rank;
+    epochs.insert(ranks.at(0).epoch);
   }
   EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
   EXPECT_NE(r.log.find("mini-batch(es) not trained (a rank had no whole update left)"), std::string::npos) << r.log;
@@ -60,27 +82,13 @@ TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
                                         "--save-freq 3000t" + e2e::validation(),
                          true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
-  struct Line {
-    uint64_t sentences, labels, after;
-    std::string lr;
-  };
-  std::map<int, std::map<int, Line>> lines;  // update -> rank -> its display line
-  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
-                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
-  auto number = [](std::string text) {
-    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
-    return uint64_t(std::stoull(text));
-  };
-  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it) {
-    const std::smatch& m = *it;
-    lines[std::stoi(m[3])][m[2].matched ? std::stoi(m[2]) : 0] = {number(m[4]), number(m[5]), number(m[6]), m[7]};
-  }
+  std::map<int, std::map<int, DisplayLine>> lines = displayLines(r.log);  // update -> rank -> its line
   ASSERT_GE(lines.size(), 10u) << r.log;
   uint64_t after = 0;
   for(const auto& [update, ranks] : lines) {
     SCOPED_TRACE("update " + std::to_string(update));
     ASSERT_EQ(ranks.size(), 3u);
-    const Line& zero = ranks.at(0);
+    const DisplayLine& zero = ranks.at(0);
     for(const auto& [rank, l] : ranks) {
       after += l.labels;
       EXPECT_EQ(l.sentences, 3u * 16u * uint64_t(update)) << "rank " << rank;
@@ -124,23 +132,7 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
                          "--optimizer-delay 2 --lr-warmup 20000t",
                          true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
-  struct Line {
-    int epoch;
-    uint64_t sentences, labels, after;
-    std::string lr;
-  };
-  std::map<int, std::map<int, Line>> lines;  // update -> rank -> its display line
-  std::regex line("\\] (\\[rank (\\d)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
-                  "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
-  auto number = [](std::string text) {
-    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
-    return uint64_t(std::stoull(text));
-  };
-  for(std::sregex_iterator it(r.log.begin(), r.log.end(), line), end; it != end; ++it) {
-    const std::smatch& m = *it;
-    lines[std::stoi(m[4])][m[2].matched ? std::stoi(m[2]) : 0] = {std::stoi(m[3]), number(m[5]), number(m[6]),
-                                                                   number(m[7]), m[8]};
-  }
+  std::map<int, std::map<int, DisplayLine>> lines = displayLines(r.log);  // update -> rank -> its line
   ASSERT_GE(lines.size(), 30u) << r.log;
   ASSERT_EQ(lines.begin()->first, 1) << r.log;
   uint64_t trained = 0, agreed = 0;  // every rank's labels: all, and up to the last meeting
@@ -148,7 +140,7 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
   for(const auto& [update, ranks] : lines) {
     SCOPED_TRACE("update " + std::to_string(update));
     ASSERT_EQ(ranks.size(), 3u) << r.log;
-    const Line& zero = ranks.at(0);
+    const DisplayLine& zero = ranks.at(0);
     for(const auto& [rank, l] : ranks) {
       trained += l.labels;
       EXPECT_EQ(l.epoch, zero.epoch) << "rank " << rank;
