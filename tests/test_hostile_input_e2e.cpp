@@ -125,7 +125,9 @@ TEST(HostileInput, RestartingAFinishedRunChangesNothing) {
 
 TEST(HostileInput, AnEpochTooSmallForEveryRankIsAnError) {
   // 2,000 pairs in one mini-batch: one batch, two ranks (this looped printing "Seen 0 samples")
-  for(std::string mode : {"--sync-sgd", "--multi-node"}) {
+  // with local steps, streamed (windows of 50 pairs a rank, 40 batches an update): every rank
+  // idles to the round's end, where the epoch ends having trained nothing
+  for(std::string mode : {"--sync-sgd", "--multi-node", "--sync-sgd --local-steps 2 --shuffle-window 100 --optimizer-delay 40"}) {
     SCOPED_TRACE(mode);
     RunResult r = e2e::run("smallepoch", mode + " --mini-batch 2500 --maxi-batch 1 --after-epochs 3", true,
                            e2e::mpirun(2));

@@ -80,7 +80,7 @@ TEST(LockstepAgreement, LocalStepsMeetOnceARoundOnTheRoundsCountsPastWhatAFloatS
         a.trained({batchOf(rank + 1, kLabels)});
       EXPECT_EQ(a.meetsAfter(done), done % kRound == 0) << done;
       if(a.meetsAfter(done))  // rank 1 signalled in the second round
-        mine.push_back(a.meet(rank == 1 && done == 2 * kRound));
+        mine.push_back(a.meet(done, rank == 1 && done == 2 * kRound));
     }
     LockstepAgreement::Counts left = a.unagreed(2 * kRound + 2);  // 2 updates into the third round
     std::lock_guard<std::mutex> lock(m);
@@ -108,16 +108,23 @@ TEST(LockstepAgreement, LocalStepsMeetOnceARoundOnTheRoundsCountsPastWhatAFloatS
 
 TEST(LockstepAgreement, AResumeMidRoundAgreesTheCheckpointsCountsOnceAtTheNextMeeting) {
   std::mutex m;
-  std::vector<LockstepAgreement::Counts> met(2), next(2);
+  std::vector<LockstepAgreement::Counts> unagreed(2), met(2), afterMeeting(2), next(2);
   onRanks(2, true, 4, [&](LockstepAgreement& a, int rank) {
     a.resume({7, 300}, rank);  // every rank is given them; only rank 0 keeps them
     a.trained({batchOf(1, 10)});
-    LockstepAgreement::Counts first = a.meet(false).job, second = a.meet(false).job;
+    // a checkpoint after 8 updates (a round's end) before any meeting: they are not agreed yet
+    LockstepAgreement::Counts saved = a.unagreed(8);
+    LockstepAgreement::Counts first = a.meet(8, false).job;
+    LockstepAgreement::Counts none = a.unagreed(8), second = a.meet(12, false).job;
     std::lock_guard<std::mutex> lock(m);
+    unagreed[size_t(rank)] = saved;
     met[size_t(rank)] = first;
+    afterMeeting[size_t(rank)] = none;
     next[size_t(rank)] = second;
   });
   for(int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(unagreed[size_t(rank)].labels, 300u + 20u);
+    EXPECT_EQ(afterMeeting[size_t(rank)].labels, 0u);
     EXPECT_EQ(met[size_t(rank)].sentences, 7u + 2u);
     EXPECT_EQ(met[size_t(rank)].labels, 300u + 20u);
     EXPECT_EQ(next[size_t(rank)].labels, 0u);
@@ -131,7 +138,7 @@ TEST(LockstepAgreement, ARankAloneOrNotInLockstepNeverMeets) {
   EXPECT_EQ(alone.unagreed(3).labels, 0u);
   onRanks(2, /*lockstep=*/false, 8, [&](LockstepAgreement& a, int) {
     EXPECT_FALSE(a.onceARound());
-    EXPECT_THROW(a.meet(false), Error);
+    EXPECT_THROW(a.meet(8, false), Error);
   });
 }
 

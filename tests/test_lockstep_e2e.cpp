@@ -19,13 +19,13 @@ using e2e::RunResult;
 struct DisplayLine {
   int epoch;
   uint64_t sentences, labels, after;
-  std::string lr;
+  std::string lr, cost;
 };
 
 // Every rank's display lines: update -> rank -> its line.
 std::map<int, std::map<int, DisplayLine>> displayLines(const std::string& log) {
   std::map<int, std::map<int, DisplayLine>> lines;
-  std::regex line("\\] (\\[rank (\\d+)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost [0-9.]+ \\* ([0-9,]+) @ "
+  std::regex line("\\] (\\[rank (\\d+)\\] )?Ep\\. (\\d+) : Up\\. (\\d+) : Sen\\. ([0-9,]+) : Cost ([0-9.]+) \\* ([0-9,]+) @ "
                   "[0-9,]+ after ([0-9,]+) : .* L\\.r\\. ([0-9.e+-]+)");
   auto number = [](std::string text) {
     text.erase(std::remove(text.begin(), text.end(), ','), text.end());
@@ -33,8 +33,8 @@ std::map<int, std::map<int, DisplayLine>> displayLines(const std::string& log) {
   };
   for(std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it) {
     const std::smatch& m = *it;
-    lines[std::stoi(m[4])][m[2].matched ? std::stoi(m[2]) : 0] = {std::stoi(m[3]), number(m[5]), number(m[6]),
-                                                                   number(m[7]), m[8]};
+    lines[std::stoi(m[4])][m[2].matched ? std::stoi(m[2]) : 0] = {std::stoi(m[3]), number(m[5]), number(m[7]),
+                                                                   number(m[8]), m[9], m[6]};
   }
   return lines;
 }
@@ -120,48 +120,99 @@ TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
   }
 }
 
-// With --local-steps the ranks meet once a round (at its end, and at an epoch's end), not before
-// every update: the job's counts on the display lines (Sen. and "after") move only at a round's
-// end, to every rank's labels up to there, the same on every rank, and so does a rate scheduled
-// in labels. Streamed, a rank whose epoch runs out mid-round
-// idles to the round's end; the epoch ends there on all.
+// With --local-steps the ranks meet once a round (at its end, and after an epoch's last update
+// in memory), not before every update: the job's counts on the display lines (Sen. and "after")
+// move only there, to every rank's labels up to there, the same on every rank, and so do a rate
+// and validations scheduled in labels. Streamed, a rank whose epoch runs out mid-round idles to
+// the round's end; the epoch ends there on all. In memory (125 batches: 41 updates an epoch on 3
+// ranks) every rank's epoch ends after the same update, mid-round.
 TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
   const int kRound = 5;
-  RunResult r = e2e::run("local-steps-streamed-epochs",
-                         "--sync-sgd --local-steps 5 --after-epochs 3 --disp-freq 1 --shuffle-window 100 "
-                         "--optimizer-delay 2 --lr-warmup 20000t",
-                         true, mpirun(3));
-  ASSERT_EQ(r.status, 0) << r.log;
-  std::map<int, std::map<int, DisplayLine>> lines = displayLines(r.log);  // update -> rank -> its line
-  ASSERT_GE(lines.size(), 30u) << r.log;
-  ASSERT_EQ(lines.begin()->first, 1) << r.log;
-  uint64_t trained = 0, agreed = 0;  // every rank's labels: all, and up to the last meeting
-  std::set<int> epochs;
-  for(const auto& [update, ranks] : lines) {
-    SCOPED_TRACE("update " + std::to_string(update));
-    ASSERT_EQ(ranks.size(), 3u) << r.log;
-    const DisplayLine& zero = ranks.at(0);
-    for(const auto& [rank, l] : ranks) {
-      trained += l.labels;
-      EXPECT_EQ(l.epoch, zero.epoch) << "rank " << rank;
-      EXPECT_EQ(l.sentences, zero.sentences) << "rank " << rank;
-      EXPECT_EQ(l.after, zero.after) << "rank " << rank;
-      EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
+  for(bool streamed : {true, false}) {
+    SCOPED_TRACE(streamed ? "streamed" : "in memory");
+    RunResult r = e2e::run("local-steps-epochs",
+                           "--sync-sgd --local-steps 5 --after-epochs 3 --disp-freq 1 --lr-warmup 20000t " +
+                               std::string(streamed ? "--shuffle-window 100 --optimizer-delay 2"
+                                                    : "--valid-freq 3000t" + e2e::validation()),
+                           true, mpirun(3));
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::map<int, std::map<int, DisplayLine>> lines = displayLines(r.log);  // update -> rank -> its line
+    ASSERT_GE(lines.size(), 30u) << r.log;
+    ASSERT_EQ(lines.begin()->first, 1) << r.log;
+    uint64_t trained = 0, agreed = 0;  // every rank's labels: all, and up to the last meeting
+    std::set<int> epochs, validationsDue;
+    for(auto it = lines.begin(); it != lines.end(); ++it) {
+      const auto& [update, ranks] = *it;
+      SCOPED_TRACE("update " + std::to_string(update));
+      ASSERT_EQ(ranks.size(), 3u) << r.log;
+      const DisplayLine& zero = ranks.at(0);
+      for(const auto& [rank, l] : ranks) {
+        trained += l.labels;
+        EXPECT_EQ(l.epoch, zero.epoch) << "rank " << rank;
+        EXPECT_EQ(l.sentences, zero.sentences) << "rank " << rank;
+        EXPECT_EQ(l.after, zero.after) << "rank " << rank;
+        EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
+      }
+      bool lastOfEpoch = std::next(it) == lines.end() || std::next(it)->second.at(0).epoch != zero.epoch;
+      if(streamed && lastOfEpoch)
+        EXPECT_EQ(update % kRound, 0) << "a streamed epoch ends mid-round";
+      if(update % kRound == 0 || (!streamed && lastOfEpoch)) {  // met after it: what was trained up to here
+        if(agreed / 3000 != trained / 3000)
+          validationsDue.insert(update);
+        agreed = trained;
+      }
+      EXPECT_EQ(zero.after, agreed);
+      epochs.insert(zero.epoch);
+      double lr = 0.003 * std::min(1.0, double(agreed) / 20000.0);  // the warm-up's rate at the job's labels
+      EXPECT_NEAR(std::stod(zero.lr), lr, 1e-4 * lr + 1e-12);
     }
-    if(update % kRound == 0)  // met after it: the rounds up to here
-      agreed = trained;
-    EXPECT_EQ(zero.after, agreed);
-    if(!epochs.count(zero.epoch) && zero.epoch > 1)
-      EXPECT_EQ((update - 1) % kRound, 0) << "epoch " << zero.epoch << " starts mid-round";
-    epochs.insert(zero.epoch);
-    double lr = 0.003 * std::min(1.0, double(agreed) / 20000.0);  // the warm-up's rate at the job's labels
-    EXPECT_NEAR(std::stod(zero.lr), lr, 1e-4 * lr + 1e-12);
+    EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
+    EXPECT_GT(agreed, 0u);
+    if(streamed) {
+      EXPECT_NE(r.log.find("ran out on this rank at update"), std::string::npos) << r.log;
+      EXPECT_NE(r.log.find("mini-batch(es) not trained (a rank had no whole update left)"), std::string::npos) << r.log;
+    } else {  // at the updates whose meeting took the labels past a multiple of 3,000 (and the end)
+      EXPECT_EQ(lines.size() % 41, 0u) << r.log;
+      validationsDue.insert(std::prev(lines.end())->first);
+      std::set<int> validated;
+      std::regex mark("\\[valid\\] Ep\\. \\d+ : Up\\. (\\d+) : cross-entropy");
+      for(std::sregex_iterator it(r.log.begin(), r.log.end(), mark), end; it != end; ++it)
+        validated.insert(std::stoi((*it)[1]));
+      EXPECT_EQ(validated, validationsDue) << r.log;
+    }
+    EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
   }
-  EXPECT_EQ(epochs, (std::set<int>{1, 2, 3})) << r.log;
-  EXPECT_GT(agreed, 0u);
-  EXPECT_NE(r.log.find("ran out on this rank at update"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("mini-batch(es) not trained (a rank had no whole update left)"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("Saved model"), std::string::npos) << r.log;
+}
+
+// A run stopped where the ranks agreed that a streamed epoch is over (at the end of the round in
+// which a rank ran out) resumes in the next epoch, as the run that went on did: the same Costs.
+TEST(SyncAllreduce, LocalStepsResumeExactlyWhereAStreamedEpochEnded) {
+  std::string options = "--sync-sgd --local-steps 5 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2 "
+                        "--after-epochs 2";
+  RunResult whole = e2e::run("local-steps-epoch-whole", options, true, mpirun(3));
+  ASSERT_EQ(whole.status, 0) << whole.log;
+  std::map<int, std::map<int, DisplayLine>> expected = displayLines(whole.log);
+  int end = 0;  // epoch 1's last update
+  for(const auto& [update, ranks] : expected)
+    if(ranks.at(0).epoch == 1)
+      end = update;
+  ASSERT_GT(end, 0) << whole.log;
+  RunResult first = e2e::run("local-steps-epoch-resumed", options + " --after-batches " + std::to_string(end), true,
+                             mpirun(3));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("local-steps-epoch-resumed", options, false, mpirun(3));
+  ASSERT_EQ(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("Resuming from"), std::string::npos) << second.log;
+  std::map<int, std::map<int, DisplayLine>> got = displayLines(first.log), rest = displayLines(second.log);
+  EXPECT_EQ(std::prev(got.end())->first, end);
+  EXPECT_EQ(rest.begin()->first, end + 1);
+  got.insert(rest.begin(), rest.end());
+  ASSERT_EQ(got.size(), expected.size()) << "interrupted:\n" << first.log << second.log;
+  for(const auto& [update, ranks] : expected)
+    for(const auto& [rank, l] : ranks) {
+      EXPECT_EQ(got[update][rank].epoch, l.epoch) << "update " << update << ", rank " << rank;
+      EXPECT_EQ(got[update][rank].cost, l.cost) << "update " << update << ", rank " << rank;
+    }
 }
 
 }  // namespace

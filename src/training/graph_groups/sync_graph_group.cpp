@@ -128,16 +128,19 @@ public:
   int rank() const override { return transport_ ? transport_->rank() : 0; }
   int ranks() const override { return transport_ ? transport_->size() : 1; }
   bool ranksInLockstep() const override { return transport_ != nullptr; }
-  // local steps: the ranks meet only at their exchanges, so the trainer agrees once a round
+  // local steps: the ranks exchange nothing between their rounds' exchanges, so the trainer
+  // agrees on what they trained once a round
   uint64_t updatesPerAgreement() const override { return rounds_ ? rounds_->schedule().steps() : 1; }
 
   void idleUpdate(uint64_t update) override {
     ABORT_IF(!rounds_, "Update {}: an idle update without --local-steps", update + 1);
     ++updatesSinceStatus_;
+    auto begin = std::chrono::steady_clock::now();
     if(rounds_->afterUpdate(update, parameterAccess()))
       shards_->allGather();
     averaged_.clear();
     averagedSmoothed_.clear();
+    transport_->noteStep(0.0, seconds(begin, std::chrono::steady_clock::now()));  // its wait for the exchange
   }
 
   std::string statusLine() override {

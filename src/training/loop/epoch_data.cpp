@@ -139,6 +139,15 @@ std::vector<Batch> EpochData::nextGroup() {
   return group;
 }
 
+bool EpochData::endsAfterThisUpdate() const {
+  ABORT_IF(!generator_ || !opt_.lockstep, "EpochData: an epoch's end is known ahead only in memory and in lockstep");
+  const BatchGenerator& batches = *generator_;
+  size_t R = size_t(ranks_), round = opt_.delay * R, start = std::min(epochStart_, batches.batchesInEpoch());
+  size_t limit = start + (batches.batchesInEpoch() - start) / round * round;  // nextGroup's last whole round
+  size_t next = batches.position() + (size_t(rank_) + R - batches.position() % R) % R;  // this rank's next batch
+  return next + (opt_.delay - 1) * R >= limit;
+}
+
 void EpochData::endEpochWithout(const std::vector<Batch>& group) {
   dropped_ += group.size();
   if(stream_)

@@ -44,9 +44,12 @@ public:
   void startEpoch(const TrainingState& state);
   // This rank's next `delay` batches; empty when the epoch has ended. In lockstep the ranks'
   // streamed parts of an epoch differ by up to a chunk, so a group may be short on one rank
-  // alone: the epoch then ends on all (the trainer learns it in its agreement on the update, with
-  // no collective of its own) and each calls endEpochWithout.
+  // alone: the epoch then ends on all (the trainer learns it when the ranks next agree on what
+  // they trained, LockstepAgreement, with no collective of its own) and each calls endEpochWithout.
   std::vector<Batch> nextGroup();
+  // In memory and in lockstep: whether the epoch ends after the update just taken (the next group
+  // would be short), the same on every rank.
+  bool endsAfterThisUpdate() const;
   // Ends the epoch without training `group` or what is left of it on this rank.
   void endEpochWithout(const std::vector<Batch>& group);
   // Where every rank stands: state.corpusSentencesEpoch for a corpus in memory, state.stream

@@ -77,8 +77,9 @@ void LockstepAgreement::trained(const std::vector<Batch>& group) {
   pending_.labels += c.labels;
 }
 
-LockstepAgreement::Outcome LockstepAgreement::meet(bool signalled) {
+LockstepAgreement::Outcome LockstepAgreement::meet(uint64_t updatesDone, bool signalled) {
   ABORT_IF(!onceARound(), "LockstepAgreement: only ranks with local steps meet once a round");
+  metAfter_ = updatesDone;
   Outcome o = allreduce(pending_, signalled, ranOut_, "the round's sentences, labels, signals and whether every rank has updates left");
   pending_ = Counts();
   ranOut_ = false;
@@ -86,7 +87,7 @@ LockstepAgreement::Outcome LockstepAgreement::meet(bool signalled) {
 }
 
 LockstepAgreement::Counts LockstepAgreement::unagreed(uint64_t updatesDone) const {
-  if(!onceARound() || meetsAfter(updatesDone))  // (met just now: none on any rank)
+  if(!onceARound() || metAfter_ == updatesDone)  // (met right there: none on any rank)
     return Counts();
   return allreduce(pending_, false, false, "the sentences and labels of the round so far").job;
 }

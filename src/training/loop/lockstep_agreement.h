@@ -9,10 +9,10 @@
 // Ranks that exchange gradients meet before every update, on that update's counts
 // (--normalize-gradient divides by the job's labels). Ranks with --local-steps H exchange once a
 // round, and a meeting every update would cost them a round trip of the network's latency each
-// (on a wide-area link more than a GPU's update): they meet at each round's end (and at each
-// epoch's end), on the updates since they last met. There a schedule in labels moves once a
-// round, a signal stops training at the round's end, and a streamed epoch that runs out on one
-// rank mid-round ends on all at the round's end, that rank idling until then.
+// (on a wide-area link more than a GPU's update): they meet at each round's end (and after an
+// epoch's last update in memory), on the updates since they last met. There a schedule in labels
+// moves once a round, a signal stops training at the round's end, and a streamed epoch that runs
+// out on one rank mid-round ends on all at the round's end, that rank idling until then.
 #include <cstdint>
 #include <vector>
 
@@ -49,19 +49,20 @@ public:
   // lockstep. Collective in lockstep.
   Outcome beforeUpdate(const std::vector<Batch>& group, size_t delay, bool signalled) const;
 
-  // Once a round: whether the ranks meet after `updatesDone` updates (at a round's end), and the
-  // meeting on the updates since the last one (collective); trained() counts this rank's,
-  // ranOut() says its epoch has no whole update left.
+  // Once a round: whether a round ends after `updatesDone` updates (the ranks meet there, and
+  // after an epoch's last update in memory), and the meeting after `updatesDone` updates on the
+  // updates since the last one (collective); trained() counts this rank's, ranOut() says its
+  // epoch has no whole update left.
   bool meetsAfter(uint64_t updatesDone) const {
     return onceARound() && updatesDone > 0 && updatesDone % updatesPerMeeting_ == 0;
   }
-  Outcome meet(bool signalled);
+  Outcome meet(uint64_t updatesDone, bool signalled);
   void trained(const std::vector<Batch>& group);
   void ranOut() { ranOut_ = true; }
   bool hasRunOut() const { return ranOut_; }
 
   // For a checkpoint after `updatesDone` updates: the job's counts that no meeting has agreed yet
-  // (collective mid-round; nothing at a round's end or otherwise), and a resume's: given to rank
+  // (collective, unless the ranks met right there or never meet), and a resume's: given to rank
   // 0 to agree at the next meeting.
   Counts unagreed(uint64_t updatesDone) const;
   void resume(const Counts& unagreedByTheJob, int rank);
@@ -74,6 +75,7 @@ private:
   uint64_t updatesPerMeeting_;
   Counts pending_;  // this rank's since the last meeting
   bool ranOut_ = false;
+  uint64_t metAfter_ = uint64_t(-1);  // the updates done at the last meeting (none yet)
 };
 
 }  // namespace marian

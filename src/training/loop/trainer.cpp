@@ -18,10 +18,10 @@
 #include "optimizers/lr_schedule.h"
 #include "tensors/devices_from_options.h"
 #include "training/graph_groups/graph_group.h"
+#include "training/loop/lockstep_agreement.h"
 #include "training/loop/model_export.h"
 #include "training/loop/model_folder.h"
 #include "training/loop/progress_display.h"
-#include "training/loop/lockstep_agreement.h"
 #include "training/loop/rank_agreement.h"
 #include "training/loop/stop_signal.h"
 #include "training/loop/training_data.h"
@@ -151,7 +151,7 @@ public:
     uint64_t labelsBefore = state_.labelsTotal;  // as the schedule's checks last saw them
     while(!stop) {
       data.startEpoch(state_);
-      while(!stop) {
+      while(!stop && !state_.epochOver) {  // (a resume may start where the ranks agreed it was over)
         std::vector<Batch> group = data.nextGroup();  // --optimizer-delay N: N batches make one update
         LockstepAgreement::Outcome agreed;
         if(agreement_->everyUpdate()) {
@@ -192,13 +192,8 @@ public:
                    "lower --learn-rate or --clip-norm)",
                    s.ceSum, state_.batches);
         }
-        bool epochEnded = false;
-        if(agreement_->meetsAfter(state_.batches)) {  // local steps: the round's counts, at its end
-          LockstepAgreement::Outcome met = agreement_->meet(signalled());
-          state_.countAgreed(met.job.sentences, met.job.labels);
-          stoppedBySignal_ = met.signalled;
-          epochEnded = met.epochEnded;
-        }
+        if(agreement_->onceARound())
+          meetIfDue(data);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         // Marian's log shows the rate of the next update
         if(schedule_.displayDue(state_, labelsBefore)) {
@@ -218,19 +213,10 @@ public:
         if(agreement_->everyUpdate())
           stoppedBySignal_ = lockstep ? agreed.signalled : signalled();  // a rank alone: after the update in flight
         stop = stop || schedule_.stopsAfterUpdate(state_) || stoppedBySignal_ || rankZeroEnded();
-        if(epochEnded && !stop) {  // a streamed epoch ran out on some rank during the round
-          data.endEpochWithout({});
-          break;
-        }
       }
-      // the epoch's counts before its end is logged (unless it ended where a round did)
-      if(!stop && agreement_->onceARound() && !agreement_->meetsAfter(state_.batches)) {
-        LockstepAgreement::Outcome met = agreement_->meet(signalled());
-        state_.countAgreed(met.job.sentences, met.job.labels);
-        stoppedBySignal_ = stop = met.signalled;
-      }
-      // an epoch too small to give every rank a whole update would repeat without end
-      ABORT_IF(!stop && state_.batchesEpoch == 0,
+      // an epoch too small to give every rank a whole update would repeat without end (with
+      // local steps the ranks idle to the round's end: nothing trained then)
+      ABORT_IF(!stop && (state_.batchesEpoch == 0 || state_.samplesEpoch == 0),
                "Epoch {} gave this rank no update: the corpus makes fewer mini-batches than the {} one update of "
                "every rank needs ({} rank(s) x --optimizer-delay {}); lower --mini-batch or --mini-batch-words",
                state_.epochs, schedule_.delay() * size_t(ranks_), ranks_, schedule_.delay());
@@ -288,6 +274,24 @@ private:
       return;
     LOG(warn, "[comm] Up. {}: {}", state_.batches, verdict);
     timeline::instant("slow rank", verdict);
+  }
+
+  // Local steps: the ranks meet at a round's end and after an epoch's last update in memory
+  // (every rank knows it), on what they trained since they last met, before that update's
+  // display, validation, save and stop; where they agree the epoch is over (a streamed epoch ran
+  // out on some rank during the round), it ends after this update on every rank, and a checkpoint
+  // saved here says so.
+  void meetIfDue(EpochData& data) {
+    bool lastOfEpoch = !data.streamed() && data.endsAfterThisUpdate();
+    if(!lastOfEpoch && !agreement_->meetsAfter(state_.batches))
+      return;
+    LockstepAgreement::Outcome met = agreement_->meet(state_.batches, signalled());
+    state_.countAgreed(met.job.sentences, met.job.labels);
+    stoppedBySignal_ = met.signalled;
+    if(lastOfEpoch || met.epochEnded) {
+      data.endEpochWithout({});
+      state_.epochOver = true;
+    }
   }
 
   // Rank 0 decides whether to stop after a validation (early stopping: only it validates) and at

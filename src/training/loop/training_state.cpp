@@ -33,6 +33,8 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "vocabularies" << YAML::Value << vocabularies;
   out << YAML::Key << "samples-epoch" << YAML::Value << samplesEpoch;
   out << YAML::Key << "labels-total" << YAML::Value << labelsTotal;
+  if(epochOver)
+    out << YAML::Key << "epoch-over" << YAML::Value << true;
   if(samplesUnagreed || labelsUnagreed) {
     out << YAML::Key << "unagreed" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "samples" << YAML::Value << samplesUnagreed;
@@ -113,6 +115,8 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.vocabularies = get<std::string>(y, "vocabularies", origin);
     s.samplesEpoch = get<uint64_t>(y, "samples-epoch", origin);
     s.labelsTotal = get<uint64_t>(y, "labels-total", origin);
+    if(YAML::Node(y)["epoch-over"])
+      s.epochOver = get<bool>(y, "epoch-over", origin);
     if(YAML::Node(y)["unagreed"]) {
       YAML::Node u = YAML::Node(y)["unagreed"];
       yamlfield::requireMap(u, origin, "unagreed");

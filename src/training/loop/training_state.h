@@ -50,6 +50,9 @@ struct TrainingState {
   // mid-round holds the job's sentences and labels since, agreed after the resume as they would
   // have been without it.
   uint64_t samplesUnagreed = 0, labelsUnagreed = 0;
+  // They agreed that the epoch is over (a streamed one ran out on some rank, or its last update
+  // in memory): a run resumed here starts the next epoch.
+  bool epochOver = false;
   uint64_t seed = 0;         // the effective --seed (drawn when 0)
   // what was back-propagated: kSummedGradient (the cross-entropy's sum, as Marian) or
   // kPerLabelGradient (--normalize-gradient: divided by every rank's labels of the update, as
@@ -72,8 +75,7 @@ struct TrainingState {
     ++batches;
     ++batchesEpoch;
     corpusBatchesEpoch += corpusBatches;
-    samplesEpoch += sentences;
-    labelsTotal += labels;
+    countAgreed(sentences, labels);
   }
   // What the ranks agreed they trained since they last met (local steps, once a round).
   void countAgreed(uint64_t sentences, uint64_t labels) {
@@ -88,6 +90,7 @@ struct TrainingState {
     stream = StreamState();
     samplesEpoch = 0;
     samplesUnagreed = 0;
+    epochOver = false;
   }
   void newEpoch() {
     ++epochs;
