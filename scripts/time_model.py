@@ -65,6 +65,13 @@ def reduce_scatter_allgather(P, chunk, link):
     return 0.0 if P <= 1 else (P - 1) * link.cost(chunk) + ring_allgather(P, chunk, link)
 
 
+def direct_reduce_scatter_allgather(P, chunk, link):
+    """the same exchange with every chunk sent to its owner at once, then every owner's to all at
+    once (comm/allreduce/allreduce.h directExchange): a latency a phase, the P-1 chunks through the
+    node's own link"""
+    return 0.0 if P <= 1 else 2 * (link.latency + (P - 1) * chunk / link.bandwidth)
+
+
 def ring_allreduce(P, nbytes, link):
     return reduce_scatter_allgather(P, nbytes / P, link)
 
@@ -200,7 +207,9 @@ class Scheme:
             return agreement + allreduce(P, N * FLOAT, link)
         if self.sparse():
             exchange = ring_allgather(P, self._topk_message(N), link)
-        else:
+        elif self.kind == "onebit" or (self.kind == "local-steps" and self.bits):  # compressed means
+            exchange = direct_reduce_scatter_allgather(P, self._chunk(P, N, u), link)
+        else:  # fp32 rounds: the ring allreduce
             exchange = reduce_scatter_allgather(P, self._chunk(P, N, u), link)
         if self.kind == "onebit":
             return agreement + exchange

@@ -51,11 +51,11 @@ inline std::vector<std::vector<float>> inputsOf(int ranks, int call, size_t n) {
 }
 
 // The bytes this rank sends in one compressed mean (compressed_mean.h), chunk j encoded in
-// chunkBytes(j): every other chunk to its owner, then every chunk but its successor's around the ring.
+// chunkBytes(j): every other chunk to its owner, then its own chunk's mean to every other rank.
 inline uint64_t compressedMeanBytesSent(Transport& t, const std::function<uint64_t(int)>& chunkBytes) {
   uint64_t sent = 0;
   for(int j = 0; j < t.size(); ++j)
-    sent += (j != t.rank() ? chunkBytes(j) : 0) + (j != (t.rank() + 1) % t.size() ? chunkBytes(j) : 0);
+    sent += j != t.rank() ? chunkBytes(j) + chunkBytes(t.rank()) : 0;
   return sent;
 }
 

@@ -17,6 +17,8 @@ class Collectives(unittest.TestCase):
     def test_ring_allreduce(self):
         # 4 nodes, 1 MB: 6 steps of 1 ms + 250 KB at 100 MB/s (2.5 ms)
         self.assertAlmostEqual(tm.ring_allreduce(4, 1e6, LINK), 6 * (1e-3 + 2.5e-3))
+        # the same chunks sent to every rank at once: 2 latencies, 3 chunks through the link each phase
+        self.assertAlmostEqual(tm.direct_reduce_scatter_allgather(4, 2.5e5, LINK), 2 * (1e-3 + 3 * 2.5e-3))
         self.assertAlmostEqual(tm.ring_allreduce(2, 1e6, LINK), 2 * (1e-3 + 5e-3))
 
     def test_recursive_doubling(self):
@@ -43,7 +45,8 @@ class Collectives(unittest.TestCase):
         self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0.5, 1e6), busy=1 / 3), 11 / 3)
 
     def test_one_node_sends_nothing(self):
-        for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather):
+        for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather,
+                  tm.direct_reduce_scatter_allgather):
             self.assertEqual(f(1, 1e6, LINK), 0.0)
         for s in (tm.Scheme("d", "dense"), tm.Scheme("o", "onebit", freeze_after=10), tm.Scheme("p", "ps", dropping=0.99),
                   tm.Scheme("l", "local-steps", local_steps=10, bits=4)):
@@ -67,9 +70,9 @@ class Schemes(unittest.TestCase):
         dense = tm.Scheme("dense", "dense")
         self.assertEqual(s.comm_seconds(4, self.N, 99, LINK, 0.5), dense.comm_seconds(4, self.N, 99, LINK, 0.5))
         self.assertAlmostEqual(s.sent_bytes(4, self.N, 100), 2 * 0.75 * self.N / 8 + 6 * 4)  # and a scale a chunk
-        # 6 steps of a 1-bit chunk (31,250 bytes) and its scale
+        # a 1-bit chunk (31,250 bytes) and its scale to each of 3 ranks at once, twice
         stop = 2 * (1e-3 + 32 / 1e8)
-        self.assertAlmostEqual(s.comm_seconds(4, self.N, 100, LINK, 0.5), stop + 6 * (1e-3 + 31254 / 1e8))
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 100, LINK, 0.5), stop + 2 * (1e-3 + 3 * 31254 / 1e8))
         # --onebit-block-size 250: a scale per 250 values, 1,000 more in a chunk of 250,000
         blocks = tm.Scheme("1-bit", "onebit", freeze_after=0, block=250)
         self.assertAlmostEqual(blocks.sent_bytes(4, self.N, 0), 6 * (31250 + 4 + 4000))
@@ -94,11 +97,13 @@ class Schemes(unittest.TestCase):
         per_value = 0.5 + 4 / 256
         self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 2 * 0.75 * self.N * per_value / 10)
         stop = 2 * (1e-3 + 32 / 1e8)
-        round_cost = 6 * (1e-3 + self.N / 4 * per_value / 1e8)
+        round_cost = 2 * (1e-3 + 3 * self.N / 4 * per_value / 1e8)  # the compressed mean: to all at once
         # the ranks agree on their counts once a round, not every update
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), (stop + round_cost) / 10)
         fp32 = tm.Scheme("diloco", "local-steps", local_steps=10)
         self.assertAlmostEqual(fp32.sent_bytes(4, self.N, 0), 2 * 0.75 * self.N * 4 / 10)
+        # fp32 rounds go by the ring allreduce
+        self.assertAlmostEqual(fp32.comm_seconds(4, self.N, 0, LINK, 0.5), (stop + 6 * (1e-3 + self.N / 1e8)) / 10)
 
     def test_sparseloco_allgathers_each_ranks_message(self):
         # 16 local steps, each chunk's top 1% in 2 bits: 14 bits a kept value, two magnitudes a chunk
@@ -129,7 +134,7 @@ class Schemes(unittest.TestCase):
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 0.5), stop / 10)
         # with 1 ms of compute a fragment's exchange shows less that millisecond
         per_value = 0.5 + 4 / 256
-        fragment = 6 * (1e-3 + self.N / 5 / 4 * per_value / 1e8)
+        fragment = 2 * (1e-3 + 3 * self.N / 5 / 4 * per_value / 1e8)
         self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 1e-3), (stop + 5 * (fragment - 1e-3)) / 10)
 
     def test_seconds_for_updates_counts_the_freeze(self):

@@ -80,6 +80,33 @@ std::vector<std::vector<char>> Allreduce::ringAllgather(std::vector<char> mine, 
   return all;
 }
 
+std::vector<std::vector<char>> Allreduce::directExchange(const std::vector<const std::vector<char>*>& toRank,
+                                                         const std::vector<size_t>& fromSizes, int round) {
+  int P = transport_.size(), r = transport_.rank();
+  size_t segment = AllreduceSettings().segmentBytes;
+  std::vector<std::vector<char>> from(static_cast<size_t>(P));
+  std::vector<Transport::PendingRecv> receives;
+  std::vector<Transport::PendingSend> sends;
+  for(int s = 1; s < P; ++s) {  // (one tag per source: its segments arrive in the order sent)
+    int source = (r - s + P) % P;
+    from[size_t(source)].resize(fromSizes[size_t(source)]);
+    for(size_t at = 0; at < from[size_t(source)].size(); at += segment)
+      receives.push_back(transport_.startRecv(channel_, source, round, from[size_t(source)].data() + at,
+                                              std::min(segment, from[size_t(source)].size() - at)));
+  }
+  for(int s = 1; s < P; ++s) {  // destinations rotated: no rank is sent to by all at once
+    int dest = (r + s) % P;
+    const std::vector<char>& bytes = *toRank[size_t(dest)];
+    for(size_t at = 0; at < bytes.size(); at += segment)
+      sends.push_back(transport_.startSend(channel_, dest, round, bytes.data() + at, std::min(segment, bytes.size() - at)));
+  }
+  for(Transport::PendingRecv& receive : receives)
+    transport_.finishRecv(receive, transport_.peerTimeout(), name() + " direct exchange");
+  for(Transport::PendingSend& send : sends)
+    transport_.finishSend(send, transport_.peerTimeout(), name());
+  return from;
+}
+
 SparseVector Allreduce::splitAndReduce(const SparseVector& local, const std::vector<uint32_t>& starts,
                                        int firstRound) {
   int P = transport_.size(), r = transport_.rank();

@@ -81,6 +81,12 @@ protected:
   void finishSend(Transport::PendingSend& send);
   // Every rank's `mine`, by rank, passed around the ring (P-1 steps, rounds firstRound...).
   std::vector<std::vector<char>> ringAllgather(std::vector<char> mine, int firstRound);
+  // toRank[d] to rank d and fromSizes[s] bytes from rank s, for every other rank at once: every
+  // receive posted first, the messages in segments under MPI's eager limit (no rendezvous round
+  // trip a message), so the exchange waits about one latency where a ring's P-1 steps wait P-1
+  // (on a wide-area link the whole of it). Returns what came, by rank (this rank's empty).
+  std::vector<std::vector<char>> directExchange(const std::vector<const std::vector<char>*>& toRank,
+                                                const std::vector<size_t>& fromSizes, int round);
   // The split step of seed 000's SSAR_Split and seed 002's split-and-reduce: rank b owns
   // [starts[b], starts[b+1]); every rank sends each owner its pairs there, destinations rotated
   // (step s: to r+s, from r-s) so no owner is hit by all at once. Returns the sum of every

@@ -32,19 +32,34 @@ void CompressedMeanAllreduce::averageCompressed(std::vector<float>& values) {
     Range c = chunk(j);
     return encode(j, x.data() + c.offset, workerError_.data() + c.offset);
   };
-  // worker: chunk j to its server (destinations rotated as in the split step); server: the mean
+  // worker: chunk j to its server; server: the mean, the chunks added in the order of the
+  // rotation (from r - 1, r - 2, ...) whenever they come
   Range mine = chunk(r);
   std::vector<float> y(mine.size, 0.f);
-  decode(r, encodeChunk(r), y.data(), 1.f / float(P));
-  for(int s = 1; s < P; ++s) {
-    int dest = (r + s) % P, source = (r - s + P) % P;
-    decode(r, exchange(dest, source, kToServersTag + s - 1, encodeChunk(dest)), y.data(), 1.f / float(P));
+  std::vector<std::vector<char>> toServers(static_cast<size_t>(P));
+  std::vector<const std::vector<char>*> toRank(static_cast<size_t>(P));
+  for(int j = 0; j < P; ++j) {
+    toServers[size_t(j)] = encodeChunk(j);
+    toRank[size_t(j)] = &toServers[size_t(j)];
   }
+  decode(r, toServers[size_t(r)], y.data(), 1.f / float(P));
+  std::vector<std::vector<char>> received =
+      directExchange(toRank, std::vector<size_t>(size_t(P), encodedSize(r)), kToServersTag);
+  for(int s = 1; s < P; ++s)
+    decode(r, received[size_t((r - s + P) % P)], y.data(), 1.f / float(P));
   for(size_t i = 0; i < mine.size; ++i)
     y[i] += serverError_[i];
-  std::vector<char> served = encode(r, y.data(), serverError_.data());
   // every server's chunk to every rank
-  std::vector<std::vector<char>> all = ringAllgather(std::move(served), kFromServersTag);
+  std::vector<std::vector<char>> all(static_cast<size_t>(P));
+  all[size_t(r)] = encode(r, y.data(), serverError_.data());
+  std::vector<size_t> sizes(static_cast<size_t>(P));
+  for(int j = 0; j < P; ++j)
+    sizes[size_t(j)] = encodedSize(j);
+  std::vector<std::vector<char>> served =
+      directExchange(std::vector<const std::vector<char>*>(size_t(P), &all[size_t(r)]), sizes, kFromServersTag);
+  for(int j = 0; j < P; ++j)
+    if(j != r)
+      all[size_t(j)] = std::move(served[size_t(j)]);
   std::fill(values.begin(), values.end(), 0.f);
   for(int j = 0; j < P; ++j)
     decode(j, all[size_t(j)], values.data() + chunk(j).offset, 1.f);

@@ -8,7 +8,8 @@
 //   server: y = the mean of the P decoded chunks + its error, encoded and sent to every rank; its
 //           error likewise;
 //   every rank: values = the servers' decoded chunks, the same everywhere.
-// About 2 (P-1)/P times the encoded vector's bytes sent per rank and call. The encodings:
+// About 2 (P-1)/P times the encoded vector's bytes sent per rank and call, each phase to every
+// rank at once (directExchange: a latency a phase, not P-1). The encodings:
 // OneBitAllreduce (a sign a value, onebit.h) and QuantizedAllreduce (8, 4 or 2 bits, quantized.h).
 // Not a sum of sparse pairs, so not in the table of --sparse-allreduce algorithms.
 #include <vector>
@@ -38,6 +39,8 @@ protected:
   virtual std::vector<char> encode(int j, const float* x, float* error) const = 0;
   // out[i] += weight * what chunk j's bytes stand for.
   virtual void decode(int j, const std::vector<char>& bytes, float* out, float weight) const = 0;
+  // The bytes of chunk j's encoding (a receive is posted for them before they come).
+  virtual size_t encodedSize(int j) const = 0;
   size_t n_;
 
 private:

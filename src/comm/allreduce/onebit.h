@@ -52,6 +52,7 @@ public:
 protected:
   std::vector<char> encode(int j, const float* x, float* error) const override;
   void decode(int j, const std::vector<char>& bytes, float* out, float weight) const override;
+  size_t encodedSize(int j) const override { return encodedBytes(chunk(j).size, chunkStarts_[size_t(j)].size()); }
 
 private:
   std::vector<std::vector<size_t>> chunkStarts_;  // per chunk: its segments' starts, relative to it

@@ -43,6 +43,7 @@ public:
 protected:
   std::vector<char> encode(int j, const float* x, float* error) const override;
   void decode(int j, const std::vector<char>& bytes, float* out, float weight) const override;
+  size_t encodedSize(int j) const override { return encodedBytes(chunk(j).size, bits_, block_); }
 
 private:
   int bits_;
