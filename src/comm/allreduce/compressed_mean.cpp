@@ -32,8 +32,8 @@ void CompressedMeanAllreduce::averageCompressed(std::vector<float>& values) {
     Range c = chunk(j);
     return encode(j, x.data() + c.offset, workerError_.data() + c.offset);
   };
-  // worker: chunk j to its server; server: the mean, the chunks added in the order of the
-  // rotation (from r - 1, r - 2, ...) whenever they come
+  // worker: chunk j to its server; server: the mean, the chunks added in a fixed order once all
+  // have come (from r - 1, r - 2, ...: the ring's order, the same sums)
   Range mine = chunk(r);
   std::vector<float> y(mine.size, 0.f);
   std::vector<std::vector<char>> toServers(static_cast<size_t>(P));
