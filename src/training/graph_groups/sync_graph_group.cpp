@@ -134,10 +134,8 @@ public:
 
   void idleUpdate(uint64_t update) override {
     ABORT_IF(!rounds_, "Update {}: an idle update without --local-steps", update + 1);
-    ++updatesSinceStatus_;
     auto begin = std::chrono::steady_clock::now();
-    if(rounds_->afterUpdate(update, parameterAccess()))
-      shards_->allGather();
+    exchangeRoundsAfter(update);
     averaged_.clear();
     averagedSmoothed_.clear();
     transport_->noteStep(0.0, seconds(begin, std::chrono::steady_clock::now()));  // its wait for the exchange
@@ -253,11 +251,8 @@ public:
     if(stepped)
       shards_->allGather();
     auto steppedAt = std::chrono::steady_clock::now();
-    if(rounds_) {
-      ++updatesSinceStatus_;
-      if(rounds_->afterUpdate(update, parameterAccess()))
-        shards_->allGather();
-    }
+    if(rounds_)
+      exchangeRoundsAfter(update);
     averaged_.clear();
     averagedSmoothed_.clear();
     uint64_t every = allreducer_ ? allreducer_->compression().averageFreq : 0;
@@ -369,6 +364,13 @@ public:
   }
 
 private:
+  // Local steps: the rounds' exchanges due after update `update`, whether this rank stepped or
+  // idled (its parameters written where a fragment's outer step lands).
+  void exchangeRoundsAfter(uint64_t update) {
+    ++updatesSinceStatus_;
+    if(rounds_->afterUpdate(update, parameterAccess()))
+      shards_->allGather();
+  }
   // bfloat16 products on CPU devices read one rounded copy of the parameters, the process's: the
   // devices' parameters are equal at the start of an update, so one copy (not one per device)
   // made then (not at every forward of --optimizer-delay's pieces) serves them all.

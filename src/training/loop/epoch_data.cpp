@@ -117,10 +117,8 @@ std::vector<Batch> EpochData::nextGroup() {
         batches.skip(1);  // another rank's batch: every rank trains on its own part of the epoch
         continue;
       }
-      // the last incomplete round: every rank must make the same updates (counted from where this
-      // run's epoch began: a checkpoint of other ranks may have left it past any multiple of a round)
-      size_t round = opt_.delay * size_t(ranks_), start = std::min(epochStart_, batches.batchesInEpoch());
-      if(opt_.lockstep && ranks_ > 1 && batches.position() >= start + (batches.batchesInEpoch() - start) / round * round) {
+      // the last incomplete round: every rank must make the same updates
+      if(opt_.lockstep && ranks_ > 1 && batches.position() >= lockstepLimit()) {
         batches.skip(1);
         continue;
       }
@@ -139,13 +137,18 @@ std::vector<Batch> EpochData::nextGroup() {
   return group;
 }
 
+size_t EpochData::lockstepLimit() const {
+  // whole rounds of every rank's update, counted from where this run's epoch began (a checkpoint
+  // of other ranks may have left it past any multiple of a round)
+  size_t round = opt_.delay * size_t(ranks_), start = std::min(epochStart_, generator_->batchesInEpoch());
+  return start + (generator_->batchesInEpoch() - start) / round * round;
+}
+
 bool EpochData::endsAfterThisUpdate() const {
   ABORT_IF(!generator_ || !opt_.lockstep, "EpochData: an epoch's end is known ahead only in memory and in lockstep");
-  const BatchGenerator& batches = *generator_;
-  size_t R = size_t(ranks_), round = opt_.delay * R, start = std::min(epochStart_, batches.batchesInEpoch());
-  size_t limit = start + (batches.batchesInEpoch() - start) / round * round;  // nextGroup's last whole round
-  size_t next = batches.position() + (size_t(rank_) + R - batches.position() % R) % R;  // this rank's next batch
-  return next + (opt_.delay - 1) * R >= limit;
+  size_t R = size_t(ranks_), at = generator_->position();
+  size_t next = at + (size_t(rank_) + R - at % R) % R;  // this rank's next batch
+  return next + (opt_.delay - 1) * R >= lockstepLimit();
 }
 
 void EpochData::endEpochWithout(const std::vector<Batch>& group) {

@@ -73,6 +73,9 @@ public:
   static size_t chunkLines(size_t windowPairs);
 
 private:
+  // In memory and in lockstep: the batch position where the epoch's last whole round of updates
+  // ends (the batches from there are left untrained).
+  size_t lockstepLimit() const;
   // Whether `state` was saved by a run that cut the epoch into batches otherwise, and how.
   bool cutOtherwise(const TrainingState& state) const;
   std::string batchingChange(const TrainingState& state) const;
