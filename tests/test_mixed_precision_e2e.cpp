@@ -1,5 +1,6 @@
 // --precision, --fp16 and --cost-scaling end to end on the synthetic corpus: cost scaling by a power
-// of two changes nothing in float32, an overflowing factor skips updates and comes down, bfloat16
+// of two changes nothing in float32, an overflowing factor skips updates and comes down, a resume
+// continues the factor's schedule, bfloat16
 // trains and resumes across precisions, on one device and on two with delayed updates (where the
 // CPU has AVX512-BF16 or AMX), and what cannot run
 // here is a clear error. CostScaling's schedule by hand.
@@ -104,6 +105,31 @@ TEST(MixedPrecision, OverflowSkipsTheUpdateAndLowersTheFactor) {
   ASSERT_EQ(c.size(), 4u);
   for(auto& [update, cost] : c)
     EXPECT_TRUE(std::isfinite(std::stod(cost))) << update;
+}
+
+// A checkpoint holds where cost scaling's schedule stands: stopped at update 10 and resumed, the
+// run skips the updates and prints the Costs of the run that went through (with the factor of the
+// options again, it would skip its first updates anew).
+TEST(MixedPrecision, CostScalingResumesWhereItsScheduleStood) {
+  const std::string schedule = " --cost-scaling 1.7014118e38 3 2 1";
+  RunResult whole = e2e::run("cs-whole", "--after-batches 20" + schedule);
+  RunResult first = e2e::run("cs-resume", "--after-batches 10 --save-freq 10" + schedule);
+  RunResult second = e2e::run("cs-resume", "--after-batches 20 --save-freq 10" + schedule, /*fresh=*/false);
+  for(const RunResult* r : {&whole, &first, &second})
+    ASSERT_EQ(r->status, 0) << r->log;
+  EXPECT_NE(second.log.find("Cost scaling continues from the checkpoint"), std::string::npos) << second.log;
+  std::vector<std::pair<int, double>> after10;
+  for(const auto& s : skipped(whole.log))
+    if(s.first > 10)
+      after10.push_back(s);
+  ASSERT_FALSE(after10.empty()) << "the schedule should skip after update 10 (the factor grows into overflow):\n"
+                                << whole.log;
+  EXPECT_EQ(skipped(second.log), after10) << second.log;
+  auto all = costs(whole.log), resumed = costs(second.log);
+  ASSERT_EQ(all.size(), 4u) << whole.log;
+  ASSERT_EQ(resumed.size(), 2u) << second.log;
+  EXPECT_EQ(resumed[0], all[2]);
+  EXPECT_EQ(resumed[1], all[3]);
 }
 
 // bfloat16 products: the Costs follow float32's to bfloat16's rounding, and a checkpoint (float32

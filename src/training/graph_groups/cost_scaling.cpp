@@ -6,16 +6,21 @@
 
 #include "common/error.h"
 #include "common/format.h"
+#include "common/logging.h"
 
 namespace marian {
 
 namespace {
 // Marian v1.12's --fp16: --cost-scaling 8.f 10000 1.f 8.f (a constant factor of 8)
 const std::vector<std::string> kMarianDefault = {"8", "10000", "1", "8"};
+
+const std::string kFrequency = std::string(CostScaling::kSavedSchedule) + "-frequency";
+const std::string kFiniteInARow = std::string(CostScaling::kSavedSchedule) + "-finite-in-a-row";
+const std::string kSkipsInARow = std::string(CostScaling::kSavedSchedule) + "-skips-in-a-row";
 }  // namespace
 
 CostScaling::CostScaling(float factor, uint64_t frequency, float multiplier, float minimum)
-    : factor_(factor), frequency_(frequency), multiplier_(multiplier), minimum_(minimum) {
+    : initialFactor_(factor), factor_(factor), frequency_(frequency), multiplier_(multiplier), minimum_(minimum) {
   ABORT_IF(!(factor > 0.f) || !std::isfinite(factor), "--cost-scaling: the factor must be a positive number, not {}", factor);
   ABORT_IF(frequency == 0, "--cost-scaling: the frequency must be at least 1 update");
   ABORT_IF(!(multiplier >= 1.f) || !std::isfinite(multiplier), "--cost-scaling: the multiplier must be >= 1, not {}",
@@ -61,6 +66,38 @@ bool CostScaling::afterGradient(bool finite) {
   if(++finiteInARow_ % frequency_ == 0 && std::isfinite(factor_ * multiplier_))
     factor_ *= multiplier_;
   return true;
+}
+
+void CostScaling::saveTo(ModelState& state) const {
+  state.extras[kSavedSchedule] = {factor_, initialFactor_, multiplier_, minimum_};
+  state.counters[kFrequency] = frequency_;
+  state.counters[kFiniteInARow] = finiteInARow_;
+  state.counters[kSkipsInARow] = skipsInARow_;
+}
+
+void CostScaling::restoreFrom(const ModelState& state) {
+  auto saved = state.extras.find(kSavedSchedule);
+  if(saved == state.extras.end())
+    return;  // saved without cost scaling: the options' start
+  const std::vector<float>& v = saved->second;
+  auto counter = [&](const std::string& name) {
+    auto it = state.counters.find(name);
+    ABORT_IF(it == state.counters.end(), "The checkpoint's cost scaling has no '{}'", name);
+    return it->second;
+  };
+  ABORT_IF(v.size() != 4 || !(v[0] > 0.f) || !std::isfinite(v[0]),
+           "The checkpoint's cost scaling ('{}') is not a factor and its options", kSavedSchedule);
+  if(v[1] != initialFactor_ || v[2] != multiplier_ || v[3] != minimum_ || counter(kFrequency) != frequency_) {
+    LOG(info, "[training] The checkpoint's cost scaling ran with --cost-scaling {} {} {} {}: these options start "
+              "again from factor {}",
+        v[1], counter(kFrequency), v[2], v[3], factor_);
+    return;
+  }
+  factor_ = v[0];
+  finiteInARow_ = counter(kFiniteInARow);
+  skipsInARow_ = counter(kSkipsInARow);
+  LOG(info, "[training] Cost scaling continues from the checkpoint: factor {}, {} finite update(s) in a row",
+      factor_, finiteInARow_);
 }
 
 std::string CostScaling::describe() const {

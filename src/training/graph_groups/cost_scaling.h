@@ -5,12 +5,14 @@
 // gradient divided by it before the optimizer. An update whose gradient is not finite is skipped
 // and the factor divided by the multiplier (not below the minimum); after FREQUENCY finite updates
 // in a row it is multiplied by the multiplier (while that stays finite). kSkipsMeaningDivergence
-// skips in a row end training as a divergence.
+// skips in a row end training as a divergence. A checkpoint holds where the schedule stands, so
+// that a resume continues it (Marian's starts again from the options' factor).
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "common/options.h"
+#include "optimizers/model_state.h"
 
 namespace marian {
 
@@ -31,7 +33,17 @@ public:
   bool afterGradient(bool finite);
   std::string describe() const;
 
+  // The schedule's position into a checkpoint (extras kSavedSchedule: the factor, then the
+  // options' factor, multiplier and minimum; counters: the frequency, finite and skipped updates
+  // in a row). Every rank holds the same.
+  void saveTo(ModelState& state) const;
+  // Continues a saved schedule of the same options; one of other options (or none: saved without
+  // cost scaling) leaves this one at the options' start, and says so.
+  void restoreFrom(const ModelState& state);
+  static constexpr const char* kSavedSchedule = "cost-scaling";
+
 private:
+  float initialFactor_;
   float factor_;
   uint64_t frequency_;
   float multiplier_, minimum_;
