@@ -1,5 +1,5 @@
 // checkRanksAgree on ranks in this process: every rank's corpus, vocabularies, pretrained model,
-// batching, device count and options against rank 0's before training. Equal setups pass on every rank; rank 0 names each
+// batching, device count and options against rank 0's before training, and GPUs that ranks share. Equal setups pass on every rank; rank 0 names each
 // rank that differs and how, and the job ends on every rank; a node's own options (devices,
 // workspace, logging, the paths of its data copies) may differ. (Under mpirun, with a copy of
 // the corpus per node: MultiNode.ARankWithAnotherCopyOrOptionsIsNamed.)
@@ -106,6 +106,29 @@ TEST(RankAgreement, ANodesOwnOptionsAreNotCompared) {
   EXPECT_NE(setupDifferences(x, y, 1).find("--learn-rate 0.0003 (rank 0: 0.0001)"), std::string::npos)
       << setupDifferences(x, y, 1);
   EXPECT_NE(setupDifferences(x, y, 1).find("--after 10e (rank 0: "), std::string::npos) << setupDifferences(x, y, 1);
+}
+
+// GPUs that several ranks train on are named with their host, each once: legal (the job goes on,
+// rank 0 warns), but each rank then runs at a fraction of the GPU.
+TEST(RankAgreement, GpusSharedByRanksAreNamed) {
+  EXPECT_EQ(gpusSharedByRanks({{}, {}}), "");
+  EXPECT_EQ(gpusSharedByRanks({{"n1 0000:1a:00.0"}, {"n1 0000:1b:00.0"}, {"n2 0000:1a:00.0"}}), "");
+  EXPECT_EQ(gpusSharedByRanks({{"n1 0000:1a:00.0", "n1 0000:1b:00.0"},
+                               {"n1 0000:1b:00.0", "n1 0000:1a:00.0"},
+                               {"n2 0000:1a:00.0"},
+                               {"n1 0000:1b:00.0"}}),
+            "GPU 0000:1a:00.0 of host n1: ranks 0, 1\nGPU 0000:1b:00.0 of host n1: ranks 0, 1, 3");
+  std::vector<RankSetup> s(3, setup());
+  s[1].gpus = s[2].gpus = {"n1 0000:1a:00.0"};
+  s[0].gpus = {"n0 0000:1a:00.0"};
+  testing::internal::CaptureStderr();
+  std::string error = runOnRanks(s);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(error, "");
+  EXPECT_NE(log.find("Several ranks train on the same GPU"), std::string::npos) << log;
+  EXPECT_NE(log.find("GPU 0000:1a:00.0 of host n1: ranks 1, 2"), std::string::npos) << log;
+  EXPECT_EQ(log.find("host n0"), std::string::npos) << log;
+  EXPECT_TRUE(gpusOf({cpuDevice(0), cpuDevice(1)}).empty());
 }
 
 }  // namespace

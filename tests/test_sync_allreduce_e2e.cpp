@@ -54,7 +54,8 @@ void runAfterAndBucketed(const std::string& name, const std::string& opts, int r
 
 // Buckets reduced while backward goes on print the Costs of one allreduce after backward: on 2
 // ranks exactly (two numbers add exactly, in any cut), also with 2 devices per rank; on 3 ranks
-// to float rounding (MPI picks its reduction by message size). Compressed, each bucket selects
+// to float rounding (MPI picks its reduction by message size); with a device of each rank left
+// without a sentence too. Compressed, each bucket selects
 // its own top-k and training learns.
 TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
   for(auto [ranks, devices] : {std::pair<int, int>{2, 1}, {2, 2}, {3, 1}}) {
@@ -67,6 +68,13 @@ TEST(SyncAllreduce, BucketsOverlappedWithBackwardGiveTheSameCosts) {
         EXPECT_EQ(r.after[i], r.bucketed[i]);
       else
         EXPECT_NEAR(std::stod(r.after[i].second), std::stod(r.bucketed[i].second), 1e-5 * std::stod(r.after[i].second));
+  }
+  {  // one sentence a batch: each rank's second device has none, and its zeros must be in place
+     // before the communication thread adds the first device's buckets into its shard
+    SCOPED_TRACE("2 ranks x 2 devices, one of them without a sentence");
+    AfterAndBucketed r;
+    runAfterAndBucketed("bucket-idle", "--sync-sgd --after-batches 20 --cpu-threads 2 --mini-batch 1", 2, r);
+    EXPECT_EQ(r.after, r.bucketed);
   }
   RunResult compressed = e2e::run("bucket-oktopk",
                                   "--sync-sgd --after-batches 60 --valid-freq 20 --bucket-size 0.01 "

@@ -245,8 +245,12 @@ TEST(Translate, TheEmbeddedConfigIsMarians) {
 TEST(Translate, GpuDecodesLikeTheCpu) {
   std::string probe = dir() + "/gpu-probe";
   train("gpu", kTransformer + " --after-batches 300");
-  if(sh(decoder("gpu", "--cpu-threads 0 --devices 0", probe)) != 0)
-    GTEST_SKIP() << "no GPU: " << readFile(probe + ".log");
+  if(sh(decoder("gpu", "--cpu-threads 0 --devices 0", probe)) != 0) {
+    std::string log = readFile(probe + ".log");
+    if(e2e::noGpuHere(log))
+      GTEST_SKIP() << "no GPU: " << log;
+    FAIL() << "decoding on GPU 0 failed:\n" << log;
+  }
   std::string cpu = dir() + "/gpu/cpu.nbest", gpu = dir() + "/gpu/gpu.nbest";
   ASSERT_EQ(sh(decoder("gpu", "-b 3 --n-best", cpu)), 0) << readFile(cpu + ".log");
   ASSERT_EQ(sh(decoder("gpu", "-b 3 --n-best --cpu-threads 0 --devices 0", gpu)), 0) << readFile(gpu + ".log");

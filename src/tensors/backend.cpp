@@ -12,6 +12,7 @@ std::unique_ptr<Backend> makeCpuBackend(int id);
 std::unique_ptr<Backend> makeGpuBackend(int id);
 int cudaDeviceCount();
 int cudaComputeCapability(int id);
+std::string cudaBusId(int id);
 namespace gpu {
 void setLane(int lane);
 void setTf32(bool on);
@@ -47,6 +48,15 @@ int gpuDeviceCount() {
   return cudaDeviceCount();
 #else
   return 0;
+#endif
+}
+
+std::string gpuBusId(int id) {
+#ifdef MARIAN_CUDA
+  return cudaBusId(id);
+#else
+  (void)id;
+  return "";
 #endif
 }
 

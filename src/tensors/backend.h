@@ -3,6 +3,7 @@
 // free functions in tensors/kernels.h that choose the CPU or GPU implementation by device.
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "tensors/device.h"
 
@@ -63,5 +64,8 @@ int gpuDeviceCount();
 // GPU id's compute capability as major * 10 + minor (90 for an H100); 0 where unknown (no GPU
 // backend, driver or such a device).
 int gpuComputeCapability(int id);
+// GPU id's PCI bus id ("0000:1a:00.0"): the same GPU whatever CUDA_VISIBLE_DEVICES numbers it;
+// "" where unknown.
+std::string gpuBusId(int id);
 
 }  // namespace marian

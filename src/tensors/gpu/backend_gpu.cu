@@ -2,6 +2,7 @@
 // the per-device context (stream, cuBLAS handle, scratch, error slot) that the kernels use.
 #include <map>
 #include <mutex>
+#include <string>
 
 #include "tensors/backend.h"
 #include "tensors/gpu/cublas_library.h"
@@ -9,6 +10,7 @@
 #include "tensors/kernel_checks.h"
 
 namespace marian {
+int cudaComputeCapability(int id);  // below, outside namespace gpu (backend.cpp's)
 namespace gpu {
 
 namespace {
@@ -93,6 +95,11 @@ public:
     ABORT_IF(rc != cudaSuccess, "GPU {} requested, but CUDA finds no usable GPU: {}", id,
              cudaGetErrorString(rc));
     ABORT_IF(id < 0 || id >= count, "GPU {} requested but {} GPU(s) are visible", id, count);
+    int capability = cudaComputeCapability(id);
+    ABORT_IF(capability != 0 && capability < MARIAN_CUDA_OLDEST_ARCH,
+             "GPU {} has compute capability {}.{}, but this build's kernels run on {}.{} and later "
+             "(CMAKE_CUDA_ARCHITECTURES in CMakeLists.txt)",
+             id, capability / 10, capability % 10, MARIAN_CUDA_OLDEST_ARCH / 10, MARIAN_CUDA_OLDEST_ARCH % 10);
     useDevice(id);
     for(Context& c : lanes_) {
       c.id = id;
@@ -206,6 +213,15 @@ Context& context(int id) {
 int cudaDeviceCount() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+std::string cudaBusId(int id) {
+  char bus[32] = "";
+  if(cudaDeviceGetPCIBusId(bus, int(sizeof(bus)), id) != cudaSuccess) {
+    cudaGetLastError();  // (not sticky: clear it)
+    return "";
+  }
+  return bus;
 }
 
 int cudaComputeCapability(int id) {

@@ -184,16 +184,22 @@ public:
         if(r.size > 0)
           kernels::convert(rounded_->view(r.offset, Shape({int(r.size)})), shards_->shards()[k]->values());
       });
+    // A device without sentences gives zeros, final before the communication thread may start a
+    // bucket (once the active devices finished it) and add their gradients into this one's shard.
+    if(std::count(active_.begin(), active_.end(), 0) > 0)
+      parallelFor(n, [&](size_t d) {
+        if(!active_[d]) {
+          workers_[d]->params().zeroGrads();
+          backendFor(workers_[d]->device()).synchronize();
+        }
+      });
     if(overlap_)
       overlap_->start(active_);
     auto begin = std::chrono::steady_clock::now();
     try {
       parallelFor(n, [&](size_t d) {
-        if(!active_[d]) {  // zeros, final before the communication thread's lane adds into them
-          workers_[d]->params().zeroGrads();
-          backendFor(workers_[d]->device()).synchronize();
+        if(!active_[d])
           return;
-        }
         ExpressionGraph::GradientReady ready;
         ExpressionGraph::LookupsApart apart;
         if(overlap_)
@@ -317,6 +323,8 @@ public:
       allreducer_->saveTo(state);
     if(replicas_)  // collective: every rank's copy goes to rank 0
       replicas_->gather(state);
+    if(costScaling_)
+      costScaling_->saveTo(state);
     if(!heldBack_.empty()) {  // resumed on one rank, saved before its first update: still owed
       std::vector<float>& owed = state.extras[std::string(kGradientResiduals) + ".rank0"];
       owed = heldBack_;
@@ -332,6 +340,8 @@ public:
   }
 
   void restore(const ModelState& saved) override {
+    if(costScaling_)
+      costScaling_->restoreFrom(saved);
     shards_->restoreFrom(saved);
     restoreOwnReplica(saved);
     if(rounds_) {

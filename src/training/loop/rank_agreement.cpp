@@ -2,11 +2,15 @@
 
 #include <set>
 
+#include <unistd.h>
+
 #include "comm/message_tags.h"
 #include "common/byte_record.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/logging.h"
 #include "common/options.h"
+#include "tensors/backend.h"
 
 namespace marian {
 
@@ -21,6 +25,9 @@ std::vector<char> pack(const RankSetup& s) {
   w.putString(s.pretrained);
   w.putString(s.batching);
   w.put<uint64_t>(s.devices);
+  w.put<uint64_t>(s.gpus.size());
+  for(const std::string& gpu : s.gpus)
+    w.putString(gpu);
   w.put<uint64_t>(s.options.size());
   for(const auto& [key, value] : s.options) {
     w.putString(key);
@@ -37,6 +44,9 @@ RankSetup unpack(const std::vector<char>& bytes) {
   s.pretrained = r.getString();
   s.batching = r.getString();
   s.devices = size_t(r.get<uint64_t>());
+  uint64_t gpus = r.get<uint64_t>();
+  for(uint64_t i = 0; i < gpus; ++i)
+    s.gpus.push_back(r.getString());
   uint64_t n = r.get<uint64_t>();
   for(uint64_t i = 0; i < n; ++i) {
     std::string key = r.getString();
@@ -95,6 +105,37 @@ std::string setupDifferences(const RankSetup& root, const RankSetup& other, int 
   return said;
 }
 
+std::string gpusSharedByRanks(const std::vector<std::vector<std::string>>& gpusByRank) {
+  std::map<std::string, std::vector<int>> ranksOf;
+  for(size_t r = 0; r < gpusByRank.size(); ++r)
+    for(const std::string& gpu : std::set<std::string>(gpusByRank[r].begin(), gpusByRank[r].end()))
+      ranksOf[gpu].push_back(int(r));
+  std::string said;
+  for(const auto& [gpu, ranks] : ranksOf) {
+    if(ranks.size() < 2)
+      continue;
+    size_t space = gpu.find(' ');
+    std::string list;
+    for(int r : ranks)
+      list += (list.empty() ? "" : ", ") + std::to_string(r);
+    said += format("{}GPU {} of host {}: ranks {}", said.empty() ? "" : "\n",
+                   space == std::string::npos ? gpu : gpu.substr(space + 1), gpu.substr(0, space), list);
+  }
+  return said;
+}
+
+std::vector<std::string> gpusOf(const std::vector<Device>& devices) {
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  std::vector<std::string> gpus;
+  for(const Device& d : devices)
+    if(d.type == DeviceType::gpu) {
+      std::string bus = gpuBusId(d.id);
+      gpus.push_back(std::string(host) + " " + (bus.empty() ? "number " + std::to_string(d.id) : bus));
+    }
+  return gpus;
+}
+
 void checkRanksAgree(Transport& ranks, const RankSetup& mine) {
   if(ranks.size() < 2)
     return;
@@ -105,17 +146,26 @@ void checkRanksAgree(Transport& ranks, const RankSetup& mine) {
     return;
   }
   std::string differences;
+  std::vector<std::vector<std::string>> gpusByRank = {mine.gpus};
   for(int r = 1; r < ranks.size(); ++r) {
     Transport::Message m = ranks.recv(Channel::collective, r, kRankSetupTag, ranks.peerTimeout(), what);
-    std::string d = setupDifferences(mine, unpack(m.bytes), r);
+    RankSetup theirs = unpack(m.bytes);
+    std::string d = setupDifferences(mine, theirs, r);
     if(!d.empty())
       differences += (differences.empty() ? "" : "\n") + d;
+    gpusByRank.push_back(std::move(theirs.gpus));
   }
   ABORT_IF(!differences.empty(),
            "The ranks of this job do not train alike; every node must hold the same copy of the corpus, the "
            "vocabularies and a pretrained model, cut the same batches, train on as many devices and run the same "
            "options (only a node's own may differ: {}):\n{}",
            Options::ofANode(), differences);
+  std::string shared = gpusSharedByRanks(gpusByRank);
+  if(!shared.empty())
+    LOG(warn, "[training] Several ranks train on the same GPU, each at a fraction of its speed (Marian's way is one "
+              "rank a node with all of the node's GPUs in --devices; or give each rank its own with "
+              "CUDA_VISIBLE_DEVICES):\n{}",
+        shared);
   ranks.broadcastFromRoot(1, ranks.peerTimeout(), what);
 }
 
