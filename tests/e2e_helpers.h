@@ -64,13 +64,13 @@ inline RunResult run(const std::string& name, const std::string& extra, bool fre
   return {status, readFile(m + "/log.txt")};
 }
 
-// (update, cost text) of every training line of rank 0 (lines without a "[rank N]" prefix)
 // Whether a failed run on a GPU failed because none can run here (a build without the GPU backend,
 // or no GPU visible: the errors that say so). The GPU tests skip then, and fail on any other failure.
 inline bool noGpuHere(const std::string& log) {
   return log.find("has no GPU backend") != std::string::npos || log.find("GPU(s) are visible") != std::string::npos;
 }
 
+// (update, cost text) of every training line of rank 0 (lines without a "[rank N]" prefix)
 inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
   std::vector<std::pair<int, std::string>> out;
   std::regex line("\\] Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)");
