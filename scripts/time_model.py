@@ -69,7 +69,7 @@ def direct_reduce_scatter_allgather(P, chunk, link):
     """the same exchange with every chunk sent to its owner at once, then every owner's to all at
     once (comm/allreduce/allreduce.h directExchange): a latency a phase, the P-1 chunks through the
     node's own link"""
-    return 0.0 if P <= 1 else 2 * (link.latency + (P - 1) * chunk / link.bandwidth)
+    return 0.0 if P <= 1 else 2 * link.cost((P - 1) * chunk)
 
 
 def ring_allreduce(P, nbytes, link):

@@ -112,15 +112,13 @@ TEST(RankAgreement, ANodesOwnOptionsAreNotCompared) {
 // rank 0 warns), but each rank then runs at a fraction of the GPU.
 TEST(RankAgreement, GpusSharedByRanksAreNamed) {
   EXPECT_EQ(gpusSharedByRanks({{}, {}}), "");
-  EXPECT_EQ(gpusSharedByRanks({{"n1 0000:1a:00.0"}, {"n1 0000:1b:00.0"}, {"n2 0000:1a:00.0"}}), "");
-  EXPECT_EQ(gpusSharedByRanks({{"n1 0000:1a:00.0", "n1 0000:1b:00.0"},
-                               {"n1 0000:1b:00.0", "n1 0000:1a:00.0"},
-                               {"n2 0000:1a:00.0"},
-                               {"n1 0000:1b:00.0"}}),
+  const std::string a1 = "0000:1a:00.0 of host n1", b1 = "0000:1b:00.0 of host n1", a2 = "0000:1a:00.0 of host n2";
+  EXPECT_EQ(gpusSharedByRanks({{a1}, {b1}, {a2}}), "");
+  EXPECT_EQ(gpusSharedByRanks({{a1, b1}, {b1, a1}, {a2}, {b1}}),
             "GPU 0000:1a:00.0 of host n1: ranks 0, 1\nGPU 0000:1b:00.0 of host n1: ranks 0, 1, 3");
   std::vector<RankSetup> s(3, setup());
-  s[1].gpus = s[2].gpus = {"n1 0000:1a:00.0"};
-  s[0].gpus = {"n0 0000:1a:00.0"};
+  s[1].gpus = s[2].gpus = {a1};
+  s[0].gpus = {"0000:1a:00.0 of host n0"};
   testing::internal::CaptureStderr();
   std::string error = runOnRanks(s);
   std::string log = testing::internal::GetCapturedStderr();

@@ -114,12 +114,10 @@ std::string gpusSharedByRanks(const std::vector<std::vector<std::string>>& gpusB
   for(const auto& [gpu, ranks] : ranksOf) {
     if(ranks.size() < 2)
       continue;
-    size_t space = gpu.find(' ');
     std::string list;
     for(int r : ranks)
       list += (list.empty() ? "" : ", ") + std::to_string(r);
-    said += format("{}GPU {} of host {}: ranks {}", said.empty() ? "" : "\n",
-                   space == std::string::npos ? gpu : gpu.substr(space + 1), gpu.substr(0, space), list);
+    said += format("{}GPU {}: ranks {}", said.empty() ? "" : "\n", gpu, list);
   }
   return said;
 }
@@ -131,7 +129,7 @@ std::vector<std::string> gpusOf(const std::vector<Device>& devices) {
   for(const Device& d : devices)
     if(d.type == DeviceType::gpu) {
       std::string bus = gpuBusId(d.id);
-      gpus.push_back(std::string(host) + " " + (bus.empty() ? "number " + std::to_string(d.id) : bus));
+      gpus.push_back((bus.empty() ? "number " + std::to_string(d.id) : bus) + " of host " + host);
     }
   return gpus;
 }

@@ -19,7 +19,7 @@ struct RankSetup {
   std::string pretrained;    // --pretrained-model's ContentHash ("" without one)
   std::string batching;      // BatchingOptions::describe(): the cut (--mini-batch-fit's sizes for --workspace)
   size_t devices = 0;        // this rank's devices (the ids may differ per node, the count not)
-  std::vector<std::string> gpus;  // this rank's GPUs, each "host PCI-bus-id" (none on CPU devices)
+  std::vector<std::string> gpus;  // this rank's GPUs, "PCI-bus-id of host H" each (none on CPU devices)
   std::map<std::string, std::string> options;  // Options::sharedByRanks
 };
 
@@ -32,7 +32,7 @@ std::string setupDifferences(const RankSetup& root, const RankSetup& other, int 
 // a node with all of its GPUs (--devices 0 1 2 3); ranks that each list every GPU of their node
 // (mpirun -np 4 on one node with --devices 0 1 2 3) would put four replicas on each GPU.
 std::string gpusSharedByRanks(const std::vector<std::vector<std::string>>& gpusByRank);
-// The GPUs among `devices` as RankSetup::gpus names them (this host's name and each one's bus id).
+// The GPUs among `devices` as RankSetup::gpus names them (each one's bus id and this host's name).
 std::vector<std::string> gpusOf(const std::vector<Device>& devices);
 
 // Returns on every rank once rank 0 has found every rank's setup equal to its own (and warned of
