@@ -168,7 +168,7 @@ const std::vector<Spec>& specs() {
       {"onebit-update-direction", "", kFlag, "false", kTrain | kOurs, "1-bit Adam after the freeze: each momentum value sent in units of its frozen sqrt(v) (the sign and scale are the update direction m/sqrt(v)'s, not m's)"},
       // multi-node parameter server (seed 004)
       {"multi-node", "", kFlag, "false", kTrain | kOurs, "Sharded parameter server across MPI ranks (mpirun -np N)"},
-      {"multi-node-overlap", "", kFlag, "false", kTrain | kOurs, "Overlap communication with computation (double buffers)"},
+      {"multi-node-overlap", "", kFlag, "false", kTrain | kOurs, "Overlap communication with computation (double buffers); off by default here, on in Marian's multi-node fork"},
       {"multi-node-max-delay", "", Int(0, 1e9), "0", kTrain | kOurs, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
       {"multi-node-apply-summed", "", kFlag, "false", kTrain | kOurs, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
       {"multi-node-single-client", "", kFlag, "false", kTrain | kOurs, "One client of a node communicates at a time"},
