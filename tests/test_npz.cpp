@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "common/npz.h"
@@ -110,6 +111,43 @@ TEST(Npz, NumpyReadsOurFilesAndWeReadNumpys) {
               (std::vector<float>{0, 2, 4, 6, 8, 10}));
     EXPECT_EQ(kernels::toHost(b.graph.params().value("bias")), (std::vector<float>{1, 2, 3}));
   }
+}
+
+// Past 4 GiB (a checkpoint of a few hundred million parameters) a size or an offset no longer
+// fits its 32-bit zip field: the writer then adds zip64 records. The limit lowered to 300 bytes
+// writes every case small: an entry below it, one whose size passes it, ones that start past it,
+// and a directory past it (zip64's end record).
+TEST(Npz, Zip64RecordsPastFourGibReadBackHereAndInNumpy) {
+  std::string path = tempPath("zip64.npz");
+  std::vector<std::pair<std::string, std::vector<float>>> arrays = {
+      {"a", SmallModel::iota(2, 1.f)}, {"b", SmallModel::iota(40, 0.5f)}, {"c", SmallModel::iota(100, 0.25f)},
+      {"d", SmallModel::iota(3, -1.f)}};
+  {
+    NpzWriter out(path, /*zip64Limit=*/300);
+    for(const auto& [name, values] : arrays)
+      out.addFloat32(name, values);
+    out.commit();
+  }
+  std::string bytes = readAll(path);
+  EXPECT_NE(bytes.find(std::string("\x50\x4b\x06\x06", 4)), std::string::npos) << "no zip64 end record";
+  std::vector<NpzItem> items = readNpz(path);
+  ASSERT_EQ(items.size(), arrays.size());
+  for(size_t i = 0; i < arrays.size(); ++i) {
+    EXPECT_EQ(items[i].name, arrays[i].first);
+    std::vector<float> read(items[i].elements());
+    std::memcpy(read.data(), items[i].bytes.data(), items[i].bytes.size());
+    EXPECT_EQ(read, arrays[i].second) << arrays[i].first;
+  }
+  if(!haveNumpy())
+    GTEST_SKIP() << "python3-numpy not installed (scripts/install-deps installs it)";
+  std::string script =
+      "import numpy as np\n"
+      "m = np.load('" + path + "')\n"
+      "assert m.files == ['a', 'b', 'c', 'd'], m.files\n"
+      "assert (m['c'] == np.arange(100, dtype=np.float32) * 0.25).all()\n"
+      "assert (m['d'] == np.arange(3, dtype=np.float32) * -1).all()\n";
+  writeAll(tempPath("check64.py"), script);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + tempPath("check64.py")).c_str()), 0);
 }
 
 TEST(Npz, MissingFileNamesIt) {

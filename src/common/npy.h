@@ -21,6 +21,10 @@ inline void put32(std::string& out, uint32_t v) {
   put16(out, v & 0xffff);
   put16(out, v >> 16);
 }
+inline void put64(std::string& out, uint64_t v) {
+  put32(out, uint32_t(v));
+  put32(out, uint32_t(v >> 32));
+}
 
 // The .npy header (magic, version 1.0, the dict, padded to 64 bytes) of an array.
 std::string npyHeader(const std::string& descr, const std::vector<size_t>& dims);

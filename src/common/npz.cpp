@@ -287,35 +287,64 @@ void NpzWriter::add(const std::string& arrayName, const std::vector<size_t>& sha
            "Cannot save array '{}' to '{}': {} bytes do not match its shape", arrayName, path_, dataBytes);
   std::string header = npyHeader(descr, shape);
   uint64_t size = header.size() + dataBytes;
-  ABORT_IF(size >= 0xFFFFFFFFull || offset_ >= 0xFFFFFFFFull,
-           "Cannot save '{}': arrays over 4 GiB are not supported", path_);
-  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(header.data()), uInt(header.size()));
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(data), uInt(dataBytes));
+  uLong crc = crc32_z(0L, reinterpret_cast<const Bytef*>(header.data()), header.size());
+  crc = crc32_z(crc, reinterpret_cast<const Bytef*>(data), dataBytes);
   std::string name = arrayName + ".npy";
+  // A size or an offset that a 32-bit field cannot hold goes into a zip64 extra field (its field
+  // then 0xFFFFFFFF), as numpy's zipfile writes it; below the limit the file is what numpy and
+  // Marian's cnpy write, which know no zip64.
+  bool bigSize = size >= zip64Limit_, farOffset = offset_ >= zip64Limit_;
+  uint32_t size32 = bigSize ? 0xFFFFFFFFu : uint32_t(size);
+  uint32_t version = bigSize || farOffset ? 45 : 20;
 
+  std::string localExtra, centralExtra;
+  if(bigSize) {
+    put16(localExtra, 0x0001);
+    put16(localExtra, 16);
+    put64(localExtra, size);  // uncompressed, then compressed: stored, the same
+    put64(localExtra, size);
+  }
+  if(bigSize || farOffset) {
+    put16(centralExtra, 0x0001);
+    put16(centralExtra, uint32_t((bigSize ? 16 : 0) + (farOffset ? 8 : 0)));
+    if(bigSize) {
+      put64(centralExtra, size);
+      put64(centralExtra, size);
+    }
+    if(farOffset)
+      put64(centralExtra, offset_);
+  }
+  // the fields that the local header and the directory entry share, from "version needed" on
+  auto common = [&](const std::string& extra) {
+    std::string f;
+    put16(f, version);  // version needed
+    put16(f, 0);        // flags
+    put16(f, 0);        // method: stored
+    put16(f, 0);        // time
+    put16(f, 0x21);     // date 1980-01-01
+    put32(f, uint32_t(crc));
+    put32(f, size32);   // compressed
+    put32(f, size32);   // uncompressed
+    put16(f, uint32_t(name.size()));
+    put16(f, uint32_t(extra.size()));
+    return f;
+  };
   std::string local;
   put32(local, kLocalHeader);
-  put16(local, 20);          // version needed
-  put16(local, 0);           // flags
-  put16(local, 0);           // method: stored
-  put16(local, 0);           // time
-  put16(local, 0x21);        // date 1980-01-01
-  put32(local, uint32_t(crc));
-  put32(local, uint32_t(size));
-  put32(local, uint32_t(size));
-  put16(local, uint32_t(name.size()));
-  put16(local, 0);
+  local += common(localExtra);
   local += name;
+  local += localExtra;
 
   put32(central_, kCentralHeader);
-  put16(central_, 20);  // made by
-  central_ += local.substr(4, 26);
+  put16(central_, version);  // made by
+  central_ += common(centralExtra);
   put16(central_, 0);  // comment
   put16(central_, 0);  // disk
   put16(central_, 0);  // internal attributes
   put32(central_, 0);  // external attributes
-  put32(central_, uint32_t(offset_));
+  put32(central_, farOffset ? 0xFFFFFFFFu : uint32_t(offset_));
   central_ += name;
+  central_ += centralExtra;
 
   out_.write(local);
   out_.write(header);
@@ -326,13 +355,33 @@ void NpzWriter::add(const std::string& arrayName, const std::vector<size_t>& sha
 
 void NpzWriter::commit() {
   std::string end;
+  // the directory's offset, size or entry count past a 32-bit (16-bit) field: zip64's end record
+  // and its locator before the classic end record, whose fields then say "see zip64"
+  bool zip64 = offset_ >= zip64Limit_ || central_.size() >= zip64Limit_ || count_ >= 0xFFFF;
+  if(zip64) {
+    uint64_t record = offset_ + central_.size();
+    put32(end, kZip64EndOfCentral);
+    put64(end, 44);  // the record's size after this field
+    put16(end, 45);  // made by
+    put16(end, 45);  // version needed
+    put32(end, 0);   // this disk
+    put32(end, 0);   // the directory's disk
+    put64(end, count_);
+    put64(end, count_);
+    put64(end, central_.size());
+    put64(end, offset_);
+    put32(end, kZip64Locator);
+    put32(end, 0);  // the zip64 record's disk
+    put64(end, record);
+    put32(end, 1);  // disks
+  }
   put32(end, kEndOfCentral);
   put16(end, 0);
   put16(end, 0);
-  put16(end, uint32_t(count_));
-  put16(end, uint32_t(count_));
-  put32(end, uint32_t(central_.size()));
-  put32(end, uint32_t(offset_));
+  put16(end, zip64 ? 0xFFFFu : uint32_t(count_));
+  put16(end, zip64 ? 0xFFFFu : uint32_t(count_));
+  put32(end, zip64 ? 0xFFFFFFFFu : uint32_t(central_.size()));
+  put32(end, zip64 ? 0xFFFFFFFFu : uint32_t(offset_));
   put16(end, 0);
   out_.write(central_);
   out_.write(end);

@@ -32,7 +32,10 @@ void writeNpz(const std::string& path, const std::vector<NpzItem>& items);
 // never held in memory whole (a checkpoint of a large model).
 class NpzWriter {
 public:
-  explicit NpzWriter(const std::string& path) : path_(path), out_(path) {}
+  // zip64Limit: sizes and offsets from it on go into zip64 records (a test lowers it to write
+  // them without 4 GiB of data)
+  explicit NpzWriter(const std::string& path, uint64_t zip64Limit = 0xFFFFFFFFull)
+      : path_(path), out_(path), zip64Limit_(zip64Limit) {}
   void add(const std::string& name, const std::vector<size_t>& shape, const std::string& descr, const void* data,
            size_t bytes);
   void addFloat32(const std::string& name, const std::vector<float>& values) {
@@ -44,6 +47,7 @@ private:
   std::string path_;
   AtomicFile out_;
   std::string central_;
+  uint64_t zip64Limit_;
   uint64_t offset_ = 0;
   size_t count_ = 0;
 };
