@@ -11,6 +11,7 @@
 #include <tuple>
 #include <map>
 #include <set>
+#include <sstream>
 #include <regex>
 
 #include "e2e_helpers.h"
@@ -171,6 +172,41 @@ TEST(Resume, AnotherMiniBatchGoesOnAfterTheSentencesTrained) {
             std::string::npos)
       << second.log;
   EXPECT_NE(second.log.find("Up. 15 : Sen. 320 :"), std::string::npos) << second.log;
+}
+
+// [valid] lines from "Up." on (the time stamp and epoch dropped)
+std::vector<std::string> validations(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream lines(log);
+  for(std::string l; std::getline(lines, l);)
+    if(l.find("[valid]") != std::string::npos && l.find("Up. ") != std::string::npos)
+      out.push_back(l.substr(l.find("Up. ")));
+  return out;
+}
+
+// A checkpoint saved at an epoch's end, after its validation: the resumed run goes on with the
+// next epoch, neither validating those parameters again (a stall counted twice, which stopped
+// training at --early-stopping 1) nor saving them again; and a finished run started again
+// changes nothing.
+TEST(Resume, AtAnEpochsEndTheNextEpochStartsWithoutValidatingAgain) {
+  std::string opts = e2e::validation() + " --mini-batch 100 --valid-freq 1e --save-freq 1e --disp-freq 20 "
+                     "--valid-metrics cross-entropy --early-stopping 1 ";
+  RunResult whole = e2e::run("epoch-end-whole", opts + "--after-epochs 3", true);
+  ASSERT_EQ(whole.status, 0) << whole.log;
+  RunResult first = e2e::run("epoch-end", opts + "--after-epochs 1", true);
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult again = e2e::run("epoch-end", opts + "--after-epochs 1", false);
+  ASSERT_EQ(again.status, 0) << again.log;
+  EXPECT_TRUE(validations(again.log).empty()) << again.log;
+  EXPECT_EQ(again.log.find("Saved"), std::string::npos) << again.log;
+  EXPECT_NE(again.log.find("nothing to do"), std::string::npos) << again.log;
+  RunResult second = e2e::run("epoch-end", opts + "--after-epochs 3", false);
+  ASSERT_EQ(second.status, 0) << second.log;
+  std::vector<std::string> got = validations(first.log), rest = validations(second.log);
+  got.insert(got.end(), rest.begin(), rest.end());
+  ASSERT_EQ(validations(whole.log).size(), 3u) << whole.log;
+  EXPECT_EQ(got, validations(whole.log)) << first.log << second.log << "\nuninterrupted:\n" << whole.log;
+  EXPECT_EQ(costs(first.log).size() + costs(second.log).size(), costs(whole.log).size()) << second.log;
 }
 
 // A run whose progress file is ahead of or behind the checkpoint (a save killed between the two

@@ -124,6 +124,7 @@ public:
                 "{} device(s))", folder_->checkpoint(), state_.epochs, state_.batches, grouped(state_.samplesEpoch),
           checkpoint_->model.ranks, checkpoint_->model.devices);
       checkpoint_.reset();
+      lastSaved_ = state_.batches;  // what a save here would write is on disk
     }
     if(resume && options_.get<bool>("no-restore-corpus")) {  // the epoch's corpus from its start
       state_.restartEpoch();
@@ -225,9 +226,11 @@ public:
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
         data.logEpochEnd(state_.epochs);
         size_t finished = state_.epochs;
-        if(schedule_.validationDueAtEpoch(finished))
+        // not again for the same parameters: a validation due at the epoch's last update (or before
+        // the checkpoint this run resumed from, saved at the epoch's end) would count a stall
+        if(schedule_.validationDueAtEpoch(finished) && state_.lastValidated != state_.batches)
           stop = validate() || stop;
-        if(schedule_.saveDueAtEpoch(finished))
+        if(schedule_.saveDueAtEpoch(finished) && !savedHere())
           save(data);
         // the last epoch keeps its number (and a complete position) in the final log and files
         stop = stop || schedule_.stopsAfterEpoch(finished) || rankZeroEnded();
@@ -260,7 +263,7 @@ public:
       if(validator_ && state_.lastValidated != state_.batches)
         validate();
     }
-    if(lastSaved_ != state_.batches)
+    if(!savedHere())
       save(data);
   }
 
@@ -321,6 +324,7 @@ private:
       return false;
     if(ranks_ > 1 && graphGroup_->ranksInLockstep())
       graphGroup_->prepareValidation();  // collective: every rank takes part in rank 0's validation
+    ++validations_;
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
       return false;
@@ -341,6 +345,9 @@ private:
     }
     return false;
   }
+
+  // Whether the files hold this update's state: saved at it (or resumed from it), no validation since.
+  bool savedHere() const { return lastSaved_ == state_.batches && validationsSaved_ == validations_; }
 
   bool earlyStopped() const { return validator_ && earlyStopping_.stops(state_); }
 
@@ -368,6 +375,7 @@ private:
     ModelState model = graphGroup_->saveState();
     model.parameterLayout = graphGroup_->layout().layoutFingerprint();
     lastSaved_ = state_.batches;  // on every rank: the final save must be collective too
+    validationsSaved_ = validations_;
     if(rank_ != 0)
       return;
     export_->save(model, saved);
@@ -390,6 +398,7 @@ private:
   std::unique_ptr<LockstepAgreement> agreement_;  // once the graph group says how often the ranks meet
   std::unique_ptr<Checkpoint> checkpoint_;  // read at the start, installed after the graph group
   uint64_t lastSaved_ = uint64_t(-1);
+  uint64_t validations_ = 0, validationsSaved_ = 0;  // validate()'s runs: one since the last save changed the state
   bool heardRankZeroEnd_ = false;
   bool stoppedBySignal_ = false;  // what the ranks agreed on (lockstep), or this rank's own
   int rank_ = 0, ranks_ = 1;
