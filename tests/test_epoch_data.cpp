@@ -42,11 +42,12 @@ EpochDataOptions withMiniBatch(size_t sentences) {
   return o;
 }
 
-// Trains `batches` batches of epoch 1 as the trainer counts them; returns the state it saves
-// (through its YAML, as a resume reads it) and the sentences trained.
-TrainingState trainAndSave(const EpochDataOptions& o, size_t batches, size_t& sentences) {
+// Trains `batches` batches of epoch 1 as the trainer counts them, from `state` (a resume) or the
+// epoch's start; returns the state it saves (through its YAML, as a resume reads it) and the
+// sentences trained.
+TrainingState trainAndSave(const EpochDataOptions& o, size_t batches, size_t& sentences,
+                           TrainingState state = TrainingState()) {
   EpochData data(makeCorpus(), nullptr, PairEncoder{}, o, 0, 1, nullptr);
-  TrainingState state;
   data.startEpoch(state);
   sentences = 0;
   for(size_t k = 0; k < batches; ++k) {
@@ -60,7 +61,7 @@ TrainingState trainAndSave(const EpochDataOptions& o, size_t batches, size_t& se
 }
 
 // The batches the rest of the epoch holds after resuming from `state`.
-std::vector<Batch> resume(const EpochDataOptions& o, const TrainingState& state) {
+std::vector<Batch> resume(const EpochDataOptions& o, TrainingState state) {
   EpochData data(makeCorpus(), nullptr, PairEncoder{}, o, 0, 1, nullptr);
   data.startEpoch(state);
   std::vector<Batch> rest;
@@ -99,6 +100,21 @@ TEST(EpochData, AResumeWithOtherBatchingGoesOnAfterAsManySentences) {
   size_t rest = sentencesOf(resume(withMiniBatch(32), state));
   EXPECT_LE(rest, kPairs - trained);
   EXPECT_GT(rest + 32, kPairs - trained);
+}
+
+// Resumed with other batches, trained on and saved, then resumed again: the second checkpoint
+// holds the position in the batches it was trained with, so that nothing is skipped or trained
+// twice (it held the first run's 20 batches plus 5, read as 25 batches of 32).
+TEST(EpochData, ACheckpointAfterAResumeWithOtherBatchingHoldsItsOwnPosition) {
+  size_t first = 0, second = 0;
+  TrainingState saved = trainAndSave(withMiniBatch(16), 20, first);
+  TrainingState again = trainAndSave(withMiniBatch(32), 5, second, saved);
+  EXPECT_EQ(again.batching, withMiniBatch(32).batching.describe());
+  EXPECT_EQ(again.corpusSentencesEpoch, again.corpusBatchesEpoch * 32) << "whole batches of 32 before the end";
+  size_t rest = sentencesOf(resume(withMiniBatch(32), again));
+  EXPECT_EQ(again.corpusSentencesEpoch + rest, kPairs);
+  EXPECT_LE(rest, kPairs - first - second);
+  EXPECT_GT(rest + 32, kPairs - first - second);
 }
 
 TEST(EpochData, TheBatchingNamesEveryOptionThatCutsTheEpoch) {

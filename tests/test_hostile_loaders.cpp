@@ -195,7 +195,7 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
 
 // A streamed corpus' position: each rank's window and mini-batch
 TEST(HostileProgress, AStreamPositionReadsBackAndABadOneIsNamed) {
-  std::string stream = "stream:\n  from: 12\n  ranks: 2\n  window-chunks: 50\n  windows: [3, 4]\n  batches: [7, 0]\n";
+  std::string stream = "stream:\n  from: 12\n  ranks: 2\n  window-chunks: 50\n  chunk-lines: 500\n  windows: [3, 4]\n  batches: [7, 0]\n";
   TrainingState s = TrainingState::parse(kProgress + stream, "p.yml");
   EXPECT_EQ(s.stream.from, 12u);
   EXPECT_EQ(s.stream.windows, (std::vector<uint64_t>{3, 4}));

@@ -84,6 +84,28 @@ TEST(Resume, StreamedCorpusContinuesExactly) {
   expectResumeIsExact({"streamed PS 1 rank", "--multi-node --shuffle-window 100", 1});
 }
 
+// A position that this run cannot find in the corpus as it reads it (streamed in chunks of
+// another size: another --shuffle-window; or streamed against held in memory) starts the epoch
+// again, says so and trains all of it: it went on at a place of another dealing of the chunks,
+// leaving pairs untrained.
+TEST(Resume, AnotherWayOfReadingTheCorpusStartsTheEpochAgain) {
+  struct Case {
+    std::string before, after, says;
+  };
+  for(const Case& c : {Case{"--shuffle-window 1000", "--shuffle-window 1400",
+                            "saved with the corpus read in chunks of 5 lines (this run's: 7"},
+                       Case{"--shuffle-window 1000", "--shuffle-in-ram", "saved with the corpus streamed; in memory"},
+                       Case{"", "--shuffle-window 1000", "saved with the corpus held in memory: the epoch starts again"}}) {
+    SCOPED_TRACE(c.before + " -> " + c.after);
+    RunResult first = e2e::run("reread", c.before + " --after-batches 60", true);
+    ASSERT_EQ(first.status, 0) << first.log;
+    RunResult second = e2e::run("reread", c.after + " --after-epochs 1 --disp-freq 100", false);
+    ASSERT_EQ(second.status, 0) << second.log;
+    EXPECT_NE(second.log.find(c.says), std::string::npos) << second.log;
+    EXPECT_NE(second.log.find("Seen 2,000 samples"), std::string::npos) << second.log;
+  }
+}
+
 TEST(Resume, ParameterServerOnOneRankContinuesExactly) {
   expectResumeIsExact({"PS 1 rank dense", "--multi-node", 1});
   // the client's residual and the server's record of what it sent the client come back

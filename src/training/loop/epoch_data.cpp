@@ -49,12 +49,13 @@ EpochData::EpochData(std::shared_ptr<const Corpus> inMemory, const CorpusChunks*
   }
   ABORT_IF(!chunks, "EpochData: no corpus");
   chunkCount_ = chunks->chunks();
+  chunkLines_ = chunks->chunkLines();
   windowChunks_ = windowChunks(opt_.windowPairs, chunks->chunkLines(), ranks);
   stream_ = std::make_unique<StreamedBatches>(*chunks, std::move(encoder), opt_.batching, windowChunks_, opt_.threads,
                                               rank, ranks);
 }
 
-void EpochData::startEpoch(const TrainingState& state) {
+void EpochData::startEpoch(TrainingState& state) {
   dropped_ = 0;
   ended_ = false;
   if(generator_) {
@@ -62,7 +63,14 @@ void EpochData::startEpoch(const TrainingState& state) {
     // past every batch any rank of the saved run took (on R ranks each update of a rank stands
     // for one batch of every rank)
     size_t skip = size_t(state.corpusBatchesEpoch);
-    if(skip && cutOtherwise(state)) {  // batch k is another place now: past as many sentences
+    if(skip && state.stream.ranks) {  // counted in a streamed epoch's batches, which are other sentences
+      if(rank_ == 0)
+        LOG(warn, "[data] The checkpoint's position in epoch {} was saved with the corpus streamed; in memory, the "
+                  "epoch starts again from its beginning",
+            state.epochs);
+      state.restartEpoch();  // as --no-restore-corpus: nothing of the epoch counted as trained
+      skip = 0;
+    } else if(skip && cutOtherwise(state)) {  // batch k is another place now: past as many sentences
       const std::vector<std::vector<size_t>>& batches = generator_->epochBatches();
       uint64_t sentences = 0;
       for(skip = 0; skip < batches.size() && sentences < state.corpusSentencesEpoch; ++skip)
@@ -74,34 +82,46 @@ void EpochData::startEpoch(const TrainingState& state) {
     }
     generator_->skip(skip);
     epochStart_ = skip;
+    state.corpusBatchesEpoch = skip;  // in this run's batches from here on
+    state.batching = batching_;
+    state.stream = StreamState();
     return;
   }
-  const StreamState& s = state.stream;
-  if(s.ranks && cutOtherwise(state) && rank_ == 0)
-    LOG(warn, "[data] {}: the windows in training go on after as many batches as were taken of them, which are "
-              "other sentences now",
-        batchingChange(state));
+  const StreamState s = state.stream;
   uint64_t window = 0, batch = 0;
   from_ = 0;
-  if(s.ranks == uint64_t(ranks_) && s.windowChunks == windowChunks_) {
-    from_ = s.from;
-    window = s.windows[size_t(rank_)];
-    batch = s.batches[size_t(rank_)];
-  } else if(s.ranks) {
-    // the first chunk position after every chunk the saved ranks had started
-    for(uint64_t r = 0; r < s.ranks; ++r) {
-      uint64_t started = (s.windows[r] + 1) * s.windowChunks;  // entries of rank r's list
-      from_ = std::max(from_, std::min<uint64_t>(chunkCount_, s.from + (started - 1) * s.ranks + r + 1));
-    }
+  std::string startsAgain;  // how the saved run read the corpus, where this run cannot go on from it
+  if(s.ranks && s.chunkLines != chunkLines_)  // other chunks, dealt in another order
+    startsAgain = format("read in chunks of {} lines (this run's: {}; another --shuffle-window)", s.chunkLines, chunkLines_);
+  else if(!s.ranks && state.corpusBatchesEpoch)
+    startsAgain = "held in memory";
+  if(!startsAgain.empty()) {
     if(rank_ == 0)
-      LOG(info, "[data] The checkpoint was saved on {} rank(s) with windows of {} chunks, this run has {} with {}: epoch "
-                "{} goes on from chunk {} of {}, after every chunk a saved rank had started (their windows in "
-                "training are not trained again this epoch)",
-          s.ranks, s.windowChunks, ranks_, windowChunks_, state.epochs, from_, chunkCount_);
-  } else if(state.corpusBatchesEpoch && rank_ == 0) {
-    LOG(warn, "[data] The checkpoint's position in epoch {} was saved with the corpus in memory; streamed, the epoch "
-              "starts again from its beginning",
-        state.epochs);
+      LOG(warn, "[data] The checkpoint's position in epoch {} was saved with the corpus {}: the epoch starts again from "
+                "its beginning",
+          state.epochs, startsAgain);
+    state.restartEpoch();  // as --no-restore-corpus: nothing of the epoch counted as trained
+  } else if(s.ranks) {
+    if(cutOtherwise(state) && rank_ == 0)
+      LOG(warn, "[data] {}: the windows in training go on after as many batches as were taken of them, which are "
+                "other sentences now",
+          batchingChange(state));
+    if(s.ranks == uint64_t(ranks_) && s.windowChunks == windowChunks_) {
+      from_ = s.from;
+      window = s.windows[size_t(rank_)];
+      batch = s.batches[size_t(rank_)];
+    } else {
+      // the first chunk position after every chunk the saved ranks had started
+      for(uint64_t r = 0; r < s.ranks; ++r) {
+        uint64_t started = (s.windows[r] + 1) * s.windowChunks;  // entries of rank r's list
+        from_ = std::max(from_, std::min<uint64_t>(chunkCount_, s.from + (started - 1) * s.ranks + r + 1));
+      }
+      if(rank_ == 0)
+        LOG(info, "[data] The checkpoint was saved on {} rank(s) with windows of {} chunks, this run has {} with {}: "
+                  "epoch {} goes on from chunk {} of {}, after every chunk a saved rank had started (their windows in "
+                  "training are not trained again this epoch)",
+            s.ranks, s.windowChunks, ranks_, windowChunks_, state.epochs, from_, chunkCount_);
+    }
   }
   stream_->startEpoch(state.epochs, from_, window, batch);
 }
@@ -181,6 +201,7 @@ void EpochData::recordPosition(TrainingState& state) const {
   s.from = from_;
   s.ranks = uint64_t(ranks_);
   s.windowChunks = windowChunks_;
+  s.chunkLines = chunkLines_;
   s.windows.assign(size_t(ranks_), stream_->window());
   s.batches.assign(size_t(ranks_), stream_->batch());
   if(opt_.lockstep && ranks_ > 1) {  // every rank's own, through one small collective

@@ -40,8 +40,11 @@ public:
             const EpochDataOptions& options, int rank, int ranks, Transport* transport);
 
   bool streamed() const { return corpus_ == nullptr; }
-  // Starts epoch `state.epochs` where `state` says this rank stands in it.
-  void startEpoch(const TrainingState& state);
+  // Starts epoch `state.epochs` where `state` says this rank stands in it. A position saved by a
+  // run that read the corpus otherwise (cut into other batches, other chunks, in memory against
+  // streamed) is mapped to this run's, or the epoch starts again, and `state` then holds this
+  // run's position, so that the next save records it in this run's terms.
+  void startEpoch(TrainingState& state);
   // This rank's next `delay` batches; empty when the epoch has ended. In lockstep the ranks'
   // streamed parts of an epoch differ by up to a chunk, so a group may be short on one rank
   // alone: the epoch then ends on all (the trainer learns it when the ranks next agree on what
@@ -91,7 +94,7 @@ private:
   int rank_, ranks_;
   Transport* transport_;
   size_t maxLength_;  // the encoder's --max-length, for the log
-  size_t windowChunks_ = 1, chunkCount_ = 0;
+  size_t windowChunks_ = 1, chunkCount_ = 0, chunkLines_ = 0;
   uint64_t from_ = 0;  // of the current epoch's dealing
   size_t dropped_ = 0;
   bool ended_ = false;

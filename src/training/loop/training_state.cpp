@@ -25,6 +25,7 @@ std::string TrainingState::toYaml() const {
     out << YAML::Key << "from" << YAML::Value << stream.from;
     out << YAML::Key << "ranks" << YAML::Value << stream.ranks;
     out << YAML::Key << "window-chunks" << YAML::Value << stream.windowChunks;
+    out << YAML::Key << "chunk-lines" << YAML::Value << stream.chunkLines;
     out << YAML::Key << "windows" << YAML::Value << YAML::Flow << stream.windows;
     out << YAML::Key << "batches" << YAML::Value << YAML::Flow << stream.batches;
     out << YAML::EndMap;
@@ -97,6 +98,7 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
       s.stream.from = get<uint64_t>(st, "from", origin, "stream");
       s.stream.ranks = get<uint64_t>(st, "ranks", origin, "stream");
       s.stream.windowChunks = get<uint64_t>(st, "window-chunks", origin, "stream");
+      s.stream.chunkLines = get<uint64_t>(st, "chunk-lines", origin, "stream");
       for(auto [key, list] : {std::make_pair("windows", &s.stream.windows), std::make_pair("batches", &s.stream.batches)}) {
         YAML::Node seq = st[key];
         ABORT_IF(!seq.IsSequence() || seq.size() != s.stream.ranks || s.stream.ranks == 0 || s.stream.windowChunks == 0,

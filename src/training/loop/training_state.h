@@ -20,10 +20,11 @@ struct ValidatorState {
 };
 
 // Where each rank stands in an epoch of a streamed corpus (StreamedBatches): the epoch's chunks
-// from position `from` dealt over `ranks` ranks in windows of `windowChunks`, and each rank's
-// windows done and batches taken of the next. ranks 0: not streamed, or the epoch not begun.
+// (of `chunkLines` lines each) from position `from` dealt over `ranks` ranks in windows of
+// `windowChunks`, and each rank's windows done and batches taken of the next. ranks 0: not
+// streamed, or the epoch not begun.
 struct StreamState {
-  uint64_t from = 0, ranks = 0, windowChunks = 0;
+  uint64_t from = 0, ranks = 0, windowChunks = 0, chunkLines = 0;
   std::vector<uint64_t> windows, batches;  // per rank
 };
 
