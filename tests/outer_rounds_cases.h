@@ -180,6 +180,10 @@ inline void streamedRoundsMatchDouble(Transport& t) {
   OuterRounds refusing(otherDelay, t, std::vector<float>(n, 0.f));
   EXPECT_NE(testdata::errorOf([&] { refusing.restoreFrom(saved); }).find("resume it with the same three"),
             std::string::npos);
+  // a run without local steps (or on one rank) would drop the fragment's outer step: refused too
+  EXPECT_NE(testdata::errorOf([&] { OuterRounds::refuseFragmentsInFlight(saved); })
+                .find("--local-steps 6 --outer-fragments 3 --outer-delay 2: resume it with the same three on 2 ranks"),
+            std::string::npos);
 
   // one rank fewer, every rank from the saved ranks' mean (LocalReplicas' rule): after update 10
   // fragment 0 merges the saved mean, fragment 1 is sent (its parameters unchanged)

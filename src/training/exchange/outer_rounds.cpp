@@ -34,6 +34,26 @@ FragmentSchedule scheduleOf(const Options& o) {
                           uint64_t(o.get<int>("outer-delay")));
 }
 
+uint64_t savedCounter(const ModelState& state, const char* name) {
+  auto c = state.counters.find(name);
+  ABORT_IF(c == state.counters.end(), "The checkpoint has fragments in flight but no counter '{}'", name);
+  return c->second;
+}
+
+// the schedule of a checkpoint with fragments in flight
+FragmentSchedule savedSchedule(const ModelState& state) {
+  return FragmentSchedule(savedCounter(state, kSavedSteps), savedCounter(state, kSavedFragments),
+                          savedCounter(state, kSavedDelay));
+}
+
+// what resuming a checkpoint with fragments in flight needs
+std::string inFlightNeeds(const ModelState& state) {
+  FragmentSchedule was = savedSchedule(state);
+  return format("The checkpoint was saved after update {} with fragments in flight under --local-steps {} "
+                "--outer-fragments {} --outer-delay {}: resume it with the same three",
+                savedCounter(state, kSavedUpdates), was.steps(), was.fragments(), was.delay());
+}
+
 }  // namespace
 
 uint64_t OuterRounds::localSteps(const Options& o) {
@@ -167,6 +187,10 @@ void OuterRounds::saveTo(ModelState& state) {
   state.counters[kSavedUpdates] = updates_;
 }
 
+void OuterRounds::refuseFragmentsInFlight(const ModelState& state) {
+  ABORT_IF(state.extras.count(kInFlight), "{} on 2 ranks or more (this run takes no local steps)", inFlightNeeds(state));
+}
+
 void OuterRounds::restoreFrom(const ModelState& state) {
   if(worker_)  // nothing of this run's may still write the exchanges' state
     worker_->waitAll();
@@ -198,18 +222,10 @@ void OuterRounds::restoreFrom(const ModelState& state) {
   auto means = state.extras.find(kInFlight);
   if(means == state.extras.end())
     return;
-  auto counter = [&](const char* name) {
-    auto c = state.counters.find(name);
-    ABORT_IF(c == state.counters.end(), "The checkpoint has fragments in flight but no counter '{}'", name);
-    return c->second;
-  };
-  FragmentSchedule was(counter(kSavedSteps), counter(kSavedFragments), counter(kSavedDelay));
-  uint64_t updates = counter(kSavedUpdates);
-  ABORT_IF(!(was == schedule_),
-           "The checkpoint was saved after update {} with fragments in flight under --local-steps {} "
-           "--outer-fragments {} --outer-delay {}: resume it with the same three (this run has {}, {}, {})",
-           updates, was.steps(), was.fragments(), was.delay(), schedule_.steps(), schedule_.fragments(),
-           schedule_.delay());
+  FragmentSchedule was = savedSchedule(state);
+  uint64_t updates = savedCounter(state, kSavedUpdates);
+  ABORT_IF(!(was == schedule_), "{} (this run has {}, {}, {})", inFlightNeeds(state), schedule_.steps(),
+           schedule_.fragments(), schedule_.delay());
   ABORT_IF(means->second.size() != n_, "The checkpoint's '{}' has {} values for {} parameters", kInFlight,
            means->second.size(), n_);
   for(size_t p = 0; p < fragments_.size(); ++p) {

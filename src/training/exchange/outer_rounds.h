@@ -67,6 +67,9 @@ public:
   // The outer state of a checkpoint; one without it (saved without local steps) starts a round
   // from its parameters (state.values: the ranks' mean where their copies differ), no momentum.
   void restoreFrom(const ModelState& state);
+  // For a run without local steps (or on one rank): a checkpoint with fragments in flight is an
+  // error naming the schedule it needs (their outer steps would be lost); any other resumes.
+  static void refuseFragmentsInFlight(const ModelState& state);
 
 private:
   struct InFlight {

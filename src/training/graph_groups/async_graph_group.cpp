@@ -9,6 +9,7 @@
 #include "training/graph_groups/device_threads.h"
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
+#include "training/exchange/outer_rounds.h"
 #include "training/graph_groups/graph_group.h"
 #include "training/graph_groups/apart_shards.h"
 
@@ -65,6 +66,7 @@ public:
   }
 
   void restore(const ModelState& state) override {
+    OuterRounds::refuseFragmentsInFlight(state);
     finish();
     shards_->restoreFrom(state);
   }

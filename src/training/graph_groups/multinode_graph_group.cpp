@@ -20,6 +20,7 @@
 #include "tensors/devices_from_options.h"
 #include "training/graph_groups/device_worker.h"
 #include "training/graph_groups/dropout_seeds.h"
+#include "training/exchange/outer_rounds.h"
 #include "training/graph_groups/graph_group.h"
 
 namespace marian {
@@ -153,6 +154,7 @@ public:
   // saved clients are summed into client 0 of rank 0 (nothing owed is lost or sent twice) and
   // every client starts from the restored parameters.
   void restore(const ModelState& state) override {
+    OuterRounds::refuseFragmentsInFlight(state);
     bool sameClients = state.ranks == transport_.size() && state.devices == workers_.size();
     shard_->restoreFrom(state, sameClients);
     if(transport_.rank() == 0) {  // what a checkpoint does not hold

@@ -340,6 +340,8 @@ public:
   }
 
   void restore(const ModelState& saved) override {
+    if(!rounds_)
+      OuterRounds::refuseFragmentsInFlight(saved);
     if(costScaling_)
       costScaling_->restoreFrom(saved);
     shards_->restoreFrom(saved);
