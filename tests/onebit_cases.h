@@ -12,6 +12,7 @@
 
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/segments.h"
+#include "training/exchange/codec_checkpoint.h"
 #include "gradient_allreducer_cases.h"
 #include "random_values.h"
 
@@ -381,10 +382,51 @@ inline void checkpointContinuesExactlyWith(Transport& t, const std::string& comp
   GradientAllreducer first(o, t, {g.all()}, 5, buckets, nullptr, source);
   updates(first, 0, 3);
   ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
-  ASSERT_EQ(saved.extras.count("onebit-server-error"), 1u);
+  bool zeroOneBeforeItsFreeze = compression.find("zero-one-adam") != std::string::npos;  // its 1-bit gradients
+  ASSERT_EQ(saved.extras.count(zeroOneBeforeItsFreeze ? kZeroOneServerErrors : kOneBitServerErrors), 1u);
+  ASSERT_EQ(saved.extras.count(zeroOneBeforeItsFreeze ? kOneBitServerErrors : kZeroOneServerErrors), 0u);
   GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, nullptr, source);
   resumed.restoreFrom(saved);
   EXPECT_EQ(updates(resumed, 3, end), updates(first, 3, end));
+}
+
+// 0/1 Adam's errors of its 1-bit gradients are owed to the sum: the ranks' worker errors once,
+// the servers' R-fold (the sum is R times the mean they correct). A checkpoint of R ranks
+// restored on these P ranks (R = 2P here, or 1: saved on one rank more than there are keys is
+// the same sums) and saved again owes the same: rank 0 takes the workers' sum, each server R / P
+// times its part. (Momentum errors keep their terms of the mean; 1-bit Adam's cases above.)
+inline void zeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount(Transport& t) {
+  size_t n = 500;
+  Options o = gradient_allreducer_cases::options(
+      "ring", 1.f, "sampled",
+      "zero-one-adam: true\nadam-freeze-variance-after: 5\nadam-variance-update-scaler: 1\noptimizer: adam");
+  AdamMoments source = momentumOf(randomValues(n, 9), 0.9f);
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  auto owed = [&](const ModelState& state) {
+    std::vector<double> sum(n, 0.0);
+    for(const auto& [name, values] : state.extras)
+      for(size_t i = 0; i < n; ++i)
+        if(name.rfind(std::string(kGradientResiduals) + ".rank", 0) == 0)
+          sum[i] += values[i];
+        else if(name == kZeroOneServerErrors)
+          sum[i] += double(state.ranks) * values[i];
+    return sum;
+  };
+  GradientAllreducer first(o, t, {g.all()}, 5, {}, nullptr, source);
+  for(unsigned u = 0; u < 4; ++u)  // update 1 and 3 in 1 bit (variance steps 1, 3)
+    reducedAt(t, first, g, randomValues(n, 17 * unsigned(t.rank()) + u), u);
+  ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
+  ASSERT_EQ(saved.extras.count(kZeroOneServerErrors), 1u);
+  for(int claimed : {2 * t.size(), t.size() + 1}) {
+    SCOPED_TRACE("saved on " + std::to_string(claimed) + " ranks");
+    ModelState other = saved;
+    other.ranks = claimed;
+    GradientAllreducer resumed(o, t, {g.all()}, 5, {}, nullptr, source);
+    resumed.restoreFrom(other);
+    std::vector<double> want = owed(other), got = owed(gradient_allreducer_cases::savedOnEveryRank(t, resumed, n));
+    for(size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "at " << i;
+  }
 }
 
 inline void checkpointContinuesExactly(Transport& t) {

@@ -61,6 +61,9 @@ TEST_P(GradientAllreducerInProcess, ZeroOneAdamSumsInOneBitBetweenVarianceSteps)
 TEST_P(GradientAllreducerInProcess, OneBitAdamCheckpointContinuesExactly) {
   runOnRanks(GetParam(), onebit_cases::checkpointContinuesExactly);
 }
+TEST_P(GradientAllreducerInProcess, ZeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount) {
+  runOnRanks(GetParam(), onebit_cases::zeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount);
+}
 TEST_P(GradientAllreducerInProcess, PowerSgdFactorsByHand) { runOnRanks(GetParam(), powersgd_cases::factorsByHand); }
 TEST_P(GradientAllreducerInProcess, PowerSgdLosesNothing) { runOnRanks(GetParam(), powersgd_cases::nothingIsLost); }
 TEST_P(GradientAllreducerInProcess, PowerSgdCheckpointContinuesExactly) {

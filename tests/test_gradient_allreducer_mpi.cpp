@@ -34,6 +34,9 @@ TEST(GradientAllreducer, ZeroOneAdamSumsInOneBitBetweenVarianceSteps) {
   onebit_cases::zeroOneAdamSumsInOneBitBetweenVarianceSteps(mpi());
 }
 TEST(GradientAllreducer, OneBitAdamCheckpointContinuesExactly) { onebit_cases::checkpointContinuesExactly(mpi()); }
+TEST(GradientAllreducer, ZeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount) {
+  onebit_cases::zeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount(mpi());
+}
 TEST(GradientAllreducer, OuterRoundsMatchDouble) { outer_rounds_cases::roundsMatchDouble(mpi()); }
 TEST(GradientAllreducer, StreamedOuterRoundsMatchDouble) { outer_rounds_cases::streamedRoundsMatchDouble(mpi()); }
 TEST(GradientAllreducer, OuterQuantizedMeanMatchesDouble) { outer_exchange_cases::quantizedMeanMatchesDouble(mpi()); }

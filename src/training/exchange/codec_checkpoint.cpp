@@ -25,14 +25,21 @@ std::vector<float> rankResidual(const ModelState& state, const Transport& transp
   return total;
 }
 
-bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what) {
-  std::string ranks = std::string(kGradientResiduals) + ".rank";
+bool hasRankResiduals(const ModelState& state, const char* prefix) {
+  std::string ranks = std::string(prefix) + ".rank";
   auto next = state.extras.lower_bound(ranks);  // the first name with that prefix, if any
-  if(next == state.extras.end() || next->first.compare(0, ranks.size(), ranks) != 0)
+  return next != state.extras.end() && next->first.compare(0, ranks.size(), ranks) == 0;
+}
+
+bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what) {
+  if(!hasRankResiduals(state))
     return true;
   bool savedMomentum = state.extras.count(kOneBitServerErrors) > 0;
-  if(savedMomentum == momentum)
+  if(savedMomentum == momentum) {
+    if(!momentum && state.extras.count(kZeroOneServerErrors) && transport.rank() == 0)
+      LOG(warn, "[training] The checkpoint's 0/1 Adam server errors are not read by {}: they start at zero", what);
     return true;
+  }
   if(transport.rank() == 0)
     LOG(warn, "[training] The checkpoint's allreduce residuals are {}, not {}: {} start at zero",
         savedMomentum ? "1-bit Adam's momentum errors" : "gradient residuals",

@@ -17,12 +17,17 @@ constexpr const char* kOuterResiduals = "outer-residual";
 // 1-bit Adam's servers' errors (n values, every rank's chunk); a checkpoint that holds them holds
 // momentum errors, not gradient residuals, under kGradientResiduals.
 constexpr const char* kOneBitServerErrors = "onebit-server-error";
+// 0/1 Adam's servers' errors of its 1-bit gradients (before the freeze; n values, every rank's
+// chunk), beside its ranks' errors as gradient residuals: the sum owes them times the saved ranks.
+constexpr const char* kZeroOneServerErrors = "zero-one-server-error";
 
 // Whether the checkpoint's kGradientResiduals are in the units a codec keeps (momentum: 1-bit
 // Adam's errors; otherwise gradients), or absent. When not (a resume on another scheme), rank 0
 // logs that `what` start at zero.
 bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what);
 
+// Whether the checkpoint holds ranks' residuals under PREFIX.
+bool hasRankResiduals(const ModelState& state, const char* prefix = kGradientResiduals);
 // Every gathered rank's extra "residual" as "PREFIX.rankR" (rank 0).
 void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state, const char* prefix = kGradientResiduals);
 // This rank's residual of n values from a checkpoint: its own on the same rank count, otherwise

@@ -37,14 +37,18 @@ public:
           transport_, layout_.bucketSize(b), segmentStarts(starts, layout_.bucketSize(b), block)));
       oneBit_.back()->setScale(scale);
     }
+    errorUnits_.assign(layout_.buckets(), Units::none);
   }
 
   bool clippedBeforeTheSum(uint64_t step) const override { return step >= start_; }
 
   // Each rank's worker errors (as its residual, global layout) and the servers' errors, which
-  // cover the buckets' chunks once between them (one global array).
+  // cover the buckets' chunks once between them (one global array): the momentum's, or 0/1 Adam's
+  // of its 1-bit gradients (before the freeze), which are gradient residuals owed to the sum, so
+  // that a resume on one rank or in another scheme reads them as such.
   void saveTo(ModelState& state) override {
     size_t n = layout_.size();
+    bool gradients = std::count(errorUnits_.begin(), errorUnits_.end(), Units::gradient) > 0;
     ModelState mine;
     mine.n = n;
     std::vector<float>& worker = mine.extras["residual"];
@@ -63,25 +67,40 @@ public:
     if(transport_.rank() != 0)
       return;
     saveRankResiduals(all, state);
-    std::vector<float>& servers = state.extras[kOneBitServerErrors];
+    state.counters["allreduce-buckets"] = layout_.buckets();
+    std::vector<float>& servers = state.extras[gradients ? kZeroOneServerErrors : kOneBitServerErrors];
     servers.assign(n, 0.f);
     for(size_t r = 0; r < all.size(); ++r) {
       const std::vector<float>& theirs = all[r].extras.at("server");
       for(size_t i = 0; i < n; ++i)
         servers[i] += theirs[i];  // the chunks are disjoint
     }
-    state.counters["allreduce-buckets"] = layout_.buckets();
   }
 
   void restoreFrom(const ModelState& state) override {
     size_t n = layout_.size();
-    // errors of the mean's terms: on R' ranks rank 0 carries the saved R ranks' R'/R-fold
-    bool momentum = residualsInUnitsOf(state, /*momentum=*/true, transport_, "1-bit Adam's errors");
-    std::vector<float> worker = momentum ? rankResidual(state, transport_, n, float(transport_.size()) / float(state.ranks),
-                                                        "1-bit Adam worker errors")
-                                         : std::vector<float>(n, 0.f);
-    auto server = state.extras.find(kOneBitServerErrors);
-    std::vector<float> servers = server != state.extras.end() ? server->second : std::vector<float>(n, 0.f);
+    float rankRatio = float(transport_.size()) / float(state.ranks);  // R' / R
+    auto momentumServers = state.extras.find(kOneBitServerErrors), gradientServers = state.extras.find(kZeroOneServerErrors);
+    std::vector<float> worker(n, 0.f), servers(n, 0.f);
+    Units units = Units::none;
+    if(momentumServers != state.extras.end()) {
+      // errors of the mean's terms: on R' ranks rank 0 carries the saved R ranks' R'/R-fold
+      worker = rankResidual(state, transport_, n, rankRatio, "1-bit Adam worker errors");
+      servers = momentumServers->second;
+      units = Units::momentum;
+    } else if(hasRankResiduals(state) &&
+              (zeroOneVariance_.kappa > 0 || residualsInUnitsOf(state, /*momentum=*/true, transport_, "1-bit Adam's errors"))) {
+      // gradient residuals (0/1 Adam's 1-bit gradients, or another scheme's): owed once to the sum;
+      // the servers' R-fold (the sum is R times the mean they correct), on R' ranks R / R' times theirs
+      worker = rankResidual(state, transport_, n, 1.f, "0/1 Adam's errors of its 1-bit gradients");
+      if(gradientServers != state.extras.end()) {
+        servers = gradientServers->second;
+        for(float& x : servers)
+          x /= rankRatio;
+      }
+      units = Units::gradient;
+    }
+    errorUnits_.assign(layout_.buckets(), units);
     for(size_t b = 0; b < layout_.buckets(); ++b) {
       Range c = oneBit_[b]->chunk(transport_.rank());
       std::vector<float> inBucket = layout_.takeBucket(b, servers);
@@ -96,6 +115,7 @@ protected:
       averageMomentum(b, values, step);
     } else if(zeroOneVariance_.kappa > 0 && !zeroOneVariance_.updatesAt(step + 1)) {
       // 0/1 Adam between the variance's steps: the sum as P x the 1-bit mean
+      useErrorsIn(b, Units::gradient);
       oneBit_[b]->averageCompressed(values);
       for(float& x : values)
         x *= float(transport_.size());
@@ -105,11 +125,21 @@ protected:
   }
 
 private:
-  void averageMomentum(size_t b, std::vector<float>& values, uint64_t step) {
+  // What bucket b's errors hold: 0/1 Adam's of its 1-bit gradients, or the momentum's.
+  enum class Units { none, gradient, momentum };
+
+  // Bucket b's errors from here on in `units`: those in other units start at zero.
+  void useErrorsIn(size_t b, Units units) {
     OneBitAllreduce& oneBit = *oneBit_[b];
-    if(step == start_)  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
+    if(errorUnits_[b] != units && errorUnits_[b] != Units::none)
       oneBit.setErrors(std::vector<float>(oneBit.workerError().size(), 0.f),
                        std::vector<float>(oneBit.serverError().size(), 0.f));
+    errorUnits_[b] = units;
+  }
+
+  void averageMomentum(size_t b, std::vector<float>& values, uint64_t step) {
+    OneBitAllreduce& oneBit = *oneBit_[b];
+    useErrorsIn(b, Units::momentum);  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
     if(updateDirection_ && !oneBit.hasUnits())  // v is frozen from here on (also after a resume)
       oneBit.setUnits(moments_.updateDirectionUnits(layout_.bucket(b), parameterStarts_[b]));
     std::vector<float> m = moments_.toCandidate(layout_.bucket(b), values, transport_.size(), layout_.size(),
@@ -126,6 +156,7 @@ private:
   AdamVarianceSchedule zeroOneVariance_;  // 0/1 Adam's (kappa > 0): steps off it send the gradient in 1 bit
   std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket
   std::vector<std::vector<size_t>> parameterStarts_;      // per bucket, in its coordinates
+  std::vector<Units> errorUnits_;                         // per bucket
 };
 
 }  // namespace

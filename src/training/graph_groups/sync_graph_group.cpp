@@ -359,15 +359,18 @@ public:
     // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
     // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
     // large adds to the next momentum.
-    auto servers = saved.extras.find(kOneBitServerErrors);
+    // 0/1 Adam's servers' errors of its 1-bit gradients: the sum, R times their mean, owes them R-fold.
+    auto servers = saved.extras.find(kOneBitServerErrors), gradientServers = saved.extras.find(kZeroOneServerErrors);
     heldBackMomentum_ = servers != saved.extras.end();
     heldBack_ = saved.sumOfExtras(std::string(kGradientResiduals) + ".rank", heldBackMomentum_ ? 1.f / float(saved.ranks) : 1.f);
-    if(heldBackMomentum_ && !heldBack_.empty()) {
-      ABORT_IF(servers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
-               servers->second.size(), heldBack_.size());
-      float toGradient = 1.f / (1.f - adamBeta1(options_));
+    auto owedServers = heldBackMomentum_ ? servers : gradientServers;
+    if(owedServers != saved.extras.end() && !heldBack_.empty()) {
+      ABORT_IF(owedServers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
+               owedServers->second.size(), heldBack_.size());
+      float serverWeight = heldBackMomentum_ ? 1.f : float(saved.ranks);
+      float toGradient = heldBackMomentum_ ? 1.f / (1.f - adamBeta1(options_)) : 1.f;
       for(size_t i = 0; i < heldBack_.size(); ++i)
-        heldBack_[i] = (heldBack_[i] + servers->second[i]) * toGradient;
+        heldBack_[i] = (heldBack_[i] + serverWeight * owedServers->second[i]) * toGradient;
     }
     if(!heldBack_.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
