@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "comm/allreduce/algorithms.h"
@@ -408,6 +410,43 @@ TEST(SyncAllreduce, CompressionCutsTheBytesPerUpdate) {
   // ring on 2 ranks sends n values; oktopk at most 6k (P-1)/P values (plus its periodic
   // threshold estimate): about 1/30 of that here
   EXPECT_GE(d / s, 20.0) << "ring " << d << " B/update, oktopk " << s;
+}
+
+// The display line's bytes are the updates' own: the same with checkpoints saved between the
+// lines (their gathers go over the same channel) as without; 1-bit Adam's exchange is counted
+// with MPI's dense allreduce as the bucket's algorithm too (it runs its own), and a line whose
+// updates went partly through MPI_Allreduce says how many.
+TEST(SyncAllreduce, TheDisplayedBytesAreTheUpdatesOwn) {
+  std::string topk = "--sync-sgd --after-batches 20 --sparse-allreduce topka --compression-density 0.05 ";
+  RunResult plain = e2e::run("bytes-plain", topk, true, mpirun(2));
+  RunResult saving = e2e::run("bytes-saving", topk + "--save-freq 5", true, mpirun(2));
+  ASSERT_EQ(plain.status, 0) << plain.log;
+  ASSERT_EQ(saving.status, 0) << saving.log;
+  auto traffic = [](const std::string& log) {  // every rank's lines: a gather's sender and receiver
+    std::vector<std::string> out;
+    std::regex line("(\\[rank \\d+\\] )?Ep\\. \\d+ : Up\\. (\\d+) : .*(Sent [^:]*/up : Recv [^:]*/up)");
+    std::smatch m;
+    std::istringstream lines(log);
+    for(std::string l; std::getline(lines, l);)
+      if(std::regex_search(l, m, line))
+        out.push_back(m[1].str() + m[2].str() + " " + m[3].str());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ASSERT_EQ(traffic(plain.log).size(), 8u) << plain.log;
+  EXPECT_EQ(traffic(saving.log), traffic(plain.log)) << saving.log;
+
+  std::string onebit = "--sync-sgd --after-batches 20 --onebit-adam --adam-freeze-variance-after 3 ";
+  RunResult ring = e2e::run("bytes-ring", onebit + "--sparse-allreduce ring", true, mpirun(2));
+  RunResult mpi = e2e::run("bytes-mpi", onebit + "--sparse-allreduce dense", true, mpirun(2));
+  ASSERT_EQ(ring.status, 0) << ring.log;
+  ASSERT_EQ(mpi.status, 0) << mpi.log;
+  std::vector<double> r = e2e::sentBytesPerUpdateByLine(ring.log), m = e2e::sentBytesPerUpdateByLine(mpi.log);
+  ASSERT_EQ(r.size(), 4u) << ring.log;
+  ASSERT_EQ(m.size(), 4u) << mpi.log;  // the first line too: 2 of its 5 updates in 1 bit
+  EXPECT_NE(mpi.log.find("(MPI_Allreduce's not counted in 3 of 5 updates)"), std::string::npos) << mpi.log;
+  for(size_t k = 1; k < 4; ++k)  // every update in 1 bit: the same bytes whatever the bucket's algorithm
+    EXPECT_EQ(m[k], r[k]) << "line " << k << "\n" << mpi.log;
 }
 
 TEST(SyncAllreduce, WrongSettingsAreClearErrors) {

@@ -65,6 +65,8 @@ public:
   // algorithm's only where no other uses the channel meanwhile (on `collective`, one thread per
   // rank and one algorithm at a time; OuterRounds' fragments share `outer` and count the channel).
   AllreduceBytes takeBytes();
+  // The calls so far whose messages the transport could not count (MPI's own collective).
+  uint64_t callsNotCounted() const { return callsNotCounted_; }
   // The channel its point-to-point steps use (collective unless set, before the first call):
   // OuterRounds' exchanges run on `outer`, beside the training thread's collectives. An algorithm
   // that MPI's own collective runs (dense) stays on the collective communicator.
@@ -73,6 +75,7 @@ public:
 protected:
   // Whether the transport sees this algorithm's traffic (not when MPI's own collective runs it).
   virtual bool bytesCounted() const { return true; }
+  uint64_t callsNotCounted_ = 0;  // an algorithm that MPI's own collective runs counts its calls
   // point-to-point on the collective channel; `round` keeps the steps apart
   void send(int dest, int round, const std::vector<char>& bytes);
   std::vector<char> recv(int source, int round);

@@ -24,7 +24,18 @@ void GradientAllreducer::reduce(const std::vector<Tensor>& shards) {
 
 void GradientAllreducer::reduceBucket(size_t b, const std::vector<Tensor>& shards) {
   layout_.checkShards(shards);
+  uint64_t hidden = algorithms_[b]->callsNotCounted();
   codec_->reduce(b, shards, *algorithms_[b], step_);
+  if(algorithms_[b]->callsNotCounted() != hidden && lastStepNotCounted_ != step_) {
+    lastStepNotCounted_ = step_;
+    ++updatesNotCounted_;
+  }
+}
+
+uint64_t GradientAllreducer::takeUpdatesNotCounted() {
+  uint64_t n = updatesNotCounted_;
+  updatesNotCounted_ = 0;
+  return n;
 }
 
 }  // namespace marian

@@ -47,9 +47,9 @@ public:
   const Compression& compression() const { return compression_; }
   size_t buckets() const { return layout_.buckets(); }
   const GradientBucket& bucket(size_t b) const { return layout_.bucket(b); }
-  // bytes on the wire since the last take, every bucket's, as the transport counted them (not
-  // for MPI_Allreduce)
-  AllreduceBytes takeBytes() { return algorithms_[0]->takeBytes(); }
+  // How many of the updates since the last take went through MPI_Allreduce (dense steps, or all
+  // of them), whose messages the transport cannot count.
+  uint64_t takeUpdatesNotCounted();
 
   // Collective: every rank's residuals (and selector counts) go to rank 0's `state`, as
   // extras "allreduce-residual.rankR" (n values in the global layout) and counters.
@@ -65,6 +65,7 @@ private:
   std::vector<std::unique_ptr<Allreduce>> algorithms_;  // one per bucket (their state is theirs)
   std::unique_ptr<BucketCodec> codec_;
   uint64_t step_ = 0;
+  uint64_t updatesNotCounted_ = 0, lastStepNotCounted_ = uint64_t(-1);
 };
 
 }  // namespace marian

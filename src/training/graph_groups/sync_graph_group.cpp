@@ -144,8 +144,17 @@ public:
   std::string statusLine() override {
     if(!allreducer_ && !rounds_)
       return "";
-    // the channel's: with the lookups' rows summed apart; local steps: the outer steps' over every update
-    AllreduceBytes b = rounds_ ? rounds_->takeBytes() : allreducer_->takeBytes();
+    // local steps: the outer steps' over every update (their channel's); otherwise what the
+    // updates exchanged (the gradient's buckets, the lookups' rows summed apart, local gradients'
+    // averages), not the checkpoints' gathers and validation's means between them
+    ChannelBytes b = rounds_ ? ChannelBytes() : exchangedSinceStatus_;
+    if(rounds_) {
+      AllreduceBytes outer = rounds_->takeBytes();
+      b.sent = outer.sent;
+      b.received = outer.received;
+    }
+    exchangedSinceStatus_ = ChannelBytes();
+    uint64_t notCounted = allreducer_ && !rounds_ ? allreducer_->takeUpdatesNotCounted() : 0;
     uint64_t updates = updatesSinceStatus_;
     updatesSinceStatus_ = 0;
     // the share of the allreduce's time that backward hid: the thread's busy time the update
@@ -154,13 +163,18 @@ public:
     if(overlap_ && busySinceStatus_ > 0)
       hidden = " : Hidden " + formatNumber("%.1f", 100.0 * std::max(0.0, 1.0 - waitSinceStatus_ / busySinceStatus_)) + "%";
     busySinceStatus_ = waitSinceStatus_ = 0;
-    if(!b.counted)  // MPI_Allreduce's own messages never pass our transport
+    // MPI_Allreduce's own messages never pass our transport
+    if(updates > 0 && notCounted == updates)
       return " : Sent not counted (MPI_Allreduce) : Recv not counted" + hidden;
-    return trafficPerUpdate(double(b.sent), double(b.received), updates) + hidden;
+    std::string partly;
+    if(notCounted > 0)
+      partly = format(" (MPI_Allreduce's not counted in {} of {} updates)", notCounted, updates);
+    return trafficPerUpdate(double(b.sent), double(b.received), updates) + partly + hidden;
   }
 
   StepStats update(const Batch& batch, uint64_t update, float lr, uint64_t jobLabels) override {
     size_t n = workers_.size();
+    ChannelBytes before = transport_ ? transport_->bytes(Channel::collective) : ChannelBytes();
     // local steps: each rank steps on its own gradient
     float scale = gradientScale(normalizeGradient_, rounds_ || jobLabels == 0 ? batch.trgWords : jobLabels);
     float costFactor = costScaling_ ? costScaling_->factor() : 1.f;
@@ -265,6 +279,11 @@ public:
     if(replicas_ && every > 0 && (update + 1) % every == 0) {
       replicas_->average(shards_->shards());
       shards_->allGather();
+    }
+    if(transport_) {  // this update's exchanges on the collective channel (one thread of this rank there at a time)
+      ChannelBytes after = transport_->bytes(Channel::collective);
+      exchangedSinceStatus_.sent += after.sent - before.sent;
+      exchangedSinceStatus_.received += after.received - before.received;
     }
     if(transport_)  // the wait: the exchange's (with buckets, what backward did not hide), or the outer step's
       transport_->noteStep(seconds(begin, computed),
@@ -455,6 +474,7 @@ private:
   std::vector<Tensor> gradShards_;  // gradient shard k on device k: what the allreducer reduces
   std::vector<char> active_;  // which devices compute in this update
   uint64_t updatesSinceStatus_ = 0;
+  ChannelBytes exchangedSinceStatus_;  // what the updates since the last status line exchanged (collective channel)
   double busySinceStatus_ = 0, waitSinceStatus_ = 0;  // the communication thread's, in seconds
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::unique_ptr<InPlaceShards> shards_;
