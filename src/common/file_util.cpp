@@ -1,5 +1,6 @@
 #include "common/file_util.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,6 +53,19 @@ void AtomicFile::commit() {
     committed_ = true;  // nothing left to remove
     ABORT("Cannot write '{}' (disk full?)", tmp_);
   }
+  // The data on the disk before the rename, and the rename in its folder after: a crash of the
+  // machine (not only of the process) then leaves the old file or the new one whole, never an
+  // empty new one in the old one's place (ext4 without auto_da_alloc, XFS, network file systems).
+  int fd = ::open(tmp_.c_str(), O_RDONLY);
+  if(fd < 0 || ::fsync(fd) != 0) {
+    int err = errno;
+    if(fd >= 0)
+      ::close(fd);
+    std::remove(tmp_.c_str());
+    committed_ = true;
+    ABORT("Cannot write '{}' to the disk: {}", tmp_, std::strerror(err));
+  }
+  ::close(fd);
   if(std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int err = errno;
     std::remove(tmp_.c_str());
@@ -59,6 +73,12 @@ void AtomicFile::commit() {
     ABORT("Cannot rename '{}' to '{}': {}", tmp_, path_, std::strerror(err));
   }
   committed_ = true;
+  std::string folder = std::filesystem::path(path_).parent_path().string();
+  int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if(dir >= 0) {  // a file system that cannot sync a folder (EINVAL) still has the renamed file
+    ::fsync(dir);
+    ::close(dir);
+  }
 }
 
 void writeFileAtomic(const std::string& path, const std::string& content) {
