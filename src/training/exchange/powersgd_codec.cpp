@@ -51,8 +51,10 @@ public:
       return;
     saveRankResiduals(all, state);
     std::vector<float>& qs = state.extras["powersgd-q"];
-    for(const auto& p : powerSgd_)
-      qs.insert(qs.end(), p->qs().begin(), p->qs().end());
+    for(size_t b = 0; b < powerSgd_.size(); ++b) {
+      qs.insert(qs.end(), powerSgd_[b]->qs().begin(), powerSgd_[b]->qs().end());
+      state.counters[kQsOfBucket + std::to_string(b)] = powerSgd_[b]->qs().size();
+    }
     state.counters["allreduce-buckets"] = layout_.buckets();
   }
 
@@ -62,13 +64,18 @@ public:
                                       : std::vector<float>(layout_.size(), 0.f);
     for(size_t b = 0; b < layout_.buckets(); ++b)
       powerSgd_[b]->setResidual(layout_.takeBucket(b, residual));
+    // the Qs are the buckets' matrices' in turn: they fit only buckets of the same matrices
     auto qs = state.extras.find("powersgd-q");
-    size_t size = 0;
-    for(const auto& p : powerSgd_)
-      size += p->qs().size();
-    if(qs == state.extras.end() || qs->second.size() != size) {
+    bool fits = qs != state.extras.end() && state.counters.count("allreduce-buckets") &&
+                state.counters.at("allreduce-buckets") == powerSgd_.size();
+    for(size_t b = 0; fits && b < powerSgd_.size(); ++b) {
+      auto saved = state.counters.find(kQsOfBucket + std::to_string(b));
+      fits = saved != state.counters.end() && saved->second == powerSgd_[b]->qs().size();
+    }
+    if(!fits) {
       if(transport_.rank() == 0)
-        LOG(warn, "[training] The checkpoint holds no PowerSGD warm start for these buckets: Q starts again at random");
+        LOG(warn, "[training] The checkpoint holds no PowerSGD warm start for these buckets (saved without one, or "
+                  "with other buckets: another --bucket-size or model): Q starts again at random");
       return;
     }
     size_t at = 0;
@@ -88,6 +95,8 @@ protected:
   }
 
 private:
+  static constexpr const char* kQsOfBucket = "powersgd-q-values.";  // + the bucket: its Qs' values
+
   Transport& transport_;
   uint64_t start_;
   std::vector<std::unique_ptr<PowerSgd>> powerSgd_;  // per bucket
