@@ -147,13 +147,12 @@ public:
     // local steps: the outer steps' over every update (their channel's); otherwise what the
     // updates exchanged (the gradient's buckets, the lookups' rows summed apart, local gradients'
     // averages), not the checkpoints' gathers and validation's means between them
-    ChannelBytes b = rounds_ ? ChannelBytes() : exchangedSinceStatus_;
+    ChannelBytes b = exchangedSinceStatus_;
+    exchangedSinceStatus_ = ChannelBytes();
     if(rounds_) {
       AllreduceBytes outer = rounds_->takeBytes();
-      b.sent = outer.sent;
-      b.received = outer.received;
+      b = {outer.sent, outer.received};
     }
-    exchangedSinceStatus_ = ChannelBytes();
     uint64_t notCounted = allreducer_ && !rounds_ ? allreducer_->takeUpdatesNotCounted() : 0;
     uint64_t updates = updatesSinceStatus_;
     updatesSinceStatus_ = 0;
@@ -280,14 +279,15 @@ public:
       replicas_->average(shards_->shards());
       shards_->allGather();
     }
-    if(transport_) {  // this update's exchanges on the collective channel (one thread of this rank there at a time)
+    if(transport_) {
+      // this update's exchanges on the collective channel (one thread of this rank there at a time)
       ChannelBytes after = transport_->bytes(Channel::collective);
       exchangedSinceStatus_.sent += after.sent - before.sent;
       exchangedSinceStatus_.received += after.received - before.received;
-    }
-    if(transport_)  // the wait: the exchange's (with buckets, what backward did not hide), or the outer step's
+      // the wait: the exchange's (with buckets, what backward did not hide), or the outer step's
       transport_->noteStep(seconds(begin, computed),
                            seconds(computed, exchanged) + seconds(steppedAt, std::chrono::steady_clock::now()));
+    }
 
     StepStats stats;
     for(double c : ce)
