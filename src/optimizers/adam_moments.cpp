@@ -27,9 +27,9 @@ void AdamMoments::read(const Reader& reader, const std::vector<Range>& ranges, f
   }
 }
 
-std::vector<float> AdamMoments::toCandidate(const std::vector<Range>& ranges, std::vector<float>& values, int ranks,
-                                            size_t n, float clipNorm, uint64_t update) const {
-  std::vector<float> m(values.size());
+void AdamMoments::toCandidate(const std::vector<Range>& ranges, std::vector<float>& values, int ranks, size_t n,
+                              float clipNorm, uint64_t update, std::vector<float>& m) const {
+  m.resize(values.size());
   read(first_, ranges, m.data());
   // the rank's own gradient: the sum's share as if this rank's were the update's
   float own = float(ranks);
@@ -42,7 +42,6 @@ std::vector<float> AdamMoments::toCandidate(const std::vector<Range>& ranges, st
   }
   for(size_t i = 0; i < values.size(); ++i)
     values[i] = beta1_ * m[i] + (1.f - beta1_) * own * values[i];
-  return m;
 }
 
 void AdamMoments::toGradient(std::vector<float>& momentum, const std::vector<float>& m) const {

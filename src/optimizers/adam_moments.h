@@ -36,9 +36,10 @@ public:
   // `values`: a bucket's part of the summed gradient (its `ranges` of the global layout, n values
   // in the whole gradient), on `ranks` ranks. It becomes this rank's momentum candidate
   // beta1 m + (1 - beta1) ranks x values, the rank's gradient clipped to its share of clipNorm
-  // (> 0) first; returns the m it read, for toGradient.
-  std::vector<float> toCandidate(const std::vector<Range>& ranges, std::vector<float>& values, int ranks,
-                                 size_t n, float clipNorm, uint64_t update) const;
+  // (> 0) first; `m` becomes the m it read, for toGradient (the caller's buffer, kept between
+  // updates: a model's size allocated anew each update faults its pages in again).
+  void toCandidate(const std::vector<Range>& ranges, std::vector<float>& values, int ranks, size_t n, float clipNorm,
+                   uint64_t update, std::vector<float>& m) const;
   // The averaged momentum becomes the gradient whose momentum step gives it.
   void toGradient(std::vector<float>& momentum, const std::vector<float>& m) const;
   // sqrt(v) over `ranges`, at least a 100th of its parameter's mean (parameterStarts: where each

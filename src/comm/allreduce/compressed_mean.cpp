@@ -25,7 +25,8 @@ void CompressedMeanAllreduce::setErrors(std::vector<float> worker, std::vector<f
 void CompressedMeanAllreduce::averageCompressed(std::vector<float>& values) {
   ABORT_IF(values.size() != n_, "{} for {} values given {}", name(), n_, values.size());
   int P = transport_.size(), r = transport_.rank();
-  std::vector<float> x(n_);
+  std::vector<float>& x = x_;  // kept between calls: a vector's size allocated anew faults its pages in again
+  x.resize(n_);
   for(size_t i = 0; i < n_; ++i)
     x[i] = values[i] + workerError_[i];
   auto encodeChunk = [&](int j) {
@@ -35,7 +36,8 @@ void CompressedMeanAllreduce::averageCompressed(std::vector<float>& values) {
   // worker: chunk j to its server; server: the mean, the chunks added in a fixed order once all
   // have come (from r - 1, r - 2, ...: the ring's order, the same sums)
   Range mine = chunk(r);
-  std::vector<float> y(mine.size, 0.f);
+  std::vector<float>& y = y_;
+  y.assign(mine.size, 0.f);
   std::vector<std::vector<char>> toServers(static_cast<size_t>(P));
   std::vector<const std::vector<char>*> toRank(static_cast<size_t>(P));
   for(int j = 0; j < P; ++j) {

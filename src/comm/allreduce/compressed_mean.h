@@ -45,6 +45,7 @@ protected:
 
 private:
   std::vector<float> workerError_, serverError_;
+  std::vector<float> x_, y_;  // a call's values plus the worker error, and the served chunk's mean
 };
 
 }  // namespace marian

@@ -34,6 +34,21 @@ void OneBitAllreduce::setUnits(std::vector<float> units) {
 
 size_t OneBitAllreduce::encodedBytes(size_t n, size_t segments) { return segments * sizeof(float) + (n + 7) / 8; }
 
+namespace {
+
+// The 8 values of each byte's bits, 1: -1.f, 0: 1.f (bit t is value t of the byte's 8).
+struct SignTable {
+  float of[256][8];
+  SignTable() {
+    for(unsigned b = 0; b < 256; ++b)
+      for(unsigned t = 0; t < 8; ++t)
+        of[b][t] = (b >> t) & 1u ? -1.f : 1.f;
+  }
+};
+const SignTable kSigns;
+
+}  // namespace
+
 std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std::vector<size_t>& starts,
                                             float* error, const float* units, OneBitScale scale) {
   size_t header = starts.size() * sizeof(float);
@@ -49,14 +64,27 @@ std::vector<char> OneBitAllreduce::compress(const float* x, size_t n, const std:
     double mean = end > begin ? sum / double(end - begin) : 0.0;
     float segmentScale = float(scale == OneBitScale::rms ? std::sqrt(mean) : mean);
     std::memcpy(bytes.data() + s * sizeof(float), &segmentScale, sizeof(float));
-    for(size_t i = begin; i < end; ++i) {
-      bool negative = x[i] < 0.f;
-      if(negative)
-        bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-      float sent = units ? segmentScale * units[i] : segmentScale;
-      error[i] = x[i] - (negative ? -sent : sent);
-    }
+    // what each value stands for, +-scale (times its unit): branch-free loops the compiler vectorises
+    if(units)
+      for(size_t i = begin; i < end; ++i) {
+        float sent = segmentScale * units[i];
+        error[i] = x[i] - (x[i] < 0.f ? -sent : sent);
+      }
+    else
+      for(size_t i = begin; i < end; ++i)
+        error[i] = x[i] - (x[i] < 0.f ? -segmentScale : segmentScale);
   }
+  // a bit a value (1: negative), whatever its segment
+  size_t whole = n / 8;
+  for(size_t k = 0; k < whole; ++k) {
+    unsigned b = 0;
+    for(unsigned t = 0; t < 8; ++t)
+      b |= unsigned(x[8 * k + t] < 0.f) << t;
+    bits[k] = static_cast<unsigned char>(b);
+  }
+  for(size_t i = whole * 8; i < n; ++i)
+    if(x[i] < 0.f)
+      bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
   return bytes;
 }
 
@@ -66,15 +94,24 @@ void OneBitAllreduce::decompress(const std::vector<char>& bytes, size_t n, const
   ABORT_IF(bytes.size() != encodedBytes(n, starts.size()), "1-bit chunk of {} bytes for {} values in {} segments",
            bytes.size(), n, starts.size());
   const auto* bits = reinterpret_cast<const unsigned char*>(bytes.data() + header);
+  // every value's sign, +-1 (scratch kept by the thread: a chunk's size allocated anew at every
+  // call faults its pages in again)
+  thread_local std::vector<float> signs;
+  signs.resize((n + 7) / 8 * 8);
+  for(size_t k = 0; k < (n + 7) / 8; ++k)
+    std::memcpy(signs.data() + 8 * k, kSigns.of[bits[k]], 8 * sizeof(float));
   for(size_t s = 0; s < starts.size(); ++s) {
     size_t begin = starts[s], end = s + 1 < starts.size() ? starts[s + 1] : n;
     float scale;
     std::memcpy(&scale, bytes.data() + s * sizeof(float), sizeof(float));
     ABORT_IF(!std::isfinite(scale) || scale < 0.f, "1-bit chunk with the scale {}", scale);
-    for(size_t i = begin; i < end; ++i) {
-      float sent = units ? scale * units[i] : scale;
-      out[i] += weight * ((bits[i / 8] >> (i % 8)) & 1u ? -sent : sent);
-    }
+    // +-sent is the sign times sent to the bit
+    if(units)
+      for(size_t i = begin; i < end; ++i)
+        out[i] += weight * (signs[i] * (scale * units[i]));
+    else
+      for(size_t i = begin; i < end; ++i)
+        out[i] += weight * (signs[i] * scale);
   }
 }
 

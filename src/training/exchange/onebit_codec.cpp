@@ -142,8 +142,8 @@ private:
     useErrorsIn(b, Units::momentum);  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
     if(updateDirection_ && !oneBit.hasUnits())  // v is frozen from here on (also after a resume)
       oneBit.setUnits(moments_.updateDirectionUnits(layout_.bucket(b), parameterStarts_[b]));
-    std::vector<float> m = moments_.toCandidate(layout_.bucket(b), values, transport_.size(), layout_.size(),
-                                                clipNorm_, step);
+    std::vector<float>& m = momentum_;
+    moments_.toCandidate(layout_.bucket(b), values, transport_.size(), layout_.size(), clipNorm_, step, m);
     oneBit.averageCompressed(values);
     moments_.toGradient(values, m);
   }
@@ -157,6 +157,7 @@ private:
   std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket
   std::vector<std::vector<size_t>> parameterStarts_;      // per bucket, in its coordinates
   std::vector<Units> errorUnits_;                         // per bucket
+  std::vector<float> momentum_;                           // the bucket's m being averaged (kept between calls)
 };
 
 }  // namespace
