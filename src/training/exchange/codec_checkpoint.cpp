@@ -47,4 +47,33 @@ bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport&
   return false;
 }
 
+HeldBackOnOneRank HeldBackOnOneRank::from(const ModelState& saved, float beta1) {
+  HeldBackOnOneRank h;
+  auto servers = saved.extras.find(kOneBitServerErrors), gradientServers = saved.extras.find(kZeroOneServerErrors);
+  h.wasMomentum = servers != saved.extras.end();
+  h.gradient = saved.sumOfExtras(std::string(kGradientResiduals) + ".rank", h.wasMomentum ? 1.f / float(saved.ranks) : 1.f);
+  auto owedServers = h.wasMomentum ? servers : gradientServers;
+  if(owedServers == saved.extras.end() || h.gradient.empty())
+    return h;
+  ABORT_IF(owedServers->second.size() != h.gradient.size(), "1-bit server errors of {} values for {} parameters",
+           owedServers->second.size(), h.gradient.size());
+  float serverWeight = h.wasMomentum ? 1.f : float(saved.ranks);
+  float toGradient = h.wasMomentum ? 1.f / (1.f - beta1) : 1.f;
+  for(size_t i = 0; i < h.gradient.size(); ++i)
+    h.gradient[i] = (h.gradient[i] + serverWeight * owedServers->second[i]) * toGradient;
+  return h;
+}
+
+void HeldBackOnOneRank::saveTo(ModelState& state, float beta1) const {
+  if(gradient.empty())
+    return;
+  std::vector<float>& owed = state.extras[std::string(kGradientResiduals) + ".rank0"];
+  owed = gradient;
+  if(wasMomentum) {  // back to what 1-bit Adam's errors are: momentum, with no server part
+    for(float& x : owed)
+      x *= 1.f - beta1;
+    state.extras[kOneBitServerErrors].assign(owed.size(), 0.f);
+  }
+}
+
 }  // namespace marian

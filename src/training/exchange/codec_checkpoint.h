@@ -35,4 +35,17 @@ void saveRankResiduals(const std::vector<ModelState>& all, ModelState& state, co
 std::vector<float> rankResidual(const ModelState& state, const Transport& transport, size_t n, float otherLayoutScale,
                                 const char* what, const char* prefix = kGradientResiduals);
 
+// A checkpoint of several ranks resumed on one, which does not compress: what the saved ranks held
+// back joins its first gradient, as error feedback would have added it to their next one. Gradient
+// residuals are summed (0/1 Adam's servers' errors R-fold: the sum is R times the mean they
+// correct); 1-bit Adam's momentum errors (the workers' mean plus the servers') become the gradient
+// whose momentum step adds them, 1/(1 - beta1) times as large. Empty: nothing held back.
+struct HeldBackOnOneRank {
+  std::vector<float> gradient;
+  bool wasMomentum = false;  // 1-bit Adam's errors
+  static HeldBackOnOneRank from(const ModelState& saved, float beta1);
+  // Saved before the first update took it: back into a checkpoint in the units it came in.
+  void saveTo(ModelState& state, float beta1) const;
+};
+
 }  // namespace marian

@@ -249,12 +249,12 @@ public:
       }
     }
     auto exchanged = std::chrono::steady_clock::now();
-    if(!heldBack_.empty()) {
+    if(!heldBack_.gradient.empty()) {
       if(costFactor != 1.f)  // in the scaled gradient's units
-        for(float& x : heldBack_)
+        for(float& x : heldBack_.gradient)
           x *= costFactor;
-      shards_->addToGradients(heldBack_);
-      heldBack_.clear();
+      shards_->addToGradients(heldBack_.gradient);
+      heldBack_ = HeldBackOnOneRank();
     }
     // 1-bit Adam's ranks clipped their own gradients: the one here only gives their momentum
     bool stepped = shards_->step(lr, allreducer_ && allreducer_->clippedBeforeTheSum() ? 0.f : clipNorm_, update,
@@ -344,15 +344,7 @@ public:
       replicas_->gather(state);
     if(costScaling_)
       costScaling_->saveTo(state);
-    if(!heldBack_.empty()) {  // resumed on one rank, saved before its first update: still owed
-      std::vector<float>& owed = state.extras[std::string(kGradientResiduals) + ".rank0"];
-      owed = heldBack_;
-      if(heldBackMomentum_) {  // back to what 1-bit Adam's errors are: momentum, with no server part
-        for(float& x : owed)
-          x *= 1.f - adamBeta1(options_);
-        state.extras[kOneBitServerErrors].assign(owed.size(), 0.f);
-      }
-    }
+    heldBack_.saveTo(state, adamBeta1(options_));  // resumed on one rank, saved before its first update: still owed
     if(rank() != 0)
       return {};
     return state;  // moved (a conditional expression would copy the model's arrays once more)
@@ -374,24 +366,9 @@ public:
       allreducer_->restoreFrom(saved);
       return;
     }
-    // One rank does not compress: what the saved ranks held back joins the first gradient, as
-    // error feedback would have added it to their next one. 1-bit Adam's ranks held back momentum:
-    // the mean of the workers' errors plus the servers', which a gradient 1/(1 - beta1) times as
-    // large adds to the next momentum.
-    // 0/1 Adam's servers' errors of its 1-bit gradients: the sum, R times their mean, owes them R-fold.
-    auto servers = saved.extras.find(kOneBitServerErrors), gradientServers = saved.extras.find(kZeroOneServerErrors);
-    heldBackMomentum_ = servers != saved.extras.end();
-    heldBack_ = saved.sumOfExtras(std::string(kGradientResiduals) + ".rank", heldBackMomentum_ ? 1.f / float(saved.ranks) : 1.f);
-    auto owedServers = heldBackMomentum_ ? servers : gradientServers;
-    if(owedServers != saved.extras.end() && !heldBack_.empty()) {
-      ABORT_IF(owedServers->second.size() != heldBack_.size(), "1-bit server errors of {} values for {} parameters",
-               owedServers->second.size(), heldBack_.size());
-      float serverWeight = heldBackMomentum_ ? 1.f : float(saved.ranks);
-      float toGradient = heldBackMomentum_ ? 1.f / (1.f - adamBeta1(options_)) : 1.f;
-      for(size_t i = 0; i < heldBack_.size(); ++i)
-        heldBack_[i] = (heldBack_[i] + serverWeight * owedServers->second[i]) * toGradient;
-    }
-    if(!heldBack_.empty())
+    // One rank does not compress: what the saved ranks held back joins the first gradient.
+    heldBack_ = HeldBackOnOneRank::from(saved, adamBeta1(options_));
+    if(!heldBack_.gradient.empty())
       LOG(info, "[training] Checkpoint of {} rank(s) resumed on 1: the saved allreduce residuals are summed into "
                 "rank 0's first gradient (one rank does not compress)",
           saved.ranks);
@@ -482,8 +459,7 @@ private:
   bool sharesRoundedParameters_ = false;
   std::unique_ptr<FlatBuffer> rounded_;
   std::vector<float> averaged_, averagedSmoothed_;  // prepareValidation's means (local gradients)
-  std::vector<float> heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
-  bool heldBackMomentum_ = false;  // they were 1-bit Adam's (momentum) errors
+  HeldBackOnOneRank heldBack_;  // a multi-rank checkpoint's residuals, for the first gradient
   std::vector<size_t> lookupTables_;  // dense sums with buckets: tables whose lookups go apart (or none)
   std::unique_ptr<LookupRowsApart> lookupRows_;
   std::unique_ptr<OverlappedAllreduce> overlap_;  // last: its thread stops before what it uses goes
