@@ -37,7 +37,7 @@ bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport&
   bool savedMomentum = state.extras.count(kOneBitServerErrors) > 0;
   if(savedMomentum == momentum) {
     if(!momentum && state.extras.count(kZeroOneServerErrors) && transport.rank() == 0)
-      LOG(warn, "[training] The checkpoint's 0/1 Adam server errors are not read by {}: they start at zero", what);
+      LOG(warn, "[training] The checkpoint's 0/1 Adam server errors do not go into {}: they start at zero", what);
     return true;
   }
   if(transport.rank() == 0)
