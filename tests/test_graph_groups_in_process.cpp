@@ -132,6 +132,20 @@ TEST(GraphGroupsInProcess, ReshardingACheckpointMovesValuesWithoutChangingThem) 
   }
 }
 
+// How far the first update on one rank moves Adam's momentum with `saved`'s held-back errors
+// (its residuals and `serverKey`'s array) against the same checkpoint without them.
+std::vector<float> momentumMovedOnOneRank(const Options& o, const ModelState& saved, const std::string& serverKey) {
+  ModelState forgotten = saved;
+  for(auto it = forgotten.extras.begin(); it != forgotten.extras.end();)
+    it = it->first.rfind("allreduce-residual", 0) == 0 || it->first == serverKey ? forgotten.extras.erase(it) : std::next(it);
+  Resumed with = resumeOn(o, saved, 1, 3, 4), without = resumeOn(o, forgotten, 1, 3, 4);
+  std::vector<float> m = with.state.optimizer.at("adam_mt");
+  const std::vector<float>& mWithout = without.state.optimizer.at("adam_mt");
+  for(size_t i = 0; i < m.size(); ++i)
+    m[i] -= mWithout[i];
+  return m;
+}
+
 // A 1-bit Adam checkpoint of 2 ranks resumed on one, which does not compress: the mean of the
 // saved workers' errors plus the servers' join the next momentum, as error feedback would have
 // added them; saved again before an update, they are owed as they were (in the checkpoint's
@@ -149,15 +163,7 @@ TEST(GraphGroupsInProcess, OneBitAdamCheckpointResumedOnOneRankOwesItsErrorsToTh
     held += std::fabs(owed[i]);
   }
   ASSERT_GT(held, 0.0) << "the saved ranks held errors back";
-  ModelState forgotten = saved;
-  for(auto it = forgotten.extras.begin(); it != forgotten.extras.end();)
-    it = it->first.rfind("allreduce-residual", 0) == 0 || it->first == "onebit-server-error" ? forgotten.extras.erase(it)
-                                                                                              : std::next(it);
-  Resumed with = resumeOn(o, saved, 1, 3, 4), without = resumeOn(o, forgotten, 1, 3, 4);
-  std::vector<float> m = with.state.optimizer.at("adam_mt"), mWithout = without.state.optimizer.at("adam_mt");
-  for(size_t i = 0; i < m.size(); ++i)
-    m[i] -= mWithout[i];
-  expectClose(m, owed);
+  expectClose(momentumMovedOnOneRank(o, saved, "onebit-server-error"), owed);
 
   Resumed again = resumeOn(o, saved, 1, 3, 3);
   std::vector<float> owedAgain = again.state.sumOfExtras("allreduce-residual.rank", 1.f);
@@ -166,7 +172,6 @@ TEST(GraphGroupsInProcess, OneBitAdamCheckpointResumedOnOneRankOwesItsErrorsToTh
     owedAgain[i] += serverAgain[i];
   expectClose(owedAgain, owed);
 }
-
 
 // 0/1 Adam saved in its 1-bit gradient phase (update 1 of 0-2 in 1 bit, the variance changing on
 // steps 1 and 3), resumed on one rank: its errors are gradients owed to the sum, the workers' once
@@ -186,15 +191,7 @@ TEST(GraphGroupsInProcess, ZeroOneAdamCheckpointResumedOnOneRankOwesItsGradientE
     held += std::fabs(owed[i]);
   }
   ASSERT_GT(held, 0.0) << "the saved ranks held errors back";
-  ModelState forgotten = saved;
-  for(auto it = forgotten.extras.begin(); it != forgotten.extras.end();)
-    it = it->first.rfind("allreduce-residual", 0) == 0 || it->first == "zero-one-server-error" ? forgotten.extras.erase(it)
-                                                                                                : std::next(it);
-  Resumed with = resumeOn(o, saved, 1, 3, 4), without = resumeOn(o, forgotten, 1, 3, 4);
-  std::vector<float> m = with.state.optimizer.at("adam_mt"), mWithout = without.state.optimizer.at("adam_mt");
-  for(size_t i = 0; i < m.size(); ++i)
-    m[i] -= mWithout[i];
-  expectClose(m, owed);
+  expectClose(momentumMovedOnOneRank(o, saved, "zero-one-server-error"), owed);
 }
 
 }  // namespace
