@@ -429,6 +429,33 @@ inline void zeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount(Transport& t)
   }
 }
 
+// A 0/1 Adam checkpoint of its 1-bit gradients' errors (saved before its freeze at update 5)
+// resumed with the variance frozen after 3 updates: the momentum sent in 1 bit from the first
+// update on, its errors start at zero (the update is a fresh allreducer's) and rank 0 says so.
+inline void zeroOneCheckpointOfAnotherFreezeStartsItsErrorsAtZero(Transport& t) {
+  size_t n = 500;
+  auto frozenAfter = [](int updates) {
+    return gradient_allreducer_cases::options("ring", 1.f, "sampled",
+                                              "zero-one-adam: true\nadam-freeze-variance-after: " +
+                                                  std::to_string(updates) +
+                                                  "\nadam-variance-update-scaler: 1\noptimizer: adam");
+  };
+  std::vector<float> m = randomValues(n, 9);  // what `source` reads from
+  AdamMoments source = momentumOf(m, 0.9f);
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  GradientAllreducer first(frozenAfter(5), t, {g.all()}, 5, {}, nullptr, source);
+  for(unsigned u = 0; u < 4; ++u)  // update 1 and 3 in 1 bit (variance steps 1, 3)
+    reducedAt(t, first, g, randomValues(n, 17 * unsigned(t.rank()) + u), u);
+  ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
+  ASSERT_EQ(saved.extras.count(kZeroOneServerErrors), 1u);
+  GradientAllreducer resumed(frozenAfter(3), t, {g.all()}, 5, {}, nullptr, source);
+  resumed.restoreFrom(saved);
+  GradientAllreducer fresh(frozenAfter(3), t, {g.all()}, 5, {}, nullptr, source);
+  std::vector<float> mine = randomValues(n, 17 * unsigned(t.rank()) + 4);
+  std::vector<float> got = reducedAt(t, resumed, g, mine, 4), want = reducedAt(t, fresh, g, mine, 4);
+  EXPECT_EQ(got, want);
+}
+
 inline void checkpointContinuesExactly(Transport& t) {
   checkpointContinuesExactlyWith(t, "onebit-adam: true\nadam-freeze-variance-after: 2\noptimizer: adam", 5);
   checkpointContinuesExactlyWith(

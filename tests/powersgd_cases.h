@@ -127,39 +127,75 @@ inline void nothingIsLost(Transport& t) {
   EXPECT_GT(compressed, 1.0);
 }
 
-// GradientAllreducer with --powersgd-rank in two buckets, after one dense update: a checkpoint
-// taken after 3 updates, restored in a fresh allreducer, gives the next 2 updates' sums bitwise.
-inline void checkpointContinuesExactly(Transport& t) {
-  Parameters layout(cpuDevice());
+// The parameters of the allreducer cases below: W (30 x 20, a Q of 40 values at rank 2), b (20,
+// not compressed), E (40 x 8, a Q of 16), in that order.
+inline void declareMatrices(Parameters& layout) {
   layout.declare("W", Shape({30, 20}), inits::zeros());
   layout.declare("b", Shape({20}), inits::zeros());
   layout.declare("E", Shape({40, 8}), inits::zeros());
   layout.allocate();
+}
+
+inline Options rankTwoAfterOneDenseUpdate() {
+  return gradient_allreducer_cases::options("ring", 1.f, "sampled", "powersgd-rank: 2\npowersgd-start: 1");
+}
+
+// The sums of updates [from, to) through `reducer`, of each rank's random values.
+inline std::vector<std::vector<float>> sumsOf(Transport& t, GradientAllreducer& reducer, FlatBuffer& g, unsigned from,
+                                              unsigned to) {
+  std::vector<std::vector<float>> sums;
+  for(unsigned u = from; u < to; ++u) {
+    reducer.setStep(u);
+    kernels::fromHost(g.all(), randomValues(g.size(), 31 * unsigned(t.rank()) + u));
+    reducer.reduce(std::vector<Tensor>{g.all()});
+    sums.push_back(kernels::toHost(g.all()));
+  }
+  return sums;
+}
+
+// GradientAllreducer with --powersgd-rank in two buckets, after one dense update: a checkpoint
+// taken after 3 updates, restored in a fresh allreducer, gives the next 2 updates' sums bitwise.
+inline void checkpointContinuesExactly(Transport& t) {
+  Parameters layout(cpuDevice());
+  declareMatrices(layout);
   size_t n = layout.totalSize();
   std::vector<GradientBucket> buckets = {{{0, 620}}, {{620, 320}}};
-  Options o = gradient_allreducer_cases::options("ring", 1.f, "sampled", "powersgd-rank: 2\npowersgd-start: 1");
   FlatBuffer g(cpuDevice(), Type::float32, n);
-  auto updates = [&](GradientAllreducer& reducer, unsigned from, unsigned to) {
-    std::vector<std::vector<float>> sums;
-    for(unsigned u = from; u < to; ++u) {
-      reducer.setStep(u);
-      kernels::fromHost(g.all(), randomValues(n, 31 * unsigned(t.rank()) + u));
-      reducer.reduce(std::vector<Tensor>{g.all()});
-      sums.push_back(kernels::toHost(g.all()));
-    }
-    return sums;
-  };
-  GradientAllreducer first(o, t, {g.all()}, 5, buckets, &layout);
+  GradientAllreducer first(rankTwoAfterOneDenseUpdate(), t, {g.all()}, 5, buckets, &layout);
   EXPECT_TRUE(first.compresses());
-  updates(first, 0, 3);
+  sumsOf(t, first, g, 0, 3);
   ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
   ASSERT_EQ(saved.extras.count("powersgd-q"), 1u);
   ASSERT_EQ(saved.extras.count("allreduce-residual.rank" + std::to_string(t.size() - 1)), 1u);
-  GradientAllreducer resumed(o, t, {g.all()}, 5, buckets, &layout);
+  GradientAllreducer resumed(rankTwoAfterOneDenseUpdate(), t, {g.all()}, 5, buckets, &layout);
   resumed.restoreFrom(saved);
-  std::vector<std::vector<float>> uninterrupted = updates(first, 3, 5);
-  std::vector<std::vector<float>> again = updates(resumed, 3, 5);
+  std::vector<std::vector<float>> uninterrupted = sumsOf(t, first, g, 3, 5);
+  std::vector<std::vector<float>> again = sumsOf(t, resumed, g, 3, 5);
   EXPECT_EQ(again, uninterrupted);
+}
+
+// Saved with W and b in bucket 0 and E in bucket 1 (Qs of 40 and 16 values), resumed with E's
+// bucket first: as many buckets and Q values, but each bucket's Qs of another size, so Q starts
+// at random in both, as from a checkpoint without Qs (taken in turn, E's Q would be 16 of W's
+// values and W's the rest of W's and E's).
+inline void qsOfOtherBucketsStartAtRandom(Transport& t) {
+  Parameters layout(cpuDevice());
+  declareMatrices(layout);
+  size_t n = layout.totalSize();
+  FlatBuffer g(cpuDevice(), Type::float32, n);
+  GradientAllreducer first(rankTwoAfterOneDenseUpdate(), t, {g.all()}, 5, {{{0, 620}}, {{620, 320}}}, &layout);
+  sumsOf(t, first, g, 0, 3);
+  ModelState saved = gradient_allreducer_cases::savedOnEveryRank(t, first, n);
+  ModelState withoutQs = saved;
+  ASSERT_EQ(withoutQs.extras.erase("powersgd-q"), 1u);
+  std::vector<GradientBucket> swapped = {{{620, 320}}, {{0, 620}}};
+  GradientAllreducer resumed(rankTwoAfterOneDenseUpdate(), t, {g.all()}, 5, swapped, &layout);
+  resumed.restoreFrom(saved);
+  GradientAllreducer random(rankTwoAfterOneDenseUpdate(), t, {g.all()}, 5, swapped, &layout);
+  random.restoreFrom(withoutQs);
+  std::vector<std::vector<float>> got = sumsOf(t, resumed, g, 3, 5);
+  std::vector<std::vector<float>> want = sumsOf(t, random, g, 3, 5);
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace powersgd_cases

@@ -1,5 +1,6 @@
 // The parameter server's pieces under real MPI (ctest runs this with mpirun -np 2, 3 and 4):
-// shard coverage, exact dense updates, and conservation with gradient and delta dropping.
+// shard coverage, exact dense updates, and conservation with gradient and delta dropping; the
+// transport's messages past MPI's counts and its heartbeats.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -45,6 +46,36 @@ TEST(ParameterServer, DroppingOnAnotherDeviceConservesToo) {
   parameter_server_cases::droppingOnAnotherDeviceConservesToo(mpi());
 }
 TEST(ParameterServer, ShardAndClientStateRoundTrips) { parameter_server_cases::shardAndClientStateRoundTrips(mpi()); }
+
+// A message past MPI's int counts travels as one element of a datatype of blocks and the rest:
+// with the limit lowered to 1,000 bytes, messages of 0 to 3,000 bytes around the ring of ranks
+// arrive whole, received with the size probed and into a receive posted with it.
+TEST(MpiTransport, MessagesPastTheCountLimitArriveWhole) {
+  MpiTransport& t = mpi();
+  size_t limit = MpiTransport::countLimit();
+  MpiTransport::setCountLimit(1000);
+  int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
+  auto bytesOf = [](int rank, size_t size) {
+    std::vector<char> b(size);
+    for(size_t i = 0; i < size; ++i)
+      b[i] = char((i * 31 + size_t(rank) * 7 + size) & 0xff);
+    return b;
+  };
+  for(size_t size : {0, 1, 999, 1000, 1001, 2000, 2999, 3000}) {
+    SCOPED_TRACE(std::to_string(size) + " bytes");
+    std::vector<char> mine = bytesOf(t.rank(), size), into(size);
+    Transport::PendingSend sent = t.startSend(Channel::collective, next, 71, mine);
+    Transport::Message probed = t.recv(Channel::collective, previous, 71, 60, "a message of the test");
+    t.finishSend(sent, 60, "a message of the test");
+    EXPECT_EQ(probed.bytes, bytesOf(previous, size));
+    Transport::PendingRecv posted = t.startRecv(Channel::collective, previous, 72, into.data(), size);
+    sent = t.startSend(Channel::collective, next, 72, mine);
+    t.finishRecv(posted, 60, "a message of the test");
+    t.finishSend(sent, 60, "a message of the test");
+    EXPECT_EQ(into, bytesOf(previous, size));
+  }
+  MpiTransport::setCountLimit(limit);
+}
 
 // The heartbeats carry every rank's activity and its round trips to rank 0 (the slow-rank report).
 TEST(Heartbeats, CarryEveryRanksActivityAndRoundTrips) {

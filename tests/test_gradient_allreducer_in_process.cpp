@@ -64,10 +64,22 @@ TEST_P(GradientAllreducerInProcess, OneBitAdamCheckpointContinuesExactly) {
 TEST_P(GradientAllreducerInProcess, ZeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount) {
   runOnRanks(GetParam(), onebit_cases::zeroOneErrorsOfGradientsAreOwedAlikeOnAnotherRankCount);
 }
+TEST(GradientAllreducerInProcessTwoRanks, ZeroOneCheckpointOfAnotherFreezeStartsItsErrorsAtZero) {
+  testing::internal::CaptureStderr();  // the ranks' threads write to this process's stderr
+  runOnRanks(2, onebit_cases::zeroOneCheckpointOfAnotherFreezeStartsItsErrorsAtZero);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("The checkpoint's residuals are errors of the gradients, update 5 sends the momentum in 1 bit "
+                     "(another --adam-freeze-variance-after?): they start at zero"),
+            std::string::npos)
+      << log;
+}
 TEST_P(GradientAllreducerInProcess, PowerSgdFactorsByHand) { runOnRanks(GetParam(), powersgd_cases::factorsByHand); }
 TEST_P(GradientAllreducerInProcess, PowerSgdLosesNothing) { runOnRanks(GetParam(), powersgd_cases::nothingIsLost); }
 TEST_P(GradientAllreducerInProcess, PowerSgdCheckpointContinuesExactly) {
   runOnRanks(GetParam(), powersgd_cases::checkpointContinuesExactly);
+}
+TEST_P(GradientAllreducerInProcess, PowerSgdQsOfOtherBucketsStartAtRandom) {
+  runOnRanks(GetParam(), powersgd_cases::qsOfOtherBucketsStartAtRandom);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, GradientAllreducerInProcess, ::testing::Values(2, 3, 4),

@@ -52,6 +52,7 @@ TEST(GradientAllreducer, OuterRoundsByHand) {
 TEST(GradientAllreducer, PowerSgdFactorsByHand) { powersgd_cases::factorsByHand(mpi()); }
 TEST(GradientAllreducer, PowerSgdLosesNothing) { powersgd_cases::nothingIsLost(mpi()); }
 TEST(GradientAllreducer, PowerSgdCheckpointContinuesExactly) { powersgd_cases::checkpointContinuesExactly(mpi()); }
+TEST(GradientAllreducer, PowerSgdQsOfOtherBucketsStartAtRandom) { powersgd_cases::qsOfOtherBucketsStartAtRandom(mpi()); }
 
 }  // namespace
 }  // namespace marian

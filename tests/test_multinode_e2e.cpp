@@ -77,12 +77,22 @@ TEST(MultiNode, EveryConfigurationTrains) {
   }
 }
 
-// The clients' own parameters move by one rule: the local optimizer or local gradients.
+// The clients' own parameters move by one rule: the local optimizer (with the double buffers) or
+// local gradients.
 TEST(MultiNode, LocalOptimizerAndLocalGradientsAreRefusedTogether) {
   RunResult r = e2e::run("mn-local", "--multi-node --after-batches 5 --grad-dropping-rate 0.9 "
                                       "--multi-node-local-optimizer --local-gradients", true, mpirun(2));
   EXPECT_NE(r.status, 0) << r.log;
   EXPECT_NE(r.log.find("--multi-node-local-optimizer and --local-gradients"), std::string::npos) << r.log;
+  // without the double buffers the local steps would pile up in a client's copy (sparse replies
+  // are added to it) or be replaced at once (dense ones)
+  RunResult alone = e2e::run("mn-local", "--multi-node --after-batches 5 --grad-dropping-rate 0.9 "
+                                          "--multi-node-local-optimizer", true, mpirun(2));
+  EXPECT_NE(alone.status, 0) << alone.log;
+  EXPECT_NE(alone.log.find("--multi-node-local-optimizer moves a client's parameters while its exchange is under way: "
+                           "it needs --multi-node-overlap"),
+            std::string::npos)
+      << alone.log;
 }
 
 TEST(MultiNode, GradientDroppingCutsBytesPerUpdateThirtyfold) {
@@ -94,6 +104,39 @@ TEST(MultiNode, GradientDroppingCutsBytesPerUpdateThirtyfold) {
   ASSERT_GT(d, 0);
   ASSERT_GT(s, 0);
   EXPECT_GE(d / s, 30.0) << "dense " << d << " B/update, dropped " << s;
+}
+
+// Rank 0's display line counts its clients' pushes and replies only: with dense replies every line
+// is the same, though rank 0 reads every shard between them to validate and save (those reads
+// were counted on the line after them).
+TEST(MultiNode, TheDisplayedBytesAreTheExchangesOwn) {
+  RunResult r = e2e::run("ps-bytes", "--multi-node --after-batches 20 --save-freq 5 --valid-freq 5" + e2e::validation(),
+                         true, mpirun(2));
+  ASSERT_EQ(r.status, 0) << r.log;
+  std::vector<std::string> lines;
+  std::regex traffic("^\\[[-0-9: ]+\\] Ep\\. \\d+ : Up\\. \\d+ : .*(Sent [^:]*/up : Recv [^:]*/up)");
+  std::smatch m;
+  std::istringstream log(r.log);
+  for(std::string l; std::getline(log, l);)
+    if(std::regex_search(l, m, traffic))  // rank 0's: no "[rank N]" after the time
+      lines.push_back(m[1].str());
+  ASSERT_EQ(lines.size(), 4u) << r.log;
+  for(const std::string& l : lines)
+    EXPECT_EQ(l, lines.front()) << r.log;
+}
+
+// A client of its own shard has the shard's last version, after a resume too: every line says
+// staleness 0 (the first replies after it counted every reply before the checkpoint).
+TEST(MultiNode, StalenessAfterAResumeIsTheResumedRunsOwn) {
+  RunResult first = e2e::run("ps-stale", "--multi-node --after-batches 10", true, mpirun(1));
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("ps-stale", "--multi-node --after-batches 20", false, mpirun(1));
+  ASSERT_EQ(second.status, 0) << second.log;
+  std::regex line("Staleness ([0-9.]+)");
+  std::vector<std::string> seen;
+  for(std::sregex_iterator it(second.log.begin(), second.log.end(), line), end; it != end; ++it)
+    seen.push_back((*it)[1]);
+  EXPECT_EQ(seen, (std::vector<std::string>{"0.00", "0.00"})) << second.log;
 }
 
 // Rank 0 validates and stops early; the other rank, not in lockstep, hears it in its next reply

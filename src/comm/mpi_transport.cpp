@@ -66,6 +66,51 @@ void waitUntil(Ready ready, Judge judge, MpiTransport& t, int maxSleepUs = 1000)
 // in its progress calls): waits for sends poll often enough to keep a 1 Gbit/s link busy.
 constexpr int kTransferPollUs = 20;
 
+std::atomic<size_t> countLimitBytes{size_t(INT32_MAX)};
+
+// How a message of `size` bytes goes through MPI: `count` of `type`. Past the count limit, one
+// element of a datatype of whole blocks and the rest, built alike by the sender and the receiver
+// (the receiver learns the size from MPI_Get_elements_x, which counts bytes as a long integer).
+// The type is freed at once: MPI keeps it for the transfers that use it.
+struct MessageType {
+  MPI_Datatype type = MPI_BYTE;
+  int count = 0;
+
+  explicit MessageType(size_t size) {
+    size_t block = countLimitBytes.load();
+    if(size <= block) {
+      count = int(size);
+      return;
+    }
+    size_t blocks = size / block, rest = size % block;
+    ABORT_IF(blocks > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", size);
+    MPI_Datatype chunk, body;
+    check(MPI_Type_contiguous(int(block), MPI_BYTE, &chunk), "MPI_Type_contiguous");
+    check(MPI_Type_contiguous(int(blocks), chunk, &body), "MPI_Type_contiguous");
+    MPI_Type_free(&chunk);
+    type = body;
+    if(rest) {
+      int lengths[2] = {1, int(rest)};
+      MPI_Aint at[2] = {0, MPI_Aint(blocks * block)};
+      MPI_Datatype parts[2] = {body, MPI_BYTE};
+      check(MPI_Type_create_struct(2, lengths, at, parts, &type), "MPI_Type_create_struct");
+      MPI_Type_free(&body);
+    }
+    check(MPI_Type_commit(&type), "MPI_Type_commit");
+    count = 1;
+  }
+  ~MessageType() { if(type != MPI_BYTE) MPI_Type_free(&type); }
+  MessageType(const MessageType&) = delete;
+  MessageType& operator=(const MessageType&) = delete;
+};
+
+// The bytes a probed or received message holds.
+size_t bytesIn(const MPI_Status& status) {
+  MPI_Count count = 0;
+  MPI_Get_elements_x(&status, MPI_BYTE, &count);
+  return count == MPI_UNDEFINED ? 0 : size_t(count);
+}
+
 // A rank heard from within the timeout but silent on what is awaited this many timeouts (and at
 // least kAliveButSilentSeconds) is given up on too: no wait is unbounded.
 constexpr double kAliveButSilentFactor = 10, kAliveButSilentSeconds = 3600;
@@ -325,6 +370,13 @@ std::string MpiTransport::giveUp(double elapsed, double timeoutSeconds, int peer
 
 MpiTransport* MpiTransport::instance() { return theInstance().get(); }
 
+void MpiTransport::setCountLimit(size_t bytes) {
+  ABORT_IF(bytes == 0 || bytes > size_t(INT32_MAX), "MPI's count limit must be 1 to {} bytes, not {}", INT32_MAX, bytes);
+  countLimitBytes = bytes;
+}
+
+size_t MpiTransport::countLimit() { return countLimitBytes.load(); }
+
 MpiTransport::~MpiTransport() {
   // Every rank meets here first, heartbeats still running: a rank stopped at the end of the job
   // is named within the timeout instead of holding the others in MPI_Finalize, which has none.
@@ -370,21 +422,20 @@ Transport::Message MpiTransport::recvImpl(Channel channel, int source, int tag, 
     MPI_Iprobe(source < 0 ? MPI_ANY_SOURCE : source, tag < 0 ? MPI_ANY_TAG : tag, c, &found, &status);
     return found != 0;
   }, judgeOf(*this, timeoutSeconds, source, what, [&] { return noAnswer(what, source, timeoutSeconds); }), *this);
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
   Message m;
   m.source = status.MPI_SOURCE;
   m.tag = status.MPI_TAG;
-  m.bytes.resize(size_t(count));
-  check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, m.source, m.tag, c, MPI_STATUS_IGNORE), "MPI_Recv");
+  m.bytes.resize(bytesIn(status));
+  MessageType as(m.bytes.size());
+  check(MPI_Recv(m.bytes.data(), as.count, as.type, m.source, m.tag, c, MPI_STATUS_IGNORE), "MPI_Recv");
   return m;
 }
 
 Transport::PendingSend MpiTransport::startSendImpl(Channel channel, int dest, int tag, const void* data,
                                                    size_t size) {
-  ABORT_IF(size > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", size);
   auto request = std::make_shared<MPI_Request>();
-  check(MPI_Isend(data, int(size), MPI_BYTE, dest, tag, comm(comms_[int(channel)]), request.get()), "MPI_Isend");
+  MessageType as(size);
+  check(MPI_Isend(data, as.count, as.type, dest, tag, comm(comms_[int(channel)]), request.get()), "MPI_Isend");
   PendingSend p;
   p.state = request;
   return p;
@@ -397,9 +448,9 @@ void MpiTransport::finishSendImpl(PendingSend& p, double timeoutSeconds, const s
 }
 
 void MpiTransport::startRecvImpl(PendingRecv& r) {
-  ABORT_IF(r.size > size_t(INT32_MAX), "Message of {} bytes exceeds MPI's count limit", r.size);
   auto request = std::make_shared<MPI_Request>();
-  check(MPI_Irecv(r.into, int(r.size), MPI_BYTE, r.source, r.tag, comm(comms_[int(r.channel)]), request.get()),
+  MessageType as(r.size);
+  check(MPI_Irecv(r.into, as.count, as.type, r.source, r.tag, comm(comms_[int(r.channel)]), request.get()),
         "MPI_Irecv");
   r.state = request;
 }
@@ -409,10 +460,9 @@ void MpiTransport::finishRecvImpl(PendingRecv& r, double timeoutSeconds, const s
   waitFor(*std::static_pointer_cast<MPI_Request>(r.state), *this,
           judgeOf(*this, timeoutSeconds, r.source, what, [&] { return noAnswer(what, r.source, timeoutSeconds); }),
           kTransferPollUs, &status);
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  if(size_t(count) != r.size)
-    abort(format("rank {}: {} from rank {} is {} bytes, {} were expected", rank_, what, r.source, count, r.size));
+  size_t got = bytesIn(status);
+  if(got != r.size)
+    abort(format("rank {}: {} from rank {} is {} bytes, {} were expected", rank_, what, r.source, got, r.size));
 }
 
 void MpiTransport::allreduceSum(float* values, size_t n, double timeoutSeconds, const std::string& what) {

@@ -44,6 +44,11 @@ public:
   void setPeerTimeout(double seconds) override;
   PeerView peerView() const override;
 
+  // MPI's counts are ints: a message of more bytes than this (INT32_MAX; tests lower it) travels
+  // as one element of a datatype of as many bytes, blocks of this size and the rest.
+  static void setCountLimit(size_t bytes);
+  static size_t countLimit();
+
   // For the waits: whether heartbeats run; ", last heard from N s ago" of `peer` (-1: the most
   // silent rank); why a wait of `elapsed` s past the timeout must stop the job ("": wait on).
   bool heartbeating() const { return heartbeatThread_.joinable(); }

@@ -114,14 +114,14 @@ void ServerShard::saveTo(ModelState& state) {
     std::vector<float> view = kernels::toHost(views_[c]->all().slice(0, range_.size));
     placeRange(global, range_, view);
   }
-  state.counters["server-version.shard" + std::to_string(shard_)] = version_;
+  state.counters[versionName(shard_)] = version_;
 }
 
 void ServerShard::restoreFrom(const ModelState& state, bool sameClients) {
   std::lock_guard<std::mutex> lock(mutex_);
   for(auto& d : devices_)
     d->restoreFrom(state);
-  auto version = state.counters.find("server-version.shard" + std::to_string(shard_));
+  auto version = state.counters.find(versionName(shard_));
   version_ = version != state.counters.end() ? version->second : 0;
   std::fill(lastVersion_.begin(), lastVersion_.end(), version_);
   for(size_t c = 0; c < views_.size(); ++c) {

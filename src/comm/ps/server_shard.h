@@ -38,6 +38,8 @@ public:
   Range range() const { return range_; }
   // The extra of a checkpoint that holds what the servers sent to a client (global layout).
   static std::string viewName(int client) { return "server-view.client" + std::to_string(client); }
+  // The counter of a checkpoint that holds a shard's replies so far (its version).
+  static std::string versionName(int shard) { return "server-version.shard" + std::to_string(shard); }
 
   // The shard's parameters, moving average, optimizer state, and with delta dropping what each
   // client was sent ("server-view.clientC", global layout) and the replies' count.

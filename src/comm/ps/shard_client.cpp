@@ -8,15 +8,17 @@
 namespace marian {
 
 namespace {
-std::string residualName(int client) { return "dropping-residual.client" + std::to_string(client); }
+constexpr const char* kResidualPrefix = "dropping-residual.client";
+std::string residualName(int client) { return kResidualPrefix + std::to_string(client); }
 std::string exchangesName(int client) { return "exchanges.client" + std::to_string(client); }
 std::string velocityName(int client) { return "dropping-velocity.client" + std::to_string(client); }
 }  // namespace
 
 ShardClient::ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard,
-                         const Compression& compression, double timeoutSeconds, uint64_t seed, Device device)
+                         const Compression& compression, int clients, double timeoutSeconds, uint64_t seed,
+                         Device device)
     : id_(id), layout_(layout), transport_(transport), localShard_(localShard), compression_(compression),
-      timeout_(timeoutSeconds), versions_(size_t(layout.nodes), 0) {
+      clients_(clients), timeout_(timeoutSeconds), versions_(size_t(layout.nodes), 0) {
   if(compression_.compresses())
     for(int s = 0; s < layout_.nodes; ++s)
       selectors_.push_back(std::make_unique<TopkSelector>(layout_.node(s).size, TopkMethod::sampled,
@@ -37,7 +39,7 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
   if(!unsent.empty())
     kernels::fill(unsent, 0.f);
   if(compression_.compresses())
-    compression_.clipLocally(grads, layout_.nodes, 1.0);
+    compression_.clipLocally(grads, clients_, 1.0);
   ExchangeStats local;
   // start at a different shard on every node so that the nodes do not queue at the same server
   for(int k = 0; k < layout_.nodes; ++k) {
@@ -79,6 +81,8 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
       replied = transport_->recv(Channel::toClient, shard, id_, timeout_,
                                  format("the reply of shard {} to client {}", shard, id_))
                     .bytes;
+      local.sent += pushed.size();
+      local.received += replied.size();
     }
     MessageView reply = Message::read(replied);
     ABORT_IF(reply.header.client != id_ || reply.header.shard != shard,
@@ -109,6 +113,8 @@ void ShardClient::exchange(Tensor grads, Tensor params, float lr, Tensor unsent)
   std::lock_guard<std::mutex> lock(statsMutex_);
   stats_.exchanges += local.exchanges;
   stats_.staleness += local.staleness;
+  stats_.sent += local.sent;
+  stats_.received += local.received;
 }
 
 std::vector<float> ShardClient::residual() const {
@@ -118,6 +124,11 @@ std::vector<float> ShardClient::residual() const {
     placeRange(all, layout_.node(int(s)), selectors_[s]->state().residual);
   }
   return all;
+}
+
+bool ShardClient::savedResiduals(const ModelState& state) {
+  auto first = state.extras.lower_bound(kResidualPrefix);  // the first name with that prefix, if any
+  return first != state.extras.end() && first->first.rfind(kResidualPrefix, 0) == 0;
 }
 
 ExchangeStats ShardClient::takeStats() {
@@ -153,7 +164,7 @@ void ShardClient::restoreFrom(const ModelState& state, bool sameClients) {
     if(it != state.extras.end())
       residual = it->second;
   } else if(id_ == 0) {
-    residual = state.sumOfExtras("dropping-residual.client", 1.f);
+    residual = state.sumOfExtras(kResidualPrefix, 1.f);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   auto count = [&](const std::string& name) {
@@ -162,6 +173,10 @@ void ShardClient::restoreFrom(const ModelState& state, bool sameClients) {
   };
   // a client of another layout continues the warm-up where the clients of the saved run were
   exchanges_ = count(exchangesName(sameClients ? id_ : 0));
+  // the shards' versions as they come back (ServerShard::restoreFrom): the first replies are not
+  // stale by every reply before the checkpoint
+  for(int s = 0; s < layout_.nodes; ++s)
+    versions_[size_t(s)] = count(ServerShard::versionName(s));
   uint64_t calls = count("dropping-calls.client" + std::to_string(sameClients ? id_ : 0));
   // momentum correction's velocity is the client's own: another layout starts it at zero
   auto velocity = state.extras.find(velocityName(id_));

@@ -22,15 +22,17 @@ namespace marian {
 struct ExchangeStats {
   uint64_t exchanges = 0;   // shard exchanges
   uint64_t staleness = 0;   // summed staleness reported by the shards
+  uint64_t sent = 0, received = 0;  // bytes of the pushes and replies on the wire (not the node's own shard's)
 };
 
 class ShardClient {
 public:
   // compression: the fraction of gradients sent (keep, 1 = dense), its warm-up over exchanges,
-  // momentum correction and local clipping; timeout: seconds to wait for a reply; device: where
-  // the gradients live (the dropping residual is kept there).
+  // momentum correction and local clipping (to C / sqrt(clients): every client's gradient reaches
+  // the servers apart); timeout: seconds to wait for a reply; device: where the gradients live
+  // (the dropping residual is kept there).
   ShardClient(int id, ShardLayout layout, Transport* transport, ServerShard* localShard,
-              const Compression& compression, double timeoutSeconds, uint64_t seed, Device device);
+              const Compression& compression, int clients, double timeoutSeconds, uint64_t seed, Device device);
 
   // grads and params are the whole flat vectors on the client's device. params is changed only
   // by the replies, so with delta dropping it equals what the servers recorded as sent to it
@@ -54,6 +56,8 @@ public:
   // run's). From another layout, client 0 takes the sum of every saved client's residual
   // (nothing owed is lost or sent twice) and the others start at zero.
   void restoreFrom(const ModelState& state, bool sameClients);
+  // Whether a checkpoint holds any client's dropping residual.
+  static bool savedResiduals(const ModelState& state);
 
 private:
   int id_;
@@ -61,6 +65,7 @@ private:
   Transport* transport_;
   ServerShard* localShard_;
   Compression compression_;
+  int clients_;
   double timeout_;
   std::vector<std::unique_ptr<TopkSelector>> selectors_;  // one per node's range, when dropping
   std::vector<uint64_t> versions_;  // per shard: version after this client's last exchange

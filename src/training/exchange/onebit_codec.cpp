@@ -8,6 +8,7 @@
 #include "comm/allreduce/onebit.h"
 #include "comm/allreduce/segments.h"
 #include "comm/state_gather.h"
+#include "common/logging.h"
 #include "common/options.h"
 #include "optimizers/variance_schedule.h"
 #include "training/exchange/codec_checkpoint.h"
@@ -101,6 +102,7 @@ public:
       units = Units::gradient;
     }
     errorUnits_.assign(layout_.buckets(), units);
+    restoredUnread_ = units != Units::none;
     for(size_t b = 0; b < layout_.buckets(); ++b) {
       Range c = oneBit_[b]->chunk(transport_.rank());
       std::vector<float> inBucket = layout_.takeBucket(b, servers);
@@ -115,7 +117,7 @@ protected:
       averageMomentum(b, values, step);
     } else if(zeroOneVariance_.kappa > 0 && !zeroOneVariance_.updatesAt(step + 1)) {
       // 0/1 Adam between the variance's steps: the sum as P x the 1-bit mean
-      useErrorsIn(b, Units::gradient);
+      useErrorsIn(b, Units::gradient, step);
       oneBit_[b]->averageCompressed(values);
       for(float& x : values)
         x *= float(transport_.size());
@@ -128,18 +130,29 @@ private:
   // What bucket b's errors hold: 0/1 Adam's of its 1-bit gradients, or the momentum's.
   enum class Units { none, gradient, momentum };
 
-  // Bucket b's errors from here on in `units`: those in other units start at zero.
-  void useErrorsIn(size_t b, Units units) {
+  static const char* errorsOf(Units units) {
+    return units == Units::gradient ? "the gradients" : "the momentum";
+  }
+
+  // Bucket b's errors from here on in `units`: those in other units start at zero (at 0/1 Adam's
+  // freeze, or a checkpoint's of a run whose variance froze at another update: the log says so).
+  void useErrorsIn(size_t b, Units units, uint64_t step) {
     OneBitAllreduce& oneBit = *oneBit_[b];
-    if(errorUnits_[b] != units && errorUnits_[b] != Units::none)
+    if(errorUnits_[b] != units && errorUnits_[b] != Units::none) {
+      if(restoredUnread_ && transport_.rank() == 0)
+        LOG(warn, "[training] The checkpoint's residuals are errors of {}, update {} sends {} in 1 bit "
+                  "(another --adam-freeze-variance-after?): they start at zero",
+            errorsOf(errorUnits_[b]), step + 1, errorsOf(units));
       oneBit.setErrors(std::vector<float>(oneBit.workerError().size(), 0.f),
                        std::vector<float>(oneBit.serverError().size(), 0.f));
+    }
     errorUnits_[b] = units;
+    restoredUnread_ = false;
   }
 
   void averageMomentum(size_t b, std::vector<float>& values, uint64_t step) {
     OneBitAllreduce& oneBit = *oneBit_[b];
-    useErrorsIn(b, Units::momentum);  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
+    useErrorsIn(b, Units::momentum, step);  // errors of 0/1 Adam's 1-bit gradients are not the momentum's
     if(updateDirection_ && !oneBit.hasUnits())  // v is frozen from here on (also after a resume)
       oneBit.setUnits(moments_.updateDirectionUnits(layout_.bucket(b), parameterStarts_[b]));
     std::vector<float>& m = momentum_;
@@ -157,6 +170,7 @@ private:
   std::vector<std::unique_ptr<OneBitAllreduce>> oneBit_;  // per bucket
   std::vector<std::vector<size_t>> parameterStarts_;      // per bucket, in its coordinates
   std::vector<Units> errorUnits_;                         // per bucket
+  bool restoredUnread_ = false;  // a checkpoint's errors restored, no bucket exchanged in 1 bit since
   std::vector<float> momentum_;                           // the bucket's m being averaged (kept between calls)
 };
 

@@ -44,8 +44,14 @@ public:
     c.localOptimizer = o.get<bool>("multi-node-local-optimizer");
     c.timeout = double(o.get<int>("multi-node-timeout"));
     c.compression = Compression::fromOptions(o, keep_);
+    c.clients = int(devicesFromOptions(o).size()) * transport_.size();
     ABORT_IF(c.localOptimizer && c.compression.local != LocalGradients::off,
              "--multi-node-local-optimizer and --local-gradients both move the clients' own parameters: give one");
+    // without the double buffers the reply follows the step at once: a dense one replaces the local
+    // step, and sparse deltas would be added to it, so the local steps would pile up in the copy
+    ABORT_IF(c.localOptimizer && !c.overlap,
+             "--multi-node-local-optimizer moves a client's parameters while its exchange is under way: it needs "
+             "--multi-node-overlap");
     if(c.compression.local != LocalGradients::off && (keep_ >= 1.0 || c.overlap)) {
       if(transport_.rank() == 0)
         LOG(warn, "[training] --local-gradients has no effect {}", keep_ >= 1.0
@@ -86,8 +92,6 @@ public:
         transport_.rank(), layout_.node(transport_.rank()), layout_.total, initial, devices,
         [o] { return createOptimizer(o); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"), seed_);
-    server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); },
-                                           clientSettings_.timeout);
     for(size_t d = 0; d < devices; ++d) {
       int id = transport_.rank() * int(devices) + int(d);
       kernels::fromHost(workers_[d]->params().values(), initial);
@@ -97,6 +101,9 @@ public:
           [this](std::exception_ptr e) { threads_->fail(e); }));
       stats_.push_back(std::make_unique<ComputeStats>());
     }
+    // serving once the clients whose state it reads (nodeState) are all there
+    server_ = std::make_unique<ServerLoop>(transport_, *shard_, [this] { return nodeState(); },
+                                           clientSettings_.timeout);
     threads_->start([this](size_t d, const BatchWork& work) { return step(d, work); },
                     [](size_t d) { return "client " + std::to_string(d) + " compute"; });
   }
@@ -166,6 +173,9 @@ public:
       if(clientSettings_.compression.local != LocalGradients::off)
         lost.push_back("the clients' local optimizer states and their own steps since their last full reply "
                        "(--local-gradients)");
+      if(!clientSettings_.compression.compresses() && ShardClient::savedResiduals(state))
+        LOG(warn, "[training] Resumed without --grad-dropping-rate: the checkpoint's dropping residuals (gradients "
+                  "not yet sent) are not applied");
       for(const std::string& what : lost)
         LOG(warn, "[training] Resumed: {} start at zero", what);
     }
@@ -175,6 +185,10 @@ public:
       LOG(info, "[training] Checkpoint of {} rank(s) x {} device(s) resumed on {} x {}: re-sharded; the saved "
                 "dropping residuals are summed into client 0",
           state.ranks, state.devices, transport_.size(), workers_.size());
+    // the servers answer from initialize() on: no client may push to a shard that still holds the
+    // initial parameters (its reply would train a batch on them, and its gradient would reach
+    // the other, restored shards)
+    transport_.barrier(transport_.peerTimeout(), "the ranks' restore of their shards");
   }
 
   std::string statusLine() override {
@@ -187,6 +201,8 @@ public:
       ExchangeStats cs = clients_[d]->shardClient().takeStats();
       s.exchanges += cs.exchanges;
       s.staleness += cs.staleness;
+      s.sent += cs.sent;
+      s.received += cs.received;
       ComputeStats& c = *stats_[d];
       std::lock_guard<std::mutex> lock(c.mutex);
       busy += c.busySeconds;
@@ -195,13 +211,9 @@ public:
       c.steps = 0;
     }
     lastStatus_ = now;
-    // the clients' pushes and the replies they got, as the transport counted them (the local
-    // bypass does not touch the wire)
-    ChannelBytes pushes = transport_.bytes(Channel::toServer), replies = transport_.bytes(Channel::toClient);
-    double sent = double(pushes.sent - lastPushes_.sent), received = double(replies.received - lastReplies_.received);
-    lastPushes_ = pushes;
-    lastReplies_ = replies;
-    return trafficPerUpdate(sent, received, steps) +
+    // the clients' pushes and the replies they got on the wire (the node's own shard is called
+    // directly), not the reads of every shard for validation and checkpoints between them
+    return trafficPerUpdate(double(s.sent), double(s.received), steps) +
            format(" : Util {}% : Staleness {}", formatNumber("%.1f", 100.0 * busy / std::max(wall * double(clients_.size()), 1e-9)),
                   formatNumber("%.2f", s.exchanges ? double(s.staleness) / double(s.exchanges) : 0.0));
   }
@@ -277,7 +289,6 @@ private:
   std::unique_ptr<DeviceThreads> threads_;
   bool shutDown_ = false, finished_barrier_ = false;
   Clock::time_point lastStatus_;
-  ChannelBytes lastPushes_, lastReplies_;
 };
 
 }  // namespace

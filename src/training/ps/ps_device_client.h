@@ -24,6 +24,7 @@ struct PsClientSettings {
   bool applySummed = false; // --multi-node-apply-summed
   bool localOptimizer = false;  // --multi-node-local-optimizer
   double timeout = 0;
+  int clients = 1;  // every node's devices: the gradients the servers take apart
 };
 
 class PsDeviceClient {
