@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   progress.seed = 1234;
   progress.validators["cross-entropy"] = ValidatorState{1.5, true, 1};
   progress.validators["bleu"] = ValidatorState{20.25, true, 0};
-  writeCheckpoint(tmp, m, progress);
+  writeCheckpoint(tmp, m, progress, "type: transformer\ndim-emb: 8\n");
   write("npz", "checkpoint.npz", readAll(tmp));
   writeNpz(tmp, {npzFloat32("decoder_W", {2, 3}, w)});  // one stored entry: its .npy lies between the headers
   std::string one = readAll(tmp), name = "decoder_W.npy";

@@ -3,7 +3,7 @@
 // lists are sorted and no longer than the beam; length normalisation and word penalty follow
 // their definitions; as Marian's: <unk> only with allowUnk, hypotheses at the length limit end
 // with the word they chose (no </s>), word scores add up to the score; the decoder's kept states
-// give what recomputing from the prefix gives. The reference log-probabilities come from the
+// give what recomputing from the prefix gives; an empty source is the empty translation. The reference log-probabilities come from the
 // training graph's loss, not from the decoder.
 #include <gtest/gtest.h>
 
@@ -383,6 +383,30 @@ TEST(BeamSearch, UnknownWordsOnlyWhenAllowed) {
         }
       }
     }
+  }
+}
+
+// An empty line (a source of </s> alone) is translated as Marian does: at once, one empty
+// hypothesis of score 0, whatever the model would say; the other sentences of its batch as alone.
+TEST(BeamSearch, AnEmptySourceIsTheEmptyTranslation) {
+  Fixture f("transformer");
+  BeamOptions options;
+  options.beamSize = 3;
+  std::vector<int> empty{Vocab::kEos};
+  Batch mixed = Batch::fromSources({&empty, &f.sources[1]});
+  auto results = BeamSearch(*f.model, f.graph, options).search(mixed);
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results[0].size(), 1u);
+  EXPECT_TRUE(results[0][0].words.empty());
+  EXPECT_EQ(results[0][0].score, 0.f);
+  EXPECT_EQ(results[0][0].normalized, 0.f);
+  EXPECT_EQ(results[0][0].wordScores, std::vector<float>{0.f});
+  // the other sentence: its own source's width caps it, as in a batch of its own
+  auto alone = BeamSearch(*f.model, f.graph, options).search(Batch::fromSources({&f.sources[1]}));
+  ASSERT_EQ(results[1].size(), alone[0].size());
+  for(size_t k = 0; k < alone[0].size(); ++k) {
+    EXPECT_EQ(results[1][k].words, alone[0][k].words);
+    EXPECT_NEAR(results[1][k].score, alone[0][k].score, 1e-4);
   }
 }
 

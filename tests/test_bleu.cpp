@@ -22,6 +22,11 @@ TEST(Bleu, Tokenize13a) {
   EXPECT_EQ(tokenize13a("  spaces   everywhere\t"), (Tokens{"spaces", "everywhere"}));
   EXPECT_EQ(tokenize13a("über straße."), (Tokens{"über", "straße", "."}));
   EXPECT_EQ(tokenize13a(""), Tokens{});
+  // Unicode whitespace splits as in Python's str.split (sacreBLEU's): the no-break spaces of French
+  // typography, an ideographic space; other characters of those UTF-8 lead bytes do not
+  EXPECT_EQ(tokenize13a("Quoi\u00a0? Oui\u202f! a\u3000b\u2009c"), (Tokens{"Quoi", "?", "Oui", "!", "a", "b", "c"}));
+  EXPECT_EQ(tokenize13a("\u00e9t\u00e9 \u2014 \u20ac5"), (Tokens{"\u00e9t\u00e9", "\u2014", "\u20ac5"}));
+  EXPECT_DOUBLE_EQ(corpusBleu({"a b c d"}, {"a\u00a0b c d"}).score, 100.0);
 }
 
 TEST(Bleu, PerfectMatchIs100AndNoOverlapIs0) {

@@ -1,7 +1,7 @@
 // EpochData's position in an epoch of a corpus in memory: recorded into the training state,
 // read back from its YAML, and resumed: exactly at the batch when the epoch is cut into batches
 // as before; after as many sentences as were trained when the batching options changed (the
-// saved batch count would be another place in the epoch).
+// saved batch count would be another place in the epoch), or another --max-length kept other pairs.
 #include <gtest/gtest.h>
 
 #include "data/corpus.h"
@@ -14,9 +14,10 @@ namespace {
 
 std::string temp(const std::string& name) { return testdata::temp("marian_epoch_data_", name); }
 
-constexpr size_t kPairs = 1003;
+constexpr size_t kPairs = 1003;    // 2-14 tokens a side with </s>
+constexpr size_t kMaxLength = 50;  // keeps every pair
 
-std::unique_ptr<Corpus> makeCorpus() {
+std::unique_ptr<Corpus> makeCorpus(size_t maxLength = kMaxLength) {
   std::string src, trg;
   for(size_t i = 0; i < kPairs; ++i) {
     for(size_t j = 0; j <= (i * 7) % 13; ++j) {
@@ -31,7 +32,12 @@ std::unique_ptr<Corpus> makeCorpus() {
   std::remove(temp("v.yml").c_str());
   auto v = loadOrCreateVocab(temp("v.yml"), {temp("c.src"), temp("c.trg")}, 0);
   return std::make_unique<Corpus>(std::vector<std::string>{temp("c.src"), temp("c.trg")},
-                                  std::vector<std::shared_ptr<Vocab>>{v, v}, 50);
+                                  std::vector<std::shared_ptr<Vocab>>{v, v}, maxLength);
+}
+
+// How the epochs of makeCorpus(maxLength) cut with `o` are recorded.
+std::string cutOf(const EpochDataOptions& o, size_t maxLength = kMaxLength) {
+  return EpochData::epochCut(o.batching, PairEncoder{{}, maxLength});
 }
 
 EpochDataOptions withMiniBatch(size_t sentences) {
@@ -46,8 +52,8 @@ EpochDataOptions withMiniBatch(size_t sentences) {
 // epoch's start; returns the state it saves (through its YAML, as a resume reads it) and the
 // sentences trained.
 TrainingState trainAndSave(const EpochDataOptions& o, size_t batches, size_t& sentences,
-                           TrainingState state = TrainingState()) {
-  EpochData data(makeCorpus(), nullptr, PairEncoder{}, o, 0, 1, nullptr);
+                           TrainingState state = TrainingState(), size_t maxLength = kMaxLength) {
+  EpochData data(makeCorpus(maxLength), nullptr, PairEncoder{{}, maxLength}, o, 0, 1, nullptr);
   data.startEpoch(state);
   sentences = 0;
   for(size_t k = 0; k < batches; ++k) {
@@ -61,8 +67,8 @@ TrainingState trainAndSave(const EpochDataOptions& o, size_t batches, size_t& se
 }
 
 // The batches the rest of the epoch holds after resuming from `state`.
-std::vector<Batch> resume(const EpochDataOptions& o, TrainingState state) {
-  EpochData data(makeCorpus(), nullptr, PairEncoder{}, o, 0, 1, nullptr);
+std::vector<Batch> resume(const EpochDataOptions& o, TrainingState state, size_t maxLength = kMaxLength) {
+  EpochData data(makeCorpus(maxLength), nullptr, PairEncoder{{}, maxLength}, o, 0, 1, nullptr);
   data.startEpoch(state);
   std::vector<Batch> rest;
   for(std::vector<Batch> group = data.nextGroup(); !group.empty(); group = data.nextGroup())
@@ -81,7 +87,7 @@ TEST(EpochData, AResumeWithTheSameBatchingGoesOnAtTheBatch) {
   size_t trained = 0;
   TrainingState state = trainAndSave(withMiniBatch(16), 20, trained);
   EXPECT_EQ(state.corpusSentencesEpoch, trained);
-  EXPECT_EQ(state.batching, withMiniBatch(16).batching.describe());
+  EXPECT_EQ(state.batching, cutOf(withMiniBatch(16)));
 
   size_t none = 0;
   std::vector<Batch> whole = resume(withMiniBatch(16), trainAndSave(withMiniBatch(16), 0, none));
@@ -95,7 +101,7 @@ TEST(EpochData, AResumeWithTheSameBatchingGoesOnAtTheBatch) {
 TEST(EpochData, AResumeWithOtherBatchingGoesOnAfterAsManySentences) {
   size_t trained = 0;
   TrainingState state = trainAndSave(withMiniBatch(16), 20, trained);
-  ASSERT_NE(withMiniBatch(32).batching.describe(), state.batching);
+  ASSERT_NE(cutOf(withMiniBatch(32)), state.batching);
   // 20 batches of 32 would skip twice what was trained; as many sentences leave the epoch's rest
   size_t rest = sentencesOf(resume(withMiniBatch(32), state));
   EXPECT_LE(rest, kPairs - trained);
@@ -109,12 +115,35 @@ TEST(EpochData, ACheckpointAfterAResumeWithOtherBatchingHoldsItsOwnPosition) {
   size_t first = 0, second = 0;
   TrainingState saved = trainAndSave(withMiniBatch(16), 20, first);
   TrainingState again = trainAndSave(withMiniBatch(32), 5, second, saved);
-  EXPECT_EQ(again.batching, withMiniBatch(32).batching.describe());
+  EXPECT_EQ(again.batching, cutOf(withMiniBatch(32)));
   EXPECT_EQ(again.corpusSentencesEpoch, again.corpusBatchesEpoch * 32) << "whole batches of 32 before the end";
   size_t rest = sentencesOf(resume(withMiniBatch(32), again));
   EXPECT_EQ(again.corpusSentencesEpoch + rest, kPairs);
   EXPECT_LE(rest, kPairs - first - second);
   EXPECT_GT(rest + 32, kPairs - first - second);
+}
+
+// Another --max-length keeps other pairs, shuffled otherwise: batch 20 of the new epoch is no
+// place of the old one. The resume says so and goes on after as many sentences as were trained,
+// as for other batching (it went on at batch 20 without a word).
+TEST(EpochData, AResumeWithAnotherMaxLengthSaysSoAndGoesOnAfterAsManySentences) {
+  size_t trained = 0;
+  TrainingState state = trainAndSave(withMiniBatch(16), 20, trained);
+  constexpr size_t kShorter = 9;  // keeps pairs of at most 8 words a side
+  size_t kept = makeCorpus(kShorter)->size();
+  ASSERT_LT(kept, kPairs - 200);
+  ASSERT_GT(kept, trained + 100);
+  testing::internal::CaptureStderr();
+  std::vector<Batch> rest = resume(withMiniBatch(16), state, kShorter);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("Epoch 1 was cut into batches with '--max-length 50' when saved, '--max-length 9' now: it goes "
+                     "on after "),
+            std::string::npos)
+      << log;
+  EXPECT_LE(sentencesOf(rest), kept - trained);
+  EXPECT_GT(sentencesOf(rest) + 16, kept - trained);
+  // cropped instead of skipped: every pair kept, still another epoch
+  EXPECT_NE(cutOf(withMiniBatch(16)), EpochData::epochCut(withMiniBatch(16).batching, PairEncoder{{}, kMaxLength, true}));
 }
 
 TEST(EpochData, TheBatchingNamesEveryOptionThatCutsTheEpoch) {

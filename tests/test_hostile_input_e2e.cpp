@@ -99,6 +99,23 @@ TEST(HostileInput, AModelWithoutItsCheckpointIsNotOverwritten) {
   EXPECT_EQ(readFile(m + "/model.npz"), before);
 }
 
+// Another activation has the parameters of the same shapes: a resume that gives it (here by
+// leaving out the option the model was trained with) is refused and names it, not trained on
+// as another function of the same parameters.
+TEST(HostileInput, AResumeWithAnotherArchitectureIsRefusedNamingTheOption) {
+  RunResult first = e2e::run("rearchitected", "--after-batches 5 --transformer-ffn-activation relu", true);
+  ASSERT_EQ(first.status, 0) << first.log;
+  RunResult second = e2e::run("rearchitected", "--after-batches 10", false);
+  EXPECT_NE(second.status, 0) << second.log;
+  EXPECT_NE(second.log.find("was trained with another architecture: --transformer-ffn-activation relu (this run: "
+                            "swish). Resume with the options it was trained with"),
+            std::string::npos)
+      << second.log;
+  RunResult same = e2e::run("rearchitected", "--after-batches 10 --transformer-ffn-activation relu", false);
+  ASSERT_EQ(same.status, 0) << same.log;
+  EXPECT_NE(same.log.find("Resuming from"), std::string::npos) << same.log;
+}
+
 TEST(HostileInput, AModelPathThatIsAFolderIsNamed) {
   std::string m = folder("modeldir");
   sh("rm -rf " + m + " && mkdir -p " + m + "/model.npz");

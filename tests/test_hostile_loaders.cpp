@@ -229,7 +229,8 @@ std::string checkpointState(const std::string& steps = "[[0, 6, 3]]", const std:
     e = kProgress.find('\n', b);
     progress += "  " + kProgress.substr(b, e - b) + "\n";
   }
-  return "progress:\n" + progress + "parameters: 6\nranks: 1\ndevices: 1\nparameter-layout: 6f0a\noptimizer-steps: " + steps +
+  return "progress:\n" + progress + "parameters: 6\nranks: 1\ndevices: 1\nparameter-layout: 6f0a\n"
+         "architecture:\n  type: transformer\n  dim-emb: 8\noptimizer-steps: " + steps +
          "\ncounters:\n  calls: 4\n" + more;
 }
 
@@ -240,6 +241,7 @@ TEST(HostileProgress, CheckpointStatesWithBadStepListsAndLayoutsAreNamed) {
   EXPECT_EQ(c.model.counters.at("calls"), 4u);
   EXPECT_EQ(c.progress.batches, 30u);
   EXPECT_EQ(c.model.parameterLayout, "6f0a");
+  EXPECT_EQ(c.architecture, "type: transformer\ndim-emb: 8\n");
   // an [offset, size, steps] entry of 0, 2 or 4 elements, not a list, or past the model
   for(std::string steps : {"[[]]", "[[0, 6]]", "[[0, 6, 3, 1]]", "[5]", "[[0, 7, 3]]", "[[18446744073709551615, 2, 1]]",
                            "[[0, -6, 3]]", "[[0, 6, x]]", "7", "{a: 1}"}) {
@@ -261,6 +263,8 @@ TEST(HostileProgress, CheckpointStatesWithBadStepListsAndLayoutsAreNamed) {
   expectError([&] { readCheckpointState("parameters: 6\n", "ck.npz", d); }, {"ck.npz", "'progress'"});
   expectError([&] { readCheckpointState(replaced(checkpointState(), "parameter-layout: 6f0a\n", ""), "ck.npz", d); },
               {"ck.npz", "special:state.yml", "'parameter-layout'", "missing"});
+  expectError([&] { readCheckpointState(replaced(checkpointState(), "  type: transformer\n  dim-emb: 8\n", ""), "ck.npz", d); },
+              {"ck.npz", "special:state.yml", "'architecture'", "must be a map"});
   expectError([&] { readCheckpointState(checkpointState() + "ranks: 2\n", "ck.npz", d); }, {"ck.npz", "'ranks'", "twice"});
 }
 
@@ -272,14 +276,14 @@ TEST(HostileProgress, CheckpointArraysMustHoldTheModelsParameters) {
   m.extras["server-view.client0"].assign(6, 0.f);
   TrainingState progress;
   std::string path = temp("ck.npz");
-  writeCheckpoint(path, m, progress);
+  writeCheckpoint(path, m, progress, "type: transformer\n");
   EXPECT_EQ(readCheckpoint(path).model.values.size(), 6u);
   m.extras["server-view.client0"].assign(3, 0.f);  // a shard read past its end
-  writeCheckpoint(path, m, progress);
+  writeCheckpoint(path, m, progress, "type: transformer\n");
   expectError([&] { readCheckpoint(path); }, {path, "extra:server-view.client0", "3 values"});
   m.extras.clear();
   m.n = 7;  // master_parameters of 6 for a model of 7
-  writeCheckpoint(path, m, progress);
+  writeCheckpoint(path, m, progress, "type: transformer\n");
   expectError([&] { readCheckpoint(path); }, {path, "master_parameters", "6 values"});
 }
 

@@ -179,6 +179,13 @@ TEST(MarianOptions, ValidationScriptScoresTranslationsAndModels) {
   RunResult noScript = e2e::run("validscript-missing", "--after-batches 1 --valid-metrics valid-script" + e2e::validation());
   EXPECT_NE(noScript.status, 0);
   EXPECT_NE(noScript.log.find("valid-script needs --valid-script-path"), std::string::npos) << noScript.log;
+  // a metric named twice (its stalls were counted twice against one record): refused before the
+  // corpus is read
+  RunResult twice = e2e::run("metric-twice", "--after-batches 1 --valid-metrics cross-entropy perplexity "
+                                             "cross-entropy" + e2e::validation());
+  EXPECT_NE(twice.status, 0);
+  EXPECT_NE(twice.log.find("--valid-metrics names cross-entropy twice"), std::string::npos) << twice.log;
+  EXPECT_EQ(twice.log.find("Training corpus"), std::string::npos) << twice.log;
 }
 
 TEST(MarianOptions, AFailingValidationScriptIsAnErrorNamingIt) {

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "common/model_config.h"
 #include "common/options.h"
 #include "common/scheduling_parameter.h"
 #include "options_helpers.h"
@@ -80,6 +81,33 @@ TEST(Options, WrongTypesAreNamed) {
   e = errorOf({"-c", temp("type.yml")});
   EXPECT_NE(e.find("learn-rate"), std::string::npos) << e;
   EXPECT_NE(e.find("type.yml"), std::string::npos) << e;
+}
+
+// a list's values are checked against its choices, as a single value's (on the command line and
+// in a config file), before any data is read
+TEST(Options, AnUnknownValidationMetricIsNamed) {
+  std::string e = errorOf({"--valid-metrics", "cross-entropy", "BLEU"});
+  EXPECT_NE(e.find("--valid-metrics must be cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, "
+                   "translation or valid-script, not 'BLEU'"),
+            std::string::npos)
+      << e;
+  write(temp("metric.yml"), "valid-metrics: [perplexity, bleu-segmented]\n");
+  e = errorOf({"-c", temp("metric.yml")});
+  EXPECT_NE(e.find("not 'bleu-segmented'"), std::string::npos) << e;
+}
+
+// What a resume compares with the architecture its checkpoint was saved with: every model option
+// that differs; the vocabulary sizes and the version are not compared.
+TEST(Options, ArchitectureDifferencesNameEachOption) {
+  Options o = parse({"--dim-emb", "32", "--transformer-heads", "4"});
+  std::string saved = modelConfigYaml(o, {18, 18});
+  EXPECT_EQ(architectureDifferences(saved, o), "");
+  EXPECT_EQ(architectureDifferences(saved, parse({"--dim-emb", "32", "--transformer-heads", "4", "--dim-vocabs", "7", "7"})),
+            "");
+  Options other = parse({"--dim-emb", "32", "--transformer-heads", "4", "--transformer-ffn-activation", "relu",
+                         "--transformer-postprocess", "da"});
+  EXPECT_EQ(architectureDifferences(saved, other),
+            "--transformer-ffn-activation swish (this run: relu), --transformer-postprocess dan (this run: da)");
 }
 
 TEST(Options, MissingFilesAreNamed) {

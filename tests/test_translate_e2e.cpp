@@ -220,8 +220,13 @@ TEST(Translate, BatchingAndSortingKeepTranslationsAndOrder) {
 // model keys only (Marian applies each over its decoder's options), dim-vocabs the sizes used;
 // the decoder reads it in memory when no MODEL.yml lies beside the model.
 TEST(Translate, TheEmbeddedConfigIsMarians) {
-  train("embedded", kTransformer + " --after-batches 5 --beam-size 3 --max-length 60");
+  train("embedded", kTransformer + " --after-batches 5 --beam-size 3 --max-length 60 --normalize 1 --valid-mini-batch 1");
   std::string m = dir() + "/embedded";
+  // MODEL.decoder.yml, as Marian's: the search validation translates with, in its batches
+  std::string decoderYml = readFile(m + "/model.npz.decoder.yml");
+  for(const char* line : {"beam-size: 3", "normalize: 1", "word-penalty: 0", "mini-batch: 1", "maxi-batch: 1",
+                          "maxi-batch-sort: none"})
+    EXPECT_NE(decoderYml.find(std::string("\n") + line + "\n"), std::string::npos) << line << " in\n" << decoderYml;
   std::string check =
       "/usr/bin/python3 -c \"import numpy as np, sys\n"
       "y = np.load(sys.argv[1])['special:model.yml']\n"
@@ -330,6 +335,28 @@ TEST(Translate, AnOutputThatCannotBeWrittenIsAnError) {
             0);
   err = readFile(m + "/stdout.log");
   EXPECT_NE(err.find("Writing the translations to the standard output failed"), std::string::npos) << err;
+}
+
+// The decoder writes each part of its input before it reads the rest: the first line's
+// translation comes out while the input stays open (the feed sends the rest only once it is
+// there; reading all first would wait for ever, ended by the timeout), and the whole is what
+// one pass gives. An output that cannot be written is said before the model is loaded.
+TEST(Translate, EachPartIsWrittenBeforeTheRestIsRead) {
+  train("stream", kTransformer + " --after-batches 5");
+  std::string d = dir(), m = d + "/stream";
+  EXPECT_NE(sh(decoder("stream", "-o " + m + "/no/such/folder/out", m + "/bad")), 0);
+  std::string err = readFile(m + "/bad.log");
+  EXPECT_NE(err.find("Cannot write " + m + "/no/such/folder/out"), std::string::npos) << err;
+  EXPECT_EQ(err.find("[translate] Loaded"), std::string::npos) << err;
+  ASSERT_EQ(sh(decoder("stream", "", m + "/whole.out")), 0) << readFile(m + "/whole.out.log");
+  std::string streamed = m + "/streamed.out";
+  std::ofstream(m + "/feed.sh") << "head -n 1 " << d << "/test.src\nwhile [ ! -s " << streamed
+                                << " ]; do sleep 0.1; done\ntail -n +2 " << d << "/test.src\n";
+  std::ofstream(m + "/pipeline.sh") << "sh " << m << "/feed.sh | " << MARIAN_BIN_DIR << "/marian-decoder -m " << m
+                                    << "/model.npz -v " << d << "/vocab.yml " << d << "/vocab.yml > " << streamed
+                                    << " 2> " << streamed << ".log\n";
+  ASSERT_EQ(sh("timeout 120 sh " + m + "/pipeline.sh"), 0) << readFile(streamed + ".log");
+  EXPECT_EQ(readFile(streamed), readFile(m + "/whole.out"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/model_config.h"
 #include "common/npz.h"
 #include "common/options.h"
 #include "data/text_file.h"
@@ -41,10 +42,15 @@ Options architectureOf(const std::string& model) {
         model, model);
 }
 
-std::vector<std::string> readInput(const std::string& path) {
-  if(path != "stdin" && path != "-")
-    return readLines(path, "Input file");
-  return readStdinLines("Input");
+// Lines read before a part of the input is translated and written: a window of --maxi-batch
+// mini-batches per device (each window sorted as in the whole input; with Marian's defaults one
+// line, translated as soon as it comes); the whole input when one window sorts all of it
+// (--maxi-batch 0).
+size_t linesPerPart(const DecodingLimits& limits, size_t miniBatch, size_t devices) {
+  size_t window = limits.maxiBatch * miniBatch;
+  if(limits.sortByLength && window == 0)
+    return SIZE_MAX;
+  return std::max<size_t>(window, miniBatch) * devices;
 }
 
 }  // namespace
@@ -83,6 +89,14 @@ int main(int argc, char** argv) {
     auto inputs = o.get<std::vector<std::string>>("input");
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 
+    // the output opened first: a path that cannot be written is said before any work
+    std::string outPath = o.get<std::string>("output");
+    std::ofstream file;
+    if(outPath != "stdout" && outPath != "-") {
+      file.open(outPath);
+      ABORT_IF(!file, "Cannot write {}: {}", outPath, std::strerror(errno));
+    }
+    std::ostream& out = file.is_open() ? file : std::cout;
     std::vector<Device> devices = devicesFromOptions(o);
     setGpuTf32(o.get<bool>("tf32"));
     Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
@@ -91,18 +105,8 @@ int main(int argc, char** argv) {
     LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
         o.get<int>("beam-size"));
 
-    std::vector<std::string> lines = readInput(inputs[0]);
-    auto start = std::chrono::steady_clock::now();
-    auto nbest = translator.translate(lines);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-    std::string outPath = o.get<std::string>("output");
-    std::ofstream file;
-    if(outPath != "stdout" && outPath != "-") {
-      file.open(outPath);
-      ABORT_IF(!file, "Cannot write {}", outPath);
-    }
-    std::ostream& out = file.is_open() ? file : std::cout;
+    // the input translated and written a part at a time: memory is a part's, and what is done is
+    // out (a pipe sees it) before the rest is read
     bool nBest = o.get<bool>("n-best"), wordScores = o.get<bool>("word-scores");
     auto scoresOf = [&](const Hypothesis& h) {  // Marian's " ||| WordScores= -0.12345 ..."
       std::string text = " ||| WordScores=";
@@ -110,24 +114,43 @@ int main(int argc, char** argv) {
         text += " " + formatNumber("%.5f", double(score));
       return wordScores ? text : std::string();
     };
-    for(size_t i = 0; i < nbest.size(); ++i) {
-      if(nbest[i].empty()) {  // cannot happen: max length forces </s>; keep the line count anyway
-        out << "\n";
-        continue;
+    size_t written = 0;  // lines translated before this part
+    double seconds = 0;
+    std::vector<std::string> part;
+    auto translatePart = [&] {
+      auto start = std::chrono::steady_clock::now();
+      auto nbest = translator.translate(part);
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for(size_t i = 0; i < nbest.size(); ++i) {
+        if(nbest[i].empty()) {  // cannot happen: max length forces </s>; keep the line count anyway
+          out << "\n";
+          continue;
+        }
+        if(!nBest) {
+          out << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
+          continue;
+        }
+        for(const Hypothesis& h : nbest[i])
+          out << written + i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| "
+              << h.normalized << "\n";
       }
-      if(!nBest) {
-        out << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
-        continue;
-      }
-      for(const Hypothesis& h : nbest[i])
-        out << i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| " << h.normalized
-            << "\n";
-    }
-    out.flush();
-    ABORT_IF(!out, "Writing the translations to {} failed: {}", file.is_open() ? outPath : "the standard output",
-             std::strerror(errno));
-    LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", lines.size(),
-        formatNumber("%.2f", seconds), formatNumber("%.2f", double(lines.size()) / std::max(seconds, 1e-9)),
+      out.flush();
+      ABORT_IF(!out, "Writing the translations to {} failed: {}", file.is_open() ? outPath : "the standard output",
+               std::strerror(errno));
+      written += part.size();
+      part.clear();
+    };
+    size_t partLines = linesPerPart(decodingLimits(o), size_t(o.get<int>("mini-batch")), devices.size());
+    auto onLine = [&](std::string& line) {
+      part.push_back(std::move(line));
+      if(part.size() == partLines)
+        translatePart();
+    };
+    forEachInputLine(inputs[0], "Input", onLine);
+    if(!part.empty())
+      translatePart();
+    LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", written,
+        formatNumber("%.2f", seconds), formatNumber("%.2f", double(written) / std::max(seconds, 1e-9)),
         devices.size(), onGpus(devices) ? "GPU" : "thread", o.get<int>("beam-size"));
   } catch(const std::exception& e) {
     std::fprintf(stderr, "Error: %s\n", e.what());

@@ -15,6 +15,7 @@ constexpr Type Ints(double lo, double hi) { return {Kind::Ints, lo, hi}; }
 constexpr Type Float(double lo, double hi) { return {Kind::Float, lo, hi}; }
 constexpr Type Floats(double lo, double hi) { return {Kind::Floats, lo, hi}; }
 constexpr Type Choice(const char* choices) { return {Kind::String, 0, 0, choices}; }
+constexpr Type Choices(const char* choices) { return {Kind::Strings, 0, 0, choices}; }
 constexpr double kBelowOne = 0.999999;  // dropout rates and the like: 1 would remove everything
 constexpr double kMaxDevices = 1024;
 
@@ -172,7 +173,7 @@ const std::vector<Spec>& specs() {
       {"multi-node-max-delay", "", Int(0, 1e9), "0", kTrain | kOurs, "With overlap: at most this many compute steps between synchronisations; 0: unbounded"},
       {"multi-node-apply-summed", "", kFlag, "false", kTrain | kOurs, "With overlap: apply the locally summed gradients (SGD step) to swapped-in parameters"},
       {"multi-node-single-client", "", kFlag, "false", kTrain | kOurs, "One client of a node communicates at a time"},
-      {"multi-node-local-optimizer", "", kFlag, "false", kTrain | kOurs, "Clients also update their own parameters between synchronisations"},
+      {"multi-node-local-optimizer", "", kFlag, "false", kTrain | kOurs, "Clients also update their own parameters between synchronisations (with --multi-node-overlap: the next batch is computed on them while the exchange is under way)"},
       {"ranks-in-process", "", Int(0, 1024), "0", kTrain | kOurs, "Train as N ranks that are threads of this one process, with the batches, updates and Costs of mpirun -np N (the corpus and vocabularies loaded once and shared, the cores shared by every rank's devices): words to a quality at many ranks on one machine; 0: off"},
       {"multi-node-timeout", "", Int(1, 1e6), "60", kTrain | kOurs, "Seconds a wait on a silent rank (stopped, dead, unreachable) lasts before the job stops, in every mode"},
       {"grad-dropping-rate", "", Float(0, kBelowOne), "0", kTrain | kOurs, "Drop this fraction of gradients (and deltas), keeping residuals; 0: dense"},
@@ -206,7 +207,7 @@ const std::vector<Spec>& specs() {
       {"save-freq", "", kString, "10000u", kTrain, "Save a checkpoint every N updates (u/t/e)"},
       {"valid-freq", "", kString, "10000u", kTrain, "Validate every N updates (u/t/e)"},
       {"valid-sets", "", kStrings, "", kTrain | kNode, "Parallel validation corpus"},
-      {"valid-metrics", "", kStrings, "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, translation (scored by --valid-script-path), valid-script"},
+      {"valid-metrics", "", Choices("cross-entropy|ce-mean-words|perplexity|bleu|bleu-detok|chrf|translation|valid-script"), "[cross-entropy]", kTrain, "cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, translation (scored by --valid-script-path), valid-script"},
       {"valid-script-path", "", kString, "\"\"", kTrain, "Command that prints a score: of the translation file (metric translation, file as its last argument) or of MODEL.dev.npz (metric valid-script)"},
       {"valid-script-args", "", kStrings, "[]", kTrain, "Arguments put between --valid-script-path and the translation file"},
       {"valid-translation-output", "", kString, "\"\"", kTrain | kNode, "Write the validation translations to this file; {E} {B} {U} {T}: epoch, batch in epoch, update, labels"},
@@ -343,6 +344,8 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
       if(!scalarConverts(item, type.kind))
         fail(YAML::Dump(value));
       checkRange(item);
+      if(type.choices)
+        checkChoice(spec, item.Scalar(), where);
     }
     return seq;
   }

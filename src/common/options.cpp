@@ -431,20 +431,6 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   return result;
 }
 
-std::string modelConfigYaml(const Options& options, const std::vector<size_t>& vocabSizes) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  for(const Spec& s : specs()) {
-    if(!(s.modes & kModel))
-      continue;
-    ABORT_IF(!options.yaml()[s.name].IsDefined(), "Model option '{}' is not set", s.name);
-    out << YAML::Key << s.name << YAML::Value << options.yaml()[s.name];
-  }
-  out << YAML::Key << "dim-vocabs" << YAML::Value << YAML::Flow << vocabSizes;
-  out << YAML::Key << "version" << YAML::Value << MARIAN_VERSION << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
-}
-
 Options modelOptions(std::string yaml, const std::string& source) {
   while(!yaml.empty() && yaml.back() == '\0')  // Marian's special:model.yml ends with a NUL byte
     yaml.pop_back();

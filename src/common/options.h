@@ -73,11 +73,6 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
 // `source` names it in errors.
 Options modelOptions(std::string yaml, const std::string& source);
 
-// special:model.yml as Marian writes it into model.npz: only the options that define the model
-// (Marian's modelFeatures_ in models/encoder_decoder.cpp, those this program has), dim-vocabs
-// the vocabulary sizes trained with, and "version". Marian applies every embedded key over its
-// decoder's command line, so a training option here (beam-size, max-length) would override it.
-std::string modelConfigYaml(const Options& options, const std::vector<size_t>& vocabSizes);
 
 // The start of marian and marian-decoder: parses; prints what --help or --dump-config asked for
 // and returns nothing (the program exits with 0); otherwise configures logging (--log, --quiet)

@@ -37,6 +37,10 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
   return true;
 }
 
+std::string PairEncoder::describe() const {
+  return "--max-length " + std::to_string(maxLength) + (crop ? " --max-length-crop" : "");
+}
+
 Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::shared_ptr<Vocab>>& vocabs,
                size_t maxLength, bool crop) {
   ABORT_IF(files.size() != 2 || vocabs.size() != 2, "A parallel corpus needs two files and two vocabularies");

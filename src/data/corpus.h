@@ -48,6 +48,9 @@ struct PairEncoder {
   size_t maxLength = 0;
   bool crop = false;
 
+  // The options that decide which pairs an epoch holds and how long they are, as the command line
+  // gives them: "--max-length 100", with " --max-length-crop" when on.
+  std::string describe() const;
   // false: skipped (counted in skippedEmpty or skippedLong)
   bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
               size_t& skippedLong) const;

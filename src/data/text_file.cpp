@@ -30,13 +30,26 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
 
 std::vector<std::string> readStdinLines(const std::string& what) {
   std::vector<std::string> lines;
-  for(std::string line; std::getline(std::cin, line);) {
+  forEachInputLine("-", what, [&](std::string& line) { lines.push_back(std::move(line)); });
+  return lines;
+}
+
+void forEachInputLine(const std::string& path, const std::string& what,
+                      const std::function<void(std::string& line)>& onLine) {
+  size_t number = 0;
+  if(path != "stdin" && path != "-") {
+    forEachLine(path, what, [&](std::string& line) {
+      checkUtf8(line, ++number, what + " file '" + path + "'");
+      onLine(line);
+    });
+    return;
+  }
+  for(std::string line; std::getline(std::cin, line);) {  // a line as soon as it comes (a pipe kept open)
     if(!line.empty() && line.back() == '\r')
       line.pop_back();
-    checkUtf8(line, lines.size() + 1, what + " (stdin)");
-    lines.push_back(std::move(line));
+    checkUtf8(line, ++number, what + " (stdin)");
+    onLine(line);
   }
-  return lines;
 }
 
 size_t firstInvalidUtf8(const char* text, size_t n) {

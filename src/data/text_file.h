@@ -1,5 +1,5 @@
 #pragma once
-// defines: readLines, forEachLine, firstInvalidUtf8 — text files, plain or gzip-compressed (.gz),
+// defines: readLines, forEachInputLine, forEachLine, firstInvalidUtf8 — text files, plain or gzip-compressed (.gz),
 // in UTF-8.
 #include <cstddef>
 #include <functional>
@@ -16,6 +16,11 @@ constexpr unsigned kGzBufferBytes = 1u << 17;
 std::vector<std::string> readLines(const std::string& path, const std::string& what = "Input file");
 // The lines of standard input, as readLines reads a file (`what` names it in errors).
 std::vector<std::string> readStdinLines(const std::string& what);
+// The lines of a file, or of standard input for "stdin" or "-", one at a time and each checked
+// as readLines checks them (`line` may be moved from); errors name "WHAT file 'PATH'" or
+// "WHAT (stdin)".
+void forEachInputLine(const std::string& path, const std::string& what,
+                      const std::function<void(std::string& line)>& onLine);
 // The same one line at a time (`line` may be moved from): memory stays that of one line.
 void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine);
 // The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.

@@ -34,14 +34,16 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
   std::vector<int> maxLength(static_cast<size_t>(B));
   for(int s = 0; s < B; ++s) {
+    float own = 0;  // tokens of the sentence's source, </s> included
+    for(int t = 0; t < S; ++t)
+      own += batch.srcMask[size_t(s) * S + t];
+    if(own <= 1.f) {  // an empty line: as Marian, </s> at once with score 0, the empty translation
+      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, 0.f, {0.f}});
+      continue;
+    }
     // Marian's cap: the longest source of the batch (its width S), so a sentence's translation
     // depends on its batch; or, when asked, the sentence's own source
-    float length = float(S);
-    if(options_.maxLengthPerSentence) {
-      length = 0;
-      for(int t = 0; t < S; ++t)
-        length += batch.srcMask[size_t(s) * S + t];
-    }
+    float length = options_.maxLengthPerSentence ? own : float(S);
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
     live.push_back({s, {}, 0.f, {}, s});
   }

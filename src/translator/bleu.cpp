@@ -17,6 +17,22 @@ void replaceAll(std::string& s, const std::string& from, const std::string& to) 
     s.replace(p, from.size(), to);
 }
 
+// The bytes of the character at s[i] when it is whitespace to Python's str.split(), which sacreBLEU
+// splits tokens with, and not to the C locale: U+001C-U+001F, U+0085, the no-break spaces U+00A0
+// and U+202F, U+1680, U+2000-U+200A, U+2028, U+2029, U+205F, U+3000; else 0.
+size_t unicodeSpaceAt(const std::string& s, size_t i) {
+  auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned c0 = byte(0), c1 = byte(1), c2 = byte(2);
+  if(c0 >= 0x1C && c0 <= 0x1F)
+    return 1;
+  if(c0 == 0xC2 && (c1 == 0x85 || c1 == 0xA0))
+    return 2;
+  bool space3 = (c0 == 0xE1 && c1 == 0x9A && c2 == 0x80) ||
+                (c0 == 0xE2 && c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xA8 || c2 == 0xA9 || c2 == 0xAF)) ||
+                (c0 == 0xE2 && c1 == 0x81 && c2 == 0x9F) || (c0 == 0xE3 && c1 == 0x80 && c2 == 0x80);
+  return space3 ? 3 : 0;
+}
+
 }  // namespace
 
 std::vector<std::string> tokenize13a(const std::string& input) {
@@ -40,6 +56,13 @@ std::vector<std::string> tokenize13a(const std::string& input) {
   line = std::regex_replace(line, periodCommaAfter, "$1 $2 ");
   line = std::regex_replace(line, periodCommaBefore, " $1 $2");
   line = std::regex_replace(line, dashAfterDigit, "$1 $2 ");
+  std::string spaced;  // each of those characters a space
+  for(size_t i = 0; i < line.size();) {
+    size_t n = unicodeSpaceAt(line, i);
+    spaced += n ? std::string(" ") : line.substr(i, 1);
+    i += n ? n : 1;
+  }
+  line = std::move(spaced);
   std::vector<std::string> tokens;
   std::istringstream words(line);
   for(std::string w; words >> w;)

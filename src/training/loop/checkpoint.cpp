@@ -24,7 +24,8 @@ std::vector<float> floatsOf(const NpzItem& item, const std::string& path) {
 }
 }  // namespace
 
-void writeCheckpoint(const std::string& path, const ModelState& m, const TrainingState& progress) {
+void writeCheckpoint(const std::string& path, const ModelState& m, const TrainingState& progress,
+                     const std::string& architecture) {
   NpzWriter out(path);  // straight from the state: a checkpoint is a few copies of the model
   out.addFloat32("master_parameters", m.values);
   if(!m.smoothed.empty())
@@ -41,6 +42,7 @@ void writeCheckpoint(const std::string& path, const ModelState& m, const Trainin
   y << YAML::Key << "ranks" << YAML::Value << m.ranks;
   y << YAML::Key << "devices" << YAML::Value << m.devices;
   y << YAML::Key << "parameter-layout" << YAML::Value << m.parameterLayout;
+  y << YAML::Key << "architecture" << YAML::Value << YAML::Load(architecture);
   y << YAML::Key << "optimizer-steps" << YAML::Value << YAML::BeginSeq;
   for(const auto& [range, steps] : m.optimizerSteps)
     y << YAML::Flow << YAML::BeginSeq << range.offset << range.size << steps << YAML::EndSeq;
@@ -74,6 +76,8 @@ void readCheckpointState(const std::string& text, const std::string& path, Check
     c.model.devices = get<size_t>(y, "devices", origin);
     ABORT_IF(c.model.devices < 1, "{}: key 'devices' must be at least 1, not 0", origin);
     c.model.parameterLayout = get<std::string>(y, "parameter-layout", origin);
+    yamlfield::requireMap(cy["architecture"], origin, "architecture");
+    c.architecture = YAML::Dump(cy["architecture"]) + "\n";
     YAML::Node steps = cy["optimizer-steps"];
     ABORT_IF(!steps.IsDefined() || !steps.IsSequence(), "{}: key 'optimizer-steps'{} must be a list of "
              "[offset, size, steps], not {}", origin, yamlfield::lineOf(steps), yamlfield::describe(steps));

@@ -34,13 +34,17 @@ std::string optionsNotIn(const std::string& a, const std::string& b) {
 
 size_t EpochData::chunkLines(size_t windowPairs) { return std::clamp<size_t>(windowPairs / 200, 1, 1000); }
 
+std::string EpochData::epochCut(const BatchingOptions& batching, const PairEncoder& encoder) {
+  return batching.describe() + " " + encoder.describe();
+}
+
 size_t EpochData::windowChunks(size_t windowPairs, size_t chunkLines, int ranks) {
   return std::max<size_t>(1, windowPairs / size_t(std::max(ranks, 1)) / std::max<size_t>(chunkLines, 1));
 }
 
 EpochData::EpochData(std::shared_ptr<const Corpus> inMemory, const CorpusChunks* chunks, PairEncoder encoder,
                      const EpochDataOptions& options, int rank, int ranks, Transport* transport)
-    : corpus_(std::move(inMemory)), opt_(options), batching_(options.batching.describe()), rank_(rank), ranks_(ranks),
+    : corpus_(std::move(inMemory)), opt_(options), batching_(epochCut(options.batching, encoder)), rank_(rank), ranks_(ranks),
       transport_(transport), maxLength_(encoder.maxLength) {
   ABORT_IF(!opt_.delay, "EpochData: an update needs at least one mini-batch");
   if(corpus_) {

@@ -74,12 +74,16 @@ public:
   static size_t windowChunks(size_t windowPairs, size_t chunkLines, int ranks);
   // Lines per chunk for a shuffle window: small enough that a window mixes many places.
   static size_t chunkLines(size_t windowPairs);
+  // How an epoch is cut into batches, as a checkpoint records it (state.batching): the batching
+  // options and those that decide which pairs the epoch holds (another --max-length keeps other
+  // pairs, so a saved batch count is another place in the epoch).
+  static std::string epochCut(const BatchingOptions& batching, const PairEncoder& encoder);
 
 private:
   // In memory and in lockstep: the batch position where the epoch's last whole round of updates
   // ends (the batches from there are left untrained).
   size_t lockstepLimit() const;
-  // Whether `state` was saved by a run that cut the epoch into batches otherwise, and how.
+  // Whether `state` was saved by a run that cut the epoch into batches otherwise (epochCut), and how.
   bool cutOtherwise(const TrainingState& state) const;
   std::string batchingChange(const TrainingState& state) const;
 
@@ -90,7 +94,7 @@ private:
   size_t epochStart_ = 0;
   std::unique_ptr<StreamedBatches> stream_;
   EpochDataOptions opt_;
-  std::string batching_;  // opt_.batching.describe()
+  std::string batching_;  // epochCut(opt_.batching, the encoder)
   int rank_, ranks_;
   Transport* transport_;
   size_t maxLength_;  // the encoder's --max-length, for the log

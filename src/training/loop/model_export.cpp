@@ -6,6 +6,7 @@
 #include "common/file_util.h"
 #include "common/fault_point.h"
 #include "common/logging.h"
+#include "common/model_config.h"
 #include "common/npz.h"
 #include "training/loop/checkpoint.h"
 
@@ -44,13 +45,13 @@ void ModelExport::save(const ModelState& model, const TrainingState& state) cons
     // --overwrite-checkpoint false (Marian's): each iteration keeps a full checkpoint too, so
     // training can go on from it (--model model.iterN.npz)
     if(!options_.get<bool>("overwrite-checkpoint")) {
-      writeCheckpoint(checkpointPathOf(iter), model, state);
+      writeCheckpoint(checkpointPathOf(iter), model, state, modelConfigYaml(options_, vocabSizes_));
       writeFileAtomic(progressPathOf(iter), state.toYaml());
     }
   }
   writeOptions();
   writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
-  writeCheckpoint(checkpointPathOf(modelPath_), model, state);
+  writeCheckpoint(checkpointPathOf(modelPath_), model, state, modelConfigYaml(options_, vocabSizes_));
   writeFileAtomic(progressPathOf(modelPath_), state.toYaml());
   LOG(info, "Saved model to {} (update {})", modelPath_, state.batches);
 }
@@ -61,9 +62,14 @@ std::string ModelExport::decoderConfig() const {
   out << YAML::BeginMap;
   out << YAML::Key << "models" << YAML::Value << std::vector<std::string>{modelPath_};
   out << YAML::Key << "vocabs" << YAML::Value << options_.get<std::vector<std::string>>("vocabs");
-  out << YAML::Key << "beam-size" << YAML::Value << 6 << YAML::Key << "normalize" << YAML::Value << 0.6;
-  out << YAML::Key << "word-penalty" << YAML::Value << 0 << YAML::Key << "mini-batch" << YAML::Value << 16;
-  out << YAML::Key << "maxi-batch" << YAML::Value << 100 << YAML::Key << "maxi-batch-sort" << YAML::Value << "src";
+  // as Marian: the search that validation translates with, in its batches
+  int batch = options_.get<int>("valid-mini-batch");
+  out << YAML::Key << "beam-size" << YAML::Value << options_.get<int>("beam-size");
+  out << YAML::Key << "normalize" << YAML::Value << options_.get<float>("normalize");
+  out << YAML::Key << "word-penalty" << YAML::Value << options_.get<float>("word-penalty");
+  out << YAML::Key << "mini-batch" << YAML::Value << batch;
+  out << YAML::Key << "maxi-batch" << YAML::Value << (batch > 1 ? 100 : 1);
+  out << YAML::Key << "maxi-batch-sort" << YAML::Value << (batch > 1 ? "src" : "none");
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/model_config.h"
 
 namespace marian {
 
@@ -68,6 +69,15 @@ void ModelFolder::checkFits(const ModelState& model, const Parameters& layout) c
   ABORT("Checkpoint '{}' was saved with another parameter layout (names and shapes) than the model configured: were "
         "the model options changed?",
         checkpoint());
+}
+
+void ModelFolder::checkArchitecture(const std::string& saved, const Options& options) const {
+  std::string differences = architectureDifferences(saved, options);
+  ABORT_IF(!differences.empty(),
+           "The checkpoint '{}' was trained with another architecture: {}. Resume with the options it was trained "
+           "with (-c {}.yml holds them; Marian would take the model's silently), or train a new model in another "
+           "folder",
+           checkpoint(), differences, model_);
 }
 
 void ModelFolder::checkTrainedOn(const TrainingState& saved, const std::string& vocabIdentity,

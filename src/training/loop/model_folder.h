@@ -31,6 +31,9 @@ public:
   // corpus: identities as TrainingData gives them, each error naming both and the way out.
   void checkTrainedOn(const TrainingState& saved, const std::string& vocabIdentity, const std::string& corpusIdentity,
                       bool restoresPosition) const;
+  // Errors unless `options` give the architecture the checkpoint was saved with (`saved`, its
+  // Checkpoint::architecture), naming every option that differs.
+  void checkArchitecture(const std::string& saved, const Options& options) const;
   // The temporary files an interrupted save left of this model, its checkpoint, its iteration
   // models and their checkpoints, its best models (a killed writer's only).
   void removeStaleTemporaryFiles() const;

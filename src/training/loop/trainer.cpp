@@ -53,6 +53,9 @@ public:
 
   void run() {
     folder_ = std::make_unique<ModelFolder>(options_.get<std::string>("model"));
+    bool validates = options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty();
+    if(validates)  // before the corpus is read, which can take long
+      Validator::checkMetrics(options_);
     data_ = loaded_ ? *loaded_ : TrainingData::load(options_);
     std::vector<Device> devices = devicesFromOptions(options_);
     // how the epochs are cut (with the batches --mini-batch-fit finds for --workspace); the seed
@@ -65,12 +68,12 @@ public:
       std::string pretrained = options_.get<std::string>("pretrained-model");
       checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity,
                                     pretrained.empty() ? "" : hashFile(pretrained).str(),
-                                    epochOptions.batching.describe(), devices.size(), gpusOf(devices),
+                                    EpochData::epochCut(epochOptions.batching, data_.encoder), devices.size(), gpusOf(devices),
                                     options_.sharedByRanks()});
     }
     // the sizes trained with, as Marian records them in model.npz.yml
     options_.set("dim-vocabs", std::vector<int>{int(data_.vocabs[0]->size()), int(data_.vocabs[1]->size())});
-    if(options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty())
+    if(validates)
       validator_ = std::make_unique<Validator>(
           options_, data_.vocabs, [this](const std::string& path, const std::vector<float>& v) { export_->writeModel(path, v); });
     checkpoint_ = folder_->openCheckpoint(options_);
@@ -79,6 +82,7 @@ public:
       state_ = checkpoint_->progress;
       folder_->checkTrainedOn(state_, data_.vocabIdentity, data_.corpusIdentity,
                               !options_.get<bool>("no-restore-corpus"));
+      folder_->checkArchitecture(checkpoint_->architecture, options_);
     } else {  // --seed 0 draws one
       state_.seed = options_.get<size_t>("seed") ? uint64_t(options_.get<size_t>("seed")) : std::random_device()();
     }

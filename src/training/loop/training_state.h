@@ -35,8 +35,8 @@ struct TrainingState {
   uint64_t corpusBatchesEpoch = 0;  // batches of the corpus consumed in the epoch, by all ranks
                                     // (the position a resume skips to, whatever the rank count)
   // The sentences of those batches (a corpus in memory), and how the epoch was cut into batches
-  // (BatchingOptions::describe()): a resume that cuts otherwise goes on after as many sentences,
-  // not batches.
+  // (EpochData::epochCut: the batching options and --max-length): a resume that cuts otherwise
+  // goes on after as many sentences, not batches.
   uint64_t corpusSentencesEpoch = 0;
   std::string batching;
   StreamState stream;

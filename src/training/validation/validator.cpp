@@ -9,6 +9,7 @@
 
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/option_table.h"
 #include "data/text_file.h"
 #include "training/validation/validation_script.h"
 #include "translator/bleu.h"
@@ -41,24 +42,28 @@ struct TemporaryFile {
 
 }  // namespace
 
+void Validator::checkMetrics(const Options& o) {
+  auto metrics = o.get<std::vector<std::string>>("valid-metrics");
+  bool script = !o.get<std::string>("valid-script-path").empty();
+  for(size_t i = 0; i < metrics.size(); ++i) {
+    option_table::checkChoiceOfAnyProgram("valid-metrics", metrics[i]);  // parsing checked it; options built in code too
+    ABORT_IF(std::find(metrics.begin(), metrics.begin() + long(i), metrics[i]) != metrics.begin() + long(i),
+             "--valid-metrics names {} twice", metrics[i]);
+    ABORT_IF(metrics[i] == "valid-script" && !script, "--valid-metrics valid-script needs --valid-script-path");
+  }
+  ABORT_IF(script && std::count(metrics.begin(), metrics.end(), "translation") +
+                             std::count(metrics.begin(), metrics.end(), "valid-script") == 0,
+           "--valid-script-path is given but no --valid-metrics uses it: add translation (the script scores the "
+           "translation file) or valid-script (the script scores the model)");
+}
+
 Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>& vocabs, ModelWriter writeModel)
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs),
       writeModel_(std::move(writeModel)) {
-  bool script = !o.get<std::string>("valid-script-path").empty();
-  for(const std::string& m : metrics_) {
-    ABORT_IF(m != "cross-entropy" && m != "ce-mean-words" && m != "perplexity" && !higherIsBetter(m),
-             "Unknown --valid-metrics '{}': use cross-entropy, ce-mean-words, perplexity, bleu, bleu-detok, chrf, "
-             "translation or valid-script",
-             m);
-    ABORT_IF(m == "valid-script" && !script, "--valid-metrics valid-script needs --valid-script-path");
-    if(m == "translation" && !script)
-      LOG(warn, "[valid] No --valid-script-path for the translation metric: it reports the translations' BLEU "
-                "(Marian reports 0)");
-  }
-  ABORT_IF(script && std::count(metrics_.begin(), metrics_.end(), "translation") +
-                             std::count(metrics_.begin(), metrics_.end(), "valid-script") == 0,
-           "--valid-script-path is given but no --valid-metrics uses it: add translation (the script scores the "
-           "translation file) or valid-script (the script scores the model)");
+  checkMetrics(o);
+  if(std::count(metrics_.begin(), metrics_.end(), "translation") && o.get<std::string>("valid-script-path").empty())
+    LOG(warn, "[valid] No --valid-script-path for the translation metric: it reports the translations' BLEU "
+              "(Marian reports 0)");
   corpus_ = std::make_unique<Corpus>(o.get<std::vector<std::string>>("valid-sets"), vocabs,
                                      size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
@@ -74,23 +79,22 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
 }
 
 std::vector<std::string> Validator::translate(const std::vector<float>& values) {
-  if(!translator_) {
+  if(references_.empty()) {
     auto sets = options_.get<std::vector<std::string>>("valid-sets");
     sources_ = readLines(sets[0], "Validation source");
     references_ = readLines(sets[1], "Validation reference");
     ABORT_IF(sources_.size() != references_.size(), "Validation sets {} and {} have {} and {} lines", sets[0], sets[1],
              sources_.size(), references_.size());
-    translator_ = std::make_unique<Translator>(options_, vocabs_, beamOptions(options_),
-                                               size_t(options_.get<int>("valid-mini-batch")),
-                                               devicesFromOptions(options_),
-                                               DecodingLimits{size_t(options_.get<int>("valid-max-length")),
-                                                              size_t(options_.get<int>("workspace")), 0, true});
   }
-  translator_->setValues(values);
-  auto nbest = translator_->translate(sources_);
+  Translator translator(options_, vocabs_, beamOptions(options_), size_t(options_.get<int>("valid-mini-batch")),
+                        devicesFromOptions(options_),
+                        DecodingLimits{size_t(options_.get<int>("valid-max-length")),
+                                       size_t(options_.get<int>("workspace")), 0, true});
+  translator.setValues(values);
+  auto nbest = translator.translate(sources_);
   std::vector<std::string> hyps;
   for(const auto& list : nbest)
-    hyps.push_back(list.empty() ? "" : translator_->text(list[0]));
+    hyps.push_back(list.empty() ? "" : translator.text(list[0]));
   return hyps;
 }
 

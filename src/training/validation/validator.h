@@ -35,15 +35,18 @@ public:
            metric == "valid-script";
   }
   static bool translates(const std::string& metric) { return higherIsBetter(metric) && metric != "valid-script"; }
+  // Errors on metrics that cannot be computed as given (one named twice, valid-script without a
+  // script, a script no metric uses), before the training data is loaded.
+  static void checkMetrics(const Options& options);
 
 private:
-  // the best translation of every validation source
+  // the best translation of every validation source, by a translator made for it: its graphs
+  // (a copy of the parameters and a workspace per device) are freed before training goes on
   std::vector<std::string> translate(const std::vector<float>& values);
   double score(const std::string& metric, const std::vector<std::string>& hyps, const std::string& outputFile) const;
   std::vector<std::string> metrics_;
   Options options_;
   std::vector<std::shared_ptr<Vocab>> vocabs_;
-  std::unique_ptr<Translator> translator_;
   std::vector<std::string> sources_, references_;
   std::unique_ptr<Corpus> corpus_;
   std::unique_ptr<BatchGenerator> batches_;
