@@ -48,8 +48,8 @@ struct Cluster {
     for(int c = 0; c < perRank; ++c) {
       int id = t.rank() * perRank + c;
       compression.keep = keep;
-      clients.push_back(std::make_unique<ShardClient>(id, layout, &t, shard.get(), compression, perRank * t.size(), 30.0, id + 1,
-                                                      clientDevice));
+      clients.push_back(std::make_unique<ShardClient>(id, layout, &t, shard.get(), compression, perRank * t.size(), 30.0,
+                                                      id + 1, clientDevice));
       grads.push_back(std::make_unique<FlatBuffer>(clientDevice, Type::float32, kTotal));
       params.push_back(std::make_unique<FlatBuffer>(clientDevice, Type::float32, kTotal));
       kernels::fromHost(params.back()->all(), initial());

@@ -3,8 +3,9 @@
 // lists are sorted and no longer than the beam; length normalisation and word penalty follow
 // their definitions; as Marian's: <unk> only with allowUnk, hypotheses at the length limit end
 // with the word they chose (no </s>), word scores add up to the score; the decoder's kept states
-// give what recomputing from the prefix gives; an empty source is the empty translation. The reference log-probabilities come from the
-// training graph's loss, not from the decoder.
+// give what recomputing from the prefix gives; an empty source is the empty translation, as
+// Marian's. The reference log-probabilities come from the training graph's loss, not from the
+// decoder.
 #include <gtest/gtest.h>
 
 #include <algorithm>

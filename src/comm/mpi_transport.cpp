@@ -371,7 +371,8 @@ std::string MpiTransport::giveUp(double elapsed, double timeoutSeconds, int peer
 MpiTransport* MpiTransport::instance() { return theInstance().get(); }
 
 void MpiTransport::setCountLimit(size_t bytes) {
-  ABORT_IF(bytes == 0 || bytes > size_t(INT32_MAX), "MPI's count limit must be 1 to {} bytes, not {}", INT32_MAX, bytes);
+  ABORT_IF(bytes == 0 || bytes > size_t(INT32_MAX), "MPI's count limit must be 1 to {} bytes, not {}", INT32_MAX,
+           bytes);
   countLimitBytes = bytes;
 }
 

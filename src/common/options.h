@@ -73,7 +73,6 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
 // `source` names it in errors.
 Options modelOptions(std::string yaml, const std::string& source);
 
-
 // The start of marian and marian-decoder: parses; prints what --help or --dump-config asked for
 // and returns nothing (the program exits with 0); otherwise configures logging (--log, --quiet)
 // and returns the options.

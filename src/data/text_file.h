@@ -1,6 +1,6 @@
 #pragma once
-// defines: readLines, forEachInputLine, forEachLine, firstInvalidUtf8 — text files, plain or gzip-compressed (.gz),
-// in UTF-8.
+// defines: readLines, forEachInputLine, forEachLine, firstInvalidUtf8 — text files, plain or
+// gzip-compressed (.gz), in UTF-8.
 #include <cstddef>
 #include <functional>
 #include <string>

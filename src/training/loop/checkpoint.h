@@ -3,10 +3,11 @@
 // MODEL.optimizer.npz (Marian's name): the parameters ("master_parameters"), their moving average,
 // the optimizer arrays by Marian's names, the communication state ("extra:NAME") and
 // "special:state.yml" (the training progress, the layout and architecture it was saved from,
-// step counts and counters). Everything a resume reads is in this file, written to a temporary file and renamed:
-// it is the commit point of a checkpoint, so a kill at any moment leaves either the previous
-// complete checkpoint or the new one, never a mix (model.npz and progress.yml beside it are
-// exports for decoding and for reading; a resume checks progress.yml and warns if it differs).
+// step counts and counters). Everything a resume reads is in this file, written to a temporary
+// file and renamed: it is the commit point of a checkpoint, so a kill at any moment leaves either
+// the previous complete checkpoint or the new one, never a mix (model.npz and progress.yml beside
+// it are exports for decoding and for reading; a resume checks progress.yml and warns if it
+// differs).
 #include <cstdint>
 #include <string>
 

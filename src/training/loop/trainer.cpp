@@ -68,8 +68,8 @@ public:
       std::string pretrained = options_.get<std::string>("pretrained-model");
       checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity,
                                     pretrained.empty() ? "" : hashFile(pretrained).str(),
-                                    EpochData::epochCut(epochOptions.batching, data_.encoder), devices.size(), gpusOf(devices),
-                                    options_.sharedByRanks()});
+                                    EpochData::epochCut(epochOptions.batching, data_.encoder), devices.size(),
+                                    gpusOf(devices), options_.sharedByRanks()});
     }
     // the sizes trained with, as Marian records them in model.npz.yml
     options_.set("dim-vocabs", std::vector<int>{int(data_.vocabs[0]->size()), int(data_.vocabs[1]->size())});

@@ -10,8 +10,8 @@ PsDeviceClient::PsDeviceClient(int id, Device device, ShardLayout layout, Transp
                                const std::function<std::unique_ptr<Optimizer>()>& makeOptimizer, std::mutex* rankMutex,
                                std::function<void(std::exception_ptr)> onError)
     : settings_(settings), rankMutex_(rankMutex),
-      shardClient_(std::make_unique<ShardClient>(id, layout, &transport, &localShard, settings.compression, settings.clients,
-                                                 settings.timeout, seed, device)) {
+      shardClient_(std::make_unique<ShardClient>(id, layout, &transport, &localShard, settings.compression,
+                                                 settings.clients, settings.timeout, seed, device)) {
   LocalGradients local = settings_.compression.local;
   if(settings_.localOptimizer || local != LocalGradients::off)
     optimizer_ = makeOptimizer();

@@ -46,7 +46,8 @@ void Validator::checkMetrics(const Options& o) {
   auto metrics = o.get<std::vector<std::string>>("valid-metrics");
   bool script = !o.get<std::string>("valid-script-path").empty();
   for(size_t i = 0; i < metrics.size(); ++i) {
-    option_table::checkChoiceOfAnyProgram("valid-metrics", metrics[i]);  // parsing checked it; options built in code too
+    // parsing checked each against the option's choices; options built in code are checked here
+    option_table::checkChoiceOfAnyProgram("valid-metrics", metrics[i]);
     ABORT_IF(std::find(metrics.begin(), metrics.begin() + long(i), metrics[i]) != metrics.begin() + long(i),
              "--valid-metrics names {} twice", metrics[i]);
     ABORT_IF(metrics[i] == "valid-script" && !script, "--valid-metrics valid-script needs --valid-script-path");
