@@ -42,6 +42,11 @@ struct ModelState {
   // every saved rank or client held back, owed once to a run of another layout. Empty when there
   // is none; one that does not hold n values is an error naming it.
   std::vector<float> sumOfExtras(const std::string& prefix, float scale) const;
+  // Whether any extra's name begins with `prefix`.
+  bool hasExtras(const std::string& prefix) const {
+    auto first = extras.lower_bound(prefix);  // the first name with that prefix, if any
+    return first != extras.end() && first->first.compare(0, prefix.size(), prefix) == 0;
+  }
 
   // "" when the parameters, their moving average and the optimizer arrays are all finite; else
   // which array holds the first value that is not, and where (a diverged update leaves NaNs there,

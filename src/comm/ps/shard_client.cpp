@@ -127,8 +127,7 @@ std::vector<float> ShardClient::residual() const {
 }
 
 bool ShardClient::savedResiduals(const ModelState& state) {
-  auto first = state.extras.lower_bound(kResidualPrefix);  // the first name with that prefix, if any
-  return first != state.extras.end() && first->first.rfind(kResidualPrefix, 0) == 0;
+  return state.hasExtras(kResidualPrefix);
 }
 
 ExchangeStats ShardClient::takeStats() {

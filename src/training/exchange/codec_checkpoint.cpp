@@ -26,9 +26,7 @@ std::vector<float> rankResidual(const ModelState& state, const Transport& transp
 }
 
 bool hasRankResiduals(const ModelState& state, const char* prefix) {
-  std::string ranks = std::string(prefix) + ".rank";
-  auto next = state.extras.lower_bound(ranks);  // the first name with that prefix, if any
-  return next != state.extras.end() && next->first.compare(0, ranks.size(), ranks) == 0;
+  return state.hasExtras(std::string(prefix) + ".rank");
 }
 
 bool residualsInUnitsOf(const ModelState& state, bool momentum, const Transport& transport, const char* what) {

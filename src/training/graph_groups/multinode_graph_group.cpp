@@ -44,7 +44,6 @@ public:
     c.localOptimizer = o.get<bool>("multi-node-local-optimizer");
     c.timeout = double(o.get<int>("multi-node-timeout"));
     c.compression = Compression::fromOptions(o, keep_);
-    c.clients = int(devicesFromOptions(o).size()) * transport_.size();
     ABORT_IF(c.localOptimizer && c.compression.local != LocalGradients::off,
              "--multi-node-local-optimizer and --local-gradients both move the clients' own parameters: give one");
     // without the double buffers the reply follows the step at once: a dense one replaces the local
@@ -60,6 +59,7 @@ public:
       c.compression.local = LocalGradients::off;
     }
     std::vector<Device> devices = devicesFromOptions(o);
+    c.clients = int(devices.size()) * transport_.size();
     for(const Device& device : devices)
       workers_.push_back(std::make_unique<DeviceWorker>(device, o, srcVocab, trgVocab, seed));
     threads_ = std::make_unique<DeviceThreads>(devices.size());

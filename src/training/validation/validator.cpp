@@ -61,7 +61,6 @@ void Validator::checkMetrics(const Options& o) {
 Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>& vocabs, ModelWriter writeModel)
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs),
       writeModel_(std::move(writeModel)) {
-  checkMetrics(o);
   if(std::count(metrics_.begin(), metrics_.end(), "translation") && o.get<std::string>("valid-script-path").empty())
     LOG(warn, "[valid] No --valid-script-path for the translation metric: it reports the translations' BLEU "
               "(Marian reports 0)");

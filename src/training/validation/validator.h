@@ -36,7 +36,8 @@ public:
   }
   static bool translates(const std::string& metric) { return higherIsBetter(metric) && metric != "valid-script"; }
   // Errors on metrics that cannot be computed as given (one named twice, valid-script without a
-  // script, a script no metric uses), before the training data is loaded.
+  // script, a script no metric uses): the trainer calls it before the training data is loaded,
+  // and constructs a Validator only from options it passed.
   static void checkMetrics(const Options& options);
 
 private:
