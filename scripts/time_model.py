@@ -10,11 +10,16 @@ slow each other. Costs of the collectives, P nodes, a vector of n bytes:
   ring allreduce            2(P-1) (a + n/(P B))   (reduce-scatter, then allgather)
   recursive doubling        ceil(log2 P) (a + n B^-1)  (the whole vector each step: small n)
   ring allgather            (P-1) (a + m/B), m bytes from each node
-  parameter server          2 a + t_push/(1 - t_reply/T) + t_reply/(1 - t_push/T), t = (P-1)/P bytes/B,
+  parameter server          2 a + t_push/(1 - t_reply'/T) + t_reply/(1 - t_push'/T), t = (P-1)/P bytes/B,
                             T the cycle (compute and exchange): a client's push and then its replies,
-                            each sharing its link with the other (asynchronous) clients' traffic
+                            each sharing its link with the other (asynchronous) clients' traffic (t',
+                            theirs over a cycle)
 The schemes' bytes are the project's message formats (training/exchange, comm/ps), checked
-against the bytes the transport counted in bench/time-model-vs-simnet.
+against the bytes the transport counted in bench/time-model-vs-simnet; per update where they
+change: 1-bit and 0/1 Adam's dense sums before the freeze (0/1 Adam's on its variance schedule's
+steps only), the parameter server's push through --grad-dropping-warmup and its dense replies
+every --local-average-freq exchanges with --local-gradients. Not modelled (plan-cluster refuses
+them): the parameter server's --multi-node-overlap and --multi-node-local-optimizer.
 """
 import math
 import os
@@ -89,24 +94,26 @@ def ring_allgather(P, nbytes_each, link):
     return 0.0 if P <= 1 else (P - 1) * link.cost(nbytes_each)
 
 
-def parameter_server_exchange(P, pushed, pulled, link, busy=None):
+def parameter_server_exchange(P, pushed, pulled, link, busy=None, others=None):
     """one client's push of `pushed` bytes (all shards together) and the replies of `pulled` bytes:
     (P-1)/P of each crosses its link, the push out and then the replies in. Alone on the links
     (busy None): 2 a + t_push + t_reply. Among the other nodes' clients, asynchronous, computing
     `busy` seconds between their exchanges: each message shares its link with their traffic at
     random phases, as flows share a link (processor sharing): the push with this node's server's
-    replies to them (t_reply of every cycle T), the replies with their pushes to this node's server
-    (t_push of every T), so E = 2 a + t_push / (1 - t_reply / T) + t_reply / (1 - t_push / T) with
-    T = busy + E"""
+    replies to them (t_reply' of every cycle T), the replies with their pushes to this node's
+    server (t_push' of every T), so E = 2 a + t_push / (1 - t_reply' / T) + t_reply / (1 - t_push' / T)
+    with T = busy + E; `others`: the bytes (pushed, pulled) of their exchange, on average over
+    their cycles (by default this client's: the same messages every update)"""
     if P <= 1:
         return 0.0
     push, reply = ((P - 1) / P * b / link.bandwidth for b in (pushed, pulled))
+    their_push, their_reply = ((P - 1) / P * b / link.bandwidth for b in (others or (pushed, pulled)))
     alone = 2 * link.latency + push + reply
     if busy is None or push + reply == 0:
         return alone
 
     def exchange(cycle):
-        return 2 * link.latency + push / (1 - reply / cycle) + reply / (1 - push / cycle)
+        return 2 * link.latency + push / (1 - their_reply / cycle) + reply / (1 - their_push / cycle)
 
     # busy + exchange(T) - T falls as T grows: it is >= 0 at T = busy + alone and <= 0 at the
     # cycle that one step from there gives, so bisect between the two
@@ -118,6 +125,29 @@ def parameter_server_exchange(P, pushed, pulled, link, busy=None):
     return exchange(high)
 
 
+def variance_updates_up_to(t, freeze_after, kappa):
+    """how many of the steps 1..t update Adam's variance: every step until the freeze (0: never
+    frozen) with kappa 0; 0/1 Adam's kappa steps 1 apart, then kappa 2 apart, kappa 4 apart, ...
+    (a port of src/optimizers/variance_schedule.h updatesUpTo)"""
+    last = min(t, freeze_after) if freeze_after > 0 else t
+    if kappa == 0:
+        return last
+    count, start, interval = 0, 0, 1
+    while start < last:
+        end = start + kappa * interval
+        if last < end:
+            return count + (last - start) // interval
+        count += kappa
+        start = end
+        interval *= 2
+    return count
+
+
+def variance_updates_at(t, freeze_after, kappa):
+    """whether step t (1-based) updates the variance (variance_schedule.h updatesAt)"""
+    return t > 0 and variance_updates_up_to(t, freeze_after, kappa) > variance_updates_up_to(t - 1, freeze_after, kappa)
+
+
 @dataclass
 class Scheme:
     """A communication scheme: its seconds of communication at update u (none hidden behind
@@ -125,8 +155,11 @@ class Scheme:
     rank sends at update u."""
     name: str
     kind: str  # dense, onebit, ps, local-steps
-    freeze_after: int = 0  # onebit: dense updates before the 1-bit momentum
+    freeze_after: int = 0  # onebit: updates before the 1-bit momentum (with kappa 0 all of them dense sums)
+    kappa: int = 0  # onebit: 0/1 Adam's --adam-variance-update-scaler (its dense sums the variance's steps; 0: all)
     dropping: float = 0.0  # ps: the fraction of the gradient and delta not sent
+    warmup: int = 0  # ps: --grad-dropping-warmup, exchanges over which the push's kept share falls from 1
+    average_freq: int = 0  # ps: with --local-gradients, --local-average-freq: a dense reply every so many (0: none)
     local_steps: int = 1  # local-steps: H
     bits: int = 0  # local-steps: 8, 4, 2, 1 or 0 (fp32); with density < 1, 2 or 1
     density: float = 1.0  # local-steps: each chunk's share sent (SparseLoCo's exchange, an allgather)
@@ -147,8 +180,10 @@ class Scheme:
                              "sum is not modelled)")
 
     def dense_at(self, u):
-        """whether update u sums the gradients densely (1-bit Adam before its freeze)"""
-        return self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after)
+        """whether update u (from 0) sums the gradients densely: 1-bit Adam before its freeze, 0/1 Adam
+        before it on its variance's steps (1-based: u + 1) only, as training/exchange/onebit_codec.cpp"""
+        return self.kind == "dense" or (self.kind == "onebit" and u < self.freeze_after and
+                                        (self.kappa == 0 or variance_updates_at(u + 1, self.freeze_after, self.kappa)))
 
     def codec_seconds(self, u):
         """the scheme's own compute at update u (1-bit Adam's dense updates: a dense sum's)"""
@@ -166,10 +201,29 @@ class Scheme:
             return N / self.fragments / P * per_value
         raise ValueError(f"no chunks in scheme kind {self.kind}")
 
-    def _ps_message(self, N):
-        """bytes of a client's push to all shards, and of their replies: (index, value) pairs of what
-        dropping keeps, or the values themselves when nothing is dropped (comm/ps/message.h)"""
-        return N * FLOAT if self.dropping == 0 else (1 - self.dropping) * N * SPARSE_PAIR
+    @staticmethod
+    def _ps_message(N, keep):
+        """bytes of a client's push to all shards, or of their replies, that keep a share `keep` of
+        the values: (index, value) pairs, or the values themselves when all are kept (comm/ps/message.h)"""
+        return N * FLOAT if keep >= 1 else keep * N * SPARSE_PAIR
+
+    def _ps_keep_at(self, u):
+        """the share of the values exchange u (from 0: one a update) pushes: keep^(u/W) during the
+        warm-up, keep = 1 - dropping after it (comm/compression.h keepAt)"""
+        keep = 1 - self.dropping
+        return keep if keep >= 1 or u >= self.warmup else keep ** (u / self.warmup)
+
+    def _ps_pushed(self, N, u):
+        return self._ps_message(N, self._ps_keep_at(u))
+
+    def _ps_full_reply(self, u):
+        """whether exchange u's replies are the shards' parameters (comm/ps/shard_client.cpp: every
+        --local-average-freq exchanges with --local-gradients)"""
+        return self.average_freq > 0 and (u + 1) % self.average_freq == 0
+
+    def _ps_pulled(self, N, u):
+        """bytes of exchange u's replies: the delta at the constant keep, or the parameters"""
+        return self._ps_message(N, 1.0 if self._ps_full_reply(u) else 1 - self.dropping)
 
     def sparse(self):
         """SparseLoCo's exchange (comm/allreduce/chunk_topk_mean.h): every rank's message all-gathered"""
@@ -188,7 +242,7 @@ class Scheme:
         if P <= 1:
             return 0.0
         if self.kind == "ps":
-            return (P - 1) / P * self._ps_message(N)
+            return (P - 1) / P * self._ps_pushed(N, u)
         per_exchange = (P - 1) * self._topk_message(N) if self.sparse() else 2 * (P - 1) * self._chunk(P, N, u)
         if self.kind == "local-steps":  # every fragment once a round, spread over its updates
             return self.fragments * per_exchange / self.local_steps
@@ -199,8 +253,13 @@ class Scheme:
         if P <= 1:
             return 0.0
         if self.kind == "ps":  # its clients asynchronous: the others' exchanges share its links
-            pushed = self._ps_message(N)
-            return parameter_server_exchange(P, pushed, pushed, link, busy=compute + self.codec_seconds(u))
+            pushed, pulled = self._ps_pushed(N, u), self._ps_pulled(N, u)
+            # theirs: as far through the warm-up as this client, one full reply in `freq` at any phase
+            freq = self.average_freq
+            their_pulled = pulled if freq <= 0 else \
+                (self._ps_message(N, 1.0) + (freq - 1) * self._ps_message(N, 1 - self.dropping)) / freq
+            return parameter_server_exchange(P, pushed, pulled, link, busy=compute + self.codec_seconds(u),
+                                             others=(pushed, their_pulled))
         # ranks in lockstep agree on what they trained before every update, with local steps once a round
         agreement = allreduce(P, AGREEMENT_FLOATS * FLOAT, link)
         if self.dense_at(u):

@@ -2,7 +2,8 @@
 logs, with known words to the target) and a device profile: its predicted times equal the time
 model's by hand, the efficiency is one node's time over P times P nodes', the winner is named per
 link, a scheme is read from each configuration's options, a configuration probed several times is
-its median draw, and a missing probe is a clear error."""
+its median draw, a missing probe or a listed configuration without a usable log is a clear error,
+and plan.png's lines are configuration families."""
 import importlib.machinery
 import importlib.util
 import os
@@ -35,6 +36,13 @@ def write_probe(folder, name, nodes, options, ces):
         lines.append(f"{stamp} [valid] Ep. 1 : Up. {10 * k} : cross-entropy : {ce} : new best")
     with open(os.path.join(folder, slug, "log.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def load_plan():
+    loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
+    plan = importlib.util.module_from_spec(importlib.util.spec_from_loader("plan_cluster", loader))
+    loader.exec_module(plan)
+    return plan
 
 
 class PlanCluster(unittest.TestCase):
@@ -154,9 +162,7 @@ class PlanCluster(unittest.TestCase):
         self.assertIn("| 2x1 ps | 2 | not reached [draws not reached, 4,000, not reached] | - |", r.stdout)
 
     def test_schemes_from_options(self):
-        loader = importlib.machinery.SourceFileLoader("plan_cluster", PLAN)
-        plan = importlib.util.module_from_spec(importlib.util.spec_from_loader("plan_cluster", loader))
-        loader.exec_module(plan)
+        plan = load_plan()
         self.assertEqual(plan.scheme_of("a", "--sync-sgd").kind, "dense")
         ps = plan.scheme_of("b", "--multi-node --grad-dropping-rate 0.99")
         self.assertEqual((ps.kind, ps.dropping), ("ps", 0.99))
@@ -174,6 +180,29 @@ class PlanCluster(unittest.TestCase):
                 plan.scheme_of("u", unmodelled)
             self.assertIn("is not in the time model", str(refused.exception))
         self.assertEqual(plan.scheme_of("b", "--sync-sgd --onebit-adam --onebit-block-size 256").block, 256)
+        # 0/1 Adam: dense sums on its variance's steps only: freeze 100, kappa 4: steps 1-4, 6-12 by 2,
+        # 16-28 by 4, 36-60 by 8, 76 and 92: 18 of the 100 updates before the freeze
+        zo = plan.scheme_of("z", "--sync-sgd --zero-one-adam --adam-freeze-variance-after 100 "
+                                 "--adam-variance-update-scaler 4")
+        self.assertEqual((zo.kind, zo.freeze_after, zo.kappa), ("onebit", 100, 4))
+        self.assertEqual(sum(zo.dense_at(u) for u in range(300)), 18)
+        # 1-bit Adam's codec does not read the schedule: dense until the freeze
+        ob = plan.scheme_of("o", "--sync-sgd --onebit-adam --adam-freeze-variance-after 100 --adam-variance-update-scaler 4")
+        self.assertEqual((ob.kappa, sum(ob.dense_at(u) for u in range(300))), (0, 100))
+        # the parameter server's full replies with local gradients (a bare flag: partial; every 10 by
+        # default), its push's warm-up
+        for options, every in (("--local-gradients", 10), ("--local-gradients sum --local-average-freq 5", 5),
+                               ("--local-gradients partial --local-average-freq 0", 0), ("--local-gradients off", 0),
+                               ("--local-average-freq 5", 0)):
+            ps = plan.scheme_of("l", f"--multi-node --grad-dropping-rate 0.99 {options} --grad-dropping-warmup 1000")
+            self.assertEqual((ps.kind, ps.average_freq, ps.warmup), ("ps", every, 1000), options)
+        for unmodelled in ("--multi-node --multi-node-overlap", "--multi-node --grad-dropping-rate 0.99 "
+                           "--multi-node-local-optimizer"):
+            with self.assertRaises(SystemExit) as refused:  # priced as the plain parameter server before
+                plan.scheme_of("u", unmodelled)
+            self.assertIn("is not in the time model", str(refused.exception))
+            self.assertIn(unmodelled.split()[-1], str(refused.exception))
+        self.assertEqual(plan.scheme_of("v", "--multi-node --multi-node-overlap=false").kind, "ps")
         # an option whose name starts like another's is not it; the last value counts; NAME=VALUE
         self.assertEqual(plan.scheme_of("e", "--sync-sgd --multi-node-timeout 120").kind, "dense")
         self.assertEqual(plan.scheme_of("f", "--local-steps=10 --sync-sgd").local_steps, 10)
@@ -181,6 +210,36 @@ class PlanCluster(unittest.TestCase):
         # times in the unit people read them in
         self.assertEqual([plan.duration(x) for x in (0.000123, 59.4, 60, 1234, 3600, 45000)],
                          ["0.000123 s", "59.4 s", "1 min", "20.6 min", "1 h", "12.5 h"])
+
+    def test_a_listed_configuration_without_a_usable_log_is_an_error(self):
+        write_probe(self.probes, "1x1 dense", 1, "", [60, 40])
+        write_probe(self.probes, "2x1 dense", 2, "--sync-sgd", [50, 40])
+        with open(os.path.join(self.probes, "configs.txt"), "a") as f:
+            f.write("4x1 dense|4|1|--sync-sgd\n")
+        r, _ = self.plan()  # not a table whose winner leaves it out
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"plan-cluster: '4x1 dense' in {self.probes}: its log "
+                      f"{os.path.join(self.probes, '4x1-dense', 'log.txt')} is missing", r.stderr)
+        os.makedirs(os.path.join(self.probes, "4x1-dense"))
+        with open(os.path.join(self.probes, "4x1-dense", "log.txt"), "w") as f:
+            f.write("[2026-12-04 10:00:00] Training started\n"
+                    "[2026-12-04 10:00:01] Error: the transport lost rank 3\n[2026-12-04 10:00:01] Aborted\n")
+        r, _ = self.plan()
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("holds no validation and no display line: did the run fail? Its last error: "
+                      "[2026-12-04 10:00:01] Error: the transport lost rank 3", r.stderr)
+
+    def test_plan_lines_join_a_configuration_family(self):
+        # the same options at 1, 2 and 4 nodes: one line; other options at 4 nodes: lines of their own
+        plan = load_plan()
+        def row(name, nodes, options, devices=1):
+            return (dict(name=name, nodes=nodes, devices=devices, options=options), None, None, {})
+        rows = [row("4x1 sync dense", 4, "--sync-sgd"), row("4x1 local steps 10", 4, "--sync-sgd --local-steps 10"),
+                row("2x1 sync dense", 2, "--sync-sgd"), row("4x1 local steps 20", 4, "--sync-sgd --local-steps 20"),
+                row("2x2 sync dense", 2, "--sync-sgd", devices=2), row("1x1 sync dense", 1, "--sync-sgd")]
+        self.assertEqual([(label, [r[0]["nodes"] for r in family]) for label, family in plan.families(rows)],
+                         [("sync dense", [1, 2, 4]), ("local steps 10", [4]), ("local steps 20", [4]),
+                          ("sync dense (2 devices a node)", [2])])
 
     def test_a_folder_without_probes_is_an_error(self):
         os.makedirs(self.probes)

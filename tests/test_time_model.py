@@ -43,6 +43,10 @@ class Collectives(unittest.TestCase):
         # busy + E holds for busy = 4/3; with 0.5 s latencies E = 1 + 8/3 and busy = 1/3
         self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0, 1e6), busy=4 / 3), 8 / 3)
         self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0.5, 1e6), busy=1 / 3), 11 / 3)
+        # the others' traffic apart from this client's: their replies none, their pushes 1 s a cycle;
+        # T = 4 s: E = 1 / 1 + 1 / (3/4) = 7/3, busy = 4 - 7/3 = 5/3
+        self.assertAlmostEqual(tm.parameter_server_exchange(2, 2e6, 2e6, tm.Link(0, 1e6), busy=5 / 3,
+                                                            others=(2e6, 0)), 7 / 3)
 
     def test_one_node_sends_nothing(self):
         for f in (tm.ring_allreduce, tm.recursive_doubling_allreduce, tm.allreduce, tm.ring_allgather,
@@ -76,6 +80,54 @@ class Schemes(unittest.TestCase):
         # --onebit-block-size 250: a scale per 250 values, 1,000 more in a chunk of 250,000
         blocks = tm.Scheme("1-bit", "onebit", freeze_after=0, block=250)
         self.assertAlmostEqual(blocks.sent_bytes(4, self.N, 0), 6 * (31250 + 4 + 4000))
+
+    def test_zero_one_adam_sums_densely_on_the_variance_schedule_only(self):
+        # freeze 100, kappa 4: steps (1-based) 1-4, then 4 steps 2 apart (6-12), 4 apart (16-28), 8
+        # apart (36-60), 16 apart (76, 92; 108 is past the freeze): 4 + 4 + 4 + 4 + 2 = 18
+        dense_steps = [1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 28, 36, 44, 52, 60, 76, 92]
+        s = tm.Scheme("0/1 Adam", "onebit", freeze_after=100, kappa=4)
+        self.assertEqual([u + 1 for u in range(300) if s.dense_at(u)], dense_steps)
+        self.assertEqual(tm.variance_updates_up_to(100, 100, 4), 18)
+        # never frozen: 5 groups of 4 to step 124, then 156 and 188 (32 apart) by 200: 22
+        self.assertEqual(tm.variance_updates_up_to(200, 0, 4), 22)
+        self.assertEqual(tm.variance_updates_up_to(50, 100, 0), 50)  # kappa 0: every step
+        self.assertFalse(tm.variance_updates_at(0, 100, 4))
+        # 1-bit Adam (kappa 0): every update before the freeze dense
+        self.assertEqual(sum(tm.Scheme("1-bit", "onebit", freeze_after=100).dense_at(u) for u in range(300)), 100)
+        # 100 updates of 0/1 Adam: 18 at dense's seconds, 82 at the 1-bit exchange's
+        dense, onebit = (s.comm_seconds(4, self.N, u, LINK, 0.5) for u in (0, 4))
+        self.assertAlmostEqual(dense, tm.Scheme("d", "dense").comm_seconds(4, self.N, 0, LINK, 0.5))
+        self.assertAlmostEqual(onebit, tm.Scheme("1-bit", "onebit").comm_seconds(4, self.N, 0, LINK, 0.5))
+        self.assertAlmostEqual(tm.seconds_for_updates(s, 4, self.N, 100, LINK, 0.5),
+                               100 * 0.5 + 18 * dense + 82 * onebit)
+
+    def test_parameter_server_full_replies_with_local_gradients(self):
+        # 2 nodes, 75% dropped, a full reply every 2nd exchange (updates 1, 3, ...); half of each
+        # message crosses the link: the push half of 2 MB of pairs (1 s at 1 MB/s) every update, the
+        # replies half of 2 MB of pairs (1 s) or of 4 MB of values (2 s)
+        s = tm.Scheme("ps", "ps", dropping=0.75, average_freq=2)
+        link = tm.Link(0, 1e6)
+        self.assertEqual([s.sent_bytes(2, self.N, u) for u in (0, 1)], [1e6, 1e6])  # the push stays sparse
+        # alone (a cycle so long that the others' traffic vanishes): 1 + 1 s, then 1 + 2 s
+        self.assertAlmostEqual(s.comm_seconds(2, self.N, 0, link, 1e9), 2, places=6)
+        self.assertAlmostEqual(s.comm_seconds(2, self.N, 1, link, 1e9), 3, places=6)
+        # the others' replies 1.5 s on average (one full in 2), their pushes 1 s; at T = 6 s: update 0
+        # E = 1 / (1 - 1.5/6) + 1 / (1 - 1/6) = 38/15 after 52/15 s of compute, update 1 1/(3/4) +
+        # 2/(5/6) = 56/15 after 34/15
+        self.assertAlmostEqual(s.comm_seconds(2, self.N, 0, link, 52 / 15), 38 / 15)
+        self.assertAlmostEqual(s.comm_seconds(2, self.N, 1, link, 34 / 15), 56 / 15)
+        never = tm.Scheme("ps", "ps", dropping=0.75)  # no --local-gradients, or --local-average-freq 0
+        self.assertAlmostEqual(never.comm_seconds(2, self.N, 1, link, 1e9), 2, places=6)
+
+    def test_parameter_server_push_through_the_dropping_warmup(self):
+        # 99% dropped after a warm-up of 4 exchanges: the first push dense (4 MB), then 0.01^(u/4) of
+        # the values in pairs: 0.1 at u = 2 (0.8 MB), 0.01 from u = 4 (80 KB); 3/4 of it leaves the node
+        s = tm.Scheme("ps", "ps", dropping=0.99, warmup=4)
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 0), 0.75 * 4e6)
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 2), 0.75 * 0.8e6)
+        self.assertAlmostEqual(s.sent_bytes(4, self.N, 4), 0.75 * 0.08e6)
+        # the replies at the constant 1%: 2 ms + 3 MB and 60 KB at 100 MB/s at update 0
+        self.assertAlmostEqual(s.comm_seconds(4, self.N, 0, LINK, 1e9), 2e-3 + 0.03 + 0.0006, places=6)
 
     def test_parameter_server_with_dropping(self):
         s = tm.Scheme("ps", "ps", dropping=0.99)
