@@ -2,6 +2,8 @@
 // this program lacks) and what this program writes as one, read by Marian.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <yaml-cpp/yaml.h>
 
 #include "options_helpers.h"
@@ -160,6 +162,113 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   const char* pieces[] = {"marian-decoder", "--no-spm-decode"};  // the decoder's own option here
   EXPECT_TRUE(parseOptions(2, pieces, ProgramMode::translation).options.get<bool>("no-spm-decode"));
   EXPECT_NE(errorOf({"--no-spm-encode"}).find("'no-spm-encode: true'"), std::string::npos);  // training: not done
+}
+
+// Marian writes its aliases (--task, --best-deep) and --interpolate-env-vars into model.npz.yml
+// beside the options they set: such a file reads here. An option neither program has is taken
+// for another Marian version's there, and said (a user's copy may hold a misspelt one).
+TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
+  const std::string version = "version: v1.12.0 65bf82ff 2023-02-21 20:56:31 -0800\n";
+  write(temp("aliased.yml"), version + "task: [transformer-base]\nbest-deep: true\ninterpolate-env-vars: true\n"
+                                       "dim-emb: 128\nlearn-rat: 0.5\n");
+  ParsedOptions p = parsed({"-c", temp("aliased.yml")});
+  EXPECT_EQ(p.options.get<int>("dim-emb"), 128);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("options neither this program nor Marian v1.12 has, taken for another Marian "
+                               "version's and ignored: learn-rat"),
+            std::string::npos)
+      << p.warnings[0];
+  // the same aliases in a user's own config (no version key) ask for what is not done here
+  write(temp("task.yml"), "task: [transformer-base]\n");
+  EXPECT_NE(errorOf({"-c", temp("task.yml")}).find("'task: [transformer-base]'"), std::string::npos);
+  write(temp("plain.yml"), version + "dim-emb: 128\n");
+  EXPECT_TRUE(parsed({"-c", temp("plain.yml")}).warnings.empty());
+}
+
+// Marian's --dump-config takes full (the bare option's), minimal (what the files and the
+// command line set) and expand (minimal with the aliases expanded; here there are none).
+TEST(Options, DumpConfigTakesMariansModes) {
+  write(temp("dump.yml"), "enc-depth: 2\n");
+  std::string full = parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config"}).print;
+  EXPECT_EQ(parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config", "full"}).print, full);
+  EXPECT_NE(full.find("\nlearn-rate: 0.0001\n"), std::string::npos) << full;
+  ParsedOptions minimal = parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config", "minimal"});
+  EXPECT_TRUE(minimal.exitNow);
+  // the corpus (on the command line), enc-depth (the file) and dim-emb, nothing else
+  const YAML::Node dumped = YAML::Load(minimal.print);
+  EXPECT_EQ(dumped.size(), 3u) << minimal.print;
+  EXPECT_EQ(dumped["enc-depth"].as<int>(), 2);
+  EXPECT_EQ(dumped["dim-emb"].as<int>(), 96);
+  EXPECT_TRUE(dumped["train-sets"].IsSequence());
+  EXPECT_EQ(parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config=expand"}).print, minimal.print);
+  EXPECT_FALSE(parsed({"--dump-config", "false"}).exitNow);
+  EXPECT_NE(errorOf({"--dump-config", "short"}).find("short"), std::string::npos);
+}
+
+// A bare --cost-scaling is Marian's: its implicit 8 10000 1 8.
+TEST(Options, BareCostScalingTakesMariansValues) {
+  EXPECT_EQ(parse({"--cost-scaling"}).get<std::vector<std::string>>("cost-scaling"),
+            (std::vector<std::string>{"8", "10000", "1", "8"}));
+  EXPECT_EQ(parse({"--cost-scaling", "--dim-emb", "96"}).get<std::vector<std::string>>("cost-scaling").size(), 4u);
+  EXPECT_EQ(parse({"--cost-scaling", "2", "5"}).get<std::vector<std::string>>("cost-scaling"),
+            (std::vector<std::string>{"2", "5"}));
+  EXPECT_TRUE(parse({}).get<std::vector<std::string>>("cost-scaling").empty());
+}
+
+// devices in a config file train on the CPU here unless cpu-threads is 0 (Marian's default is 0):
+// said where the file leaves cpu-threads to this program's default; a file that sets both (as
+// Marian's model.npz.yml) says what it means.
+TEST(Options, DevicesOfAConfigFileOnTheCpuAreSaid) {
+  write(temp("devices.yml"), "devices: [0, 1]\n");
+  std::vector<std::string> warnings = parsed({"-c", temp("devices.yml")}).warnings;
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("--devices 0 1 is not used: --cpu-threads 1 runs on 1 CPU device(s)"), std::string::npos)
+      << warnings[0];
+  write(temp("both.yml"), "devices: [0, 1]\ncpu-threads: 2\n");
+  EXPECT_TRUE(parsed({"-c", temp("both.yml")}).warnings.empty());
+  EXPECT_TRUE(parsed({"-c", temp("devices.yml"), "--cpu-threads", "0"}).warnings.empty());
+}
+
+// relative-paths: true in a config file (Marian's): its paths made absolute from the file's
+// folder as it is read, the key not kept, so the configuration written from them (model.npz.yml,
+// --dump-config) reads the same from any folder. Another file's paths and the command line's
+// stay as given.
+TEST(Options, RelativePathsOfAFileAreMadeAbsolute) {
+  namespace fs = std::filesystem;
+  std::string dir = temp("relabs");
+  fs::create_directories(dir + "/exp");
+  write(dir + "/c.src", "a\n");
+  write(dir + "/c.trg", "b\n");
+  write(dir + "/exp/train.yml", "relative-paths: true\ntrain-sets: [../c.src, ../c.trg]\nmodel: model/model.npz\n");
+  write(dir + "/exp/other.yml", "valid-log: v.log\n");
+  // the config named from the working folder by a relative path, as "marian -c exp/train.yml"
+  std::string relative = fs::relative(dir + "/exp/train.yml").string();
+  ASSERT_FALSE(fs::path(relative).is_absolute());
+  std::string other = dir + "/exp/other.yml";
+  const char* argv[] = {"marian", "-c", relative.c_str(), other.c_str(), "--log", "t.log"};
+  Options o = parseOptions(6, argv, ProgramMode::training).options;
+  std::string abs = fs::absolute(dir).lexically_normal().string();
+  EXPECT_EQ(o.get<std::vector<std::string>>("train-sets"), (std::vector<std::string>{abs + "/c.src", abs + "/c.trg"}));
+  EXPECT_EQ(o.get<std::string>("model"), abs + "/exp/model/model.npz");
+  EXPECT_EQ(o.get<std::string>("valid-log"), "v.log");  // the other file has no relative-paths
+  EXPECT_EQ(o.get<std::string>("log"), "t.log");
+  EXPECT_FALSE(o.get<bool>("relative-paths"));
+  std::string written = o.asYaml();
+  EXPECT_EQ(written.find("relative-paths"), std::string::npos) << written;
+  write(dir + "/exp/written.yml", written);
+  std::string again = dir + "/exp/written.yml";
+  const char* reread[] = {"marian", "-c", again.c_str()};
+  Options r = parseOptions(3, reread, ProgramMode::training).options;
+  EXPECT_EQ(r.get<std::string>("model"), abs + "/exp/model/model.npz");
+  EXPECT_EQ(r.get<std::vector<std::string>>("train-sets"), o.get<std::vector<std::string>>("train-sets"));
+}
+
+// Marian's tools read a model by its name's format: a --model not ending in .npz (Marian's .bin)
+// is refused before training writes one.
+TEST(Options, AModelNotNamedNpzIsRefused) {
+  EXPECT_NE(errorOf({"--model", temp("model.bin")}).find("Marian's .bin format is not implemented"), std::string::npos)
+      << errorOf({"--model", temp("model.bin")});
+  EXPECT_EQ(errorOf({"--model", temp("model.npz")}), "");
 }
 
 }  // namespace

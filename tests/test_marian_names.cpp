@@ -326,5 +326,18 @@ TEST(MarianTraining, TransformerDropoutMasksAreSharedByTheSentencesOfABatch) {
   EXPECT_NEAR(twice, 2 * alone, 1e-5 * std::fabs(alone));
 }
 
+// Marian's --type nematus is another RNN (gru-nematus cells, Nematus's parameter names), not this
+// program's s2s: refused by name instead of trained as s2s and saved as a nematus model.
+TEST(MarianTraining, TypeNematusIsRefusedByName) {
+  const char* argv[] = {"marian", "--type", "nematus"};
+  try {
+    createModel(parseOptions(3, argv, ProgramMode::modelConfig).options, 11, 11);
+    ADD_FAILURE() << "--type nematus was accepted";
+  } catch(const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--type nematus"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--type s2s"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace marian

@@ -157,14 +157,12 @@ TEST(SchedulingParameter, UnitsAndErrors) {
 }
 
 // Marian users write "-d 0 1" for two GPUs: with this program's --cpu-threads 1 the ids go unused,
-// which the log says (not for a config file's devices: a written model.npz.yml lists them).
+// which the log says (a config file's devices: Options.DevicesOfAConfigFileOnTheCpuAreSaid).
 TEST(Options, DevicesWithCpuThreadsAreAWarning) {
   ParsedOptions p = parsed({"-d", "0", "1"});
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("--devices 0 1 is not used: --cpu-threads 1"), std::string::npos) << p.warnings[0];
   EXPECT_TRUE(parsed({"-d", "0", "1", "--cpu-threads", "0"}).warnings.empty());
-  write(temp("devices.yml"), "devices: [0, 1]\n");
-  EXPECT_TRUE(parsed({"-c", temp("devices.yml")}).warnings.empty());
 }
 
 TEST(Options, DevicesAreCpuThreadsOrTheGpusOfDevices) {

@@ -2,6 +2,7 @@
 // sequences of distinct symbols (transformer and s2s) decodes exactly with beam 1 and beam 4;
 // the n-best format; BLEU validation during training writes its translations; a model used with
 // another vocabulary or another architecture is refused with a message naming the problem.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -243,6 +244,29 @@ TEST(Translate, TheEmbeddedConfigIsMarians) {
   std::string out = m + "/out";
   EXPECT_EQ(sh(decoder("embedded", "-b 1", out)), 0) << readFile(out + ".log");
   sh("mv " + m + "/aside.yml " + m + "/model.npz.yml");
+}
+
+// As Marian, every model file has its NAME.decoder.yml beside it (--keep-best's too: marian-decoder
+// -c model.npz.best-cross-entropy.npz.decoder.yml); with --relative-paths it names the model and
+// the vocabularies from the model's folder, so the folder decodes from anywhere once moved.
+TEST(Translate, EveryModelFileHasItsDecoderConfig) {
+  std::string d = dir(), m = d + "/decoder-yml", moved = d + "/decoder-yml-moved";
+  train("decoder-yml", kTransformer + " --after-batches 4 --valid-freq 2 --keep-best --relative-paths --valid-sets " +
+                           d + "/test.src " + d + "/test.trg");
+  std::string best = readFile(m + "/model.npz.best-cross-entropy.npz.decoder.yml");
+  EXPECT_NE(best.find("relative-paths: true\nmodels:\n  - model.npz.best-cross-entropy.npz\nvocabs:\n  - "
+                      "../vocab.yml\n"),
+            std::string::npos)
+      << best;
+  EXPECT_NE(readFile(m + "/model.npz.decoder.yml").find("\n  - model.npz\n"), std::string::npos);
+  sh("rm -rf " + moved + " && mv " + m + " " + moved);
+  std::string out = moved + "/best.out";
+  ASSERT_EQ(sh("cd / && " + std::string(MARIAN_BIN_DIR) + "/marian-decoder -c " + moved +
+               "/model.npz.best-cross-entropy.npz.decoder.yml < " + d + "/test.src > " + out + " 2> " + out + ".log"),
+            0)
+      << readFile(out + ".log");
+  std::string translations = readFile(out);
+  EXPECT_EQ(std::count(translations.begin(), translations.end(), '\n'), 40) << readFile(out + ".log");
 }
 
 // marian-decoder on GPU 0 gives the CPU's n-best lists: the same translations, the same scores

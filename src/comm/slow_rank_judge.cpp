@@ -4,16 +4,11 @@
 #include <cmath>
 
 #include "common/format.h"
+#include "common/median.h"
 
 namespace marian {
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The round trip between ranks i and j as either measured it (their mean where both did); < 0 unknown.
 double roundTrip(const PeerView& v, size_t i, size_t j) {

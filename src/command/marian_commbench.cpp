@@ -28,6 +28,7 @@
 #include "comm/allreduce/segments.h"
 #include "comm/mpi_transport.h"
 #include "common/error.h"
+#include "common/median.h"
 #include "common/tool_arguments.h"
 
 using namespace marian;
@@ -184,16 +185,15 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&received, &maxReceived, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     int ok = correct ? 1 : 0, allOk = 0;
     MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    std::sort(times.begin(), times.end());
-    double median = times[times.size() / 2], best = times.front();
+    double middle = median(times), best = *std::min_element(times.begin(), times.end());
     int P = mpi.size();
-    double algbw = 4.0 * double(a.size) / median / 1e9;
+    double algbw = 4.0 * double(a.size) / middle / 1e9;
     auto count = [&](uint64_t bytes) { return total.counted ? std::to_string(bytes) : std::string("null"); };
     if(mpi.rank() == 0)
       std::printf("{\"algo\": \"%s\", \"P\": %d, \"N\": %zu, \"density\": %g, \"bytes_sent\": %s, "
                   "\"bytes_recv\": %s, \"median_s\": %.6f, \"min_s\": %.6f, \"algbw_GBps\": %.4f, "
                   "\"busbw_GBps\": %.4f, \"correct\": %s}\n",
-                  a.algo.c_str(), P, a.size, a.density, count(maxSent).c_str(), count(maxReceived).c_str(), median,
+                  a.algo.c_str(), P, a.size, a.density, count(maxSent).c_str(), count(maxReceived).c_str(), middle,
                   best, algbw, algbw * 2.0 * (P - 1) / P, allOk ? "true" : "false");
     return allOk ? 0 : 2;
   } catch(const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "common/option_table.h"
 
 #include <charconv>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/format.h"
@@ -25,13 +26,18 @@ const std::vector<Spec>& specs() {
   static const std::vector<Spec> all = {
       // general
       {"config", "c", kStrings, "", kBoth | kNode, "YAML configuration files; later ones win"},
-      {"dump-config", "", kFlag, "", kBoth | kNode, "Print the effective configuration as YAML and exit"},
+      {"dump-config", "", Choice("full|minimal|expand|false"), "", kBoth | kNode,
+       "Print the effective configuration as YAML and exit (Marian's): full, every option; minimal, those the "
+       "config files and the command line set; expand, as minimal (Marian expands its aliases there; this program "
+       "has none)", "full"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
       {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations)"},
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
       {"log", "", kString, "\"\"", kBoth | kNode, "Also write the log to this file"},
       {"quiet", "", kFlag, "false", kBoth | kNode, "Suppress logging to stderr"},
-      {"relative-paths", "", kFlag, "false", kBoth | kNode, "Paths in a config file are relative to the file's folder"},
+      {"relative-paths", "", kFlag, "false", kBoth | kNode,
+       "In a config file: its paths are relative to the file's folder (made absolute as it is read, as Marian). "
+       "Given otherwise: MODEL.decoder.yml names the model and vocabularies relative to the model's folder"},
       {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kBoth | kNode, "Least level logged: trace, debug, info, warn, err, critical, off"},
       {"version", "", kFlag, "false", kBoth | kNode, "Print the version and exit"},
       {"devices", "d", kStrings, "[\"0\"]", kBoth | kNode, "GPU ids to use"},
@@ -228,7 +234,7 @@ const std::vector<Spec>& specs() {
 const std::vector<std::string>& pathOptions() {
   static const std::vector<std::string> paths = {"models", "vocabs", "input", "output", "model", "pretrained-model",
                                                  "train-sets", "valid-sets", "valid-translation-output", "valid-log",
-                                                 "log", "timeline", "tempdir"};
+                                                 "valid-script-path", "log", "timeline", "tempdir"};
   return paths;
 }
 
@@ -358,9 +364,13 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
 }
 
 YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
-  if(spec.type.list()) {
+  if(spec.type.list()) {  // given without values: the implicit ones ("--cost-scaling": 8 10000 1 8)
     YAML::Node seq(YAML::NodeType::Sequence);
-    for(const std::string& s : values)
+    std::vector<std::string> items = values;
+    std::istringstream implicit(values.empty() ? spec.implicitValue : "");
+    for(std::string item; implicit >> item;)
+      items.push_back(item);
+    for(const std::string& s : items)
       seq.push_back(YAML::Node(s));
     return typed(spec, seq, " on the command line");
   }

@@ -31,14 +31,48 @@ using namespace option_table;
 
 namespace {
 
+// Marian's "relative-paths: true" in a config file: the file's paths are relative to its folder.
+// As Marian, they are made absolute and the key goes (it does not spread to other files), so a
+// configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
+void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
+  std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
+  auto resolve = [&](const YAML::Node& v) {
+    std::string p = v.IsScalar() ? v.Scalar() : "";
+    return p.empty() || p == "stdin" || p == "stdout" || std::filesystem::path(p).is_absolute()
+               ? YAML::Node(v) : YAML::Node((base / p).lexically_normal().string());
+  };
+  for(const std::string& key : pathOptions()) {
+    YAML::Node value = loaded[key];
+    if(!value.IsDefined())
+      continue;
+    if(value.IsSequence()) {
+      YAML::Node seq(YAML::NodeType::Sequence);
+      for(const YAML::Node& v : value)
+        seq.push_back(resolve(v));
+      loaded[key] = seq;
+    } else {
+      loaded[key] = resolve(value);
+    }
+  }
+  loaded.remove("relative-paths");
+}
+
+// Marian's aliases (--task, --best-deep) and --interpolate-env-vars: Marian writes its
+// model.npz.yml with their effect already in the other options, so there they ask for nothing.
+bool expandedByMarian(const std::string& key) {
+  return key == "task" || key == "best-deep" || key == "interpolate-env-vars";
+}
+
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
 // merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
 // values and unknown keys; Marian's options this program lacks are accepted while they ask for
-// nothing (common/marian_only_options.h). A model's own configuration (modelFile) may also hold
-// its writer's "version" and options of other Marian versions, ignored; `file` names where it
-// came from.
+// nothing (common/marian_only_options.h). A configuration Marian wrote (modelFile) may also hold
+// its writer's "version", its aliases, and options of other Marian versions: ignored, the last
+// named in `warnings` where given (a user's copy of such a file may hold a misspelt option);
+// `file` names where it came from.
 void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
-                 bool modelFile = false, std::map<std::string, std::string>* origin = nullptr) {
+                 bool modelFile = false, std::map<std::string, std::string>* origin = nullptr,
+                 std::vector<std::string>* warnings = nullptr) {
   YAML::Node loaded;
   try {
     loaded = YAML::Load(text);
@@ -48,8 +82,11 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
   if(loaded.IsNull())
     return;
   ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
+  bool relative = false;
+  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) && relative)
+    resolvePathsOfFile(loaded, file);
   std::map<std::string, int> lineOf;
-  std::string ignored;
+  std::string ignored, unknown;
   for(auto it = loaded.begin(); it != loaded.end(); ++it) {
     int line = it->first.Mark().line + 1;
     ABORT_IF(!it->first.IsScalar(), "Config file '{}', line {}: a key must be an option name, not '{}'", file, line,
@@ -64,12 +101,17 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     // a model's "version" is the program that wrote it, not the --version flag
     if(modelFile && key == "version")
       continue;
+    if(!ours && modelFile && expandedByMarian(key)) {
+      ignored += (ignored.empty() ? "" : ", ") + key;
+      continue;
+    }
     if(!ours && acceptMarianOnlyOption(key, it->second, where)) {
       ignored += (ignored.empty() ? "" : ", ") + key;
       continue;
     }
     if(!ours && modelFile) {  // an option of another Marian version, or of the other program
-      ignored += (ignored.empty() ? "" : ", ") + key;
+      std::string& list = findSpec(key, modeBit) ? ignored : unknown;  // the other program's, or none's
+      list += (list.empty() ? "" : ", ") + key;
       continue;
     }
     ABORT_IF(!ours, "Unknown option '{}' in config file '{}', line {}", key, file, line);
@@ -81,6 +123,10 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
   }
   if(!ignored.empty())
     LOG(debug, "[config] {}: options of Marian's that ask for nothing here, ignored: {}", file, ignored);
+  if(!unknown.empty() && warnings)
+    warnings->push_back(format("Config file '{}' was written by Marian: options neither this program nor Marian "
+                               "v1.12 has, taken for another Marian version's and ignored: {}",
+                               file, unknown));
 }
 
 // Marian's own model.npz.yml carries "version: v1.12.0 65bf82ff 2023-02-21" (its program's
@@ -157,14 +203,19 @@ MARIAN_OPTION_TYPE(std::vector<float>)
 MARIAN_OPTION_TYPE(std::vector<std::string>)
 #undef MARIAN_OPTION_TYPE
 
-std::string Options::asYaml() const {
+std::string Options::asYaml(const std::set<std::string>* only) const {
   std::map<std::string, YAML::Node> sorted;
   for(auto it = node_->begin(); it != node_->end(); ++it)
-    sorted[it->first.as<std::string>()] = it->second;
+    if(!only || only->count(it->first.as<std::string>()))
+      sorted[it->first.as<std::string>()] = it->second;
   YAML::Emitter out;
   out << YAML::BeginMap;
   for(auto& [key, value] : sorted) {
     if(marianLacks(key) && hasDefault(key, value))
+      continue;
+    // the paths written are as this run reads them (a file's made absolute), never relative to
+    // where the YAML goes: relative-paths in it would move them
+    if(key == "relative-paths")
       continue;
     out << YAML::Key << key << YAML::Value;
     if(value.IsSequence())
@@ -205,6 +256,9 @@ void describeOptions(int modeBit, po::options_description& desc, std::set<std::s
     std::string help = s.help + std::string(*s.defaultYaml ? " (default: " + std::string(s.defaultYaml) + ")" : "");
     if(s.type.kind == Kind::Flag) {
       desc.add_options()(names.c_str(), po::value<std::string>()->implicit_value("true")->zero_tokens(), help.c_str());
+    } else if(s.type.list() && *s.implicitValue) {  // its values may be left out (fromCommandLine)
+      desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(),
+                         help.c_str());
     } else if(s.type.list()) {
       desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken(), help.c_str());
     } else if(*s.implicitValue) {
@@ -302,29 +356,6 @@ std::map<std::string, std::vector<std::string>> commandLineValues(int argc, cons
   return given;
 }
 
-// --relative-paths (Marian's): paths set in a config file are relative to that file's folder.
-void resolveRelativePaths(YAML::Node& config, const std::map<std::string, std::string>& origin,
-                          const std::map<std::string, std::vector<std::string>>& given) {
-  for(const std::string& key : pathOptions()) {
-    if(!origin.count(key) || given.count(key) || !config[key].IsDefined())
-      continue;
-    std::filesystem::path base = std::filesystem::path(origin.at(key)).parent_path();
-    auto resolve = [&](const YAML::Node& v) {
-      std::string p = v.as<std::string>();
-      return p.empty() || p == "stdin" || p == "stdout" || std::filesystem::path(p).is_absolute()
-                 ? p : (base / p).lexically_normal().string();
-    };
-    if(config[key].IsSequence()) {
-      YAML::Node seq(YAML::NodeType::Sequence);
-      for(const YAML::Node& v : config[key])
-        seq.push_back(resolve(v));
-      config[key] = seq;
-    } else {
-      config[key] = resolve(config[key]);
-    }
-  }
-}
-
 // The training files must exist now (vocabularies may be created).
 void checkTrainingFiles(const Options& opt) {
   auto train = opt.get<std::vector<std::string>>("train-sets", {});
@@ -340,6 +371,12 @@ void checkTrainingFiles(const Options& opt) {
   ABORT_IF(!valid.empty() && valid.size() != 2, "--valid-sets needs a source and a target file, got {}", valid.size());
   for(const std::string& f : valid)
     ABORT_IF(!fileExists(f), "Validation file '{}' (--valid-sets) does not exist", f);
+  // Marian picks a model's format by its name; a .bin written as npz would mislead its tools
+  std::string model = opt.get<std::string>("model");
+  ABORT_IF(model.size() < 5 || model.compare(model.size() - 4, 4, ".npz") != 0,
+           "--model '{}': models are written as .npz here (Marian's .bin format is not implemented): give a name "
+           "ending in .npz",
+           model);
 }
 
 }  // namespace
@@ -380,7 +417,7 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ABORT_IF(in.bad(), "Config file '{}' could not be read", file);
-    mergeConfig(text, file, modeBit, config, writtenByMarian(text), &origin);
+    mergeConfig(text, file, modeBit, config, writtenByMarian(text), &origin, &result.warnings);
   }
 
   // 3. the command line
@@ -401,27 +438,35 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       continue;
     config[s.name] = fromCommandLine(s, given[s.name]);
   }
-  if(config["relative-paths"].IsDefined() && config["relative-paths"].as<bool>())
-    resolveRelativePaths(config, origin, given);
-
-  bool dump = config["dump-config"].IsDefined() && config["dump-config"].as<bool>();
+  // Marian's --dump-config [full|minimal|expand]: minimal only what the files and the command
+  // line set (expand: the same, as this program has no aliases to expand)
+  std::string dump = config["dump-config"].IsDefined() ? config["dump-config"].as<std::string>() : "";
   config.remove("dump-config");
   config.remove("config");
 
   result.options = Options(config);
   Options& opt = result.options;
-  if(dump) {
+  if(!dump.empty() && dump != "false") {
     result.exitNow = true;
-    result.print = opt.asYaml();
+    std::set<std::string> set;
+    if(dump != "full") {
+      for(const auto& [key, file] : origin)
+        set.insert(key);
+      for(const auto& [key, values] : given)
+        set.insert(key);
+    }
+    result.print = opt.asYaml(dump == "full" ? nullptr : &set);
     return result;
   }
 
   if(mode == ProgramMode::training)
     checkTrainingFiles(opt);
   // Marian's "-d 0 1" means two GPUs, as its --cpu-threads defaults to 0; here it defaults to 1
-  if(given.count("devices") && opt.get<int>("cpu-threads") > 0) {
+  // (a config file's devices with its own cpu-threads, as Marian's model.npz.yml, say what they mean)
+  bool threadsSet = given.count("cpu-threads") || origin.count("cpu-threads");
+  if((given.count("devices") || (origin.count("devices") && !threadsSet)) && opt.get<int>("cpu-threads") > 0) {
     std::string ids;
-    for(const std::string& id : given["devices"])
+    for(const std::string& id : opt.get<std::vector<std::string>>("devices"))
       ids += (ids.empty() ? "" : " ") + id;
     int threads = opt.get<int>("cpu-threads");
     result.warnings.push_back(format("--devices {} is not used: --cpu-threads {} runs on {} CPU device(s) (this "

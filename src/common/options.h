@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,8 @@ public:
   // threads of one process each take their own).
   Options clone() const;
 
-  std::string asYaml() const;  // the effective configuration, keys sorted
+  // The effective configuration, keys sorted (`only`: those keys alone).
+  std::string asYaml(const std::set<std::string>* only = nullptr) const;
   // The options every rank of a job must share with rank 0 (all but a node's own, kNode), each
   // value written as one line of YAML.
   std::map<std::string, std::string> sharedByRanks() const;

@@ -9,8 +9,11 @@ std::unique_ptr<EncoderDecoder> createModel(const Options& options, size_t srcVo
   std::string type = options.get<std::string>("type");
   if(type == "transformer")
     return createTransformer(options, srcVocab, trgVocab);
-  if(type == "s2s" || type == "nematus")
+  if(type == "s2s")
     return createS2S(options, srcVocab, trgVocab);
+  // Marian's nematus type is another model (gru-nematus cells, Nematus's parameter names): not an s2s
+  ABORT_IF(type == "nematus", "--type nematus (Marian's Nematus-compatible RNN, with gru-nematus cells and Nematus's "
+                              "parameter names) is not implemented: this trainer's RNN is --type s2s");
   ABORT("Unknown --type '{}': this trainer supports transformer and s2s", type);
 }
 

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
+
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/fault_point.h"
@@ -16,13 +18,15 @@ ModelExport::ModelExport(const Options& options, const Parameters& layout, std::
     : options_(options), layout_(layout), vocabSizes_(std::move(vocabSizes)),
       modelPath_(options.get<std::string>("model")) {}
 
-// the model keys only, bytes of type <i1 ending in a NUL, as Marian embeds them
+// the model keys only, bytes of type <i1 ending in a NUL, as Marian embeds them; beside it, as
+// Marian writes beside every model it saves, what marian-decoder -c needs to translate with it
 void ModelExport::writeModel(const std::string& path, const std::vector<float>& values) const {
   NpzWriter out(path);
   layout_.addToNpz(out, values);
   std::string yml = modelConfigYaml(options_, vocabSizes_);
   out.add("special:model.yml", {yml.size() + 1}, "<i1", yml.c_str(), yml.size() + 1);  // with its '\0'
   out.commit();
+  writeFileAtomic(path + ".decoder.yml", decoderConfig(path));
 }
 
 void ModelExport::writeOptions() const { writeFileAtomic(modelPath_ + ".yml", options_.asYaml()); }
@@ -50,18 +54,26 @@ void ModelExport::save(const ModelState& model, const TrainingState& state) cons
     }
   }
   writeOptions();
-  writeFileAtomic(modelPath_ + ".decoder.yml", decoderConfig());
   writeCheckpoint(checkpointPathOf(modelPath_), model, state, modelConfigYaml(options_, vocabSizes_));
   writeFileAtomic(progressPathOf(modelPath_), state.toYaml());
   LOG(info, "Saved model to {} (update {})", modelPath_, state.batches);
 }
 
-std::string ModelExport::decoderConfig() const {
+std::string ModelExport::decoderConfig(const std::string& model) const {
   YAML::Emitter out;  // quotes paths such as "a: b #c.npz" or "[x].npz"
   out.SetDoublePrecision(6);
   out << YAML::BeginMap;
-  out << YAML::Key << "models" << YAML::Value << std::vector<std::string>{modelPath_};
-  out << YAML::Key << "vocabs" << YAML::Value << options_.get<std::vector<std::string>>("vocabs");
+  std::vector<std::string> vocabs = options_.get<std::vector<std::string>>("vocabs");
+  bool relative = options_.get<bool>("relative-paths");
+  out << YAML::Key << "relative-paths" << YAML::Value << relative;
+  if(relative) {  // as Marian: the files named from the model's folder, where this file is
+    std::filesystem::path folder = std::filesystem::absolute(model).lexically_normal().parent_path();
+    for(std::string& v : vocabs)
+      v = std::filesystem::absolute(v).lexically_normal().lexically_relative(folder).string();
+  }
+  out << YAML::Key << "models" << YAML::Value
+      << std::vector<std::string>{relative ? std::filesystem::path(model).filename().string() : model};
+  out << YAML::Key << "vocabs" << YAML::Value << vocabs;
   // as Marian: the search that validation translates with, in its batches
   int batch = options_.get<int>("valid-mini-batch");
   out << YAML::Key << "beam-size" << YAML::Value << options_.get<int>("beam-size");

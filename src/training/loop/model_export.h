@@ -2,8 +2,8 @@
 // defines: marian::ModelExport — the files of a save: the exports for decoding and reading, then
 // the checkpoint (checkpoint.h, the commit point), then MODEL.progress.yml for readers. MODEL (model.npz with its options embedded as
 // special:model.yml, as Marian writes it), MODEL.iterN.npz without --overwrite, MODEL.yml (the
-// effective options), MODEL.decoder.yml (what marian-decoder -c needs), MODEL.best-METRIC.npz
-// with --keep-best; and the valid-script's model.
+// effective options), MODEL.best-METRIC.npz with --keep-best, the valid-script's model; beside
+// each model file its NAME.decoder.yml (what marian-decoder -c needs).
 #include <string>
 #include <vector>
 
@@ -26,7 +26,7 @@ public:
   void writeOptions() const;  // MODEL.yml
 
 private:
-  std::string decoderConfig() const;
+  std::string decoderConfig(const std::string& model) const;  // MODEL.decoder.yml of the model at `model`
   const Options& options_;
   const Parameters& layout_;
   std::vector<size_t> vocabSizes_;
