@@ -132,10 +132,10 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
         "check-nan: true\nright-left: false\n"
         "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
-        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--right-left=false",
+        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-optimizer-reload: false\nquiet-validation: true\n");
+  Options o = parse({"-c", temp("inert.yml"), "--no-optimizer-reload=false", "--right-left=false",
                      "--lr-decay-strategy", "batches"});
-  EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
+  EXPECT_FALSE(o.has("no-optimizer-reload"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
           {"right-left: true\n", "'right-left: true'"},
           {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},
@@ -165,7 +165,7 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
 }
 
 // Marian writes its aliases (--task, --best-deep) and --interpolate-env-vars into model.npz.yml
-// beside the options they set: such a file reads here. An option neither program has is taken
+// beside the options they set: such a file reads here, the file's options winning. An option neither program has is taken
 // for another Marian version's there, and said (a user's copy may hold a misspelt one).
 TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
   const std::string version = "version: v1.12.0 65bf82ff 2023-02-21 20:56:31 -0800\n";
@@ -178,9 +178,9 @@ TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
                                "version's and ignored: learn-rat"),
             std::string::npos)
       << p.warnings[0];
-  // the same aliases in a user's own config (no version key) ask for what is not done here
-  write(temp("task.yml"), "task: [transformer-base]\n");
-  EXPECT_NE(errorOf({"-c", temp("task.yml")}).find("'task: [transformer-base]'"), std::string::npos);
+  // in a user's own config (no version key) the alias asks for what is not done here
+  write(temp("deep.yml"), "best-deep: true\n");
+  EXPECT_NE(errorOf({"-c", temp("deep.yml")}).find("'best-deep: true'"), std::string::npos);
   write(temp("plain.yml"), version + "dim-emb: 128\n");
   EXPECT_TRUE(parsed({"-c", temp("plain.yml")}).warnings.empty());
 }
@@ -269,6 +269,63 @@ TEST(Options, AModelNotNamedNpzIsRefused) {
   EXPECT_NE(errorOf({"--model", temp("model.bin")}).find("Marian's .bin format is not implemented"), std::string::npos)
       << errorOf({"--model", temp("model.bin")});
   EXPECT_EQ(errorOf({"--model", temp("model.npz")}), "");
+}
+
+// Marian's --task presets set its options; an option given on the command line wins over them, and
+// one in a config file wins over a preset from a config file (not over one on the command line).
+TEST(Options, TaskPresetsSetMariansOptions) {
+  Options base = parse({"--task", "transformer-base"});
+  EXPECT_EQ(base.get<int>("dim-emb"), 512);
+  EXPECT_EQ(base.get<int>("transformer-heads"), 8);
+  EXPECT_EQ(base.get<int>("transformer-dim-ffn"), 2048);
+  EXPECT_FLOAT_EQ(base.get<float>("learn-rate"), 0.0003f);
+  EXPECT_EQ(base.get<std::string>("lr-warmup"), "16000");
+  EXPECT_EQ(base.get<std::vector<std::string>>("lr-decay-inv-sqrt"), (std::vector<std::string>{"16000"}));
+  EXPECT_EQ(base.get<std::vector<float>>("optimizer-params"), (std::vector<float>{0.9f, 0.98f, 1e-9f}));
+  EXPECT_EQ(base.get<std::string>("transformer-postprocess"), "dan");
+  EXPECT_EQ(base.get<std::string>("transformer-ffn-activation"), "relu");
+  EXPECT_TRUE(base.get<bool>("sync-sgd"));
+  EXPECT_TRUE(base.get<bool>("mini-batch-fit"));
+  EXPECT_EQ(base.get<int>("workspace"), 9500);
+  EXPECT_EQ(base.get<int>("beam-size"), 8);
+  EXPECT_EQ(base.get<int>("valid-mini-batch"), 16);
+  EXPECT_FALSE(base.has("task"));  // what it set is written instead, as Marian's model.npz.yml
+  Options big = parse({"--task", "transformer-big-prenorm", "--dim-emb", "256"});
+  EXPECT_EQ(big.get<int>("dim-emb"), 256);
+  EXPECT_EQ(big.get<int>("transformer-heads"), 16);
+  EXPECT_EQ(big.get<std::vector<float>>("optimizer-params"), (std::vector<float>{0.9f, 0.998f, 1e-9f}));
+  EXPECT_EQ(big.get<std::string>("transformer-preprocess"), "n");
+  EXPECT_EQ(big.get<std::string>("transformer-postprocess"), "da");
+  EXPECT_EQ(big.get<std::string>("transformer-postprocess-top"), "n");
+  write(temp("task.yml"), "task: [transformer-base]\ndim-emb: 128\n");
+  EXPECT_EQ(parse({"-c", temp("task.yml")}).get<int>("dim-emb"), 128);
+  EXPECT_EQ(parse({"-c", temp("task.yml")}).get<int>("transformer-heads"), 8);
+  write(temp("dim.yml"), "dim-emb: 128\n");
+  EXPECT_EQ(parse({"-c", temp("dim.yml"), "--task", "transformer-base"}).get<int>("dim-emb"), 512);
+  EXPECT_NE(errorOf({"--task", "transformer-huge"}).find("transformer-huge"), std::string::npos);
+  // --dump-config expand writes what the preset set; minimal what was given
+  const YAML::Node expanded = YAML::Load(parsed({"--task", "transformer-base", "--dump-config", "expand"}).print);
+  EXPECT_EQ(expanded["dim-emb"].as<int>(), 512);
+  EXPECT_FALSE(expanded["task"].IsDefined());
+  const YAML::Node minimal = YAML::Load(parsed({"--task", "transformer-base", "--dump-config", "minimal"}).print);
+  EXPECT_FALSE(minimal["dim-emb"].IsDefined());
+}
+
+// Without --config a training run reads MODEL.yml first, as Marian: the options an earlier run of
+// the model saved, the command line winning; --no-reload, or any --config, reads none.
+TEST(Options, AnEarlierRunsOptionsAreReadWithoutAConfig) {
+  std::string model = temp("reload.npz");
+  write(model + ".yml", "dim-emb: 64\nlearn-rate: 0.002\n");
+  ParsedOptions p = parsed({"--model", model, "--learn-rate", "0.001"});
+  EXPECT_EQ(p.options.get<int>("dim-emb"), 64);
+  EXPECT_FLOAT_EQ(p.options.get<float>("learn-rate"), 0.001f);
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_NE(p.notes[0].find(model + ".yml"), std::string::npos) << p.notes[0];
+  EXPECT_EQ(parse({"--model", model, "--no-reload"}).get<int>("dim-emb"), 512);
+  EXPECT_EQ(parse({"--model", model, "--no-reload=false"}).get<int>("dim-emb"), 64);
+  write(temp("other.yml"), "enc-depth: 2\n");
+  EXPECT_EQ(parse({"--model", model, "-c", temp("other.yml")}).get<int>("dim-emb"), 512);
+  EXPECT_TRUE(parsed({"--model", temp("none.npz")}).notes.empty());
 }
 
 }  // namespace

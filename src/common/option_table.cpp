@@ -28,8 +28,14 @@ const std::vector<Spec>& specs() {
       {"config", "c", kStrings, "", kBoth | kNode, "YAML configuration files; later ones win"},
       {"dump-config", "", Choice("full|minimal|expand|false"), "", kBoth | kNode,
        "Print the effective configuration as YAML and exit (Marian's): full, every option; minimal, those the "
-       "config files and the command line set; expand, as minimal (Marian expands its aliases there; this program "
-       "has none)", "full"},
+       "config files and the command line set; expand, those and what --task set", "full"},
+      {"task", "", Choices("transformer-base|transformer-big|transformer-base-prenorm|transformer-big-prenorm"), "",
+       kTrain, "Marian's presets of options (Vaswani et al. 2017 with Marian's training settings): transformer-base, "
+       "transformer-big, transformer-base-prenorm, transformer-big-prenorm; the options given on the command line, "
+       "and in config files where the preset is given in one, win over it"},
+      {"no-reload", "", kFlag, "false", kTrain,
+       "Without --config, do not read MODEL.yml (the options an earlier run of this model saved) first, as Marian "
+       "reads it"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
       {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations)"},
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},

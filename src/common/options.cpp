@@ -19,6 +19,7 @@
 #include "common/logging.h"
 #include "common/marian_only_options.h"
 #include "common/option_table.h"
+#include "common/task_presets.h"
 
 namespace marian {
 
@@ -57,11 +58,9 @@ void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
   loaded.remove("relative-paths");
 }
 
-// Marian's aliases (--task, --best-deep) and --interpolate-env-vars: Marian writes its
-// model.npz.yml with their effect already in the other options, so there they ask for nothing.
-bool expandedByMarian(const std::string& key) {
-  return key == "task" || key == "best-deep" || key == "interpolate-env-vars";
-}
+// Marian's --best-deep (an alias) and --interpolate-env-vars: Marian writes its model.npz.yml
+// with their effect already in the other options, so there they ask for nothing.
+bool expandedByMarian(const std::string& key) { return key == "best-deep" || key == "interpolate-env-vars"; }
 
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
 // merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
@@ -406,10 +405,22 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     if((s.modes & modeBit) && *s.defaultYaml)
       config[s.name] = typed(s, YAML::Load(s.defaultYaml), " (default)");
 
-  // 2. config files, in order
+  // 2. config files, in order; without any, as Marian, a training run reads its MODEL.yml first
+  // where one exists (an earlier run's options: a resume goes on with them) unless --no-reload
   std::vector<std::string> configFiles;
-  if(given.count("config"))
+  if(given.count("config")) {
     configFiles = given["config"];
+  } else if(mode == ProgramMode::training) {
+    const std::vector<std::string>* noReload = given.count("no-reload") ? &given["no-reload"] : nullptr;
+    std::string model = given.count("model") ? given["model"].back() : config["model"].as<std::string>();
+    if((!noReload || (!noReload->empty() && noReload->back() == "false")) && fileExists(model + ".yml") &&
+       !isDirectory(model + ".yml")) {
+      configFiles.push_back(model + ".yml");
+      result.notes.push_back(format("No --config given: the options of an earlier run, {}, are read first, as "
+                                    "Marian reads them (--no-reload: not)",
+                                    model + ".yml"));
+    }
+  }
   std::map<std::string, std::string> origin;  // option -> the config file that set it last
   for(const std::string& file : configFiles) {
     ABORT_IF(!fileExists(file), "Config file '{}' (--config) does not exist", file);
@@ -438,8 +449,15 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
       continue;
     config[s.name] = fromCommandLine(s, given[s.name]);
   }
+  std::set<std::string> fromFiles, fromCommandLine;
+  for(const auto& [key, file] : origin)
+    fromFiles.insert(key);
+  for(const auto& [key, values] : given)
+    fromCommandLine.insert(key);
+  std::set<std::string> preset = expandTaskPresets(config, fromFiles, fromCommandLine, given.count("task") > 0);
+
   // Marian's --dump-config [full|minimal|expand]: minimal only what the files and the command
-  // line set (expand: the same, as this program has no aliases to expand)
+  // line set, expand with what --task set too
   std::string dump = config["dump-config"].IsDefined() ? config["dump-config"].as<std::string>() : "";
   config.remove("dump-config");
   config.remove("config");
@@ -448,13 +466,10 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
   Options& opt = result.options;
   if(!dump.empty() && dump != "false") {
     result.exitNow = true;
-    std::set<std::string> set;
-    if(dump != "full") {
-      for(const auto& [key, file] : origin)
-        set.insert(key);
-      for(const auto& [key, values] : given)
-        set.insert(key);
-    }
+    std::set<std::string> set = fromFiles;
+    set.insert(fromCommandLine.begin(), fromCommandLine.end());
+    if(dump == "expand")
+      set.insert(preset.begin(), preset.end());
     result.print = opt.asYaml(dump == "full" ? nullptr : &set);
     return result;
   }
@@ -463,8 +478,9 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     checkTrainingFiles(opt);
   // Marian's "-d 0 1" means two GPUs, as its --cpu-threads defaults to 0; here it defaults to 1
   // (a config file's devices with its own cpu-threads, as Marian's model.npz.yml, say what they mean)
-  bool threadsSet = given.count("cpu-threads") || origin.count("cpu-threads");
-  if((given.count("devices") || (origin.count("devices") && !threadsSet)) && opt.get<int>("cpu-threads") > 0) {
+  bool threadsSet = fromCommandLine.count("cpu-threads") || fromFiles.count("cpu-threads");
+  if((fromCommandLine.count("devices") || (fromFiles.count("devices") && !threadsSet)) &&
+     opt.get<int>("cpu-threads") > 0) {
     std::string ids;
     for(const std::string& id : opt.get<std::vector<std::string>>("devices"))
       ids += (ids.empty() ? "" : " ") + id;
@@ -514,6 +530,8 @@ std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMo
   const Options& o = parsed.options;
   logging::configure(o.get<std::string>("log"), o.get<bool>("quiet"), o.get<std::string>("log-level"),
                      o.get<std::string>("valid-log"));
+  for(const std::string& n : parsed.notes)
+    LOG(info, "[config] {}", n);
   for(const std::string& w : parsed.warnings)
     LOG(warn, "[config] {}", w);
   return parsed.options;
