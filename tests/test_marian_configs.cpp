@@ -132,10 +132,10 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
         "check-nan: true\nright-left: false\n"
         "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
-        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-optimizer-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--no-optimizer-reload=false", "--right-left=false",
+        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
+  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--right-left=false",
                      "--lr-decay-strategy", "batches"});
-  EXPECT_FALSE(o.has("no-optimizer-reload"));  // nothing of them reaches the options
+  EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
           {"right-left: true\n", "'right-left: true'"},
           {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},
@@ -309,23 +309,6 @@ TEST(Options, TaskPresetsSetMariansOptions) {
   EXPECT_FALSE(expanded["task"].IsDefined());
   const YAML::Node minimal = YAML::Load(parsed({"--task", "transformer-base", "--dump-config", "minimal"}).print);
   EXPECT_FALSE(minimal["dim-emb"].IsDefined());
-}
-
-// Without --config a training run reads MODEL.yml first, as Marian: the options an earlier run of
-// the model saved, the command line winning; --no-reload, or any --config, reads none.
-TEST(Options, AnEarlierRunsOptionsAreReadWithoutAConfig) {
-  std::string model = temp("reload.npz");
-  write(model + ".yml", "dim-emb: 64\nlearn-rate: 0.002\n");
-  ParsedOptions p = parsed({"--model", model, "--learn-rate", "0.001"});
-  EXPECT_EQ(p.options.get<int>("dim-emb"), 64);
-  EXPECT_FLOAT_EQ(p.options.get<float>("learn-rate"), 0.001f);
-  ASSERT_EQ(p.notes.size(), 1u);
-  EXPECT_NE(p.notes[0].find(model + ".yml"), std::string::npos) << p.notes[0];
-  EXPECT_EQ(parse({"--model", model, "--no-reload"}).get<int>("dim-emb"), 512);
-  EXPECT_EQ(parse({"--model", model, "--no-reload=false"}).get<int>("dim-emb"), 64);
-  write(temp("other.yml"), "enc-depth: 2\n");
-  EXPECT_EQ(parse({"--model", model, "-c", temp("other.yml")}).get<int>("dim-emb"), 512);
-  EXPECT_TRUE(parsed({"--model", temp("none.npz")}).notes.empty());
 }
 
 }  // namespace

@@ -33,9 +33,6 @@ const std::vector<Spec>& specs() {
        kTrain, "Marian's presets of options (Vaswani et al. 2017 with Marian's training settings): transformer-base, "
        "transformer-big, transformer-base-prenorm, transformer-big-prenorm; the options given on the command line, "
        "and in config files where the preset is given in one, win over it"},
-      {"no-reload", "", kFlag, "false", kTrain,
-       "Without --config, do not read MODEL.yml (the options an earlier run of this model saved) first, as Marian "
-       "reads it"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
       {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations)"},
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},

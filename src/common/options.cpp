@@ -405,22 +405,10 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     if((s.modes & modeBit) && *s.defaultYaml)
       config[s.name] = typed(s, YAML::Load(s.defaultYaml), " (default)");
 
-  // 2. config files, in order; without any, as Marian, a training run reads its MODEL.yml first
-  // where one exists (an earlier run's options: a resume goes on with them) unless --no-reload
+  // 2. config files, in order
   std::vector<std::string> configFiles;
-  if(given.count("config")) {
+  if(given.count("config"))
     configFiles = given["config"];
-  } else if(mode == ProgramMode::training) {
-    const std::vector<std::string>* noReload = given.count("no-reload") ? &given["no-reload"] : nullptr;
-    std::string model = given.count("model") ? given["model"].back() : config["model"].as<std::string>();
-    if((!noReload || (!noReload->empty() && noReload->back() == "false")) && fileExists(model + ".yml") &&
-       !isDirectory(model + ".yml")) {
-      configFiles.push_back(model + ".yml");
-      result.notes.push_back(format("No --config given: the options of an earlier run, {}, are read first, as "
-                                    "Marian reads them (--no-reload: not)",
-                                    model + ".yml"));
-    }
-  }
   std::map<std::string, std::string> origin;  // option -> the config file that set it last
   for(const std::string& file : configFiles) {
     ABORT_IF(!fileExists(file), "Config file '{}' (--config) does not exist", file);
@@ -530,8 +518,6 @@ std::optional<Options> startProgram(int argc, const char* const* argv, ProgramMo
   const Options& o = parsed.options;
   logging::configure(o.get<std::string>("log"), o.get<bool>("quiet"), o.get<std::string>("log-level"),
                      o.get<std::string>("valid-log"));
-  for(const std::string& n : parsed.notes)
-    LOG(info, "[config] {}", n);
   for(const std::string& w : parsed.warnings)
     LOG(warn, "[config] {}", w);
   return parsed.options;

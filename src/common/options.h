@@ -65,7 +65,7 @@ struct ParsedOptions {
   Options options;
   bool exitNow = false;
   std::string print;  // what --help or --dump-config asked for
-  std::vector<std::string> notes, warnings;  // for the log (info, warn), once it is configured
+  std::vector<std::string> warnings;  // for the log, once it is configured
 };
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode);
