@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "common/error.h"
 #include "common/options.h"
@@ -16,16 +17,17 @@
 namespace marian {
 namespace {
 
-struct Range {
+// values on a CPU tensor, read back on the host
+struct HostValues {
   FlatBuffer buf;
-  explicit Range(std::vector<float> v) : buf(cpuDevice(), Type::float32, v.size()) {
+  explicit HostValues(std::vector<float> v) : buf(cpuDevice(), Type::float32, v.size()) {
     kernels::fromHost(buf.all(), v);
   }
   std::vector<float> host() const { return kernels::toHost(buf.all()); }
 };
 
 TEST(Optimizers, AdagradAndSgdMatchHandComputation) {
-  Range p({1.f, 2.f}), g({0.5f, -1.f});
+  HostValues p({1.f, 2.f}), g({0.5f, -1.f});
   Adagrad adagrad(1e-8f);
   adagrad.update(p.buf.all(), g.buf.all(), 0.1f);  // gt = g^2: p -= 0.1 * g / |g|
   EXPECT_NEAR(p.host()[0], 0.9f, 1e-6);
@@ -41,8 +43,8 @@ TEST(Optimizers, AdamOnAShardEqualsAdamOnTheWholeRange) {
   // sync-SGD and the parameter server run one optimizer per shard: same result as one optimizer
   std::vector<float> values = {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f};
   std::vector<float> grads = {1.f, -2.f, 0.5f, 0.25f, -1.f, 3.f};
-  Range whole(values), left({values.begin(), values.begin() + 2}), right({values.begin() + 2, values.end()});
-  Range g(grads), gl({grads.begin(), grads.begin() + 2}), gr({grads.begin() + 2, grads.end()});
+  HostValues whole(values), left({values.begin(), values.begin() + 2}), right({values.begin() + 2, values.end()});
+  HostValues g(grads), gl({grads.begin(), grads.begin() + 2}), gr({grads.begin() + 2, grads.end()});
   Adam a, b, c;
   for(int step = 0; step < 3; ++step) {
     a.update(whole.buf.all(), g.buf.all(), 0.01f);
@@ -62,12 +64,12 @@ TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
   const double lr = 0.01, b1 = 0.9, b2 = 0.98, eps = 1e-9;
   for(size_t ranks : {1, 4}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
-    Range p({1.f, -2.f, 0.5f});
+    HostValues p({1.f, -2.f, 0.5f});
     Adam adam{float(b1), float(b2), float(eps)};
     adam.estimateVarianceOfMeanOver(ranks);
     std::vector<double> want = {1.0, -2.0, 0.5}, m(3, 0.0), v(3, 0.0);
     for(size_t t = 1; t <= steps.size(); ++t) {
-      Range g(steps[t - 1]);
+      HostValues g(steps[t - 1]);
       adam.update(p.buf.all(), g.buf.all(), float(lr));
       for(size_t i = 0; i < 3; ++i) {
         m[i] = b1 * m[i] + (1 - b1) * steps[t - 1][i];
@@ -80,10 +82,10 @@ TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
         EXPECT_NEAR(p.host()[i], want[i], 1e-6) << "step " << t << " value " << i;
     }
     if(ranks == 1) {  // Adam's own
-      Range q({1.f, -2.f, 0.5f});
+      HostValues q({1.f, -2.f, 0.5f});
       Adam plain{float(b1), float(b2), float(eps)};
       for(const auto& s : steps) {
-        Range g(s);
+        HostValues g(s);
         plain.update(q.buf.all(), g.buf.all(), float(lr));
       }
       EXPECT_EQ(q.host(), p.host());
@@ -91,11 +93,11 @@ TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
   }
   // the second step's gradient changed sign on value 0: its update is larger than Adam's own
   // (a noisier gradient, whose variance the mean of 4 divides by 4), by less than sqrt(4)
-  Range own({0.f}), mean({0.f});
+  HostValues own({0.f}), mean({0.f});
   Adam a, b;
   b.estimateVarianceOfMeanOver(4);
   for(float x : {0.5f, -0.3f}) {
-    Range g({x});
+    HostValues g({x});
     a.update(own.buf.all(), g.buf.all(), 0.01f);
     b.update(mean.buf.all(), g.buf.all(), 0.01f);
   }
@@ -107,7 +109,7 @@ TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
   auto options = [](const std::string& yaml) { return Options(YAML::Load(yaml)); };
   std::string base = "optimizer: adam\noptimizer-params: [0.9, 0.98, 1e-9]\nadam-freeze-variance-after: 0\n"
                      "adam-variance-update-scaler: 0\n";
-  Range x({1.f}), y({1.f}), g({0.5f});
+  HostValues x({1.f}), y({1.f}), g({0.5f});
   auto local = createOptimizer(options(base + "local-steps: 4\nlocal-adam-variance: mean\n"), 4);
   Adam four(0.9f, 0.98f, 1e-9f);
   four.estimateVarianceOfMeanOver(4);
@@ -125,7 +127,7 @@ TEST(Optimizers, AdamWithTheVarianceOfTheRanksMeanMatchesDouble) {
 }
 
 TEST(Optimizers, StateRoundTripContinuesIdentically) {
-  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
+  HostValues p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
   auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f});
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
   kernels::copy(p2.buf.all(), p1.buf.all());
@@ -141,7 +143,7 @@ TEST(Optimizers, StateRoundTripContinuesIdentically) {
 // --adam-freeze-variance-after: the second moment stops at the step count, also across a
 // checkpoint (the count is in the state), while the first moment goes on.
 TEST(Optimizers, AdamFrozenVarianceStopsAtItsStepAcrossACheckpoint) {
-  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f}), big({3.f, -1.f, 2.f});
+  HostValues p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f}), big({3.f, -1.f, 2.f});
   auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, AdamVarianceSchedule{2, 0});
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
@@ -183,7 +185,7 @@ TEST(Optimizers, AdamVarianceScheduleByHand) {
 // Adam on 0/1 Adam's schedule: v changes on steps 1, 2, 4 only (kappa 2, frozen after 5), m on
 // every step, and a checkpoint after step 2 continues identically.
 TEST(Optimizers, AdamFollowsTheVarianceScheduleAcrossACheckpoint) {
-  Range p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
+  HostValues p1({1.f, 2.f, 3.f}), p2({1.f, 2.f, 3.f}), g({0.3f, -0.1f, 0.2f});
   AdamVarianceSchedule schedule{5, 2};
   auto a = createOptimizer("adam", {0.9f, 0.98f, 1e-9f}, schedule);
   a->update(p1.buf.all(), g.buf.all(), 0.1f);
@@ -193,7 +195,7 @@ TEST(Optimizers, AdamFollowsTheVarianceScheduleAcrossACheckpoint) {
   b->setState(a->state(), cpuDevice());
   std::vector<float> v = a->state().arrays.at("adam_vt");
   for(uint64_t t = 3; t <= 7; ++t) {
-    Range big({3.f * float(t), -1.f, 2.f});
+    HostValues big({3.f * float(t), -1.f, 2.f});
     std::vector<float> m = a->state().arrays.at("adam_mt");
     a->update(p1.buf.all(), big.buf.all(), 0.1f);
     b->update(p2.buf.all(), big.buf.all(), 0.1f);
@@ -229,6 +231,51 @@ TEST(ModelStateTest, SumOfExtrasAddsNumberedArraysInNumberOrder) {
   } catch(const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'allreduce-residual.rank3' holds 1 values"), std::string::npos) << e.what();
   }
+}
+
+// A parameter server's node sends rank 0 its shard's arrays cut to its range (not padded to the
+// model) and its clients' residuals whole: merged, the parts give the model's state as the padded
+// parts did, in fewer bytes.
+TEST(ModelStateTest, PartsCutToTheirShardsMergeAsPaddedOnes) {
+  const Range first{0, 2}, second{2, 3};
+  auto part = [](Range r, float base, const std::string& client) {
+    ModelState s;
+    s.n = 5;
+    s.values.assign(5, 0.f);
+    s.optimizer["adam_mt"].assign(5, 0.f);
+    s.extras["server-view.client0"].assign(5, 0.f);
+    for(size_t i = r.offset; i < r.end(); ++i) {
+      s.values[i] = base + float(i);
+      s.optimizer["adam_mt"][i] = -base - float(i);
+      s.extras["server-view.client0"][i] = 10 * base + float(i);
+    }
+    s.counters["version.shard" + client] = size_t(base);
+    return s;
+  };
+  auto whole = [&](bool cut) {
+    ModelState merged;
+    merged.n = 5;
+    for(auto [range, base, client] : {std::tuple{first, 1.f, std::string("0")}, std::tuple{second, 2.f, std::string("1")}}) {
+      ModelState p = part(range, base, client);
+      size_t padded = p.pack().size();
+      if(cut) {  // the shard's arrays, before its clients add theirs (nodeState)
+        p.cutTo(range);
+        EXPECT_EQ(p.values.size(), range.size);
+        EXPECT_EQ(p.extras["server-view.client0"].size(), range.size);
+        EXPECT_LT(p.pack().size(), padded);
+      }
+      p.extras["dropping-residual.client" + client] = {base, base, base, base, base};  // a client's, whole
+      merged.merge(ModelState::unpack(p.pack()), range);
+    }
+    return merged;
+  };
+  ModelState padded = whole(false), cut = whole(true);
+  EXPECT_EQ(cut.values, (std::vector<float>{1, 2, 4, 5, 6}));
+  EXPECT_EQ(cut.values, padded.values);
+  EXPECT_EQ(cut.optimizer, padded.optimizer);
+  EXPECT_EQ(cut.extras, padded.extras);
+  EXPECT_EQ(cut.extras.at("server-view.client0"), (std::vector<float>{10, 11, 22, 23, 24}));
+  EXPECT_EQ(cut.counters, padded.counters);
 }
 
 TEST(LearningRate, WarmupAndInverseSquareRootDecay) {

@@ -109,6 +109,14 @@ void ModelState::merge(ModelState&& part, Range range) {
   auto mergeArray = [&](std::vector<float>& mine, std::vector<float>& theirs) {
     if(theirs.empty())
       return;
+    if(theirs.size() == range.size && range.size != n) {  // cut to its range (cutTo)
+      if(mine.empty())
+        mine.assign(n, 0.f);
+      ABORT_IF(mine.size() != n || range.end() > n, "Merging a shard state [{}, {}) into an array of {} values",
+               range.offset, range.end(), mine.size());
+      placeRange(mine, range, theirs);
+      return;
+    }
     if(mine.empty()) {
       mine = std::move(theirs);
       return;
@@ -129,6 +137,20 @@ void ModelState::merge(ModelState&& part, Range range) {
   optimizerSteps.insert(optimizerSteps.end(), part.optimizerSteps.begin(), part.optimizerSteps.end());
   for(auto& [name, value] : part.counters)
     counters[name] = value;
+}
+
+void ModelState::cutTo(Range range) {
+  ABORT_IF(range.end() > n, "Cutting a state of {} parameters to [{}, {})", n, range.offset, range.end());
+  auto cut = [&](std::vector<float>& array) {
+    if(array.size() == n && range.size != n)
+      array = rangeOf(array, range);
+  };
+  cut(values);
+  cut(smoothed);
+  for(auto& [name, array] : optimizer)
+    cut(array);
+  for(auto& [name, array] : extras)
+    cut(array);
 }
 
 }  // namespace marian

@@ -57,8 +57,12 @@ struct ModelState {
   std::vector<char> pack() const;
   static ModelState unpack(const std::vector<char>& bytes);
   // Takes a part saved by the shard of `range`: that range of every n-sized array it shares with
-  // this state, the whole of arrays this state lacks, its step counts and counters.
+  // this state, the whole of arrays this state lacks, an array cut to the range (cutTo) placed
+  // there, its step counts and counters.
   void merge(ModelState&& part, Range range);
+  // Cuts every array of n values to `range`: a shard's own part of them (the rest is other shards'),
+  // so that it travels to rank 0 as its range alone, not padded to the model (merge places it).
+  void cutTo(Range range);
 };
 
 }  // namespace marian

@@ -225,13 +225,15 @@ private:
     uint64_t steps = 0;
   };
 
-  // This node's part of a checkpoint: its shard and its clients' residuals.
+  // This node's part of a checkpoint: its shard's arrays, cut to its range (the rest would be
+  // zeros sent to rank 0: nodes x the model per array), and its clients' residuals, whole.
   ModelState nodeState() {
     ModelState state;
     state.n = layout_.total;
     state.ranks = transport_.size();
     state.devices = workers_.size();
     shard_->saveTo(state);
+    state.cutTo(layout_.node(transport_.rank()));
     for(auto& c : clients_)
       c->shardClient().saveTo(state);
     return state;
