@@ -4,6 +4,8 @@
 // COMPRESSED_OPTIONS and SLOW_LINK_OPTIONS (to float rounding: MPI_Allreduce may add the ranks'
 // sums in another order than the in-process sum; the saved parameters are not compared, as Adam
 // turns such rounding into steps of +-lr where a gradient is near 0). Misuse is a clear error.
+#include <sys/wait.h>
+
 #include <map>
 #include <regex>
 
@@ -58,6 +60,20 @@ TEST(RanksInProcess, CompressedAndSlowLinkOptionsTrainLikeMpirun) {
   // 1-bit Adam after 10 dense updates, so that both phases run
   expectSameTraining("in-process-compressed", "--sync-sgd --clip-norm 0 " + compressed + " --adam-freeze-variance-after 10", 3);
   expectSameTraining("in-process-slow-link", "--clip-norm 0 " + slowLink + " --local-steps 5", 3);
+}
+
+// An error of rank 0 after training (its last validation cannot write its translations) ends the
+// parameter server's ranks as threads with that error named, not an abort ("terminate called"):
+// the server threads and the shutdown's barrier met the stopped network by throwing out of a thread
+// and out of a destructor.
+TEST(RanksInProcess, AnErrorEndsTheParameterServerNamingIt) {
+  RunResult r = e2e::run("in-process-ps-error", "--multi-node --after-batches 4 --valid-freq 0 --valid-metrics "
+                                                "translation --valid-translation-output /no/such/folder/out.txt" +
+                                                    e2e::validation() + " --ranks-in-process 2");
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.log;
+  EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.log;
+  EXPECT_NE(r.log.find("/no/such/folder/out.txt"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("terminate called"), std::string::npos) << r.log;
 }
 
 TEST(RanksInProcess, MisuseIsAClearError) {

@@ -18,7 +18,12 @@ void ServerLoop::stop() {
   Message m;
   m.header.kind = MessageKind::stop;
   m.header.shard = transport_.rank();
-  transport_.send(Channel::toServer, transport_.rank(), 0, m.pack());
+  try {
+    transport_.send(Channel::toServer, transport_.rank(), 0, m.pack());
+  } catch(const std::exception&) {
+    // the job has stopped (ranks as threads: a failed rank stops their network); the thread's
+    // receive ends with it, and the thread with that
+  }
   thread_.join();
 }
 
@@ -28,7 +33,12 @@ void ServerLoop::run() {
   try {
     serve();
   } catch(const std::exception& e) {  // the job cannot go on without this shard
-    transport_.abort(format("rank {}: the parameter server thread failed: {}", transport_.rank(), e.what()));
+    try {
+      transport_.abort(format("rank {}: the parameter server thread failed: {}", transport_.rank(), e.what()));
+    } catch(const std::exception&) {
+      // ranks as threads: the abort stopped their network and throws to end the caller, which is
+      // this thread, not a rank (an exception out of it would end the process unnamed)
+    }
   }
 }
 

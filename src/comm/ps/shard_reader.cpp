@@ -1,6 +1,7 @@
 #include "comm/ps/shard_reader.h"
 
 #include "common/error.h"
+#include "common/logging.h"
 
 namespace marian {
 
@@ -28,6 +29,7 @@ std::vector<float> ShardReader::values(int shard, bool smoothed) {
 ModelState ShardReader::state(int shard) {
   Message reply = ask(shard, MessageKind::pullState, false, MessageKind::replyState,
                       "the state of shard " + std::to_string(shard) + " for a checkpoint");
+  LOG(debug, "[comm] The state of shard {} for a checkpoint: {} bytes", shard, reply.blob.size());
   return ModelState::unpack(reply.blob);
 }
 

@@ -66,7 +66,13 @@ public:
     lastStatus_ = Clock::now();
   }
 
-  ~MultiNodeGraphGroup() override { shutdown(); }
+  ~MultiNodeGraphGroup() override {
+    try {
+      shutdown();
+    } catch(const std::exception& e) {  // the job stopped: the error that stopped it is what it prints
+      LOG(debug, "[training] Rank {}: the parameter server's shutdown: {}", transport_.rank(), e.what());
+    }
+  }
 
   int rank() const override { return transport_.rank(); }
   int ranks() const override { return transport_.size(); }
@@ -266,8 +272,15 @@ private:
     for(auto& c : clients_)
       c->stop();
     if(server_) {
-      transport_.barrier(transport_.peerTimeout(), "the shutdown of the servers");
+      std::exception_ptr failed;  // the server thread stops either way: it must not outlive the shard
+      try {
+        transport_.barrier(transport_.peerTimeout(), "the shutdown of the servers");
+      } catch(const std::exception&) {
+        failed = std::current_exception();
+      }
       server_->stop();
+      if(failed)
+        std::rethrow_exception(failed);
     }
   }
 
