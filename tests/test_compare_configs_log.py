@@ -17,10 +17,10 @@ import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 COMPARE = os.path.join(ROOT, "scripts", "compare-configs")
-CONTINUED = "# compare-configs --continue: the run goes on from its checkpoint"  # run_until's marker
 _loader = importlib.machinery.SourceFileLoader("compare_configs", os.path.join(ROOT, "scripts", "compare-configs"))
 compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("compare_configs", _loader))
 _loader.exec_module(compare)
+CONTINUED = compare.CONTINUED  # run_until's marker
 
 
 def display(update, traffic):
@@ -92,6 +92,16 @@ class CurveFromTheLog(unittest.TestCase):
             "[2026-12-07 10:00:12] [valid] Ep. 1 : Up. 12 : cross-entropy : 130 : new best",
             "[2026-12-07 10:00:13] [rank 1] Ep. 1 : Up. 10 : Sen. 640 : Cost 5.0 : Time 10.00s : 50.00 words/s")
         self.assertEqual(points, [(2, 1200 + 600, 130)])
+
+    def test_a_rank_ahead_of_rank_0_adds_no_updates_it_displayed(self):
+        # asynchronous ranks: rank 1 displays its update 10 (500 words) before rank 0 validates at
+        # its update 5; rank 0 then displays 1,000 words over 10 updates: 500 + 5 x 100, not 500 +
+        # 5 x 50 for rank 1 again
+        points, _, _, _, _ = self.parse(
+            "[2026-12-07 10:00:04] [rank 1] Ep. 1 : Up. 10 : Sen. 640 : Cost 5.0 : Time 10.00s : 50.00 words/s",
+            "[2026-12-07 10:00:05] [valid] Ep. 1 : Up. 5 : cross-entropy : 140 : new best",
+            "[2026-12-07 10:00:10] Ep. 1 : Up. 10 : Sen. 640 : Cost 5.0 : Time 10.00s : 100.00 words/s")
+        self.assertEqual(points, [(1, 500 + 500, 140)])
 
     def test_the_pause_before_a_continued_run_is_not_training_time(self):
         # 100 s of the first run, 3 hours idle, 50 s of the continued one: 150 s, and the validation

@@ -164,13 +164,14 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   EXPECT_NE(errorOf({"--no-spm-encode"}).find("'no-spm-encode: true'"), std::string::npos);  // training: not done
 }
 
-// Marian writes its aliases (--task, --best-deep) and --interpolate-env-vars into model.npz.yml
-// beside the options they set: such a file reads here, the file's options winning. An option neither program has is taken
-// for another Marian version's there, and said (a user's copy may hold a misspelt one).
-TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
+// A model.npz.yml Marian wrote (its version key) may hold a --task (a preset here, the file's
+// options winning) and "interpolate-env-vars: true" (Marian interpolated its paths before writing
+// them). An option neither program has is taken for another Marian version's there, and said (a
+// user's copy may hold a misspelt one).
+TEST(Options, MarianWrittenFilesAreReadAndUnknownKeysSaid) {
   const std::string version = "version: v1.12.0 65bf82ff 2023-02-21 20:56:31 -0800\n";
-  write(temp("aliased.yml"), version + "task: [transformer-base]\nbest-deep: true\ninterpolate-env-vars: true\n"
-                                       "dim-emb: 128\nlearn-rat: 0.5\n");
+  write(temp("aliased.yml"), version + "task: [transformer-base]\ninterpolate-env-vars: true\ndim-emb: 128\n"
+                                       "learn-rat: 0.5\n");
   ParsedOptions p = parsed({"-c", temp("aliased.yml")});
   EXPECT_EQ(p.options.get<int>("dim-emb"), 128);
   ASSERT_EQ(p.warnings.size(), 1u);
@@ -178,8 +179,8 @@ TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
                                "version's and ignored: learn-rat"),
             std::string::npos)
       << p.warnings[0];
-  // in a user's own config (no version key) the alias asks for what is not done here
-  write(temp("deep.yml"), "best-deep: true\n");
+  // Marian removes its aliases before it writes: best-deep (the BiDeep RNN, not built here) is refused
+  write(temp("deep.yml"), version + "best-deep: true\n");
   EXPECT_NE(errorOf({"-c", temp("deep.yml")}).find("'best-deep: true'"), std::string::npos);
   write(temp("plain.yml"), version + "dim-emb: 128\n");
   EXPECT_TRUE(parsed({"-c", temp("plain.yml")}).warnings.empty());
@@ -190,6 +191,9 @@ TEST(Options, MarianWrittenAliasesAreReadAndUnknownKeysSaid) {
 TEST(Options, DumpConfigTakesMariansModes) {
   write(temp("dump.yml"), "enc-depth: 2\n");
   std::string full = parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config"}).print;
+  // a bare list option after one with values: the last wins, as for every option
+  EXPECT_EQ(parse({"--cost-scaling", "2", "5", "--cost-scaling"}).get<std::vector<std::string>>("cost-scaling").size(),
+            4u);
   EXPECT_EQ(parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config", "full"}).print, full);
   EXPECT_NE(full.find("\nlearn-rate: 0.0001\n"), std::string::npos) << full;
   ParsedOptions minimal = parsed({"-c", temp("dump.yml"), "--dim-emb", "96", "--dump-config", "minimal"});
@@ -254,13 +258,25 @@ TEST(Options, RelativePathsOfAFileAreMadeAbsolute) {
   EXPECT_EQ(o.get<std::string>("log"), "t.log");
   EXPECT_FALSE(o.get<bool>("relative-paths"));
   std::string written = o.asYaml();
-  EXPECT_EQ(written.find("relative-paths"), std::string::npos) << written;
+  EXPECT_NE(written.find("\nrelative-paths: false\n"), std::string::npos) << written;
   write(dir + "/exp/written.yml", written);
   std::string again = dir + "/exp/written.yml";
   const char* reread[] = {"marian", "-c", again.c_str()};
   Options r = parseOptions(3, reread, ProgramMode::training).options;
   EXPECT_EQ(r.get<std::string>("model"), abs + "/exp/model/model.npz");
   EXPECT_EQ(r.get<std::vector<std::string>>("train-sets"), o.get<std::vector<std::string>>("train-sets"));
+  // given on the command line (MODEL.decoder.yml relative to the model), it stays in what is
+  // written, its paths absolute, so that the YAML read again finds the same files
+  std::string cwdRelative = fs::relative(dir + "/c.src").string();
+  const char* flagged[] = {"marian", "--relative-paths", "-t", cwdRelative.c_str(), cwdRelative.c_str(), "-m", "m.npz"};
+  std::string keeps = parseOptions(7, flagged, ProgramMode::training).options.asYaml();
+  EXPECT_NE(keeps.find("\nrelative-paths: true\n"), std::string::npos) << keeps;
+  write(dir + "/exp/keeps.yml", keeps);
+  std::string keepsYml = dir + "/exp/keeps.yml";
+  const char* readKeeps[] = {"marian", "-c", keepsYml.c_str()};
+  Options k = parseOptions(3, readKeeps, ProgramMode::training).options;
+  EXPECT_EQ(k.get<std::vector<std::string>>("train-sets"), (std::vector<std::string>{abs + "/c.src", abs + "/c.src"}));
+  EXPECT_EQ(k.get<std::string>("model"), fs::absolute("m.npz").lexically_normal().string());
 }
 
 // Marian's tools read a model by its name's format: a --model not ending in .npz (Marian's .bin)
@@ -309,6 +325,9 @@ TEST(Options, TaskPresetsSetMariansOptions) {
   EXPECT_FALSE(expanded["task"].IsDefined());
   const YAML::Node minimal = YAML::Load(parsed({"--task", "transformer-base", "--dump-config", "minimal"}).print);
   EXPECT_FALSE(minimal["dim-emb"].IsDefined());
+  EXPECT_EQ(minimal["task"].as<std::vector<std::string>>(), (std::vector<std::string>{"transformer-base"}));
+  // two presets: the first in Marian's order keeps what both set (its updateConfig's priorities)
+  EXPECT_EQ(parse({"--task", "transformer-big", "transformer-base"}).get<int>("dim-emb"), 512);
 }
 
 }  // namespace

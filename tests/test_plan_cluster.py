@@ -226,7 +226,7 @@ class PlanCluster(unittest.TestCase):
                     "[2026-12-04 10:00:01] Error: the transport lost rank 3\n[2026-12-04 10:00:01] Aborted\n")
         r, _ = self.plan()
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("holds no validation and no display line: did the run fail? Its last error: "
+        self.assertIn("holds no finite validation and no display line: did the run fail? Its last error: "
                       "[2026-12-04 10:00:01] Error: the transport lost rank 3", r.stderr)
 
     def test_plan_lines_join_a_configuration_family(self):

@@ -32,43 +32,44 @@ using namespace option_table;
 
 namespace {
 
-// Marian's "relative-paths: true" in a config file: the file's paths are relative to its folder.
-// As Marian, they are made absolute and the key goes (it does not spread to other files), so a
-// configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
-void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
-  std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
+// A path option's value (a path or a list of them) with each relative path taken from `base`,
+// made absolute (empty, stdin and stdout stay as they are).
+YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& base) {
   auto resolve = [&](const YAML::Node& v) {
     std::string p = v.IsScalar() ? v.Scalar() : "";
     return p.empty() || p == "stdin" || p == "stdout" || std::filesystem::path(p).is_absolute()
                ? YAML::Node(v) : YAML::Node((base / p).lexically_normal().string());
   };
-  for(const std::string& key : pathOptions()) {
-    YAML::Node value = loaded[key];
-    if(!value.IsDefined())
-      continue;
-    if(value.IsSequence()) {
-      YAML::Node seq(YAML::NodeType::Sequence);
-      for(const YAML::Node& v : value)
-        seq.push_back(resolve(v));
-      loaded[key] = seq;
-    } else {
-      loaded[key] = resolve(value);
-    }
-  }
+  if(!value.IsSequence())
+    return resolve(value);
+  YAML::Node seq(YAML::NodeType::Sequence);
+  for(const YAML::Node& v : value)
+    seq.push_back(resolve(v));
+  return seq;
+}
+
+// Marian's "relative-paths: true" in a config file: the file's paths are relative to its folder.
+// As Marian, they are made absolute and the key goes (it does not spread to other files), so a
+// configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
+void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
+  std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
+  for(const std::string& key : pathOptions())
+    if(loaded[key].IsDefined())
+      loaded[key] = absolutePaths(loaded[key], base);
   loaded.remove("relative-paths");
 }
 
-// Marian's --best-deep (an alias) and --interpolate-env-vars: Marian writes its model.npz.yml
-// with their effect already in the other options, so there they ask for nothing.
-bool expandedByMarian(const std::string& key) { return key == "best-deep" || key == "interpolate-env-vars"; }
+// Marian interpolates the environment's variables in its paths before it writes model.npz.yml
+// (config_parser.cpp): there "interpolate-env-vars: true" asks for nothing more.
+bool doneByMarian(const std::string& key) { return key == "interpolate-env-vars"; }
 
 // One YAML configuration (a --config file, or the one embedded in a model) over what is already
 // merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
 // values and unknown keys; Marian's options this program lacks are accepted while they ask for
 // nothing (common/marian_only_options.h). A configuration Marian wrote (modelFile) may also hold
-// its writer's "version", its aliases, and options of other Marian versions: ignored, the last
-// named in `warnings` where given (a user's copy of such a file may hold a misspelt option);
-// `file` names where it came from.
+// its writer's "version", interpolate-env-vars (done) and options of other Marian versions:
+// ignored, the last named in `warnings` where given (a user's copy of such a file may hold a
+// misspelt option); `file` names where it came from.
 void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
                  bool modelFile = false, std::map<std::string, std::string>* origin = nullptr,
                  std::vector<std::string>* warnings = nullptr) {
@@ -81,11 +82,7 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
   if(loaded.IsNull())
     return;
   ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
-  bool relative = false;
-  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) && relative)
-    resolvePathsOfFile(loaded, file);
-  std::map<std::string, int> lineOf;
-  std::string ignored, unknown;
+  std::map<std::string, int> lineOf;  // before relative-paths goes (a second one would escape this)
   for(auto it = loaded.begin(); it != loaded.end(); ++it) {
     int line = it->first.Mark().line + 1;
     ABORT_IF(!it->first.IsScalar(), "Config file '{}', line {}: a key must be an option name, not '{}'", file, line,
@@ -94,13 +91,21 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     ABORT_IF(lineOf.count(key), "Config file '{}': option '{}' is given twice (lines {} and {})", file, key,
              lineOf[key], line);
     lineOf[key] = line;
+  }
+  bool relative = false;
+  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) && relative)
+    resolvePathsOfFile(loaded, file);
+  std::string ignored, unknown;
+  for(auto it = loaded.begin(); it != loaded.end(); ++it) {
+    std::string key = it->first.Scalar();
+    int line = lineOf[key];
     const Spec* spec = ownSpec(key, modeBit);
     std::string where = " in config file '" + file + "', line " + std::to_string(line);
     bool ours = spec != nullptr;
     // a model's "version" is the program that wrote it, not the --version flag
     if(modelFile && key == "version")
       continue;
-    if(!ours && modelFile && expandedByMarian(key)) {
+    if(!ours && modelFile && doneByMarian(key)) {
       ignored += (ignored.empty() ? "" : ", ") + key;
       continue;
     }
@@ -207,15 +212,17 @@ std::string Options::asYaml(const std::set<std::string>* only) const {
   for(auto it = node_->begin(); it != node_->end(); ++it)
     if(!only || only->count(it->first.as<std::string>()))
       sorted[it->first.as<std::string>()] = it->second;
+  // --relative-paths given (MODEL.decoder.yml relative to the model): kept, and the paths written
+  // absolute, as reading the YAML with it takes a relative one from the YAML's folder
+  const std::set<std::string> paths(pathOptions().begin(), pathOptions().end());
+  bool relative = (*node_)["relative-paths"].IsDefined() && (*node_)["relative-paths"].as<bool>();
   YAML::Emitter out;
   out << YAML::BeginMap;
   for(auto& [key, value] : sorted) {
     if(marianLacks(key) && hasDefault(key, value))
       continue;
-    // the paths written are as this run reads them (a file's made absolute), never relative to
-    // where the YAML goes: relative-paths in it would move them
-    if(key == "relative-paths")
-      continue;
+    if(relative && paths.count(key))
+      value = absolutePaths(value, std::filesystem::current_path());
     out << YAML::Key << key << YAML::Value;
     if(value.IsSequence())
       out << YAML::Flow;
@@ -310,6 +317,8 @@ std::map<std::string, std::vector<std::string>> commandLineValues(int argc, cons
     }
     if(flagOptions.count(a))  // a bare flag after "--flag=false": the last one wins
       flagValues.erase(a.substr(2));
+    if(listOptions.count(a))  // a list given bare after one with values: the last one wins
+      listValues.erase(a.substr(2));
     if(listOptions.count(a) && i + 1 < argc && isValue(argv[i + 1])) {
       std::vector<std::string>& values = listValues[a.substr(2)];
       values.clear();  // the last occurrence wins
@@ -442,23 +451,28 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     fromFiles.insert(key);
   for(const auto& [key, values] : given)
     fromCommandLine.insert(key);
-  std::set<std::string> preset = expandTaskPresets(config, fromFiles, fromCommandLine, given.count("task") > 0);
-
-  // Marian's --dump-config [full|minimal|expand]: minimal only what the files and the command
-  // line set, expand with what --task set too
+  // Marian's --dump-config [full|minimal|expand]: every option, or what the files and the command
+  // line set; full and minimal with --task as given, expand with what it set instead (Marian
+  // expands its aliases for expand only)
   std::string dump = config["dump-config"].IsDefined() ? config["dump-config"].as<std::string>() : "";
   config.remove("dump-config");
   config.remove("config");
+  std::set<std::string> set = fromFiles;
+  set.insert(fromCommandLine.begin(), fromCommandLine.end());
+  if(!dump.empty() && dump != "false" && dump != "expand") {
+    result.exitNow = true;
+    result.options = Options(config);
+    result.print = result.options.asYaml(dump == "full" ? nullptr : &set);
+    return result;
+  }
+  std::set<std::string> preset = expandTaskPresets(config, fromFiles, fromCommandLine, given.count("task") > 0);
 
   result.options = Options(config);
   Options& opt = result.options;
-  if(!dump.empty() && dump != "false") {
+  if(dump == "expand") {
     result.exitNow = true;
-    std::set<std::string> set = fromFiles;
-    set.insert(fromCommandLine.begin(), fromCommandLine.end());
-    if(dump == "expand")
-      set.insert(preset.begin(), preset.end());
-    result.print = opt.asYaml(dump == "full" ? nullptr : &set);
+    set.insert(preset.begin(), preset.end());
+    result.print = opt.asYaml(&set);
     return result;
   }
 

@@ -12,8 +12,8 @@ namespace marian {
 
 namespace {
 
-// Marian v1.12's presets (src/common/aliases.cpp), in its order: a later one wins where two set
-// the same option. The transformers share their training settings; base and big differ in size,
+// Marian v1.12's presets (src/common/aliases.cpp), in its order: where two given presets set the
+// same option, the first keeps it (CLIWrapper::updateConfig skips a key set at the same priority). The transformers share their training settings; base and big differ in size,
 // learning rate, warm-up, Adam's beta2 and batches; pre-norm moves the norm before each block.
 constexpr const char* kTransformer =
     "type: transformer\nenc-depth: 6\ndec-depth: 6\ntied-embeddings-all: true\ntransformer-postprocess: dan\n"
@@ -53,16 +53,19 @@ std::set<std::string> expandTaskPresets(YAML::Node& config, const std::set<std::
   for(const Preset& preset : presets()) {
     if(std::find(tasks.begin(), tasks.end(), preset.name) == tasks.end())
       continue;
+    std::set<std::string> samePreset;  // its parts may set a key twice (pre-norm after the common ones)
     for(const char* part : preset.parts) {
       YAML::Node options = YAML::Load(part);
       for(auto it = options.begin(); it != options.end(); ++it) {
         std::string key = it->first.as<std::string>();
-        if(fromCommandLine.count(key) || (!taskOnCommandLine && fromFiles.count(key)))
-          continue;  // given explicitly where it weighs as much as the preset, or more
+        if(fromCommandLine.count(key) || (!taskOnCommandLine && fromFiles.count(key)) ||
+           (set.count(key) && !samePreset.count(key)))
+          continue;  // given explicitly where it weighs as much as the preset, or more; or by an earlier one
         const option_table::Spec* spec = option_table::ownSpec(key, option_table::kTrain);
         ABORT_IF(!spec, "--task {}: its option '{}' is not one of this program's", preset.name, key);
         config[key] = option_table::typed(*spec, it->second, std::string(" (--task ") + preset.name + ")");
         set.insert(key);
+        samePreset.insert(key);
       }
     }
   }

@@ -3,7 +3,7 @@
 // and their pre-norm variants, Vaswani et al. 2017 with Marian's training settings): the options
 // each sets, applied to a merged configuration with Marian's priorities (an option given
 // explicitly on the command line wins; an option in a config file wins over a preset from a file,
-// not over one from the command line; later presets win over earlier ones).
+// not over one from the command line; of two presets, the first in Marian's order).
 #include <set>
 #include <string>
 

@@ -1,18 +1,27 @@
 #include "training/graph_groups/cost_scaling.h"
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/format.h"
 #include "common/logging.h"
+#include "common/option_table.h"
 
 namespace marian {
 
 namespace {
-// Marian v1.12's --fp16: --cost-scaling 8.f 10000 1.f 8.f (a constant factor of 8)
-const std::vector<std::string> kMarianDefault = {"8", "10000", "1", "8"};
+// Marian v1.12's --fp16 and a bare --cost-scaling: the option's implicit values (8 10000 1 8, a
+// constant factor of 8)
+std::vector<std::string> mariansValues() {
+  std::istringstream implicit(option_table::ownSpec("cost-scaling", option_table::kTrain)->implicitValue);
+  std::vector<std::string> values;
+  for(std::string v; implicit >> v;)
+    values.push_back(v);
+  return values;
+}
 
 const std::string kFrequency = std::string(CostScaling::kSavedSchedule) + "-frequency";
 const std::string kFiniteInARow = std::string(CostScaling::kSavedSchedule) + "-finite-in-a-row";
@@ -31,13 +40,14 @@ CostScaling::CostScaling(float factor, uint64_t frequency, float multiplier, flo
 
 std::optional<CostScaling> CostScaling::fromOptions(const Options& o) {
   std::vector<std::string> v = o.get<std::vector<std::string>>("cost-scaling");
+  const std::vector<std::string> marians = mariansValues();
   if(v.empty() && o.get<bool>("fp16"))
-    v = kMarianDefault;
+    v = marians;
   if(v.empty())
     return std::nullopt;
   ABORT_IF(v.size() > 4, "--cost-scaling takes up to 4 values (factor, frequency, multiplier, minimum), got {}", v.size());
   for(size_t i = v.size(); i < 4; ++i)
-    v.push_back(kMarianDefault[i]);
+    v.push_back(marians[i]);
   auto number = [&](size_t i, const char* what) {
     try {
       size_t end = 0;
