@@ -269,8 +269,10 @@ TEST(Options, RelativePathsOfAFileAreMadeAbsolute) {
   // written, its paths absolute, so that the YAML read again finds the same files
   std::string cwdRelative = fs::relative(dir + "/c.src").string();
   const char* flagged[] = {"marian", "--relative-paths", "-t", cwdRelative.c_str(), cwdRelative.c_str(), "-m", "m.npz"};
-  std::string keeps = parseOptions(7, flagged, ProgramMode::training).options.asYaml();
+  Options given = parseOptions(7, flagged, ProgramMode::training).options;
+  std::string keeps = given.asYaml();
   EXPECT_NE(keeps.find("\nrelative-paths: true\n"), std::string::npos) << keeps;
+  EXPECT_EQ(given.get<std::string>("model"), "m.npz");  // written absolute, held as given
   write(dir + "/exp/keeps.yml", keeps);
   std::string keepsYml = dir + "/exp/keeps.yml";
   const char* readKeeps[] = {"marian", "-c", keepsYml.c_str()};

@@ -221,12 +221,13 @@ std::string Options::asYaml(const std::set<std::string>* only) const {
   for(auto& [key, value] : sorted) {
     if(marianLacks(key) && hasDefault(key, value))
       continue;
-    if(relative && paths.count(key))
-      value = absolutePaths(value, std::filesystem::current_path());
+    // a new node, not assigned to `value`: assigning a YAML::Node writes through to the options
+    const YAML::Node shown =
+        relative && paths.count(key) ? absolutePaths(value, std::filesystem::current_path()) : value;
     out << YAML::Key << key << YAML::Value;
-    if(value.IsSequence())
+    if(shown.IsSequence())
       out << YAML::Flow;
-    out << value;
+    out << shown;
   }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
