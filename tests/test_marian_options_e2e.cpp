@@ -243,7 +243,8 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
 }
 
 // --lr-warmup in epochs as Marian counts it (the epoch's number over N), Marian's multipliers,
-// Marian's "Starting data epoch" line, and --overwrite-checkpoint false keeping a full checkpoint with every iteration's model.
+// Marian's "Starting data epoch" line, --overwrite-checkpoint false keeping a full checkpoint with every iteration's
+// model, and --after's list of criteria.
 TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
   RunResult r = e2e::run("warmup-epochs", "--after-epochs 2 --mini-batch 500 --disp-freq 1 --learn-rate 0.002 "
                                           "--lr-warmup 2e");
@@ -265,7 +266,15 @@ TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
     EXPECT_FALSE(readFile(m + "/model.iter" + it + ".npz").empty()) << it;
     EXPECT_FALSE(readFile(m + "/model.iter" + it + ".npz.optimizer.npz").empty()) << it;
     EXPECT_NE(readFile(m + "/model.iter" + it + ".npz.progress.yml").find("batches: " + it), std::string::npos) << it;
+    // as Marian, its decoder configuration beside it
+    EXPECT_NE(readFile(m + "/model.iter" + it + ".npz.decoder.yml").find("model.iter" + it + ".npz"), std::string::npos)
+        << it;
   }
+  // Marian's --after list: the first criterion met stops training (6 updates before 10 epochs)
+  RunResult list = e2e::run("after-list", "--after 10e,6u --disp-freq 1");
+  ASSERT_EQ(list.status, 0) << list.log;
+  EXPECT_NE(list.log.find(" : Up. 6 : "), std::string::npos) << list.log;
+  EXPECT_EQ(list.log.find(" : Up. 7 : "), std::string::npos) << list.log;
   RunResult bad = e2e::run("warmup-bad", "--after-batches 1 --lr-warmup 1.5Ku5");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.log.find("'1.5Ku5' is not a whole count"), std::string::npos) << bad.log;

@@ -154,6 +154,21 @@ TEST(SchedulingParameter, UnitsAndErrors) {
   EXPECT_THROW(SchedulingParameter::parse("1.5u", "x"), Error);  // whole numbers
   EXPECT_THROW(SchedulingParameter::parse("ku", "x"), Error);
   EXPECT_THROW(SchedulingParameter::parse("-5u", "x"), Error);
+  // Marian's --after list: criteria between commas that end in a unit or multiplier; other commas
+  // are a count's
+  std::vector<SchedulingParameter> criteria = SchedulingParameter::parseList("10e,300Ku,20Gt", "after");
+  ASSERT_EQ(criteria.size(), 3u);
+  EXPECT_EQ(criteria[0].unit, SchedulingUnit::epochs);
+  EXPECT_EQ(criteria[0].n, 10u);
+  EXPECT_EQ(criteria[1].unit, SchedulingUnit::updates);
+  EXPECT_EQ(criteria[1].n, 300000u);
+  EXPECT_EQ(criteria[2].unit, SchedulingUnit::labels);
+  EXPECT_EQ(criteria[2].n, 20000000000u);
+  std::vector<SchedulingParameter> one = SchedulingParameter::parseList("1,000,000t", "after");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].n, 1000000u);
+  EXPECT_EQ(SchedulingParameter::parseList("0e", "after").size(), 1u);
+  EXPECT_THROW(SchedulingParameter::parseList("10e,x5u", "after"), Error);
 }
 
 // Marian users write "-d 0 1" for two GPUs: with this program's --cpu-threads 1 the ids go unused,

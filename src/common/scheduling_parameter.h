@@ -1,10 +1,13 @@
 #pragma once
 // defines: marian::SchedulingParameter — "1000u" (updates), "5e" (epochs), "20000t" (target
 // labels), or a bare number (updates), as in Marian's --disp-freq, --valid-freq, --lr-warmup;
-// the count may carry Marian's multipliers k/K (1e3), M, G, T and commas ("100Ku", "1,000,000t").
+// the count may carry Marian's multipliers k/K (1e3), M, G, T and commas ("100Ku", "1,000,000t");
+// --after's list of criteria ("10e,300Ku").
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -46,6 +49,27 @@ struct SchedulingParameter {
       fail();
     p.n = uint64_t(v);
     return p;
+  }
+  // Marian's --after "10e,300Ku,20Gt": several criteria, training stopping at the first it meets.
+  // Where a piece between commas carries no unit or multiplier ("1,000,000t"), the commas are a
+  // count's, as in every scheduling option: one criterion.
+  static std::vector<SchedulingParameter> parseList(const std::string& text, const std::string& option) {
+    std::vector<std::string> pieces(1);
+    for(char c : text) {
+      if(c == ',')
+        pieces.emplace_back();
+      else
+        pieces.back().push_back(c);
+    }
+    bool list = pieces.size() > 1;
+    for(const std::string& piece : pieces)
+      list = list && !piece.empty() && std::isalpha(static_cast<unsigned char>(piece.back()));
+    if(!list)
+      return {parse(text, option)};
+    std::vector<SchedulingParameter> criteria;
+    for(const std::string& piece : pieces)
+      criteria.push_back(parse(piece, option));
+    return criteria;
   }
   explicit operator bool() const { return n != 0; }
 };

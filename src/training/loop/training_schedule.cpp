@@ -20,7 +20,7 @@ TrainingSchedule::TrainingSchedule(const Options& o)
     : display_(SchedulingParameter::parse(o.get<std::string>("disp-freq"), "disp-freq")),
       valid_(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq")),
       save_(SchedulingParameter::parse(o.get<std::string>("save-freq"), "save-freq")),
-      after_(SchedulingParameter::parse(o.get<std::string>("after"), "after")),
+      after_(SchedulingParameter::parseList(o.get<std::string>("after"), "after")),
       displayFirst_(uint64_t(o.get<int>("disp-first"))), afterBatches_(uint64_t(o.get<int>("after-batches"))),
       afterEpochs_(size_t(o.get<int>("after-epochs"))), delay_(optimizerDelay(o)) {}
 
@@ -41,15 +41,20 @@ bool TrainingSchedule::displayDue(const TrainingState& state, uint64_t labelsBef
 bool TrainingSchedule::stopsAfterUpdate(const TrainingState& state) const {
   if(afterBatches_ && state.batches >= afterBatches_)
     return true;
-  if(after_ && after_.unit == SchedulingUnit::updates && state.batches >= after_.n)
-    return true;
-  return after_ && after_.unit == SchedulingUnit::labels && state.labelsTotal >= after_.n;
+  for(const SchedulingParameter& a : after_)
+    if(a && ((a.unit == SchedulingUnit::updates && state.batches >= a.n) ||
+             (a.unit == SchedulingUnit::labels && state.labelsTotal >= a.n)))
+      return true;
+  return false;
 }
 
 bool TrainingSchedule::stopsAfterEpoch(size_t finished) const {
   if(afterEpochs_ && finished >= afterEpochs_)
     return true;
-  return after_ && after_.unit == SchedulingUnit::epochs && finished >= after_.n;
+  for(const SchedulingParameter& a : after_)
+    if(a && a.unit == SchedulingUnit::epochs && finished >= a.n)
+      return true;
+  return false;
 }
 
 }  // namespace marian

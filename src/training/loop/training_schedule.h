@@ -4,6 +4,7 @@
 // updates, labels ("10000t") or epochs ("1e"); --after-batches, --after-epochs and --after;
 // and --optimizer-delay (mini-batches per update). Read once from the options.
 #include <cstdint>
+#include <vector>
 
 #include "common/options.h"
 #include "common/scheduling_parameter.h"
@@ -31,7 +32,8 @@ private:
   static bool dueAtEpoch(const SchedulingParameter& f, size_t finished) {
     return f.unit == SchedulingUnit::epochs && f && finished % f.n == 0;
   }
-  SchedulingParameter display_, valid_, save_, after_;
+  SchedulingParameter display_, valid_, save_;
+  std::vector<SchedulingParameter> after_;  // --after's criteria, the first met stops
   uint64_t displayFirst_, afterBatches_;
   size_t afterEpochs_, delay_;
 };
