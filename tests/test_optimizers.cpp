@@ -255,7 +255,8 @@ TEST(ModelStateTest, PartsCutToTheirShardsMergeAsPaddedOnes) {
   auto whole = [&](bool cut) {
     ModelState merged;
     merged.n = 5;
-    for(auto [range, base, client] : {std::tuple{first, 1.f, std::string("0")}, std::tuple{second, 2.f, std::string("1")}}) {
+    for(auto [range, base, client] :
+        {std::tuple{first, 1.f, std::string("0")}, std::tuple{second, 2.f, std::string("1")}}) {
       ModelState p = part(range, base, client);
       size_t padded = p.pack().size();
       if(cut) {  // the shard's arrays, before its clients add theirs (nodeState)

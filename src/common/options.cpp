@@ -93,7 +93,8 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
     lineOf[key] = line;
   }
   bool relative = false;
-  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) && relative)
+  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) &&
+     relative)
     resolvePathsOfFile(loaded, file);
   std::string ignored, unknown;
   for(auto it = loaded.begin(); it != loaded.end(); ++it) {

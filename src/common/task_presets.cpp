@@ -13,7 +13,8 @@ namespace marian {
 namespace {
 
 // Marian v1.12's presets (src/common/aliases.cpp), in its order: where two given presets set the
-// same option, the first keeps it (CLIWrapper::updateConfig skips a key set at the same priority). The transformers share their training settings; base and big differ in size,
+// same option, the first keeps it (CLIWrapper::updateConfig skips a key set at the same
+// priority). The transformers share their training settings; base and big differ in size,
 // learning rate, warm-up, Adam's beta2 and batches; pre-norm moves the norm before each block.
 constexpr const char* kTransformer =
     "type: transformer\nenc-depth: 6\ndec-depth: 6\ntied-embeddings-all: true\ntransformer-postprocess: dan\n"
@@ -26,7 +27,8 @@ constexpr const char* kBase =
 constexpr const char* kBig =
     "dim-emb: 1024\ntransformer-dim-ffn: 4096\ntransformer-heads: 16\nlearn-rate: 0.0002\nlr-warmup: 8000\n"
     "lr-decay-inv-sqrt: [8000]\nworkspace: 13000\noptimizer-params: [0.9, 0.998, 1e-09]\nvalid-mini-batch: 8\n";
-constexpr const char* kPrenorm = "transformer-postprocess: da\ntransformer-preprocess: n\ntransformer-postprocess-top: n\n";
+constexpr const char* kPrenorm =
+    "transformer-postprocess: da\ntransformer-preprocess: n\ntransformer-postprocess-top: n\n";
 
 struct Preset {
   const char* name;
