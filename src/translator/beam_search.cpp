@@ -94,7 +94,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
         for(size_t w = 0; w < V; ++w) {
           if(!options_.allowUnk && int(w) == options_.unkId)
             continue;
-          std::pair<float, size_t> c{score + row[w] - options_.wordPenalty, size_t(h) * V + w};
+          std::pair<float, size_t> c{score + row[w], size_t(h) * V + w};
           if(candidates.size() < keep) {
             candidates.push_back(c);
             std::push_heap(candidates.begin(), candidates.end(), better);
@@ -117,9 +117,11 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
           Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores)};
           if(w != options_.eosId)
             done1.words.push_back(w);
+          // as Marian's History: the word penalty and the length normalisation on the finished
+          // score only (a step's candidates share their length: neither changes their order)
           float length = float(t + 1);  // tokens emitted, </s> included
-          if(options_.normalize > 0)
-            done1.normalized = candidates[c].first / std::pow(length, options_.normalize);
+          done1.normalized = (candidates[c].first - options_.wordPenalty * length) /
+                             (options_.normalize > 0 ? std::pow(length, options_.normalize) : 1.f);
           done.push_back(std::move(done1));
         } else {
           Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row};

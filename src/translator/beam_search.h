@@ -16,8 +16,9 @@ namespace marian {
 
 struct BeamOptions {
   int beamSize = 12;
-  float normalize = 0.f;        // final score = score / length^normalize (length with </s>)
-  float wordPenalty = 0.f;      // subtracted from the score for every word, </s> included
+  // final score = (score - wordPenalty x length) / length^normalize (length with </s>), as Marian
+  float normalize = 0.f;
+  float wordPenalty = 0.f;
   float maxLengthFactor = 3.f;  // at most this many times the longest source of the batch (</s> included)
   bool maxLengthPerSentence = false;  // ... times the sentence's own source instead
   bool allowUnk = false;        // Marian's --allow-unk
@@ -26,8 +27,8 @@ struct BeamOptions {
 
 struct Hypothesis {
   std::vector<int> words;  // without </s>
-  float score = 0;         // summed log-probabilities minus word penalties
-  float normalized = 0;    // what the n-best list is sorted by
+  float score = 0;         // summed log-probabilities (Marian's F0)
+  float normalized = 0;    // what the n-best list is sorted by: with the word penalty and normalisation
   std::vector<float> wordScores;  // each token's share of score, </s> included (Marian's --word-scores)
 };
 
