@@ -2,8 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <boost/program_options.hpp>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "common/command_line.h"
+#include "common/config_file.h"
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -23,141 +23,7 @@
 
 namespace marian {
 
-namespace po = boost::program_options;
-
-// ---------------------------------------------------------------------------------------------
-// Parsing: the table's defaults, config files and the command line merged.
-
 using namespace option_table;
-
-namespace {
-
-// A path option's value (a path or a list of them) with each relative path taken from `base`,
-// made absolute (empty, stdin and stdout stay as they are).
-YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& base) {
-  auto resolve = [&](const YAML::Node& v) {
-    std::string p = v.IsScalar() ? v.Scalar() : "";
-    return p.empty() || p == "stdin" || p == "stdout" || std::filesystem::path(p).is_absolute()
-               ? YAML::Node(v) : YAML::Node((base / p).lexically_normal().string());
-  };
-  if(!value.IsSequence())
-    return resolve(value);
-  YAML::Node seq(YAML::NodeType::Sequence);
-  for(const YAML::Node& v : value)
-    seq.push_back(resolve(v));
-  return seq;
-}
-
-// Marian's "relative-paths: true" in a config file: the file's paths are relative to its folder.
-// As Marian, they are made absolute and the key goes (it does not spread to other files), so a
-// configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
-void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
-  std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
-  for(const std::string& key : pathOptions())
-    if(loaded[key].IsDefined())
-      loaded[key] = absolutePaths(loaded[key], base);
-  loaded.remove("relative-paths");
-}
-
-// Marian interpolates the environment's variables in its paths before it writes model.npz.yml
-// (config_parser.cpp): there "interpolate-env-vars: true" asks for nothing more.
-bool doneByMarian(const std::string& key) { return key == "interpolate-env-vars"; }
-
-// One YAML configuration (a --config file, or the one embedded in a model) over what is already
-// merged. Keys given twice are an error (YAML leaves the winner to the parser), as are wrong
-// values and unknown keys; Marian's options this program lacks are accepted while they ask for
-// nothing (common/marian_only_options.h). A configuration Marian wrote (modelFile) may also hold
-// its writer's "version", interpolate-env-vars (done) and options of other Marian versions:
-// ignored, the last named in `warnings` where given (a user's copy of such a file may hold a
-// misspelt option); `file` names where it came from.
-void mergeConfig(const std::string& text, const std::string& file, int modeBit, YAML::Node& config,
-                 bool modelFile = false, std::map<std::string, std::string>* origin = nullptr,
-                 std::vector<std::string>* warnings = nullptr) {
-  YAML::Node loaded;
-  try {
-    loaded = YAML::Load(text);
-  } catch(const YAML::Exception& e) {
-    ABORT("Config file '{}' is not valid YAML: {}", file, e.what());
-  }
-  if(loaded.IsNull())
-    return;
-  ABORT_IF(!loaded.IsMap(), "Config file '{}' must be a YAML map of option: value", file);
-  std::map<std::string, int> lineOf;  // before relative-paths goes (a second one would escape this)
-  for(auto it = loaded.begin(); it != loaded.end(); ++it) {
-    int line = it->first.Mark().line + 1;
-    ABORT_IF(!it->first.IsScalar(), "Config file '{}', line {}: a key must be an option name, not '{}'", file, line,
-             YAML::Dump(it->first));
-    std::string key = it->first.Scalar();
-    ABORT_IF(lineOf.count(key), "Config file '{}': option '{}' is given twice (lines {} and {})", file, key,
-             lineOf[key], line);
-    lineOf[key] = line;
-  }
-  bool relative = false;
-  if(loaded["relative-paths"].IsDefined() && YAML::convert<bool>::decode(loaded["relative-paths"], relative) &&
-     relative)
-    resolvePathsOfFile(loaded, file);
-  std::string ignored, unknown;
-  for(auto it = loaded.begin(); it != loaded.end(); ++it) {
-    std::string key = it->first.Scalar();
-    int line = lineOf[key];
-    const Spec* spec = ownSpec(key, modeBit);
-    std::string where = " in config file '" + file + "', line " + std::to_string(line);
-    bool ours = spec != nullptr;
-    // a model's "version" is the program that wrote it, not the --version flag
-    if(modelFile && key == "version")
-      continue;
-    if(!ours && modelFile && doneByMarian(key)) {
-      ignored += (ignored.empty() ? "" : ", ") + key;
-      continue;
-    }
-    if(!ours && acceptMarianOnlyOption(key, it->second, where)) {
-      ignored += (ignored.empty() ? "" : ", ") + key;
-      continue;
-    }
-    if(!ours && modelFile) {  // an option of another Marian version, or of the other program
-      std::string& list = findSpec(key, modeBit) ? ignored : unknown;  // the other program's, or none's
-      list += (list.empty() ? "" : ", ") + key;
-      continue;
-    }
-    ABORT_IF(!ours, "Unknown option '{}' in config file '{}', line {}", key, file, line);
-    if(key == "config" || key == "dump-config")
-      continue;
-    config[key] = typed(*spec, it->second, where);
-    if(origin)
-      (*origin)[key] = file;
-  }
-  if(!ignored.empty())
-    LOG(debug, "[config] {}: options of Marian's that ask for nothing here, ignored: {}", file, ignored);
-  if(!unknown.empty() && warnings)
-    warnings->push_back(format("Config file '{}' was written by Marian: options neither this program nor Marian "
-                               "v1.12 has, taken for another Marian version's and ignored: {}",
-                               file, unknown));
-}
-
-// Marian's own model.npz.yml carries "version: v1.12.0 65bf82ff 2023-02-21" (its program's
-// version, where a user's config could only hold the --version flag) and all of its 220 options:
-// such a file is read like a model's configuration.
-bool writtenByMarian(const std::string& text) {
-  try {
-    YAML::Node n = YAML::Load(text);
-    if(!n.IsMap() || !n["version"] || !n["version"].IsScalar())
-      return false;
-    std::string v = n["version"].Scalar();
-    return v.size() > 1 && v[0] == 'v' && std::isdigit(static_cast<unsigned char>(v[1]));
-  } catch(const YAML::Exception&) {
-    return false;  // mergeConfig names the error
-  }
-}
-
-std::string helpText(const po::options_description& desc, ProgramMode mode) {
-  std::ostringstream out;
-  out << (mode == ProgramMode::translation ? "Usage: marian-decoder [options]\n" : "Usage: marian [options]\n") << desc;
-  return out.str();
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
 
 Options::Options() : node_(std::make_shared<YAML::Node>(YAML::NodeType::Map)) {}
 Options::Options(const YAML::Node& node) : node_(std::make_shared<YAML::Node>(YAML::Clone(node))) {}
@@ -253,119 +119,6 @@ std::map<std::string, std::string> Options::sharedByRanks() const {
 
 namespace {
 
-// The --help text's options of this program into `desc`, each with its parser; implicitOptions:
-// those that take an optional value (--exponential-smoothing).
-void describeOptions(int modeBit, po::options_description& desc, std::set<std::string>& implicitOptions) {
-  desc.add_options()("help,h", "Print this help and exit");
-  for(const Spec& s : specs()) {
-    if(!(s.modes & modeBit))
-      continue;
-    std::string names = std::string(s.name) + (*s.shortName ? std::string(",") + s.shortName : "");
-    std::string help = s.help + std::string(*s.defaultYaml ? " (default: " + std::string(s.defaultYaml) + ")" : "");
-    if(s.type.kind == Kind::Flag) {
-      desc.add_options()(names.c_str(), po::value<std::string>()->implicit_value("true")->zero_tokens(), help.c_str());
-    } else if(s.type.list() && *s.implicitValue) {  // its values may be left out (fromCommandLine)
-      desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(),
-                         help.c_str());
-    } else if(s.type.list()) {
-      desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken(), help.c_str());
-    } else if(*s.implicitValue) {
-      desc.add_options()(names.c_str(), po::value<std::string>()->implicit_value(s.implicitValue), help.c_str());
-      implicitOptions.insert(std::string("--") + s.name);
-    } else {
-      desc.add_options()(names.c_str(), po::value<std::string>(), help.c_str());
-    }
-  }
-}
-
-// What the command line gives, by option name (the last occurrence of an option wins, as with
-// config files; "-c a.yml -c b.yml" means both files). Errors name an unknown option or argument.
-std::map<std::string, std::vector<std::string>> commandLineValues(int argc, const char* const* argv, int modeBit,
-                                                                  const po::options_description& desc,
-                                                                  const std::set<std::string>& implicitOptions) {
-  // Marian's options this program lacks parse too, out of --help: a bare flag, a value or a list
-  po::options_description hidden;
-  for(const std::string& name : marianOnlyOptionNames())
-    if(!ownSpec(name, modeBit))  // Marian's --no-spm-encode is the decoder's here, inert in training
-      hidden.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens(), "");
-  po::options_description parseable;
-  parseable.add(desc).add(hidden);
-
-  // "--exponential-smoothing 0.001" as Marian accepts it: join an optional value to its option.
-  // "--overwrite-checkpoint=false" as Marian's flags take it: boost's zero-token flags take no
-  // value, so the value is kept aside and the flag passed bare.
-  // "--optimizer-params 0.9 -0.5 1e-9" as Marian takes it: boost ends a list at a token that
-  // starts with '-', so a list's values are collected here and the option passed with its first.
-  std::set<std::string> flagOptions, listOptions;
-  for(const Spec& s : specs()) {
-    if((s.modes & modeBit) && s.type.kind == Kind::Flag)
-      flagOptions.insert(std::string("--") + s.name);
-    if((s.modes & modeBit) && s.type.list() && std::string(s.name) != "config")  // -c files merge (below)
-      listOptions.insert(std::string("--") + s.name);
-  }
-  std::map<std::string, std::string> flagValues;
-  std::map<std::string, std::vector<std::string>> listValues;
-  std::vector<std::string> args;
-  auto isValue = [](const char* next) {  // not an option: a word, or a number such as -1
-    return next[0] != '-' || std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.';
-  };
-  for(int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    size_t eq = a.find('=');
-    if(eq != std::string::npos && flagOptions.count(a.substr(0, eq))) {
-      flagValues[a.substr(2, eq - 2)] = a.substr(eq + 1);
-      args.push_back(a.substr(0, eq));
-      continue;
-    }
-    if(flagOptions.count(a))  // a bare flag after "--flag=false": the last one wins
-      flagValues.erase(a.substr(2));
-    if(listOptions.count(a))  // a list given bare after one with values: the last one wins
-      listValues.erase(a.substr(2));
-    if(listOptions.count(a) && i + 1 < argc && isValue(argv[i + 1])) {
-      std::vector<std::string>& values = listValues[a.substr(2)];
-      values.clear();  // the last occurrence wins
-      while(i + 1 < argc && isValue(argv[i + 1]))
-        values.push_back(argv[++i]);
-      args.push_back(a + "=" + values.front());
-      continue;
-    }
-    if(implicitOptions.count(a) && i + 1 < argc && isValue(argv[i + 1]))
-      a += std::string("=") + argv[++i];
-    args.push_back(a);
-  }
-
-  std::map<std::string, std::vector<std::string>> given;
-  try {
-    po::parsed_options parsed = po::command_line_parser(args)
-                                   .options(parseable)
-                                   // full names only, as Marian: "--lr-decay" must not become --lr-decay-inv-sqrt
-                                   .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                                   .run();
-    for(const po::option& opt : parsed.options) {
-      if(opt.unregistered || opt.position_key >= 0)
-        ABORT("Unexpected argument '{}' on the command line (see --help)",
-              opt.original_tokens.empty() ? opt.string_key : opt.original_tokens[0]);
-      // "-c a.yml -c b.yml" means both files, in order, as "-c a.yml b.yml" does
-      if(opt.string_key == "config" && given.count("config"))
-        given["config"].insert(given["config"].end(), opt.value.begin(), opt.value.end());
-      else if(flagValues.count(opt.string_key))
-        given[opt.string_key] = {flagValues[opt.string_key]};
-      else if(listValues.count(opt.string_key))
-        given[opt.string_key] = listValues[opt.string_key];
-      else
-        given[opt.string_key] = opt.value;
-    }
-  } catch(const po::unknown_option& e) {
-    ABORT("Unknown option '{}' (see --help)", e.get_option_name());
-  } catch(const po::too_many_positional_options_error&) {
-    ABORT("Unexpected argument on the command line; options start with '--' (see --help)");
-  } catch(const po::error& e) {
-    ABORT("Command line: {}", e.what());
-  }
-
-  return given;
-}
-
 // The training files must exist now (vocabularies may be created).
 void checkTrainingFiles(const Options& opt) {
   auto train = opt.get<std::vector<std::string>>("train-sets", {});
@@ -393,15 +146,13 @@ void checkTrainingFiles(const Options& opt) {
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) {
   int modeBit = mode == ProgramMode::translation ? kTranslate : kTrain;
-  po::options_description desc("Options");
-  std::set<std::string> implicitOptions;
-  describeOptions(modeBit, desc, implicitOptions);
-  std::map<std::string, std::vector<std::string>> given = commandLineValues(argc, argv, modeBit, desc, implicitOptions);
+  std::string help;
+  std::map<std::string, std::vector<std::string>> given = commandLineValues(argc, argv, mode, help);
 
   ParsedOptions result;
   if(given.count("help")) {
     result.exitNow = true;
-    result.print = helpText(desc, mode);
+    result.print = help;
     return result;
   }
   if(given.count("version")) {
