@@ -366,14 +366,18 @@ YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& w
   return YAML::Clone(value);
 }
 
+std::vector<std::string> implicitList(const Spec& spec) {
+  std::istringstream implicit(spec.implicitValue);
+  std::vector<std::string> items;
+  for(std::string item; implicit >> item;)
+    items.push_back(item);
+  return items;
+}
+
 YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
   if(spec.type.list()) {  // given without values: the implicit ones ("--cost-scaling": 8 10000 1 8)
     YAML::Node seq(YAML::NodeType::Sequence);
-    std::vector<std::string> items = values;
-    std::istringstream implicit(values.empty() ? spec.implicitValue : "");
-    for(std::string item; implicit >> item;)
-      items.push_back(item);
-    for(const std::string& s : items)
+    for(const std::string& s : values.empty() ? implicitList(spec) : values)
       seq.push_back(YAML::Node(s));
     return typed(spec, seq, " on the command line");
   }

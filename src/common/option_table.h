@@ -61,6 +61,8 @@ const char* kindName(Kind k);
 YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& where);
 // The values given on the command line for it.
 YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values);
+// A list option's implicit values, split at spaces ("--cost-scaling" given bare: 8 10000 1 8).
+std::vector<std::string> implicitList(const Spec& spec);
 // The table's default of a known option that has one (null otherwise; an option whose default
 // differs between marian and marian-decoder, --workspace, --mini-batch, --maxi-batch and others,
 // has none here).

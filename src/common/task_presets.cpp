@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "common/error.h"
@@ -55,20 +56,20 @@ std::set<std::string> expandTaskPresets(YAML::Node& config, const std::set<std::
   for(const Preset& preset : presets()) {
     if(std::find(tasks.begin(), tasks.end(), preset.name) == tasks.end())
       continue;
-    std::set<std::string> samePreset;  // its parts may set a key twice (pre-norm after the common ones)
+    std::map<std::string, YAML::Node> options;  // its parts in order, a later one winning (pre-norm)
     for(const char* part : preset.parts) {
-      YAML::Node options = YAML::Load(part);
-      for(auto it = options.begin(); it != options.end(); ++it) {
-        std::string key = it->first.as<std::string>();
-        if(fromCommandLine.count(key) || (!taskOnCommandLine && fromFiles.count(key)) ||
-           (set.count(key) && !samePreset.count(key)))
-          continue;  // given explicitly where it weighs as much as the preset, or more; or by an earlier one
-        const option_table::Spec* spec = option_table::ownSpec(key, option_table::kTrain);
-        ABORT_IF(!spec, "--task {}: its option '{}' is not one of this program's", preset.name, key);
-        config[key] = option_table::typed(*spec, it->second, std::string(" (--task ") + preset.name + ")");
-        set.insert(key);
-        samePreset.insert(key);
-      }
+      YAML::Node loaded = YAML::Load(part);
+      for(auto it = loaded.begin(); it != loaded.end(); ++it)
+        options[it->first.as<std::string>()] = it->second;
+    }
+    std::set<std::string> earlier = set;
+    for(const auto& [key, value] : options) {
+      if(fromCommandLine.count(key) || (!taskOnCommandLine && fromFiles.count(key)) || earlier.count(key))
+        continue;  // given explicitly where it weighs as much as the preset, or more; or by an earlier one
+      const option_table::Spec* spec = option_table::ownSpec(key, option_table::kTrain);
+      ABORT_IF(!spec, "--task {}: its option '{}' is not one of this program's", preset.name, key);
+      config[key] = option_table::typed(*spec, value, std::string(" (--task ") + preset.name + ")");
+      set.insert(key);
     }
   }
   return set;

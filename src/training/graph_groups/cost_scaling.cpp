@@ -1,7 +1,6 @@
 #include "training/graph_groups/cost_scaling.h"
 
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,11 +15,7 @@ namespace {
 // Marian v1.12's --fp16 and a bare --cost-scaling: the option's implicit values (8 10000 1 8, a
 // constant factor of 8)
 std::vector<std::string> mariansValues() {
-  std::istringstream implicit(option_table::ownSpec("cost-scaling", option_table::kTrain)->implicitValue);
-  std::vector<std::string> values;
-  for(std::string v; implicit >> v;)
-    values.push_back(v);
-  return values;
+  return option_table::implicitList(*option_table::ownSpec("cost-scaling", option_table::kTrain));
 }
 
 const std::string kFrequency = std::string(CostScaling::kSavedSchedule) + "-frequency";
