@@ -101,12 +101,86 @@ TEST(Vocab, SentencePieceWithItsOwnSpecialIds) {
   EXPECT_EQ(v->encode("Q", false), std::vector<int>({3, 0}));  // "▁" then <unk> for a character never seen
 }
 
-TEST(Vocab, UnknownKindAndCorruptFilesAreNamed) {
+TEST(Vocab, MissingAndCorruptFilesAreNamed) {
   EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("v.txt"), {}, 0); }).find("v.txt"), std::string::npos);
+  write(temp("v.fsv"), "</s>\n<unk>\n");
+  EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("v.fsv"), {}, 0); }).find("factored"), std::string::npos);
   write(temp("broken.yml"), "a: [1\n");
   EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("broken.yml"), {}, 0); }).find("broken.yml"), std::string::npos);
   write(temp("nospecial.yml"), "a: 0\nb: 1\n");
   EXPECT_NE(errorOf([] { loadOrCreateVocab(temp("nospecial.yml"), {}, 0); }).find("</s>"), std::string::npos);
+}
+
+// Marian's text vocabularies: a word a line (plain or .gz, CRLF read as LF), a word's id its
+// line's index, </s> and <unk> wherever the file has them, as Marian looks them up.
+TEST(Vocab, ATextVocabularyHasAWordALineAndItsSpecialWordsAnywhere) {
+  for(std::string name : {"words.txt", "words.txt.gz"}) {
+    SCOPED_TRACE(name);
+    std::string text = "the\r\ncat\n</s>\nsat\n<unk>\n";
+    if(name.size() > 3 && name.substr(name.size() - 3) == ".gz")
+      writeGz(temp(name), text);
+    else
+      write(temp(name), text);
+    auto v = loadOrCreateVocab(temp(name), {}, 0);
+    EXPECT_EQ(v->size(), 5u);
+    EXPECT_EQ(v->eosId(), 2);
+    EXPECT_EQ(v->unkId(), 4);
+    EXPECT_EQ(v->encode("the dog sat"), (std::vector<int>{0, 4, 3, 2}));
+    EXPECT_EQ(v->decode({1, 0, 2, 3}), "cat the");  // stops at </s>, wherever it is
+    EXPECT_EQ(v->decode({1, 99}), "cat <unk>");
+    // --dim-vocabs cuts later words to <unk>, but never </s> or <unk> themselves
+    std::string error = errorOf([&] { loadOrCreateVocab(temp(name), {}, 4); });
+    EXPECT_NE(error.find("--dim-vocabs 4 cuts <unk> (id 4)"), std::string::npos) << error;
+  }
+  write(temp("cut.txt"), "</s>\n<unk>\nthe\ncat\n");
+  auto cut = loadOrCreateVocab(temp("cut.txt"), {}, 3);
+  EXPECT_EQ(cut->encode("the cat"), (std::vector<int>{2, 1, 0}));
+  // a YAML map may put them anywhere too; Nematus's eos and UNK at ids 0 and 1 are taken for them
+  write(temp("moved.yml"), "the: 0\n</s>: 1\n<unk>: 2\n");
+  auto moved = loadOrCreateVocab(temp("moved.yml"), {}, 0);
+  EXPECT_EQ(moved->encode("the x"), (std::vector<int>{0, 2, 1}));
+  write(temp("nematus.yml"), "eos: 0\nUNK: 1\nthe: 2\n");
+  auto nematus = loadOrCreateVocab(temp("nematus.yml"), {}, 0);
+  EXPECT_EQ(nematus->encode("the x"), (std::vector<int>{2, 1, 0}));
+}
+
+TEST(Vocab, ATextVocabularyIsMadeInTheSameOrderAndBadLinesAreNamed) {
+  write(temp("made.corpus"), "b a b c\nb a\n");
+  std::remove(temp("made.txt").c_str());
+  auto text = loadOrCreateVocab(temp("made.txt"), {temp("made.corpus")}, 0);
+  EXPECT_EQ(readLines(temp("made.txt")), (std::vector<std::string>{"</s>", "<unk>", "b", "a", "c"}));
+  EXPECT_EQ(text->encode("b c a zzz"), wordVocab("made", "b a b c\nb a\n")->encode("b c a zzz"));
+  write(temp("bad.txt"), "</s>\n<unk>\nthe\n\ncat\n");
+  std::string error = errorOf([] { loadOrCreateVocab(temp("bad.txt"), {}, 0); });
+  EXPECT_NE(error.find("line 4: an empty line"), std::string::npos) << error;
+  write(temp("bad.txt"), "</s>\n<unk>\nthe\ncat\nthe\n");
+  error = errorOf([] { loadOrCreateVocab(temp("bad.txt"), {}, 0); });
+  EXPECT_NE(error.find("line 5: word 'the' appears twice (first at line 3)"), std::string::npos) << error;
+  write(temp("bad.txt"), "</s>\t0\n<unk>\t0\n\xe2\x96\x81the\t-2.5\n");  // SentencePiece's .vocab
+  error = errorOf([] { loadOrCreateVocab(temp("bad.txt"), {}, 0); });
+  EXPECT_NE(error.find("line 1: '</s>\t0' is not one word"), std::string::npos) << error;
+  write(temp("bad.txt"), "the\n<unk>\n");
+  error = errorOf([] { loadOrCreateVocab(temp("bad.txt"), {}, 0); });
+  EXPECT_NE(error.find("has no entry for </s>"), std::string::npos) << error;
+}
+
+// A missing vocabulary of a --tsv corpus learns from its TAB field, a joint one from both.
+TEST(Vocab, ATsvCorpusTeachesEachVocabularyItsFields) {
+  write(temp("fields.tsv"), "a b\tx y\nc\tz\n");
+  VocabTraining target;
+  target.tsvFields = {1};
+  std::vector<std::string> lines;
+  forEachTrainingLine({temp("fields.tsv")}, target, [&](std::string& l) { lines.push_back(l); });
+  EXPECT_EQ(lines, (std::vector<std::string>{"x y", "z"}));
+  VocabTraining joint;
+  joint.tsvFields = {0, 1};
+  lines.clear();
+  forEachTrainingLine({temp("fields.tsv")}, joint, [&](std::string& l) { lines.push_back(l); });
+  EXPECT_EQ(lines, (std::vector<std::string>{"a b x y", "c z"}));
+  std::remove(temp("fields.trg.yml").c_str());
+  auto v = loadOrCreateVocab(temp("fields.trg.yml"), {temp("fields.tsv")}, 0, target);
+  EXPECT_EQ(v->size(), 5u);  // </s> <unk> x y z
+  EXPECT_EQ(v->encode("x a", false), (std::vector<int>{2, v->unkId()}));
 }
 
 TEST(Corpus, MismatchedLineCountsNameBothFiles) {

@@ -121,6 +121,24 @@ TEST(Options, MissingFilesAreNamed) {
   EXPECT_NE(e.find("/no/config.yml"), std::string::npos) << e;
 }
 
+// Marian's vocabularies without --vocabs: TRAIN.yml beside each training file, or the .yaml or
+// .json there; one for both sides of a --tsv file.
+TEST(Options, WithoutVocabsEachTrainingFileHasItsOwnBesideIt) {
+  std::remove((temp("a.src") + ".yml").c_str());
+  write(temp("a.trg") + ".json", "{}");
+  EXPECT_EQ(parse({}).get<std::vector<std::string>>("vocabs"),
+            (std::vector<std::string>{temp("a.src") + ".yml", temp("a.trg") + ".json"}));
+  EXPECT_EQ(parse({"--vocabs", "s.spm", "t.spm"}).get<std::vector<std::string>>("vocabs"),
+            (std::vector<std::string>{"s.spm", "t.spm"}));
+  write(temp("a.tsv"), "x\ty\n");
+  std::vector<std::string> args = {"marian", "--tsv", "--train-sets", temp("a.tsv")};
+  std::vector<const char*> argv;
+  for(const std::string& a : args)
+    argv.push_back(a.c_str());
+  Options tsv = parseOptions(int(argv.size()), argv.data(), ProgramMode::training).options;
+  EXPECT_EQ(tsv.get<std::vector<std::string>>("vocabs"), (std::vector<std::string>{temp("a.tsv") + ".yml", temp("a.tsv") + ".yml"}));
+}
+
 TEST(Options, DumpConfigPrintsTheEffectiveYaml) {
   std::vector<std::string> args = {"marian", "--dump-config", "--dim-emb", "96"};
   for(const std::string& a : corpusArgs())

@@ -148,4 +148,50 @@ TEST(TrainEndToEnd, TsvAndGzipCorporaTrainAsTwoPlainFiles) {
   EXPECT_NE(two.log.find("--tsv: --train-sets needs one file"), std::string::npos) << two.log;
 }
 
+// Marian's other word vocabularies train the same model from the same ids as two .yml files: a
+// word a line (made here as a .yml is), none given (TRAIN.yml made beside each training file), and
+// a --tsv corpus's, made from its fields; with none given a --tsv corpus's is one for both sides.
+TEST(TrainEndToEnd, MarianWordVocabulariesOfTheSameIdsTrainAlike) {
+  std::string d = dir();
+  RunResult yml = e2e::run("vocab-yml", "--after-batches 10");
+  ASSERT_EQ(yml.status, 0) << yml.log;
+  ASSERT_EQ(costs(yml.log).size(), 2u) << yml.log;
+  std::string m = d + "/vocab-text";
+  RunResult text = e2e::run("vocab-text", "--after-batches 10 --vocabs " + m + "/v.src.txt " + m + "/v.trg.txt");
+  ASSERT_EQ(text.status, 0) << text.log;
+  EXPECT_EQ(costs(text.log), costs(yml.log)) << text.log;
+  EXPECT_EQ(e2e::readFile(m + "/v.src.txt").substr(0, 11), "</s>\n<unk>\n");
+
+  m = d + "/vocab-none";
+  std::system(("rm -rf " + m + " && mkdir -p " + m + " && cp " + d + "/train.src " + d + "/train.trg " + m + " && paste " +
+               m + "/train.src " + m + "/train.trg > " + m + "/train.tsv")
+                  .c_str());
+  std::string options = std::regex_replace(e2e::tinyModelOptions(m), std::regex("--vocabs \\S+ \\S+ "), "");
+  auto marianWithout = [&](const std::string& extra) {
+    std::string cmd = "rm -f " + m + "/model.npz* && " + std::string(MARIAN_BIN_DIR) + "/marian " + options + extra +
+                      " > " + m + "/log.txt 2>&1";
+    int status = std::system(cmd.c_str());
+    return RunResult{status, e2e::readFile(m + "/log.txt")};
+  };
+  RunResult none = marianWithout("--after-batches 10 --train-sets " + m + "/train.src " + m + "/train.trg");
+  ASSERT_EQ(none.status, 0) << none.log;
+  EXPECT_EQ(costs(none.log), costs(yml.log)) << none.log;
+  EXPECT_EQ(e2e::readFile(m + "/train.src.yml"), e2e::readFile(d + "/vocab.src.yml"));
+  std::string decoder = e2e::readFile(m + "/model.npz.decoder.yml");
+  EXPECT_NE(decoder.find(m + "/train.src.yml"), std::string::npos) << decoder;
+  EXPECT_NE(decoder.find(m + "/train.trg.yml"), std::string::npos) << decoder;
+
+  RunResult tsv = marianWithout("--after-batches 10 --tsv --train-sets " + m + "/train.tsv --vocabs " + m + "/s.yml " +
+                                m + "/t.yml");
+  ASSERT_EQ(tsv.status, 0) << tsv.log;
+  EXPECT_EQ(costs(tsv.log), costs(yml.log)) << tsv.log;
+  EXPECT_EQ(e2e::readFile(m + "/t.yml"), e2e::readFile(d + "/vocab.trg.yml"));
+  RunResult joint = marianWithout("--after-batches 10 --tsv --train-sets " + m + "/train.tsv");
+  ASSERT_EQ(joint.status, 0) << joint.log;
+  EXPECT_NE(joint.log.find("Created vocabulary '" + m + "/train.tsv.yml'"), std::string::npos) << joint.log;
+  std::regex created("Created vocabulary");
+  EXPECT_EQ(std::distance(std::sregex_iterator(joint.log.begin(), joint.log.end(), created), std::sregex_iterator()), 1)
+      << joint.log;  // once, for both sides
+}
+
 }  // namespace

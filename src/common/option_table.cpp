@@ -69,7 +69,7 @@ const std::vector<Spec>& specs() {
       {"maxi-batch-sort", "", Choice("none|src"), "none", kTranslate, "Sort maxi-batches by: none, src"},
       {"max-length", "", Int(2, 1e6), "50", kTrain, "Skip training sentences longer than this (tokens, </s> included)"},
       {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
-      {"vocabs", "v", kStrings, "", kBoth | kNode, "Vocabulary files (.spm, .yml); created if missing"},
+      {"vocabs", "v", kStrings, "", kBoth | kNode, "Vocabulary files: .spm SentencePiece, .yml/.yaml/.json a YAML map word: id, any other name a word a line; created if missing. Not given: TRAIN.yml beside each training file"},
       {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
       {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},

@@ -142,6 +142,26 @@ void checkTrainingFiles(const Options& opt) {
            model);
 }
 
+// Marian's vocabularies where --vocabs is not given: TRAIN.yml (or .yaml, .json) beside each
+// training file, found or created; one for both sides beside a --tsv file.
+void defaultVocabs(Options& opt) {
+  if(!opt.get<std::vector<std::string>>("vocabs", {}).empty())
+    return;
+  std::vector<std::string> vocabs;
+  for(const std::string& train : opt.get<std::vector<std::string>>("train-sets")) {
+    std::string found = train + ".yml";
+    for(const char* suffix : {".yml", ".yaml", ".json"})
+      if(fileExists(train + suffix)) {
+        found = train + suffix;
+        break;
+      }
+    vocabs.push_back(found);
+  }
+  if(vocabs.size() == 1)
+    vocabs.push_back(vocabs[0]);
+  opt.set("vocabs", vocabs);
+}
+
 }  // namespace
 
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) {
@@ -229,8 +249,10 @@ ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) 
     return result;
   }
 
-  if(mode == ProgramMode::training)
+  if(mode == ProgramMode::training) {
     checkTrainingFiles(opt);
+    defaultVocabs(opt);
+  }
   // Marian's "-d 0 1" means two GPUs, as its --cpu-threads defaults to 0; here it defaults to 1
   // (a config file's devices with its own cpu-threads, as Marian's model.npz.yml, say what they mean)
   bool threadsSet = fromCommandLine.count("cpu-threads") || fromFiles.count("cpu-threads");

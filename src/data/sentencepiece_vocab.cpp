@@ -14,7 +14,6 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/logging.h"
-#include "data/text_file.h"
 #include "data/vocab.h"
 
 namespace marian {
@@ -101,18 +100,16 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
   std::vector<std::string> sample;
   std::mt19937_64 rng(1234);
   size_t seen = 0;
-  for(const std::string& f : trainFiles) {
-    forEachLine(f, "Training file", [&](std::string& line) {  // a corpus of any size: one line at a time
-      ++seen;
-      if(sample.size() < maxLines) {
-        sample.push_back(std::move(line));
-      } else {
-        size_t j = std::uniform_int_distribution<size_t>(0, seen - 1)(rng);
-        if(j < maxLines)
-          sample[j] = std::move(line);
-      }
-    });
-  }
+  forEachTrainingLine(trainFiles, training, [&](std::string& line) {  // a corpus of any size: one line at a time
+    ++seen;
+    if(sample.size() < maxLines) {
+      sample.push_back(std::move(line));
+    } else {
+      size_t j = std::uniform_int_distribution<size_t>(0, seen - 1)(rng);
+      if(j < maxLines)
+        sample[j] = std::move(line);
+    }
+  });
   std::string tmp = atomicTempPath(path);
   std::string sampleFile = (std::filesystem::path(training.tempDir) /
                             ("marian-spm-sample." + std::to_string(getpid()) + ".txt")).string();

@@ -10,7 +10,7 @@
 
 namespace marian {
 
-std::unique_ptr<Vocab> loadYamlVocab(const std::string& path);
+std::unique_ptr<Vocab> loadWordVocab(const std::string& path, WordVocabFormat format);
 std::unique_ptr<Vocab> loadSentencePieceVocab(const std::string& path);
 void trainSentencePieceVocab(const std::string& path, const std::vector<std::string>& trainFiles,
                              size_t maxSize, const VocabTraining& training);
@@ -20,8 +20,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 bool isSentencePiece(const std::string& path) { return endsWith(path, ".spm"); }
-bool isYaml(const std::string& path) {
-  return endsWith(path, ".yml") || endsWith(path, ".yaml") || endsWith(path, ".json");
+WordVocabFormat wordVocabFormat(const std::string& path) {
+  bool yaml = endsWith(path, ".yml") || endsWith(path, ".yaml") || endsWith(path, ".json");
+  return yaml ? WordVocabFormat::yaml : WordVocabFormat::text;
 }
 
 // A word vocabulary cut to its first `size` ids, as Marian loads one with --dim-vocabs smaller
@@ -33,11 +34,13 @@ public:
     std::vector<int> ids = full_->encode(line, addEos);
     for(int& id : ids)
       if(size_t(id) >= size_)
-        id = kUnk;
+        id = full_->unkId();
     return ids;
   }
   std::string decode(const std::vector<int>& ids) const override { return full_->decode(ids); }
   size_t size() const override { return size_; }
+  int eosId() const override { return full_->eosId(); }
+  int unkId() const override { return full_->unkId(); }
   std::string path() const override { return full_->path(); }
 
 private:
@@ -63,10 +66,33 @@ private:
 
 std::shared_ptr<Vocab> unitsOf(std::shared_ptr<Vocab> vocab) { return std::make_shared<UnitsVocab>(std::move(vocab)); }
 
+void forEachTrainingLine(const std::vector<std::string>& trainFiles, const VocabTraining& training,
+                         const std::function<void(std::string& line)>& onLine) {
+  for(const std::string& f : trainFiles)
+    forEachLine(f, "Training file", [&](std::string& line) {
+      if(!training.tsvFields.empty()) {  // the fields asked for, joined by a space
+        std::vector<std::string> fields;
+        for(size_t begin = 0;;) {
+          size_t end = line.find('\t', begin);
+          fields.push_back(line.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+          if(end == std::string::npos)
+            break;
+          begin = end + 1;
+        }
+        std::string text;
+        for(size_t k : training.tsvFields)
+          if(k < fields.size())
+            text += (text.empty() ? "" : " ") + fields[k];
+        line = std::move(text);
+      }
+      onLine(line);
+    });
+}
+
 std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vector<std::string>& trainFiles,
                                          size_t maxSize, const VocabTraining& training) {
-  ABORT_IF(!isSentencePiece(path) && !isYaml(path),
-           "Vocabulary '{}': unknown kind; use .spm (SentencePiece) or .yml (word list)", path);
+  ABORT_IF(endsWith(path, ".fsv"), "Vocabulary '{}': Marian's factored vocabularies (.fsv) are not implemented",
+           path);
   if(!std::ifstream(path).good()) {
     ABORT_IF(trainFiles.empty(), "Vocabulary '{}' does not exist", path);
     if(isSentencePiece(path)) {
@@ -76,15 +102,14 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
       std::unordered_map<std::string, size_t> counts;
       size_t lines = 0;
       bool anyWord = false;
-      for(const std::string& f : trainFiles)
-        forEachLine(f, "Training file", [&](std::string& l) {
-          ++lines;
-          anyWord = anyWord || l.find_first_not_of(" \t\r") != std::string::npos;
-          countWords(l, counts);
-        });
+      forEachTrainingLine(trainFiles, training, [&](std::string& l) {
+        ++lines;
+        anyWord = anyWord || l.find_first_not_of(" \t\r") != std::string::npos;
+        countWords(l, counts);
+      });
       // each process (MPI rank) writes its own temporary file; the renames are atomic and the
       // contents identical, so ranks creating the same vocabulary at once do not collide
-      std::string built = buildYamlVocab(counts, maxSize);
+      std::string built = buildWordVocab(counts, maxSize, wordVocabFormat(path));
       // </s> and <unk> alone: an empty corpus would leave a vocabulary that makes every later
       // run on real data train an all-<unk> model
       ABORT_IF(!anyWord, "Cannot create vocabulary '{}': the training files ({}) contain no words", path,
@@ -97,13 +122,16 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
   if(isSentencePiece(path))
     vocab = loadSentencePieceVocab(path);
   else
-    vocab = loadYamlVocab(path);
+    vocab = loadWordVocab(path, wordVocabFormat(path));
   LOG(info, "[data] Loaded vocabulary '{}' ({} entries)", path, vocab->size());
   if(maxSize != 0 && vocab->size() > maxSize) {
     ABORT_IF(isSentencePiece(path),
              "--dim-vocabs {} but the SentencePiece vocabulary '{}' has {} entries: give {} or 0, or remove the "
              "file to train one of {}",
              maxSize, path, vocab->size(), vocab->size(), maxSize);
+    for(const auto& [name, id] : {std::pair{"</s>", vocab->eosId()}, std::pair{"<unk>", vocab->unkId()}})
+      ABORT_IF(size_t(id) >= maxSize, "--dim-vocabs {} cuts {} (id {}) out of the vocabulary '{}': give more than {}",
+               maxSize, name, id, path, id);
     LOG(info, "[data] Using the first {} entries of '{}' (--dim-vocabs); later words read as <unk>", maxSize, path);
     vocab = std::make_shared<TruncatedVocab>(vocab, maxSize);
   }

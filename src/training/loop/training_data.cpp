@@ -25,9 +25,6 @@ TrainingData TrainingData::load(const Options& o) {
   bool tsv = o.get<bool>("tsv");
   int tsvFields = o.get<int>("tsv-fields");
   ABORT_IF(tsv && tsvFields != 0 && tsvFields != 2, "--tsv-fields {}: a parallel corpus has 2 fields per line", tsvFields);
-  for(const std::string& v : vocabPaths)
-    ABORT_IF(tsv && !fileExists(v), "--tsv: the vocabulary '{}' does not exist; create it first (marian-vocab, or a "
-                                    "run on the corpus as two files)", v);
   // Vocabularies this run creates go again if the corpus turns out unusable: a later run on good
   // data must not silently load them.
   std::vector<std::string> created;
@@ -37,12 +34,14 @@ TrainingData TrainingData::load(const Options& o) {
         data.vocabs.push_back(data.vocabs[0]);
         continue;
       }
-      // (--tsv: the vocabularies exist, checked above)
+      // a missing vocabulary learns from its side of the corpus, a joint one from both
       std::vector<std::string> from = joint || tsv ? trainSets : std::vector<std::string>{trainSets.at(i)};
       if(!fileExists(vocabPaths[i]))
         created.push_back(vocabPaths[i]);
       VocabTraining training{size_t(o.get<int>("sentencepiece-max-lines")), o.get<std::string>("sentencepiece-options"),
-                             o.get<std::string>("tempdir")};
+                             o.get<std::string>("tempdir"), {}};
+      if(tsv)
+        training.tsvFields = joint ? std::vector<size_t>{0, 1} : std::vector<size_t>{i};
       data.vocabs.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
     }
     size_t maxLength = size_t(o.get<int>("max-length"));
