@@ -362,7 +362,7 @@ TEST(Translate, AnOutputThatCannotBeWrittenIsAnError) {
 }
 
 // The decoder writes each part of its input before it reads the rest: the first line's
-// translation comes out while the input stays open (the feed sends the rest only once it is
+// translation comes out while the input stays open, on one thread and on more (the feed sends the rest only once it is
 // there; reading all first would wait for ever, ended by the timeout), and the whole is what
 // one pass gives. An output that cannot be written is said before the model is loaded.
 TEST(Translate, EachPartIsWrittenBeforeTheRestIsRead) {
@@ -373,14 +373,19 @@ TEST(Translate, EachPartIsWrittenBeforeTheRestIsRead) {
   EXPECT_NE(err.find("Cannot write " + m + "/no/such/folder/out"), std::string::npos) << err;
   EXPECT_EQ(err.find("[translate] Loaded"), std::string::npos) << err;
   ASSERT_EQ(sh(decoder("stream", "", m + "/whole.out")), 0) << readFile(m + "/whole.out.log");
-  std::string streamed = m + "/streamed.out";
-  std::ofstream(m + "/feed.sh") << "head -n 1 " << d << "/test.src\nwhile [ ! -s " << streamed
-                                << " ]; do sleep 0.1; done\ntail -n +2 " << d << "/test.src\n";
-  std::ofstream(m + "/pipeline.sh") << "sh " << m << "/feed.sh | " << MARIAN_BIN_DIR << "/marian-decoder -m " << m
-                                    << "/model.npz -v " << d << "/vocab.yml " << d << "/vocab.yml > " << streamed
-                                    << " 2> " << streamed << ".log\n";
-  ASSERT_EQ(sh("timeout 120 sh " + m + "/pipeline.sh"), 0) << readFile(streamed + ".log");
-  EXPECT_EQ(readFile(streamed), readFile(m + "/whole.out"));
+  // on more threads than lines waiting too: a part is translated when the input has no more
+  for(std::string threads : {"1", "3"}) {
+    SCOPED_TRACE(threads + " thread(s)");
+    std::string streamed = m + "/streamed.out";
+    std::remove(streamed.c_str());
+    std::ofstream(m + "/feed.sh") << "head -n 1 " << d << "/test.src\nwhile [ ! -s " << streamed
+                                  << " ]; do sleep 0.1; done\ntail -n +2 " << d << "/test.src\n";
+    std::ofstream(m + "/pipeline.sh") << "sh " << m << "/feed.sh | " << MARIAN_BIN_DIR << "/marian-decoder -m " << m
+                                      << "/model.npz -v " << d << "/vocab.yml " << d << "/vocab.yml --cpu-threads "
+                                      << threads << " > " << streamed << " 2> " << streamed << ".log\n";
+    ASSERT_EQ(sh("timeout 120 sh " + m + "/pipeline.sh"), 0) << readFile(streamed + ".log");
+    EXPECT_EQ(readFile(streamed), readFile(m + "/whole.out"));
+  }
 }
 
 }  // namespace

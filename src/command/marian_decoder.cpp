@@ -42,15 +42,13 @@ Options architectureOf(const std::string& model) {
         model, model);
 }
 
-// Lines read before a part of the input is translated and written: a window of --maxi-batch
-// mini-batches per device (each window sorted as in the whole input; with Marian's defaults one
-// line, translated as soon as it comes); the whole input when one window sorts all of it
-// (--maxi-batch 0).
-size_t linesPerPart(const DecodingLimits& limits, size_t miniBatch, size_t devices) {
+// Lines of one window: --maxi-batch mini-batches (each window sorted as in the whole input; with
+// Marian's defaults one line); the whole input when one window sorts all of it (--maxi-batch 0).
+size_t linesPerWindow(const DecodingLimits& limits, size_t miniBatch) {
   size_t window = limits.maxiBatch * miniBatch;
   if(limits.sortByLength && window == 0)
     return SIZE_MAX;
-  return std::max<size_t>(window, miniBatch) * devices;
+  return std::max<size_t>(window, miniBatch);
 }
 
 }  // namespace
@@ -140,13 +138,21 @@ int main(int argc, char** argv) {
       written += part.size();
       part.clear();
     };
-    size_t partLines = linesPerPart(decodingLimits(o), size_t(o.get<int>("mini-batch")), devices.size());
+    // A part is translated once it holds a window for every device, or, when the input has no
+    // line waiting (a pipe kept open), once it holds one window: as Marian, which translates each
+    // window as it is read, the first line's translation comes before the second line is written.
+    size_t windowLines = linesPerWindow(decodingLimits(o), size_t(o.get<int>("mini-batch")));
+    size_t partLines = windowLines == SIZE_MAX ? SIZE_MAX : windowLines * devices.size();
     auto onLine = [&](std::string& line) {
       part.push_back(std::move(line));
       if(part.size() == partLines)
         translatePart();
     };
-    forEachInputLine(inputs[0], "Input", onLine);
+    auto onIdle = [&] {
+      if(!part.empty() && part.size() >= windowLines)
+        translatePart();
+    };
+    forEachInputLine(inputs[0], "Input", onLine, onIdle);
     if(!part.empty())
       translatePart();
     LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", written,

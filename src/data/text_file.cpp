@@ -5,7 +5,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <iostream>
+#include <poll.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -35,7 +36,7 @@ std::vector<std::string> readStdinLines(const std::string& what) {
 }
 
 void forEachInputLine(const std::string& path, const std::string& what,
-                      const std::function<void(std::string& line)>& onLine) {
+                      const std::function<void(std::string& line)>& onLine, const std::function<void()>& onIdle) {
   size_t number = 0;
   if(path != "stdin" && path != "-") {
     forEachLine(path, what, [&](std::string& line) {
@@ -44,12 +45,34 @@ void forEachInputLine(const std::string& path, const std::string& what,
     });
     return;
   }
-  for(std::string line; std::getline(std::cin, line);) {  // a line as soon as it comes (a pipe kept open)
+  // read(2) on the descriptor, not std::cin: whether a line is waiting is known only without a
+  // stream's own buffer in between (poll sees the descriptor)
+  std::string pending;
+  std::vector<char> chunk(1 << 16);
+  auto emit = [&](std::string line) {
     if(!line.empty() && line.back() == '\r')
       line.pop_back();
     checkUtf8(line, ++number, what + " (stdin)");
     onLine(line);
+  };
+  for(;;) {
+    size_t from = 0;
+    for(size_t end; (end = pending.find('\n', from)) != std::string::npos; from = end + 1)
+      emit(pending.substr(from, end - from));  // a line as soon as it comes (a pipe kept open)
+    pending.erase(0, from);
+    pollfd input{STDIN_FILENO, POLLIN, 0};
+    if(onIdle && poll(&input, 1, 0) == 0)  // nothing to read now: the next read would wait
+      onIdle();
+    ssize_t n = read(STDIN_FILENO, chunk.data(), chunk.size());
+    if(n < 0 && errno == EINTR)
+      continue;
+    ABORT_IF(n < 0, "{} (stdin) could not be read: {}", what, std::strerror(errno));
+    if(n == 0)
+      break;
+    pending.append(chunk.data(), size_t(n));
   }
+  if(!pending.empty())  // a last line without its newline
+    emit(std::move(pending));
 }
 
 size_t firstInvalidUtf8(const char* text, size_t n) {

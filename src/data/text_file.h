@@ -18,9 +18,11 @@ std::vector<std::string> readLines(const std::string& path, const std::string& w
 std::vector<std::string> readStdinLines(const std::string& what);
 // The lines of a file, or of standard input for "stdin" or "-", one at a time and each checked
 // as readLines checks them (`line` may be moved from); errors name "WHAT file 'PATH'" or
-// "WHAT (stdin)".
+// "WHAT (stdin)". onIdle, if given, is called whenever standard input has no line waiting (the
+// next read would wait for its writer: a pipe kept open).
 void forEachInputLine(const std::string& path, const std::string& what,
-                      const std::function<void(std::string& line)>& onLine);
+                      const std::function<void(std::string& line)>& onLine,
+                      const std::function<void()>& onIdle = {});
 // The same one line at a time (`line` may be moved from): memory stays that of one line.
 void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine);
 // The byte offset of the first byte that is not part of valid UTF-8 in `text`, or npos.
