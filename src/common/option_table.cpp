@@ -34,8 +34,8 @@ const std::vector<Spec>& specs() {
        "transformer-big, transformer-base-prenorm, transformer-big-prenorm; the options given on the command line, "
        "and in config files where the preset is given in one, win over it"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
-      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations)"},
-      {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations)"},
+      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations; a batch that needs more grows it, as Marian)"},
+      {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations; a batch that needs more grows it, as Marian)"},
       {"log", "", kString, "\"\"", kBoth | kNode, "Also write the log to this file"},
       {"quiet", "", kFlag, "false", kBoth | kNode, "Suppress logging to stderr"},
       {"relative-paths", "", kFlag, "false", kBoth | kNode,

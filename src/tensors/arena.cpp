@@ -1,7 +1,10 @@
 #include "tensors/arena.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <limits>
+
+#include "common/logging.h"
 
 #include "tensors/backend.h"
 #include "tensors/kernels.h"
@@ -53,11 +56,14 @@ Tensor Workspace::allocate(const Shape& shape, Type type) {
     reuse->second.pop_back();
     return Tensor(p, shape, type, device_);
   }
-  // checked at every allocation: a chunk that grew geometrically may hold more than the limit
-  ABORT_IF(limit_ && used_ + bytes > limit_,
-           "Workspace on {} exhausted: this batch needs more than the {} MB of --workspace "
-           "(at least {} MB); raise --workspace or lower the mini-batch size",
-           device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
+  // As in Marian, --workspace is what a batch is planned to take, not a cap: a batch that needs
+  // more (long sentences in a fixed --mini-batch, a long input to the decoder) takes it, said
+  // once a process, rather than ending a run midway.
+  static std::atomic<bool> saidPastLimit{false};
+  if(limit_ && used_ + bytes > limit_ && !saidPastLimit.exchange(true))
+    LOG(warn, "[memory] A batch on {} needs more than the {} MB of --workspace (at least {} MB): the workspace grows "
+              "past it (as Marian's); --mini-batch-fit sizes batches to it",
+        device_.toString(), limit_ >> 20, (used_ + bytes + (1 << 20) - 1) >> 20);
   if(chunks_.empty() || offset_ + bytes > chunks_.back().size) {
     // geometric growth: a batch that needs much more than the first chunk takes few chunks;
     // after releaseMemory, one chunk as reset() would make it

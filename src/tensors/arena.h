@@ -40,9 +40,10 @@ private:
 // Activations and their gradients for one batch. Allocation bumps a pointer; reset() frees
 // everything at once. A batch that overflows the current chunk gets another one (as large as all
 // before it), and the next reset() merges them into one chunk with 25% headroom over the peak,
-// so after the first batches allocation never touches the system allocator. With a limit (Marian's --workspace, in MB)
-// overflowing it is an error that says how much was needed. A released block (a gradient that
-// backward is done with) serves the next allocation of its size.
+// so after the first batches allocation never touches the system allocator. A limit (Marian's
+// --workspace, in MB) is what batches are planned to take: passing it is said once, not refused,
+// and the merged chunk is no larger than the limit unless a batch needed more. A released block (a
+// gradient that backward is done with) serves the next allocation of its size.
 class Workspace {
 public:
   Workspace(Device device, size_t initialBytes, size_t limitBytes = 0);
