@@ -17,6 +17,7 @@
 #include "data/vocab.h"
 #include "tensors/kernels.h"
 #include "translator/beam_search.h"
+#include "translator/translator.h"
 
 namespace marian {
 namespace {
@@ -357,6 +358,27 @@ TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
 
 // <unk> made the most probable word by its output bias: chosen everywhere with allowUnk, never
 // without it (Marian's --allow-unk).
+// The decoder's mini-batches as Marian's BatchGenerator cuts them: each window of --maxi-batch
+// mini-batches sorted longest first; --mini-batch-words ends a batch with the line whose source
+// words pass it; no batch crosses a window.
+TEST(DecodingBatches, LongestFirstInEachWindowAndWordsAsMarian) {
+  std::vector<size_t> lengths = {3, 9, 5, 7, 2, 4};
+  DecodingLimits limits;
+  limits.maxiBatch = 2;  // windows of 4 lines with --mini-batch 2
+  using Lines = std::vector<std::vector<size_t>>;
+  EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{1, 3}, {2, 0}, {5, 4}}));
+  limits.miniBatchWords = 10;  // 9 + 7 pass 10; 5 + 3 do not, and the window ends
+  EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{1, 3}, {2, 0}, {5, 4}}));
+  limits.miniBatchWords = 6;
+  EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{1}, {3}, {2, 0}, {5, 4}}));
+  limits.sortByLength = false;  // input order, windows kept
+  limits.miniBatchWords = 0;
+  EXPECT_EQ(decodingBatches(lengths, 3, limits), (Lines{{0, 1, 2}, {3, 4, 5}}));
+  limits.maxiBatch = 0;  // one window: the whole input
+  limits.sortByLength = true;
+  EXPECT_EQ(decodingBatches(lengths, 4, limits), (Lines{{1, 3, 2, 5}, {0, 4}}));
+}
+
 TEST(BeamSearch, UnknownWordsOnlyWhenAllowed) {
   Fixture f("transformer");
   std::vector<float> values = kernels::toHost(f.graph.params().values());

@@ -256,16 +256,22 @@ TEST(BatchGenerator, EverySentenceOnceAnEpochInSentencesAndWordsModes) {
     BatchGenerator gen(corpus, o);
     gen.startEpoch(1);
     std::multiset<size_t> seen;
-    size_t batches = 0;
+    size_t batches = 0, short_ = 0;
     while(gen.hasNext()) {
       Batch b = gen.next();
       ++batches;
-      if(words)
-        EXPECT_LE(size_t(b.trgLen) * b.sentences, words);
-      else
+      if(words) {  // Marian's: the sentence whose source words pass the limit ends the batch
+        size_t last = 0;
+        for(int t = 0; t < b.srcLen; ++t)
+          last += size_t(b.srcMask[size_t(b.sentences - 1) * b.srcLen + t]);
+        EXPECT_LE(b.srcWords - last, words);
+        short_ += b.srcWords <= words;  // only a maxi-batch's last
+      } else {
         EXPECT_LE(b.sentences, 16);
+      }
       EXPECT_EQ(b.trgIds.size(), size_t(b.sentences) * b.trgLen);
     }
+    EXPECT_LE(short_, (corpus.size() + 79) / 80);  // maxi-batches of 16 x 5 sentences
     for(const auto& ids : gen.epochBatches())
       seen.insert(ids.begin(), ids.end());
     EXPECT_EQ(seen.size(), corpus.size());

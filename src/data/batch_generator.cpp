@@ -38,14 +38,14 @@ void BatchGenerator::startEpoch(size_t epoch) {
   if(opt_.shuffleData)
     std::shuffle(order.begin(), order.end(), rng);
 
-  // A maxi-batch holds this many sentences; with --mini-batch-words, estimate from the corpus'
-  // mean target length so that about maxi-batch mini-batches come out of it (with
-  // --mini-batch-fit, Marian's --mini-batch x --maxi-batch).
+  // A maxi-batch holds --mini-batch x --maxi-batch sentences, as Marian's (with --mini-batch-words
+  // and --mini-batch-fit too); with --mini-batch-words and --mini-batch 0, as many as make about
+  // --maxi-batch mini-batches at the corpus' mean length.
   size_t perMini = opt_.miniBatch;
-  if(opt_.miniBatchWords && opt_.fitSentences.empty()) {
+  if(opt_.miniBatchWords && opt_.fitSentences.empty() && perMini == 0) {
     size_t words = 0;
     for(size_t i = 0; i < corpus_.size(); ++i)
-      words += corpus_[i].trg.size();
+      words += corpus_[i].src.size();
     perMini = std::max<size_t>(1, opt_.miniBatchWords * corpus_.size() / std::max<size_t>(words, 1));
   }
   size_t maxi = std::max<size_t>(1, opt_.maxiBatch) * std::max<size_t>(1, perMini);
@@ -68,24 +68,24 @@ void BatchGenerator::startEpoch(size_t epoch) {
       std::reverse(chunk.begin(), chunk.end());
     size_t chunkFirst = batches_.size();
     std::vector<size_t> current;
-    size_t maxLen = 0, maxLonger = 0;  // the batch's longest target; its longest of source and target
+    size_t maxLonger = 0, srcWords = 0;  // the batch's longest of source and target; its source words
     for(size_t i : chunk) {
-      size_t len = corpus_[i].trg.size(), longer = std::max(len, corpus_[i].src.size());
+      size_t longer = std::max(corpus_[i].trg.size(), corpus_[i].src.size());
       bool full;
       if(!opt_.fitSentences.empty())
         full = !current.empty() && current.size() + 1 > fitSentences(std::max(maxLonger, longer));
-      else if(opt_.miniBatchWords)
-        full = !current.empty() && std::max(maxLen, len) * (current.size() + 1) > opt_.miniBatchWords;
+      else if(opt_.miniBatchWords)  // Marian's: the sentence that passes the words ends the batch
+        full = srcWords > opt_.miniBatchWords;
       else
         full = current.size() == opt_.miniBatch;
       if(full) {
         batches_.push_back(std::move(current));
         current.clear();
-        maxLen = maxLonger = 0;
+        maxLonger = srcWords = 0;
       }
       current.push_back(i);
-      maxLen = std::max(maxLen, len);
       maxLonger = std::max(maxLonger, longer);
+      srcWords += corpus_[i].src.size();
     }
     if(!current.empty())
       batches_.push_back(std::move(current));

@@ -17,7 +17,7 @@ namespace marian {
 
 struct BatchingOptions {
   size_t miniBatch = 64;
-  size_t miniBatchWords = 0;  // > 0: cut by padded target words instead of sentences
+  size_t miniBatchWords = 0;  // > 0: as Marian, a batch ends with the sentence whose source words (</s> counted) pass it
   // --mini-batch-fit (when not empty, it wins over both): fitSentences[k] sentences at most in
   // a batch whose longest sentence, source or target, has at most (k + 1) * fitStep tokens
   std::vector<size_t> fitSentences;

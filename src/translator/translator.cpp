@@ -122,45 +122,52 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   }
   if(cropped)
     LOG(warn, "[translate] {} input(s) longer than --max-length {} cropped to it", cropped, limits_.maxLength);
-  // by length within each maxi-batch window, so a batch pads little; the result goes back to
-  // input order
-  std::vector<size_t> order(lines.size());
-  std::iota(order.begin(), order.end(), 0);
-  size_t window = limits_.maxiBatch ? limits_.maxiBatch * miniBatch_ : order.size();
-  for(size_t begin = 0; limits_.sortByLength && begin < order.size(); begin += window)
-    std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
-                     [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-  // mini-batches of --mini-batch sentences, or with --mini-batch-words as many as keep
-  // sentences x longest source within it (at least one sentence)
-  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) in `order`
-  for(size_t begin = 0; begin < order.size();) {
-    size_t end = begin + 1, longest = sources[order[begin]].size();
-    while(end < order.size()) {
-      size_t longer = std::max(longest, sources[order[end]].size());
-      bool fits = limits_.miniBatchWords ? (end - begin + 1) * longer <= limits_.miniBatchWords : end - begin < miniBatch_;
-      if(!fits)
-        break;
-      longest = longer;
-      ++end;
-    }
-    ranges.push_back({begin, end});
-    begin = end;
-  }
-  size_t batches = ranges.size();
+  std::vector<size_t> lengths;
+  for(const std::vector<int>& ids : sources)
+    lengths.push_back(ids.size());
+  std::vector<std::vector<size_t>> batchLines = decodingBatches(lengths, miniBatch_, limits_);
+  size_t batches = batchLines.size();
   std::vector<std::vector<Hypothesis>> out(lines.size());
   std::atomic<size_t> nextBatch{0};
   parallelFor(workers_.size(), [&](size_t t) {
     for(size_t b = nextBatch++; b < batches; b = nextBatch++) {
       std::vector<const std::vector<int>*> rows;
-      auto [begin, end] = ranges[b];
-      for(size_t i = begin; i < end; ++i)
-        rows.push_back(&sources[order[i]]);
+      for(size_t line : batchLines[b])
+        rows.push_back(&sources[line]);
       auto nbest = workers_[t]->search->search(Batch::fromSources(rows));
-      for(size_t i = begin; i < end; ++i)
-        out[order[i]] = std::move(nbest[i - begin]);
+      for(size_t i = 0; i < batchLines[b].size(); ++i)
+        out[batchLines[b][i]] = std::move(nbest[i]);
     }
   });
   return out;
+}
+
+std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& lengths, size_t miniBatch,
+                                                 const DecodingLimits& limits) {
+  // by length within each maxi-batch window, longest first as Marian's queue gives them, so a
+  // batch pads little (and the short ones share the last)
+  std::vector<size_t> order(lengths.size());
+  std::iota(order.begin(), order.end(), 0);
+  size_t window = limits.maxiBatch ? limits.maxiBatch * miniBatch : order.size();
+  for(size_t begin = 0; limits.sortByLength && begin < order.size(); begin += window)
+    std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
+                     [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
+  // mini-batches of --mini-batch sentences, or with --mini-batch-words as Marian's: a batch ends
+  // with the sentence whose source words (</s> counted) pass it; neither crosses a window
+  std::vector<std::vector<size_t>> batches;
+  for(size_t begin = 0; begin < order.size();) {
+    size_t end = begin + 1, words = lengths[order[begin]];
+    while(end < order.size() && end % window != 0) {
+      bool full = limits.miniBatchWords ? words > limits.miniBatchWords : end - begin == miniBatch;
+      if(full)
+        break;
+      words += lengths[order[end]];
+      ++end;
+    }
+    batches.emplace_back(order.begin() + long(begin), order.begin() + long(end));
+    begin = end;
+  }
+  return batches;
 }
 
 }  // namespace marian

@@ -15,7 +15,7 @@
 namespace marian {
 
 // Bounds on the work per input: longer inputs are cropped to maxLength words (0: none), each
-// graph's activations are limited to workspaceMB (0: unlimited). Batching: inputs are sorted by
+// graph's activations are planned to take workspaceMB (0: no plan). Batching: inputs are sorted by
 // length within windows of maxiBatch mini-batches when sortByLength (Marian's maxi-batch and
 // maxi-batch-sort src), so a mini-batch pads little; the output keeps the input order.
 struct DecodingLimits {
@@ -23,8 +23,14 @@ struct DecodingLimits {
   size_t workspaceMB = 0;
   size_t maxiBatch = 0;  // 0: the whole input is one window
   bool sortByLength = true;
-  size_t miniBatchWords = 0;  // Marian's --mini-batch-words: source tokens per batch, padding included (0: off)
+  size_t miniBatchWords = 0;  // Marian's --mini-batch-words: a batch ends once its source tokens pass it (0: off)
 };
+
+// The input lines of each mini-batch, by the lines' source lengths (</s> counted): --mini-batch
+// lines, or with --mini-batch-words as Marian's, until their source words pass it; within
+// windows of --maxi-batch mini-batches sorted longest first when sortByLength.
+std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& lengths, size_t miniBatch,
+                                                 const DecodingLimits& limits);
 
 class Translator {
 public:
