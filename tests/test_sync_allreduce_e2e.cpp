@@ -248,6 +248,10 @@ TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
       ASSERT_EQ(whole.status, 0) << whole.log;
       ASSERT_EQ(delayed.status, 0) << delayed.log;
       ASSERT_EQ(costs(delayed.log).size(), 2u) << delayed.log;  // 10 updates, not 20
+      // where Marian's synchronous training would split one batch instead, the log says so
+      EXPECT_NE(delayed.log.find("--optimizer-delay 2 without --mini-batch-fit: an update here sums 2 batches"),
+                std::string::npos) << delayed.log;
+      EXPECT_EQ(whole.log.find("without --mini-batch-fit"), std::string::npos) << whole.log;
       // the sentences of every rank, as Marian's synchronous training counts them
       EXPECT_NE(delayed.log.find("Up. 10 : Sen. " + std::to_string(320 * ranks) + " "), std::string::npos) << delayed.log;
       std::string folder = e2e::corpusDir() + "/";
