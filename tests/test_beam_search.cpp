@@ -425,6 +425,12 @@ TEST(BeamSearch, AnEmptySourceIsTheEmptyTranslation) {
   EXPECT_EQ(results[0][0].score, 0.f);
   EXPECT_EQ(results[0][0].normalized, 0.f);
   EXPECT_EQ(results[0][0].wordScores, std::vector<float>{0.f});
+  // the word penalty ranks it as Marian's History does a finished translation of length 1
+  options.wordPenalty = 0.5f;
+  options.normalize = 0.6f;
+  EXPECT_EQ(BeamSearch(*f.model, f.graph, options).search(Batch::fromSources({&empty}))[0][0].normalized, -0.5f);
+  options.wordPenalty = 0.f;
+  options.normalize = 0.f;
   // the other sentence: its own source's width caps it, as in a batch of its own
   auto alone = BeamSearch(*f.model, f.graph, options).search(Batch::fromSources({&f.sources[1]}));
   ASSERT_EQ(results[1].size(), alone[0].size());

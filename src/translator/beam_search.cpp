@@ -37,8 +37,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     float own = 0;  // tokens of the sentence's source, </s> included
     for(int t = 0; t < S; ++t)
       own += batch.srcMask[size_t(s) * S + t];
-    if(own <= 1.f) {  // an empty line: as Marian, </s> at once with score 0, the empty translation
-      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, 0.f, {0.f}});
+    if(own <= 1.f) {  // an empty line: as Marian, </s> at once with score 0, the empty translation,
+      // ranked as a finished translation of length 1 ((0 - penalty x 1) / 1^normalize)
+      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, -options_.wordPenalty, {0.f}});
       continue;
     }
     // Marian's cap: the longest source of the batch (its width S), so a sentence's translation
