@@ -135,6 +135,11 @@ TEST(Vocab, ATextVocabularyHasAWordALineAndItsSpecialWordsAnywhere) {
   write(temp("cut.txt"), "</s>\n<unk>\nthe\ncat\n");
   auto cut = loadOrCreateVocab(temp("cut.txt"), {}, 3);
   EXPECT_EQ(cut->encode("the cat"), (std::vector<int>{2, 1, 0}));
+  // larger than the file: as Marian, the model has that many rows, the ids past the file no word
+  auto padded = loadOrCreateVocab(temp("cut.txt"), {}, 10);
+  EXPECT_EQ(padded->size(), 10u);
+  EXPECT_EQ(padded->encode("the cat"), (std::vector<int>{2, 3, 0}));
+  EXPECT_EQ(padded->decode({3, 9, 2}), "cat <unk> the");
   // a YAML map may put them anywhere too; Nematus's eos and UNK at ids 0 and 1 are taken for them
   write(temp("moved.yml"), "the: 0\n</s>: 1\n<unk>: 2\n");
   auto moved = loadOrCreateVocab(temp("moved.yml"), {}, 0);

@@ -30,7 +30,7 @@ TEST(HostileInput, AModelLargerThanMemoryIsNamedBeforeAllocating) {
             std::string::npos) << r.log;
 }
 
-TEST(HostileInput, DimVocabsCutsAnExistingWordVocabulary) {
+TEST(HostileInput, DimVocabsCutsOrWidensAnExistingWordVocabulary) {
   // full vocabularies (more than 50 entries) first; then Marian reads only their first 50
   std::string m = folder("dim50-vocabs");
   sh("rm -rf " + m + " && mkdir -p " + m);
@@ -43,6 +43,14 @@ TEST(HostileInput, DimVocabsCutsAnExistingWordVocabulary) {
                       folder("dim50") + "/model.npz > " + folder("dim50") + "/rows.txt";
   ASSERT_EQ(sh(shape), 0);
   EXPECT_EQ(readFile(folder("dim50") + "/rows.txt"), "50\n");
+  // more than the files have: as Marian, the model has that many rows, and the decoder reads it
+  r = e2e::run("dim50", "--vocabs " + m + "/s.yml " + m + "/t.yml --dim-vocabs 5000 5000 --after-batches 2");
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_EQ(sh(shape), 0);
+  EXPECT_EQ(readFile(folder("dim50") + "/rows.txt"), "5000\n");
+  std::string decode = std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + folder("dim50") + "/model.npz -v " + m +
+                       "/s.yml " + m + "/t.yml -i " + e2e::corpusDir() + "/valid.src > " + m + "/out 2> " + m + "/out.log";
+  EXPECT_EQ(sh(decode), 0) << readFile(m + "/out.log");
 }
 
 TEST(HostileInput, EmptyOrMismatchedCorporaLeaveNoVocabularyBehind) {
@@ -350,13 +358,20 @@ TEST(HostileInput, TextThatIsNotUtf8IsNamedEverywhere) {
   EXPECT_NE(err.find("Hypothesis (stdin) line 4 is not valid UTF-8"), std::string::npos) << err;
 }
 
-TEST(HostileInput, DecoderHonoursWorkspace) {
+// A batch that needs more than --workspace decodes all the same (as Marian's, the workspace grows;
+// the log says so once), with the translations a roomy workspace gives.
+TEST(HostileInput, DecoderGrowsPastWorkspace) {
   std::string model = trainedModel(), d = e2e::corpusDir(), out = d + "/workspace.out";
-  int status = sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model + "' -v " + d + "/vocab.src.yml " + d +
-                  "/vocab.trg.yml -b 4 --workspace 1 --mini-batch 500 < " + d + "/train.src > " + out + " 2> " +
-                  out + ".log");
-  EXPECT_NE(status, 0);
-  EXPECT_NE(readFile(out + ".log").find("1 MB of --workspace"), std::string::npos) << readFile(out + ".log");
+  auto decode = [&](const std::string& workspace, const std::string& to) {
+    return sh("head -n 300 " + d + "/train.src | " + std::string(MARIAN_BIN_DIR) + "/marian-decoder -m '" + model +
+              "' -v " + d + "/vocab.src.yml " + d + "/vocab.trg.yml -b 4 --workspace " + workspace +
+              " --mini-batch 300 --maxi-batch 1 > " + to + " 2> " + to + ".log");
+  };
+  ASSERT_EQ(decode("1", out), 0) << readFile(out + ".log");
+  EXPECT_NE(readFile(out + ".log").find("needs more than the 1 MB of --workspace"), std::string::npos)
+      << readFile(out + ".log");
+  ASSERT_EQ(decode("2048", out + ".roomy"), 0) << readFile(out + ".roomy.log");
+  EXPECT_EQ(readFile(out), readFile(out + ".roomy"));
 }
 
 // The small tools: numbers parsed strictly, a missing value named, --help answered (marian-commbench

@@ -25,11 +25,12 @@ WordVocabFormat wordVocabFormat(const std::string& path) {
   return yaml ? WordVocabFormat::yaml : WordVocabFormat::text;
 }
 
-// A word vocabulary cut to its first `size` ids, as Marian loads one with --dim-vocabs smaller
-// than the file: later words read as <unk>.
-class TruncatedVocab : public Vocab {
+// A word vocabulary of `size` ids, as Marian loads one with --dim-vocabs: smaller than the file,
+// its first ids (later words read as <unk>); larger, the file's ids and more that no word has (the
+// model's embeddings and output have --dim-vocabs rows; such an id decodes as <unk>).
+class SizedVocab : public Vocab {
 public:
-  TruncatedVocab(std::shared_ptr<Vocab> full, size_t size) : full_(std::move(full)), size_(size) {}
+  SizedVocab(std::shared_ptr<Vocab> full, size_t size) : full_(std::move(full)), size_(size) {}
   std::vector<int> encode(const std::string& line, bool addEos) const override {
     std::vector<int> ids = full_->encode(line, addEos);
     for(int& id : ids)
@@ -124,6 +125,11 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
   else
     vocab = loadWordVocab(path, wordVocabFormat(path));
   LOG(info, "[data] Loaded vocabulary '{}' ({} entries)", path, vocab->size());
+  if(maxSize > vocab->size() && !isSentencePiece(path)) {  // (SentencePiece: its own size, as Marian)
+    LOG(info, "[data] --dim-vocabs {}: the model has {} rows for the {} entries of '{}', as Marian's", maxSize,
+        maxSize, vocab->size(), path);
+    return std::make_shared<SizedVocab>(vocab, maxSize);
+  }
   if(maxSize != 0 && vocab->size() > maxSize) {
     ABORT_IF(isSentencePiece(path),
              "--dim-vocabs {} but the SentencePiece vocabulary '{}' has {} entries: give {} or 0, or remove the "
@@ -133,7 +139,7 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
       ABORT_IF(size_t(id) >= maxSize, "--dim-vocabs {} cuts {} (id {}) out of the vocabulary '{}': give more than {}",
                maxSize, name, id, path, id);
     LOG(info, "[data] Using the first {} entries of '{}' (--dim-vocabs); later words read as <unk>", maxSize, path);
-    vocab = std::make_shared<TruncatedVocab>(vocab, maxSize);
+    vocab = std::make_shared<SizedVocab>(vocab, maxSize);
   }
   return vocab;
 }
