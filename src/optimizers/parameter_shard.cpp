@@ -33,8 +33,11 @@ void ParameterShard::update(Tensor grads, float lr) {
   if(range_.size == 0)
     return;
   optimizer_->update(values_, grads, lr);
-  if(ema_)
-    kernels::emaStep(ema_->all().slice(0, range_.size), values_, emaAlpha_);
+  uint64_t before = updates_++;
+  if(ema_) {  // Marian's ExponentialSmoothing::updateAvgParams
+    float decay = std::max(1.f - float(1. - double(emaAlpha_)), 1.f - float(before + 1) / float(before + 10));
+    kernels::emaStep(ema_->all().slice(0, range_.size), values_, decay);
+  }
 }
 
 std::vector<Tensor> ParameterShard::replicaTensors(bool moments) {
@@ -60,7 +63,7 @@ void ParameterShard::saveTo(ModelState& state) const {
       global.assign(state.n, 0.f);
     backendFor(part.device).copyToHost(global.data() + range_.offset, part.f32(), part.bytes());
   };
-  state.optimizerSteps.push_back({range_, optimizer_->steps()});
+  state.optimizerSteps.push_back({range_, updates_});
   if(range_.size == 0)
     return;
   put(state.values, values_);
@@ -76,6 +79,7 @@ void ParameterShard::restoreFrom(const ModelState& state) {
   auto part = [&](const std::vector<float>& global) { return rangeOf(global, range_); };
   OptimizerState s;
   s.steps = state.stepsAt(range_.offset);
+  updates_ = s.steps;
   for(const auto& [name, values] : state.optimizer)
     s.arrays[name] = part(values);
   optimizer_->setState(s, device_);

@@ -19,7 +19,9 @@ public:
   ParameterShard(Range range, Device device, Tensor storage, bool inPlace, std::unique_ptr<Optimizer> optimizer,
                  float emaAlpha);
 
-  // One optimizer step with `grads` (the shard's range), then the moving average.
+  // One optimizer step with `grads` (the shard's range), then the moving average: as Marian's, it
+  // weighs the new values by max(alpha, 9 / (updates before + 10)), so that early on the average
+  // follows training instead of keeping the initial values.
   void update(Tensor grads, float lr);
 
   Range range() const { return range_; }
@@ -50,6 +52,7 @@ private:
   std::unique_ptr<FlatBuffer> ema_;
   std::unique_ptr<Optimizer> optimizer_;
   float emaAlpha_;
+  uint64_t updates_ = 0;  // steps taken (saved as the shard's step count)
 };
 
 // The values (or moving averages) of shards of consecutive ranges joined on the host, in order;
