@@ -83,9 +83,11 @@ public:
   static constexpr float kDefaultBeta1 = 0.9f, kDefaultBeta2 = 0.999f, kDefaultEpsilon = 1e-8f;
   // variance: on which steps the second moment changes (a function of the step count, so a
   // resumed run freezes where the uninterrupted one did)
+  // weightDecay: Marian's 4th --optimizer-params, p -= lr w p beside the moments' step (AdamW)
   explicit Adam(float beta1 = kDefaultBeta1, float beta2 = kDefaultBeta2, float eps = kDefaultEpsilon,
-                AdamVarianceSchedule variance = AdamVarianceSchedule())
-      : StatefulOptimizer({kFirstMoment, kSecondMoment}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance) {}
+                AdamVarianceSchedule variance = AdamVarianceSchedule(), float weightDecay = 0.f)
+      : StatefulOptimizer({kFirstMoment, kSecondMoment}), beta1_(beta1), beta2_(beta2), eps_(eps), variance_(variance),
+        weightDecay_(weightDecay) {}
   void update(Tensor params, Tensor grads, float lr) override;
   std::string name() const override { return "adam"; }
   // Divide by the second moment of the mean of `ranks` ranks' gradients (kernels' adamStep;
@@ -96,6 +98,7 @@ private:
   float beta1_, beta2_, eps_;
   AdamVarianceSchedule variance_;
   float meanOver_ = 1.f;
+  float weightDecay_;
 };
 
 // --optimizer NAME --optimizer-params ...; an unknown name is an error.

@@ -58,7 +58,7 @@ void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
   ++t_;
   kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, variance_.updatesUpTo(t_),
-                    variance_.updatesAt(t_), meanOver_);
+                    variance_.updatesAt(t_), meanOver_, weightDecay_);
 }
 
 void Adagrad::update(Tensor params, Tensor grads, float lr) {
@@ -88,10 +88,16 @@ std::unique_ptr<Optimizer> createOptimizer(const std::string& name, const std::v
   };
   if(name == "adagrad")
     return std::make_unique<Adagrad>(positive(p.size() > 0 ? p[0] : 1e-8f));
-  if(name == "adam")
+  if(name == "adam") {
+    // Marian's: beta1, beta2, epsilon and the decoupled weight decay w
+    ABORT_IF(p.size() > 4, "--optimizer-params: adam takes at most 4 values (beta1, beta2, epsilon, weight decay), "
+                           "got {}", p.size());
+    float w = p.size() > 3 ? p[3] : 0.f;
+    ABORT_IF(!(w >= 0.f), "--optimizer-params: adam's weight decay must be 0 or more, not {}", w);
     return std::make_unique<Adam>(decay(p.size() > 0 ? p[0] : Adam::kDefaultBeta1, "beta1"),
                                   decay(p.size() > 1 ? p[1] : Adam::kDefaultBeta2, "beta2"),
-                                  positive(p.size() > 2 ? p[2] : Adam::kDefaultEpsilon), variance);
+                                  positive(p.size() > 2 ? p[2] : Adam::kDefaultEpsilon), variance, w);
+  }
   ABORT("Unknown --optimizer '{}': use sgd, adagrad or adam", name);
 }
 

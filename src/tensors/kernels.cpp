@@ -119,9 +119,9 @@ void extractSlice(Tensor dst, Tensor src, int axis, int offset, bool accumulate)
 
 void sgdStep(Tensor params, Tensor grads, float lr) { ON_DEVICE(onGpu(params), sgdStep(params, grads, lr)); }
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver) {
-  ON_DEVICE(onGpu(params),
-            adamStep(params, grads, m, v, lr, beta1, beta2, eps, t, varianceSteps, updateVariance, meanOver));
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver, float weightDecay) {
+  ON_DEVICE(onGpu(params), adamStep(params, grads, m, v, lr, beta1, beta2, eps, t, varianceSteps, updateVariance,
+                                    meanOver, weightDecay));
 }
 void adagradStep(Tensor params, Tensor grads, Tensor gt, float lr, float eps) {
   ON_DEVICE(onGpu(params), adagradStep(params, grads, gt, lr, eps));

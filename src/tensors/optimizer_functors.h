@@ -25,18 +25,21 @@ HOST_DEVICE inline void sgd(float& p, float g, float lr) { p -= lr * g; }
 struct AdamCorrections {
   float c1, c2;          // 1 / (1 - beta1^t), 1 / (1 - beta2^varianceSteps)
   float meanOver = 1.f;  // R
+  float weightDecay = 0.f;  // w: Marian's 4th --optimizer-params, decoupled from the moments (AdamW)
 };
 inline AdamCorrections adamCorrections(Tensor params, Tensor grads, Tensor m, Tensor v, float beta1, float beta2,
-                                       uint64_t t, uint64_t varianceSteps, float meanOver = 1.f) {
+                                       uint64_t t, uint64_t varianceSteps, float meanOver = 1.f,
+                                       float weightDecay = 0.f) {
   checks::sameRange(params, grads, "adam");
   ABORT_IF(m.size() != params.size() || v.size() != params.size(), "adam: moment buffers of {} for {} parameters",
            m.size(), params.size());
   ABORT_IF(varianceSteps > t || varianceSteps == 0, "adam: a variance of {} steps at step {}", varianceSteps, t);
   ABORT_IF(!(meanOver >= 1.f), "adam: the variance of a mean over {} ranks", meanOver);
-  return {1.f / (1.f - std::pow(beta1, float(t))), 1.f / (1.f - std::pow(beta2, float(varianceSteps))), meanOver};
+  return {1.f / (1.f - std::pow(beta1, float(t))), 1.f / (1.f - std::pow(beta2, float(varianceSteps))), meanOver,
+          weightDecay};
 }
 
-// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2 (unless frozen);  p -= lr * (m c1) / (sqrt(v c2) + eps)
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2 (unless frozen);  p -= lr * ((m c1) / (sqrt(v c2) + eps) + w p)
 // (v c2 replaced by the mean's second moment where c.meanOver > 1, above)
 HOST_DEVICE inline void adam(float& p, float g, float& m, float& v, float lr, float beta1, float beta2, float eps,
                              AdamCorrections c, bool updateVariance) {
@@ -48,7 +51,7 @@ HOST_DEVICE inline void adam(float& p, float g, float& m, float& v, float lr, fl
     float squaredMean = (m * c.c1) * (m * c.c1);
     second -= (1.f - 1.f / c.meanOver) * fmaxf(second - squaredMean, 0.f);
   }
-  p -= lr * (m * c.c1) / (sqrtf(second) + eps);
+  p -= lr * ((m * c.c1) / (sqrtf(second) + eps) + c.weightDecay * p);
 }
 
 HOST_DEVICE inline void adagrad(float& p, float g, float& s, float lr, float eps) {

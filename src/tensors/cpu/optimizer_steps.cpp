@@ -45,8 +45,9 @@ void adamRange(float* __restrict p, const float* __restrict g, float* __restrict
 }  // namespace
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver) {
-  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps, meanOver);
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver, float weightDecay) {
+  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps, meanOver,
+                                               weightDecay);
   float *p = params.f32(), *pm = m.f32(), *pv = v.f32();
   const float* g = grads.f32();
   parallelRanges(params.size(), kParallelElements, [=](size_t b, size_t e) {

@@ -65,8 +65,9 @@ void sgdStep(Tensor params, Tensor grads, float lr) {
 }
 
 void adamStep(Tensor params, Tensor grads, Tensor m, Tensor v, float lr, float beta1, float beta2,
-              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver) {
-  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps, meanOver);
+              float eps, uint64_t t, uint64_t varianceSteps, bool updateVariance, float meanOver, float weightDecay) {
+  auto c = optimizer_functors::adamCorrections(params, grads, m, v, beta1, beta2, t, varianceSteps, meanOver,
+                                               weightDecay);
   adamKernel<<<blocksFor(params.size()), kThreads, 0, context(params).stream>>>(
       params.f32(), grads.f32(), m.f32(), v.f32(), params.size(), lr, beta1, beta2, eps, c, updateVariance);
   checkLaunch();
