@@ -166,6 +166,21 @@ TEST(MarianOptions, ValidationScriptScoresTranslationsAndModels) {
                                                       e2e::validation());
   ASSERT_EQ(model.status, 0) << model.log;
   EXPECT_NE(model.log.find("Up. 10 : valid-script : 7.5 : new best"), std::string::npos) << model.log;
+  // as Marian, a script that scores the model validates without --valid-sets; --valid-freq 0
+  // validates nowhere, not even at the end
+  std::ofstream(m + "/model-alone.sh") << "test -f " << e2e::corpusDir()
+                                       << "/validscript-alone/model.npz.dev.npz && echo 6.5\n";
+  RunResult alone = e2e::run("validscript-alone", "--after-batches 10 --valid-freq 10 --valid-metrics valid-script "
+                                                  "--valid-script-path 'bash " + m + "/model-alone.sh'");
+  ASSERT_EQ(alone.status, 0) << alone.log;
+  EXPECT_NE(alone.log.find("Up. 10 : valid-script : 6.5 : new best"), std::string::npos) << alone.log;
+  RunResult needsSets = e2e::run("validscript-alone", "--after-batches 10 --valid-freq 10 --valid-metrics valid-script "
+                                                      "cross-entropy --valid-script-path 'bash " + m + "/model-alone.sh'");
+  EXPECT_NE(needsSets.status, 0);
+  EXPECT_NE(needsSets.log.find("--valid-metrics cross-entropy needs --valid-sets"), std::string::npos) << needsSets.log;
+  RunResult off = e2e::run("validscript-off", "--after-batches 10 --valid-freq 0" + e2e::validation());
+  ASSERT_EQ(off.status, 0) << off.log;
+  EXPECT_EQ(off.log.find("[valid]"), std::string::npos) << off.log;
 
   // without a script, translation is BLEU (said once); a script no metric uses is refused
   RunResult bleu = e2e::run("validscript-none", "--after-batches 10 --valid-freq 10 --valid-metrics translation" +
@@ -186,6 +201,17 @@ TEST(MarianOptions, ValidationScriptScoresTranslationsAndModels) {
   EXPECT_NE(twice.status, 0);
   EXPECT_NE(twice.log.find("--valid-metrics names cross-entropy twice"), std::string::npos) << twice.log;
   EXPECT_EQ(twice.log.find("Training corpus"), std::string::npos) << twice.log;
+}
+
+// --disp-freq in epochs: the line at each epoch's end (Marian leaves epoch units of --disp-freq
+// unsupported; here they are its other frequencies' units)
+TEST(MarianOptions, DisplayFrequencyInEpochs) {
+  RunResult r = e2e::run("disp-epochs", "--after-epochs 2 --disp-freq 1e --mini-batch 64");
+  ASSERT_EQ(r.status, 0) << r.log;
+  auto lines = e2e::costs(r.log);
+  ASSERT_EQ(lines.size(), 2u) << r.log;
+  EXPECT_LT(lines[0].first, lines[1].first);
+  EXPECT_EQ(lines[1].first, 2 * lines[0].first) << r.log;  // the same batches every epoch
 }
 
 TEST(MarianOptions, AFailingValidationScriptIsAnErrorNamingIt) {

@@ -12,6 +12,7 @@
 #include "optimizers/lr_schedule.h"
 #include "optimizers/model_state.h"
 #include "optimizers/optimizer.h"
+#include "optimizers/parameter_shard.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -37,6 +38,49 @@ TEST(Optimizers, AdagradAndSgdMatchHandComputation) {
   Sgd sgd;
   sgd.update(p.buf.all(), g.buf.all(), 1.f);
   EXPECT_NEAR(p.host()[1], 2.1f + 0.1f / std::sqrt(2.f) + 1.f, 1e-6);
+}
+
+// --exponential-smoothing as Marian's: the new values weigh max(alpha, 9 / (updates before + 10)),
+// 0.9 at the first update, 9/11 at the second; a saved shard goes on from its count.
+TEST(Optimizers, TheMovingAverageFollowsEarlyTrainingAsMarians) {
+  HostValues p({1.f}), g({-1.f});
+  ParameterShard shard({0, 1}, cpuDevice(), p.buf.all(), /*inPlace=*/true, std::make_unique<Sgd>(), 1e-4f);
+  shard.update(g.buf.all(), 1.f);  // values 2
+  float avg = 0.1f * 1.f + 0.9f * 2.f;
+  EXPECT_NEAR(shard.toHost(true)[0], avg, 1e-6);
+  ModelState saved;
+  saved.n = 1;
+  shard.saveTo(saved);
+  EXPECT_EQ(saved.stepsAt(0), 1u);
+  HostValues q({0.f});
+  ParameterShard resumed({0, 1}, cpuDevice(), q.buf.all(), true, std::make_unique<Sgd>(), 1e-4f);
+  resumed.restoreFrom(saved);
+  resumed.update(g.buf.all(), 1.f);  // values 3
+  avg = (2.f / 11.f) * avg + (9.f / 11.f) * 3.f;
+  EXPECT_NEAR(resumed.toHost(true)[0], avg, 1e-5);
+  for(int k = 2; k < 200000; ++k)  // alpha once 9 / (k + 10) is below it
+    resumed.update(g.buf.all(), 0.f);
+  float before = resumed.toHost(true)[0];
+  HostValues g2({-1000.f});
+  resumed.update(g2.buf.all(), 1.f);  // values 1003
+  EXPECT_NEAR(resumed.toHost(true)[0], before + 1e-4f * (1003.f - before), 1e-3);
+}
+
+// Marian's 4th --optimizer-params: Adam's decoupled weight decay, p -= lr (m^ / (sqrt(v^) + eps) + w p).
+TEST(Optimizers, AdamsWeightDecayIsMarians) {
+  HostValues p({2.f, -1.f}), g({0.f, 0.5f});
+  std::unique_ptr<Optimizer> adam = createOptimizer("adam", {0.9f, 0.98f, 1e-9f, 0.1f});
+  adam->update(p.buf.all(), g.buf.all(), 0.01f);
+  // step 1: m^ = g, v^ = g^2, so the moments' part is sign(g) (0 where g = 0)
+  EXPECT_NEAR(p.host()[0], 2.f - 0.01f * (0.f + 0.1f * 2.f), 1e-6);
+  EXPECT_NEAR(p.host()[1], -1.f - 0.01f * (1.f + 0.1f * -1.f), 1e-6);
+  std::string error;
+  try {
+    createOptimizer("adam", {0.9f, 0.98f, 1e-9f, 0.1f, 1000.f});
+  } catch(const Error& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("adam takes at most 4 values"), std::string::npos) << error;
 }
 
 TEST(Optimizers, AdamOnAShardEqualsAdamOnTheWholeRange) {

@@ -70,7 +70,7 @@ const std::vector<Spec>& specs() {
       {"max-length", "", Int(2, 1e6), "50", kTrain, "Skip training sentences longer than this (tokens, </s> included)"},
       {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
       {"vocabs", "v", kStrings, "", kBoth | kNode, "Vocabulary files: .spm SentencePiece, .yml/.yaml/.json a YAML map word: id, any other name a word a line; created if missing. Not given: TRAIN.yml beside each training file"},
-      {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words"},
+      {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words (a word vocabulary cut to its first N, or the model given N rows, as Marian)"},
       {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
       {"tempdir", "", kString, "/tmp", kTrain | kNode, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
@@ -149,7 +149,7 @@ const std::vector<Spec>& specs() {
       {"max-length-crop", "", kFlag, "false", kBoth, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer
       {"optimizer", "o", kString, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
-      {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps; adagrad: eps"},
+      {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps [weight decay, as Marian's]; adagrad: eps"},
       {"optimizer-delay", "", Float(1, 1e6), "1", kTrain, "Mini-batches per update (gradients summed; Marian's meaning); whole numbers >= 1"},
       {"learn-rate", "l", Float(0, 1e6), "0.0001", kTrain, "Learning rate"},
       {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},

@@ -53,7 +53,7 @@ public:
 
   void run() {
     folder_ = std::make_unique<ModelFolder>(options_.get<std::string>("model"));
-    bool validates = options_.has("valid-sets") && !options_.get<std::vector<std::string>>("valid-sets").empty();
+    bool validates = Validator::configured(options_);
     if(validates)  // before the corpus is read, which can take long
       Validator::checkMetrics(options_);
     data_ = loaded_ ? *loaded_ : TrainingData::load(options_);
@@ -164,6 +164,7 @@ public:
     bool stop = schedule_.stopsAfterEpoch(state_.epochs - 1) || schedule_.stopsAfterUpdate(state_) || earlyStopped();  // a resume may be there
     uint64_t firstUpdate = state_.batches;
     uint64_t labelsBefore = state_.labelsTotal;  // as the schedule's checks last saw them
+    uint64_t lastTrgWords = 0;                    // the last update's, for a display at an epoch's end
     while(!stop) {
       data.startEpoch(state_);
       while(!stop && !state_.epochOver) {  // (a resume may start where the ranks agreed it was over)
@@ -211,6 +212,7 @@ public:
           meetIfDue(data);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         // Marian's log shows the rate of the next update
+        lastTrgWords = trgWords;
         if(schedule_.displayDue(state_, labelsBefore)) {
           display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), trgWords,
                         graphGroup_->statusLine());
@@ -236,6 +238,9 @@ public:
                "every rank needs ({} rank(s) x --optimizer-delay {}); lower --mini-batch or --mini-batch-words",
                state_.epochs, schedule_.delay() * size_t(ranks_), ranks_, schedule_.delay());
       if(!stop) {
+        if(schedule_.displayDueAtEpoch(state_.epochs))  // --disp-freq Ne
+          display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), lastTrgWords,
+                        graphGroup_->statusLine());
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
         data.logEpochEnd(state_.epochs);
         size_t finished = state_.epochs;

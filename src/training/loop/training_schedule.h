@@ -22,6 +22,7 @@ public:
   bool validationDue(const TrainingState& state, uint64_t labelsBefore) const { return due(valid_, state, labelsBefore); }
   bool saveDue(const TrainingState& state, uint64_t labelsBefore) const { return due(save_, state, labelsBefore); }
   // At the end of epoch `finished`:
+  bool displayDueAtEpoch(size_t finished) const { return dueAtEpoch(display_, finished); }
   bool validationDueAtEpoch(size_t finished) const { return dueAtEpoch(valid_, finished); }
   bool saveDueAtEpoch(size_t finished) const { return dueAtEpoch(save_, finished); }
   bool stopsAfterUpdate(const TrainingState& state) const;

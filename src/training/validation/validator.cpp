@@ -10,6 +10,7 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/option_table.h"
+#include "common/scheduling_parameter.h"
 #include "data/text_file.h"
 #include "training/validation/validation_script.h"
 #include "translator/bleu.h"
@@ -58,14 +59,27 @@ void Validator::checkMetrics(const Options& o) {
            "translation file) or valid-script (the script scores the model)");
 }
 
+bool Validator::configured(const Options& o) {
+  bool sets = o.has("valid-sets") && !o.get<std::vector<std::string>>("valid-sets").empty();
+  bool script = !o.get<std::string>("valid-script-path").empty();
+  return (sets || script) && bool(SchedulingParameter::parse(o.get<std::string>("valid-freq"), "valid-freq"));
+}
+
 Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>& vocabs, ModelWriter writeModel)
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), options_(o), vocabs_(vocabs),
       writeModel_(std::move(writeModel)) {
   if(std::count(metrics_.begin(), metrics_.end(), "translation") && o.get<std::string>("valid-script-path").empty())
     LOG(warn, "[valid] No --valid-script-path for the translation metric: it reports the translations' BLEU "
               "(Marian reports 0)");
-  corpus_ = std::make_unique<Corpus>(o.get<std::vector<std::string>>("valid-sets"), vocabs,
-                                     size_t(o.get<int>("valid-max-length")), /*crop=*/true);
+  std::vector<std::string> sets = o.has("valid-sets") ? o.get<std::vector<std::string>>("valid-sets")
+                                                      : std::vector<std::string>{};
+  if(sets.empty()) {  // a script that scores the saved model needs no validation set
+    for(const std::string& m : metrics_)
+      ABORT_IF(m != "valid-script", "--valid-metrics {} needs --valid-sets (only valid-script, which scores the model "
+                                    "file, validates without them)", m);
+    return;
+  }
+  corpus_ = std::make_unique<Corpus>(sets, vocabs, size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
   BatchingOptions b;  // Marian's validation batches: in file order, maxi-batches of 10 sorted by source
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
@@ -121,7 +135,8 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
   double ce = 0;
   size_t labels = 0, sentences = 0;
   bool loaded = false;
-  batches_->startEpoch(1);
+  if(needsCrossEntropy)
+    batches_->startEpoch(1);
   while(needsCrossEntropy && batches_->hasNext()) {
     Batch batch = batches_->next();
     graph_->clear();
@@ -139,7 +154,8 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
     labels += batch.trgWords;
     sentences += size_t(batch.sentences);
   }
-  graph_->releaseWorkspace();  // its activations would otherwise stay beside training's
+  if(graph_)
+    graph_->releaseWorkspace();  // its activations would otherwise stay beside training's
   std::vector<std::string> hyps;
   std::unique_ptr<TemporaryFile> temporary;
   std::string outputFile = fillTemplate(options_.get<std::string>("valid-translation-output"), state);

@@ -24,6 +24,9 @@ public:
   // writes a model file (path, flat values) as training saves it, for the valid-script metric
   using ModelWriter = std::function<void(const std::string&, const std::vector<float>&)>;
   Validator(const Options& options, const std::vector<std::shared_ptr<Vocab>>& vocabs, ModelWriter writeModel = {});
+  // Whether a run validates, as Marian decides: --valid-sets or --valid-script-path given (a
+  // script may score the model alone), and --valid-freq not 0.
+  static bool configured(const Options& options);
 
   const std::vector<std::string>& metrics() const { return metrics_; }
   // One value per metric for the model with these flat parameter values; their count must
