@@ -17,6 +17,7 @@
 #include "common/options.h"
 #include "in_process_ranks.h"
 #include "training/graph_groups/graph_group.h"
+#include "training/loop/training_state.h"
 #include "graph_groups_in_process.h"
 
 namespace marian {
@@ -36,6 +37,45 @@ TEST(GraphGroupsInProcess, SyncOnTwoRanksEqualsTheSingletonOnTheMergedBatch) {
     EXPECT_EQ(ranks[1], ranks[0]) << "the ranks apply the same update";
     expectClose(ranks[0], reference);
   }
+}
+
+// Marian's gNorm: the norm of the gradient the optimizer steps with, per label of the update (or
+// the normalized gradient's own): SGD at rate 1 without clipping moves the parameters by it.
+TEST(GraphGroupsInProcess, TheGradientNormIsTheStepsOwnPerLabel) {
+  for(bool normalize : {false, true}) {
+    SCOPED_TRACE(normalize ? "--normalize-gradient" : "summed");
+    std::vector<std::string> extra = {"--optimizer", "sgd", "--clip-norm", "0", "--cpu-threads", "2", "--sync-sgd"};
+    if(normalize)
+      extra.push_back("--normalize-gradient");
+    auto group = createGraphGroup(options(extra), kVocab, kVocab, kSeed, nullptr);
+    Batch batch = randomBatch(6, 5);
+    group->initialize(batch);
+    std::vector<float> before = group->values(false);
+    StepStats s = group->update(batch, 0, 1.f);
+    std::vector<float> after = group->values(false);
+    double squares = 0;
+    for(size_t i = 0; i < before.size(); ++i)
+      squares += (double(after[i]) - before[i]) * (double(after[i]) - before[i]);
+    double perLabel = std::sqrt(squares) / (normalize ? 1.0 : double(batch.trgWords));
+    EXPECT_GT(s.gradientNorm, 0.0);
+    EXPECT_NEAR(s.gradientNorm, perLabel, 1e-3 * perLabel);
+  }
+}
+
+// and the display's average of it, as Marian's scheduler: over min(updates, 100) updates
+TEST(GraphGroupsInProcess, TheDisplayedGradientNormIsMariansAverage) {
+  TrainingState state;
+  state.countUpdate(1, 1, 1);
+  state.noteGradientNorm(4.f);  // the first: itself
+  EXPECT_FLOAT_EQ(state.gradientNormAvg, 4.f);
+  state.countUpdate(1, 1, 1);
+  state.noteGradientNorm(1.f);  // alpha 2/3
+  EXPECT_FLOAT_EQ(state.gradientNormAvg, 2.f);
+  state.noteGradientNorm(0.f);  // none computed: unchanged
+  EXPECT_FLOAT_EQ(state.gradientNormAvg, 2.f);
+  state.batches = 500;
+  state.noteGradientNorm(103.f);  // alpha 2/101
+  EXPECT_FLOAT_EQ(state.gradientNormAvg, 2.f + 2.f / 101.f * 101.f);
 }
 
 TEST(GraphGroupsInProcess, ParameterServerOnOneRankEqualsTheSingletonBitwise) {

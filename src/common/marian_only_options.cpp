@@ -60,7 +60,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     // marian-decoder's (marian's are options here): decoding runs in float32
     {"fp16", "false"}, {"precision", "[float32]|[float32, float32]"},
     {"throw-on-divergence", "[]"}, {"custom-fallbacks", "*"},
-    {"fp16-fallback-to-fp32", "*"}, {"recover-from-fallback-after", "*"}, {"gradient-norm-average-window", "*"},
+    {"fp16-fallback-to-fp32", "*"}, {"recover-from-fallback-after", "*"}, {"gradient-norm-average-window", "100"},
     {"dynamic-gradient-scaling", "[]"}, {"check-gradient-nan", "false"},
     {"normalize-gradient-by-ratio", "false"}, {"train-embedder-rank", "[]"}, {"task", "[]"},
     {"valid-reset-stalled", "false"}, {"valid-reset-all", "false"}, {"early-stopping-epsilon", "[0]"},

@@ -155,7 +155,7 @@ const std::vector<Spec>& specs() {
       {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},
       {"lr-warmup-start-rate", "", Float(0, 1e6), "0", kTrain, "The rate the warm-up starts from (it rises linearly to --learn-rate)"},
       {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
-      {"lr-report", "", kFlag, "false", kTrain, "Report the learning rate (always shown)"},
+      {"lr-report", "", kFlag, "false", kTrain, "Add the learning rate to the display line, as Marian"},
       {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
       {"normalize-gradient", "", kFlag, "false", kTrain, "Divide the gradient by the update's target labels (with sync-SGD across ranks, all ranks' labels, as Marian); off, as in Marian: the summed cross-entropy's gradient whatever --cost-type shows"},
       {"exponential-smoothing", "", Float(0, 1), "0", kTrain, "Keep an exponential moving average of the parameters", "0.0001"},

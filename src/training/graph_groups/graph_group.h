@@ -19,6 +19,9 @@ struct StepStats {
   double ceSum = 0;  // summed cross-entropy of the target labels
   size_t labels = 0, sentences = 0;  // of this rank's batch
   bool skipped = false;  // cost scaling skipped the update (its gradient, or cost, was not finite)
+  // the L2 norm of the gradient the optimizer stepped with, per label of the update (Marian's
+  // gNorm); 0 where none is computed (asynchronous updates, as Marian's)
+  double gradientNorm = 0;
 };
 
 class GraphGroup {

@@ -57,6 +57,7 @@ bool InPlaceShards::step(float lr, float clipNorm, uint64_t update, float unscal
   for(double s : squares)
     squaredNorm += s;
   squaredNorm *= double(unscale) * double(unscale);
+  lastNorm_ = std::sqrt(squaredNorm);
   if(skipNotFinite && !std::isfinite(squaredNorm))
     return false;
   float factor = float(double(clipFactor(squaredNorm, clipNorm, update)) * double(unscale));

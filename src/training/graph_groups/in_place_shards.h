@@ -29,8 +29,13 @@ public:
   // (cost scaling's 1/factor); with skipNotFinite a gradient that is not finite is left as it is
   // and false returned (otherwise that is a divergence, an error).
   bool step(float lr, float clipNorm, uint64_t update, float unscale = 1.f, bool skipNotFinite = false);
+  // The L2 norm of the last step's gradient (unscaled, before clipping).
+  double lastGradientNorm() const { return lastNorm_; }
   // Every device copies every other device's shard.
   void allGather();
+
+private:
+  double lastNorm_ = 0;
 };
 
 }  // namespace marian

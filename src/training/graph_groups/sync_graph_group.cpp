@@ -175,7 +175,8 @@ public:
     size_t n = workers_.size();
     ChannelBytes before = transport_ ? transport_->bytes(Channel::collective) : ChannelBytes();
     // local steps: each rank steps on its own gradient
-    float scale = gradientScale(normalizeGradient_, rounds_ || jobLabels == 0 ? batch.trgWords : jobLabels);
+    uint64_t updateLabels = rounds_ || jobLabels == 0 ? batch.trgWords : jobLabels;
+    float scale = gradientScale(normalizeGradient_, updateLabels);
     float costFactor = costScaling_ ? costScaling_->factor() : 1.f;
     scale *= costFactor;
     std::vector<double> ce(n, 0.0);
@@ -295,6 +296,9 @@ public:
     stats.labels = batch.trgWords;
     stats.sentences = size_t(batch.sentences);
     stats.skipped = !stepped;
+    // Marian's gNorm: the norm per label (the sum's, or the normalized gradient's own)
+    if(stepped)
+      stats.gradientNorm = shards_->lastGradientNorm() / (normalizeGradient_ ? 1.0 : double(std::max<uint64_t>(updateLabels, 1)));
     return stats;
   }
 

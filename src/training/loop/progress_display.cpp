@@ -10,7 +10,7 @@ namespace marian {
 
 ProgressDisplay::ProgressDisplay(const Options& o)
     : costType_(o.get<std::string>("cost-type")), labelCounts_(o.get<bool>("disp-label-counts")),
-      last_(std::chrono::steady_clock::now()) {}
+      lrReport_(o.get<bool>("lr-report")), last_(std::chrono::steady_clock::now()) {}
 
 void ProgressDisplay::add(double ceSum, uint64_t labels, uint64_t sentences, uint64_t words) {
   costSum_ += ceSum;
@@ -36,9 +36,11 @@ std::string ProgressDisplay::costText(const TrainingState& state, uint64_t lastU
 void ProgressDisplay::show(const TrainingState& state, float lr, uint64_t lastUpdateLabels, const std::string& status) {
   auto now = std::chrono::steady_clock::now();
   double seconds = std::chrono::duration<double>(now - last_).count();
-  LOG(info, "Ep. {} : Up. {} : Sen. {} : Cost {} : Time {}s : {} words/s : L.r. {}", state.epochs, state.batches,
+  std::string rate = lrReport_ ? " : L.r. " + formatNumber("%.4e", lr) : std::string();
+  LOG(info, "Ep. {} : Up. {} : Sen. {} : Cost {} : Time {}s : {} words/s : gNorm {}{}{}", state.epochs, state.batches,
       grouped(state.samplesEpoch), costText(state, lastUpdateLabels), formatNumber("%.2f", seconds),
-      formatNumber("%.2f", double(words_) / std::max(seconds, 1e-9)), formatNumber("%.4e", lr) + status);
+      formatNumber("%.2f", double(words_) / std::max(seconds, 1e-9)), formatNumber("%.4f", state.gradientNormAvg),
+      rate, status);
   last_ = now;
   costSum_ = 0;
   labels_ = sentences_ = updates_ = words_ = 0;

@@ -1,8 +1,9 @@
 #pragma once
 // defines: marian::ProgressDisplay — Marian's training line every --disp-freq:
-//   Ep. 1 : Up. 500 : Sen. 32,000 : Cost 4.12345678 : Time 12.34s : 4567.89 words/s : L.r. 3.0000e-04
-// with the Cost as Marian's scheduler shows it for each --cost-type, and what the graph group
-// adds (bytes on the wire, the share of communication hidden).
+//   Ep. 1 : Up. 500 : Sen. 32,000 : Cost 4.12345678 : Time 12.34s : 4567.89 words/s : gNorm 0.5432
+// with the Cost as Marian's scheduler shows it for each --cost-type, the gradient norm's moving
+// average (TrainingState::gradientNormAvg), " : L.r. 3.0000e-04" with --lr-report, and what the
+// graph group adds (bytes on the wire, the share of communication hidden).
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -29,7 +30,7 @@ private:
   // counts) or per sentence (ce-mean)
   std::string costText(const TrainingState& state, uint64_t lastUpdateLabels) const;
   std::string costType_;
-  bool labelCounts_;
+  bool labelCounts_, lrReport_;
   std::chrono::steady_clock::time_point last_;
   double costSum_ = 0;
   uint64_t labels_ = 0, sentences_ = 0, updates_ = 0, words_ = 0;

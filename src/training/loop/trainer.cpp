@@ -200,6 +200,7 @@ public:
             state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), 0, 0);
             agreement_->trained(group);
           }
+          state_.noteGradientNorm(float(s.gradientNorm));
           bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
           display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
                        batch.trgWords);

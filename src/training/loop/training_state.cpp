@@ -45,6 +45,7 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "seed" << YAML::Value << seed;
   out << YAML::Key << "gradient" << YAML::Value << gradient;
   out << YAML::Key << "last-validated" << YAML::Value << lastValidated;
+  out << YAML::Key << "gradient-norm-avg" << YAML::Value << gradientNormAvg;
   out << YAML::Key << "validators" << YAML::Value << YAML::BeginMap;
   for(const auto& [name, v] : validators) {
     out << YAML::Key << name << YAML::Value << YAML::BeginMap;
@@ -130,6 +131,8 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,
              "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
+    if(YAML::Node(y)["gradient-norm-avg"])  // Marian's key
+      s.gradientNormAvg = get<float>(y, "gradient-norm-avg", origin);
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];
     if(validators.IsDefined() && !validators.IsNull()) {  // none before the first validation

@@ -3,6 +3,8 @@
 // validation history, seed); saved as model.npz.progress.yml so that a restarted run resumes
 // exactly where it stopped.
 #include <cstdint>
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -63,6 +65,19 @@ struct TrainingState {
   std::string gradient = kSummedGradient;
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
+  // Marian's gNorm: a moving average of the updates' gradient norms per label
+  float gradientNormAvg = 0;
+  static constexpr size_t kGradientNormWindow = 100;  // Marian's --gradient-norm-average-window
+
+  // The update just counted had this gradient norm per label (0: none computed, or the update
+  // skipped): as Marian's scheduler, an exponential average over the last 100 updates (fewer at
+  // the start), which 0 leaves as it is.
+  void noteGradientNorm(float norm) {
+    if(!(norm > 0.f) || !std::isfinite(norm))
+      return;
+    float alpha = 2.f / float(std::min<uint64_t>(kGradientNormWindow, batches) + 1);
+    gradientNormAvg += alpha * (norm - gradientNormAvg);
+  }
 
   // validations in a row without a new best of `metric` (0 before its first)
   size_t stalled(const std::string& metric) const {
