@@ -17,7 +17,9 @@
 
 #include "common/options.h"
 #include "data/vocab.h"
+#include "graph/operators.h"
 #include "models/encoder_decoder.h"
+#include "models/layers.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -324,6 +326,103 @@ TEST(MarianTraining, TransformerDropoutMasksAreSharedByTheSentencesOfABatch) {
   double alone = cost(1, true), twice = cost(2, true);
   EXPECT_GT(std::fabs(alone - cost(1, false)), 1e-3) << "dropout changed the cost";
   EXPECT_NEAR(twice, 2 * alone, 1e-5 * std::fabs(alone));
+}
+
+// A transformer of the test's size with `extra` options, and the cost of a batch of `copies` of
+// one sentence pair under random seed 77 (the parameters initialised once per model).
+struct SmallTransformer {
+  std::unique_ptr<EncoderDecoder> model;
+  ExpressionGraph graph{cpuDevice(0), 1234};
+  std::vector<int> source = {3, 4, 5, 6, Vocab::kEos}, target = {7, 8, 9, Vocab::kEos};
+  explicit SmallTransformer(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"marian", "--dim-emb", "16", "--transformer-dim-ffn", "24", "--transformer-heads",
+                                     "2", "--enc-depth", "2", "--dec-depth", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<const char*> argv;
+    for(const auto& a : args)
+      argv.push_back(a.c_str());
+    model = createModel(parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options, 11, 11);
+    model->loss(graph, batchOf(1), false);
+    graph.params().allocate();
+  }
+  Batch batchOf(int copies) const {
+    std::vector<const std::vector<int>*> sources(size_t(copies), &source);
+    Batch b = Batch::fromSources(sources);
+    b.trgLen = int(target.size());
+    for(int c = 0; c < copies; ++c) {
+      b.trgIds.insert(b.trgIds.end(), target.begin(), target.end());
+      b.trgMask.insert(b.trgMask.end(), target.size(), 1.f);
+    }
+    b.trgWords = b.trgIds.size();
+    return b;
+  }
+  double cost(int copies, bool training) {
+    graph.clear();
+    graph.setRandomSeed(77);
+    Expr loss = model->loss(graph, batchOf(copies), training);
+    graph.forward();
+    return double(kernels::toHost(loss->val())[0]);
+  }
+};
+
+// Marian's word dropout (--dropout-src, --dropout-trg) reaches the transformer too: whole words
+// in training only, one mask value per position shared by the sentences of the batch (two copies
+// of a sentence cost twice what one does under the same seed).
+TEST(MarianTraining, TransformerWordDropoutDropsWholeWordsPerPosition) {
+  for(std::string option : {"--dropout-src", "--dropout-trg"}) {
+    SCOPED_TRACE(option);
+    SmallTransformer plain({}), dropping({option, "0.5"});
+    kernels::copy(dropping.graph.params().values(), plain.graph.params().values());
+    double alone = dropping.cost(1, true);
+    EXPECT_NEAR(dropping.cost(1, false), plain.cost(1, false), 1e-6);  // none in inference
+    EXPECT_NEAR(plain.cost(1, true), plain.cost(1, false), 1e-6);       // no dropout otherwise
+    EXPECT_GT(std::fabs(alone - plain.cost(1, true)), 1e-3) << "word dropout changed the cost";
+    EXPECT_NEAR(dropping.cost(2, true), 2 * alone, 1e-5 * std::fabs(alone));
+  }
+}
+
+// 'a' in --transformer-postprocess-top adds the stack's bottom (the scaled embeddings with their
+// positions) after the last layer, as Marian's skip connection past the stack: no parameter of
+// its own, another cost; 'a' where there is nothing to add is refused, as Marian's preProcess.
+TEST(MarianTraining, PostprocessTopAddsTheStacksBottom) {
+  SmallTransformer plain({}), skip({"--transformer-postprocess-top", "a"});
+  EXPECT_EQ(skip.graph.params().totalSize(), plain.graph.params().totalSize());
+  kernels::copy(skip.graph.params().values(), plain.graph.params().values());
+  EXPECT_GT(std::fabs(skip.cost(1, false) - plain.cost(1, false)), 1e-3);
+  for(std::string option : {"--transformer-preprocess", "--transformer-postprocess-emb"}) {
+    std::string error;
+    try {
+      SmallTransformer refused({option, "an"});
+    } catch(const Error& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find(option + " 'an': a (add) has no residual there"), std::string::npos) << error;
+  }
+}
+
+// Marian's gelu since v1.12.3: 0.5 x (1 + erf(x / sqrt 2)), not x sigmoid(1.702 x).
+TEST(MarianTraining, GeluIsTheExactForm) {
+  ExpressionGraph g(cpuDevice(0), 1);
+  std::vector<float> xs = {-2.27f, -0.5f, 0.f, 1.f, 3.f};
+  Expr y = gelu(g.constant({int(xs.size())}, xs));
+  g.forward();
+  std::vector<float> got = kernels::toHost(y->val());
+  for(size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(got[i], 0.5 * xs[i] * (1 + std::erf(xs[i] / std::sqrt(2.0))), 1e-6) << xs[i];
+}
+
+// Marian's sinusoids for an odd --dim-emb: dim / 2 timescales as a float (2.5 for 5 columns),
+// sines in the first 2 columns, cosines of frequency i % 2 in the rest (the last cos(t)).
+TEST(MarianTraining, SinusoidsOfAnOddDimensionAreMarians) {
+  ExpressionGraph g(cpuDevice(0), 1);
+  Expr p = layers::positions(g, {3}, 5);
+  g.forward();
+  std::vector<float> got = kernels::toHost(p->val());
+  double inc = std::log(10000.0) / 1.5, slow = 3 * std::exp(-inc);
+  std::vector<double> want = {std::sin(3.0), std::sin(slow), std::cos(3.0), std::cos(slow), std::cos(3.0)};
+  ASSERT_EQ(got.size(), want.size());
+  for(size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-5) << "column " << i;
 }
 
 // Marian's --type nematus is another RNN (gru-nematus cells, Nematus's parameter names), not this

@@ -125,8 +125,8 @@ const std::vector<Spec>& specs() {
       {"tied-embeddings-all", "", kFlag, "false", kBoth | kModel, "Tie all embeddings and the output layer"},
       {"layer-normalization", "", kFlag, "false", kBoth | kModel, "Layer normalisation in the RNN (s2s)"},
       {"dropout-rnn", "", Float(0, kBelowOne), "0", kTrain, "Dropout on RNN states (s2s)"},
-      {"dropout-src", "", Float(0, kBelowOne), "0", kTrain, "Drop source words (s2s)"},
-      {"dropout-trg", "", Float(0, kBelowOne), "0", kTrain, "Drop target words (s2s)"},
+      {"dropout-src", "", Float(0, kBelowOne), "0", kTrain, "Drop source words (whole words, one mask value per position, as Marian)"},
+      {"dropout-trg", "", Float(0, kBelowOne), "0", kTrain, "Drop target words (whole words, one mask value per position, as Marian)"},
       {"label-smoothing", "", Float(0, kBelowOne), "0", kTrain, "Label smoothing epsilon"},
       {"cost-type", "", Choice("ce-sum|ce-mean|ce-mean-words"), "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
       // data

@@ -31,7 +31,7 @@ Expr sigmoid(Expr x);
 Expr tanh(Expr x);
 Expr relu(Expr x);
 Expr swish(Expr x);
-Expr gelu(Expr x);  // x * sigmoid(1.702 x), as Marian
+Expr gelu(Expr x);  // 0.5 x (1 + erf(x / sqrt 2)), as Marian
 
 // --- matrix products (ops_matmul.cpp) ---------------------------------------------------------
 // a [..., k] as a matrix of rows, times b [k, n]: [..., n]. scale multiplies the product.

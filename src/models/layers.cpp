@@ -30,14 +30,16 @@ Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batc
 }
 
 namespace {
-// Marian's sinusoid of position t: sines in the first half of the row, cosines in the second
+// Marian's sinusoid of position t (SinusoidalPositionEmbeddings, its float arithmetic, an odd
+// dim included): sines in the first dim / 2 columns, cosines in the rest; below 4 columns, where
+// Marian's divides by zero, one timescale
 void sinusoid(float* row, int t, int dim) {
-  int half = dim / 2;
-  float logInc = std::log(10000.f) / float(std::max(half - 1, 1));
-  for(int i = 0; i < half; ++i) {
-    float v = float(t) * std::exp(-float(i) * logInc);
-    row[i] = std::sin(v);
-    row[half + i] = std::cos(v);
+  float timescales = float(dim) / 2;
+  float logInc = std::log(10000.f) / std::max(timescales - 1.f, 1.f);
+  int half = std::max(int(timescales), 1);
+  for(int i = 0; i < dim; ++i) {
+    float v = float(t) * std::exp(float(i % half) * -logInc);
+    row[i] = i < half ? std::sin(v) : std::cos(v);
   }
 }
 }  // namespace

@@ -35,6 +35,7 @@ public:
         dropout_(o.get<float>("transformer-dropout")),
         dropoutAtt_(o.get<float>("transformer-dropout-attention")),
         dropoutFfn_(o.get<float>("transformer-dropout-ffn")),
+        dropoutSrc_(o.get<float>("dropout-src")), dropoutTrg_(o.get<float>("dropout-trg")),
         smoothing_(o.get<float>("label-smoothing")),
         ties_(EmbeddingTies::fromOptions(o, srcVocab, trgVocab)) {
     ABORT_IF(dim_ % heads_ != 0, "--dim-emb {} is not divisible by --transformer-heads {}", dim_, heads_);
@@ -45,6 +46,11 @@ public:
     for(const std::string* ops : {&pre_, &post_, &postEmb_, &postTop_})
       ABORT_IF(ops->find_first_not_of("dan") != std::string::npos,
                "Transformer processing '{}' may only use d (dropout), a (add), n (norm)", *ops);
+    // as Marian's preProcess: nothing to add before a block or to the embeddings
+    for(auto [option, ops] : {std::pair{"preprocess", &pre_}, std::pair{"postprocess-emb", &postEmb_}})
+      ABORT_IF(ops->find('a') != std::string::npos,
+               "--transformer-{} '{}': a (add) has no residual there (Marian refuses it too); use d and n", option,
+               *ops);
   }
 
 
@@ -86,7 +92,8 @@ public:
     Expr emb = t == 0 ? g.constant({rows, dim_}, std::vector<float>(size_t(rows) * dim_, 0.f))
                       : marian::rows(trgTable, g.indices(step.lastWords));
     Positions here = positionsOnGraph(g, layers::allPositions(rows, 1));
-    Expr x = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t), here);
+    StackInput in = embedWithPositions(g, emb, "decoder", std::vector<int>(size_t(rows), t), here);
+    Expr x = in.x;
     Expr srcMask = state.get(g, "srcMask");
     ABORT_IF(!step.sentences || int(step.sentences->size()) != rows, "A decoding step needs the sentence of each of its {} rows",
              rows);
@@ -108,7 +115,7 @@ public:
       };
       x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask, &bySentence);  // one query: no causal mask
     }
-    x = top(g, "decoder", x, here);
+    x = top(g, "decoder", x, here, in.bottom);
     return logSoftmax(layers::outputLayer(g, x, ties_.output ? trgTable : nullptr, trgVocab_));
   }
 
@@ -161,13 +168,26 @@ private:
     Positions positions;
   };
 
-  // Embeddings emb [rows, dim] of positions p scaled by sqrt(dim) plus the sinusoids of `times`
-  // (p's, or the step's in decoding), then the embedding post-processing (Marian pre-processes
-  // the embeddings).
-  Expr embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const std::vector<int>& times,
-                          const Positions& p) {
-    Expr x = emb * std::sqrt(float(dim_)) + layers::positions(g, times, dim_);
-    return process(g, prefix + "_emb", postEmb_, x, p, nullptr, "_pre");
+  // A stack's input: embeddings emb [rows, dim] of positions p scaled by sqrt(dim) plus the
+  // sinusoids of `times` (p's, or the step's in decoding) as `bottom` (what 'a' of
+  // --transformer-postprocess-top adds back after the last layer, as Marian's), and `x`, that
+  // after the embedding post-processing (Marian pre-processes the embeddings).
+  struct StackInput {
+    Expr bottom, x;
+  };
+  StackInput embedWithPositions(ExpressionGraph& g, Expr emb, const std::string& prefix, const std::vector<int>& times,
+                                const Positions& p) {
+    Expr bottom = emb * std::sqrt(float(dim_)) + layers::positions(g, times, dim_);
+    return {bottom, process(g, prefix + "_emb", postEmb_, bottom, p, nullptr, "_pre")};
+  }
+
+  // Marian's word dropout (--dropout-src, --dropout-trg; its embedding layer): whole words, one
+  // mask value per time position shared by the sentences of the batch; wordTime[r]: the time of
+  // row r's word, of `length`
+  Expr dropWords(ExpressionGraph& g, Expr emb, const std::vector<int>& wordTime, int length, float p) const {
+    if(!training_ || p == 0.f)
+      return emb;
+    return emb * rows(dropoutMask(g, Shape({length, 1}), p), g.indices(wordTime));
   }
 
   // Applies the ops of `ops` to x (rows of positions p) in order; 'a' adds `residual`; a norm is
@@ -236,21 +256,25 @@ private:
   }
 
   // --transformer-postprocess-top after the last layer (Marian: postProcess of prefix_top; 'n'
-  // is the final norm pre-norm transformers need, encoder_top_ln_scale)
-  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& p) {
-    return process(g, prefix + "_top", postTop_, x, p, nullptr);
+  // is the final norm pre-norm transformers need, encoder_top_ln_scale; 'a' adds the stack's
+  // bottom, a skip connection past every layer)
+  Expr top(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& p, Expr bottom) {
+    return process(g, prefix + "_top", postTop_, x, p, bottom);
   }
 
   Encoded encode(ExpressionGraph& g, Expr table, const Batch& batch, Expr srcMask) {
     Positions src = positionsOnGraph(g, layers::realPositions(batch.srcMask, batch.sentences, batch.srcLen));
-    Expr x = embedWithPositions(g, rows(table, g.indices(src.real.pick(batch.srcIds))), "encoder", src.real.times, src);
+    Expr emb = dropWords(g, rows(table, g.indices(src.real.pick(batch.srcIds))), src.real.times, batch.srcLen,
+                         dropoutSrc_);
+    StackInput in = embedWithPositions(g, emb, "encoder", src.real.times, src);
+    Expr x = in.x;
     for(int l = 1; l <= encDepth_; ++l) {
       std::string prefix = "encoder_l" + std::to_string(l);
       x = attentionBlock(g, prefix + "_self", x, src,
                          [&](Expr in) { return keysValues(g, prefix + "_self", in, src); }, srcMask);
       x = ffnBlock(g, prefix, x, src, ffn_, ffnDepth_);
     }
-    return {top(g, "encoder", x, src), src};
+    return {top(g, "encoder", x, src, in.bottom), src};
   }
 
   // --transformer-tied-layers: decoder layer l takes the parameters of layer tied[l-1]
@@ -276,16 +300,20 @@ private:
               Expr srcMask) {
     int T = batch.trgLen;
     // each position's input is the word before it, a zero vector at the first position
-    std::vector<int> previous;
+    std::vector<int> previous, previousTime;
     std::vector<float> notFirst;
     for(int i : trg.real.flat) {
       bool first = i % T == 0;
       previous.push_back(first ? 0 : batch.trgIds[size_t(i) - 1]);
+      previousTime.push_back(first ? 0 : i % T - 1);
       notFirst.push_back(first ? 0.f : 1.f);
     }
     int n = trg.real.rows();
-    Expr emb = rows(table, g.indices(std::move(previous))) * g.constant({n, 1}, std::move(notFirst));
-    Expr x = embedWithPositions(g, emb, "decoder", trg.real.times, trg);
+    // word dropout on the target words before the shift, as Marian's
+    Expr emb = dropWords(g, rows(table, g.indices(std::move(previous))), previousTime, T, dropoutTrg_) *
+               g.constant({n, 1}, std::move(notFirst));
+    StackInput in = embedWithPositions(g, emb, "decoder", trg.real.times, trg);
+    Expr x = in.x;
     std::vector<float> causal(size_t(T) * T);
     for(int i = 0; i < T; ++i)
       for(int j = 0; j <= i; ++j)
@@ -297,14 +325,14 @@ private:
           g, l, x, trg, [&](Expr in) { return keysValues(g, prefix + "_self", in, trg); }, selfMask,
           [&](Expr) { return keysValues(g, prefix + "_context", enc.states, enc.positions); }, srcMask);
     }
-    return top(g, "decoder", x, trg);
+    return top(g, "decoder", x, trg, in.bottom);
   }
 
   int srcVocab_, trgVocab_, dim_, heads_, ffn_, ffnDepth_, decFfn_, decFfnDepth_;
   std::vector<int> tiedLayers_;
   int encDepth_, decDepth_;
   std::string activation_, pre_, post_, postEmb_, postTop_;
-  float dropout_, dropoutAtt_, dropoutFfn_, smoothing_;
+  float dropout_, dropoutAtt_, dropoutFfn_, dropoutSrc_, dropoutTrg_, smoothing_;
   EmbeddingTies ties_;
   bool training_ = false;
 };

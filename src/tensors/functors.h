@@ -78,10 +78,11 @@ struct Relu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x 
 struct Swish    { float p0, p1; HOST_DEVICE float fwd(float x) const { return x * sigmoid(x); }
                                 HOST_DEVICE float grad(float x, float) const {
                                   float s = sigmoid(x); return s + x * s * (1.f - s); } };
-// gelu(x) ~ x * sigmoid(1.702 x), Marian's gelu (swish with beta 1.702); d/dx = s + 1.702 x s (1 - s)
-struct Gelu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return x * sigmoid(1.702f * x); }
+// gelu(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), exactly as Marian's since v1.12.3 (before, it
+// was x sigmoid(1.702 x)); d/dx = Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+struct Gelu     { float p0, p1; HOST_DEVICE float fwd(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678f)); }
                                 HOST_DEVICE float grad(float x, float) const {
-                                  float s = sigmoid(1.702f * x); return s + 1.702f * x * s * (1.f - s); } };
+                                  return 0.5f * (1.f + erff(x * 0.70710678f)) + x * 0.39894228f * expf(-0.5f * x * x); } };
 // y = p0 * x + p1
 struct ScaleShift { float p0, p1; HOST_DEVICE float fwd(float x) const { return p0 * x + p1; }
                                   HOST_DEVICE float grad(float, float) const { return p0; } };
