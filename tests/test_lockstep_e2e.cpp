@@ -22,6 +22,11 @@ struct DisplayLine {
   std::string lr, cost;
 };
 
+// e2e::run with --lr-report: the display lines end with the learning rate, as Marian's do with it
+RunResult runShowingTheRate(const std::string& name, const std::string& extra, bool fresh, const std::string& launcher) {
+  return e2e::run(name, extra + " --lr-report", fresh, launcher);
+}
+
 // Every rank's display lines: update -> rank -> its line.
 std::map<int, std::map<int, DisplayLine>> displayLines(const std::string& log) {
   std::map<int, std::map<int, DisplayLine>> lines;
@@ -41,7 +46,7 @@ std::map<int, std::map<int, DisplayLine>> displayLines(const std::string& log) {
 
 TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
   // 2,000 pairs in batches of 16: 125 batches, 2 left over on 3 ranks
-  RunResult r = e2e::run("sync-epochs", "--sync-sgd --after-epochs 2 --disp-freq 20", true, mpirun(3));
+  RunResult r = runShowingTheRate("sync-epochs", "--sync-sgd --after-epochs 2 --disp-freq 20", true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
   // 41 updates per epoch on every rank
   EXPECT_NE(r.log.find("Ep. 2 : Up. 80 "), std::string::npos) << r.log;
@@ -54,7 +59,7 @@ TEST(SyncAllreduce, RanksStayInLockstepWhenAnEpochDoesNotDivide) {
 // left (--optimizer-delay 2: one batch is not enough), the epoch ends on all at the same update,
 // learnt in the agreement every update makes, and the others' last batches are not trained.
 TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
-  RunResult r = e2e::run("sync-streamed-epochs",
+  RunResult r = runShowingTheRate("sync-streamed-epochs",
                          "--sync-sgd --after-epochs 3 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2", true,
                          mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
@@ -78,7 +83,7 @@ TEST(SyncAllreduce, StreamedRanksEndEachEpochAtTheSameUpdate) {
 // their copies of the parameters); --after, --valid-freq and --save-freq in labels act at the
 // updates that take the job's count past them, on every rank (a save gathers from every rank).
 TEST(SyncAllreduce, RanksCountEveryRanksLabelsAndShareTheirSchedule) {
-  RunResult r = e2e::run("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1 --valid-freq 2000t "
+  RunResult r = runShowingTheRate("sync-labels", "--sync-sgd --after 6000t --lr-warmup 20000t --disp-freq 1 --valid-freq 2000t "
                                         "--save-freq 3000t" + e2e::validation(),
                          true, mpirun(3));
   ASSERT_EQ(r.status, 0) << r.log;
@@ -130,7 +135,7 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
   const int kRound = 5;
   for(bool streamed : {true, false}) {
     SCOPED_TRACE(streamed ? "streamed" : "in memory");
-    RunResult r = e2e::run("local-steps-epochs",
+    RunResult r = runShowingTheRate("local-steps-epochs",
                            "--sync-sgd --local-steps 5 --after-epochs 3 --disp-freq 1 --lr-warmup 20000t " +
                                std::string(streamed ? "--shuffle-window 100 --optimizer-delay 2"
                                                     : "--valid-freq 3000t" + e2e::validation()),
@@ -189,7 +194,7 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
 TEST(SyncAllreduce, LocalStepsResumeExactlyWhereAStreamedEpochEnded) {
   std::string options = "--sync-sgd --local-steps 5 --disp-freq 1 --shuffle-window 100 --optimizer-delay 2 "
                         "--after-epochs 2";
-  RunResult whole = e2e::run("local-steps-epoch-whole", options, true, mpirun(3));
+  RunResult whole = runShowingTheRate("local-steps-epoch-whole", options, true, mpirun(3));
   ASSERT_EQ(whole.status, 0) << whole.log;
   std::map<int, std::map<int, DisplayLine>> expected = displayLines(whole.log);
   int end = 0;  // epoch 1's last update
@@ -197,10 +202,10 @@ TEST(SyncAllreduce, LocalStepsResumeExactlyWhereAStreamedEpochEnded) {
     if(ranks.at(0).epoch == 1)
       end = update;
   ASSERT_GT(end, 0) << whole.log;
-  RunResult first = e2e::run("local-steps-epoch-resumed", options + " --after-batches " + std::to_string(end), true,
+  RunResult first = runShowingTheRate("local-steps-epoch-resumed", options + " --after-batches " + std::to_string(end), true,
                              mpirun(3));
   ASSERT_EQ(first.status, 0) << first.log;
-  RunResult second = e2e::run("local-steps-epoch-resumed", options, false, mpirun(3));
+  RunResult second = runShowingTheRate("local-steps-epoch-resumed", options, false, mpirun(3));
   ASSERT_EQ(second.status, 0) << second.log;
   EXPECT_NE(second.log.find("Resuming from"), std::string::npos) << second.log;
   std::map<int, std::map<int, DisplayLine>> got = displayLines(first.log), rest = displayLines(second.log);

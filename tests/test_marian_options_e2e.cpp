@@ -273,7 +273,7 @@ TEST(MarianOptions, DisplayedCostFollowsCostTypeAndLabelCounts) {
 // model, and --after's list of criteria.
 TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
   RunResult r = e2e::run("warmup-epochs", "--after-epochs 2 --mini-batch 500 --disp-freq 1 --learn-rate 0.002 "
-                                          "--lr-warmup 2e");
+                                          "--lr-warmup 2e --lr-report");
   ASSERT_EQ(r.status, 0) << r.log;
   EXPECT_NE(r.log.find("Ep. 1 : Up. 4 : Sen. 2,000 : "), std::string::npos) << r.log;
   // Marian's line between epochs (the last epoch ends the training instead)

@@ -67,7 +67,7 @@ TEST(RanksInProcess, CompressedAndSlowLinkOptionsTrainLikeMpirun) {
 // the server threads and the shutdown's barrier met the stopped network by throwing out of a thread
 // and out of a destructor.
 TEST(RanksInProcess, AnErrorEndsTheParameterServerNamingIt) {
-  RunResult r = e2e::run("in-process-ps-error", "--multi-node --after-batches 4 --valid-freq 0 --valid-metrics "
+  RunResult r = e2e::run("in-process-ps-error", "--multi-node --after-batches 4 --valid-freq 4 --valid-metrics "
                                                 "translation --valid-translation-output /no/such/folder/out.txt" +
                                                     e2e::validation() + " --ranks-in-process 2");
   ASSERT_TRUE(WIFEXITED(r.status)) << r.log;

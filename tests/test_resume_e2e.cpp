@@ -62,7 +62,9 @@ void expectResumeIsExact(const Mode& m) {
   for(const std::string& n : gradientNorms(second.log))
     norms.push_back(n);
   ASSERT_EQ(expectedNorms.size(), 4u) << whole.log;
-  EXPECT_NE(expectedNorms[0], "0.0000");
+  if(m.options.find("--multi-node") == std::string::npos) {  // asynchronous updates show 0, as Marian's
+    EXPECT_NE(expectedNorms[0], "0.0000");
+  }
   EXPECT_EQ(norms, expectedNorms);
 }
 

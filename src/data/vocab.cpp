@@ -126,8 +126,9 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
     vocab = loadWordVocab(path, wordVocabFormat(path));
   LOG(info, "[data] Loaded vocabulary '{}' ({} entries)", path, vocab->size());
   if(maxSize > vocab->size() && !isSentencePiece(path)) {  // (SentencePiece: its own size, as Marian)
-    LOG(info, "[data] --dim-vocabs {}: the model has {} rows for the {} entries of '{}', as Marian's", maxSize,
-        maxSize, vocab->size(), path);
+    LOG(warn, "[data] The vocabulary '{}' has {} entries, the model {} (--dim-vocabs, or the model's dim-vocabs): as "
+              "Marian, the ids past the file's have no word (a wrong vocabulary file decodes wrongly)",
+        path, vocab->size(), maxSize);
     return std::make_shared<SizedVocab>(vocab, maxSize);
   }
   if(maxSize != 0 && vocab->size() > maxSize) {
