@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
 
 #include <yaml-cpp/yaml.h>
 
@@ -184,6 +185,16 @@ TEST(Options, MarianWrittenFilesAreReadAndUnknownKeysSaid) {
   EXPECT_NE(errorOf({"-c", temp("deep.yml")}).find("'best-deep: true'"), std::string::npos);
   write(temp("plain.yml"), version + "dim-emb: 128\n");
   EXPECT_TRUE(parsed({"-c", temp("plain.yml")}).warnings.empty());
+  // a model.npz.yml has no version key (Marian removes it); all of Marian's options say who wrote
+  // it: one of Marian v1.11 (its num-devices) with interpolate-env-vars reads here
+  std::ifstream in(MARIAN_SOURCE_DIR "/tests/data/marian-v1.12.43-transformer.npz.yml");
+  std::string v112((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  v112.replace(v112.find("interpolate-env-vars: false"), 27, "interpolate-env-vars: true");
+  write(temp("v111.yml"), v112 + "\nnum-devices: 0\n");  // (the file ends without a newline)
+  ParsedOptions v111 = parsed({"-c", temp("v111.yml"), "--valid-sets", temp("a.src"), temp("a.trg")});
+  EXPECT_EQ(v111.options.get<int>("dim-emb"), 256);
+  ASSERT_EQ(v111.warnings.size(), 1u);
+  EXPECT_NE(v111.warnings[0].find("ignored: num-devices"), std::string::npos) << v111.warnings[0];
 }
 
 // Marian's --dump-config takes full (the bare option's), minimal (what the files and the

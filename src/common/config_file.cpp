@@ -119,13 +119,18 @@ void mergeConfig(const std::string& text, const std::string& file, int modeBit, 
                                file, unknown));
 }
 
-// Marian's own model.npz.yml carries "version: v1.12.0 65bf82ff 2023-02-21" (its program's
-// version, where a user's config could only hold the --version flag) and all of its 220 options:
-// such a file is read like a model's configuration.
+// A configuration Marian wrote is read like a model's: its special:model.yml carries "version:
+// v1.12.0 65bf82ff 2023-02-21" (its program's version, where a user's config could only hold the
+// --version flag), and every file it dumps (model.npz.yml, --dump-config) all of its options, with
+// authors, cite and build-info among them, which no user's configuration needs.
 bool writtenByMarian(const std::string& text) {
   try {
     YAML::Node n = YAML::Load(text);
-    if(!n.IsMap() || !n["version"] || !n["version"].IsScalar())
+    if(!n.IsMap())
+      return false;
+    if(n["authors"] && n["cite"] && n["build-info"])
+      return true;
+    if(!n["version"] || !n["version"].IsScalar())
       return false;
     std::string v = n["version"].Scalar();
     return v.size() > 1 && v[0] == 'v' && std::isdigit(static_cast<unsigned char>(v[1]));
