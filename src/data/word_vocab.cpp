@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/logging.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
 
@@ -27,9 +28,10 @@ std::vector<std::string> tokens(const std::string& line) {
   return out;
 }
 
-// The words of a YAML map word -> id, by id. Ids are 0 .. N-1 for N words, each word and each id
-// once: a gap would make ids that no word has (and a huge id a huge table), a duplicate would
-// make two words one.
+// The words of a YAML map word -> id, by id. Ids are 0 .. N-1 for N entries, each id once (a huge
+// id would make a huge table, an id twice two words one). A word twice keeps its first id, as
+// Marian's loader (whose vocabulary maker writes </s> and <unk> again when the corpus holds them);
+// its other id has no word ("", as Marian's).
 std::vector<std::string> readYamlWords(const std::string& path) {
   YAML::Node map;
   try {
@@ -50,8 +52,6 @@ std::vector<std::string> readYamlWords(const std::string& path) {
                it->first.IsMap() ? "map" : it->first.IsSequence() ? "sequence" : "null");
       std::string word = it->first.Scalar();
       auto [seen, fresh] = lineOf.emplace(word, line);
-      ABORT_IF(!fresh, "Vocabulary '{}', line {}: word '{}' appears twice (first at line {})", path, line, word,
-               seen->second);
       long long id = -1;
       bool integer = it->second.IsScalar();
       if(integer) {
@@ -76,6 +76,12 @@ std::vector<std::string> readYamlWords(const std::string& path) {
                path, line, word, id, words[size_t(id)], idLine[size_t(id)]);
       used[size_t(id)] = true;
       idLine[size_t(id)] = line;
+      if(!fresh) {
+        LOG(warn, "[data] Vocabulary '{}', line {}: word '{}' appears again (first at line {}): its first id is kept, "
+                  "as Marian's, and id {} has no word",
+            path, line, word, seen->second, id);
+        continue;
+      }
       words[size_t(id)] = word;
     }
   } catch(const YAML::Exception& e) {  // yaml-cpp's own, e.g. a node it cannot iterate
@@ -112,10 +118,11 @@ public:
     words_ = yaml ? readYamlWords(path) : readTextWords(path);
     ABORT_IF(words_.empty(), "Vocabulary '{}' is empty", path);
     for(size_t id = 0; id < words_.size(); ++id)
-      ids_[words_[id]] = int(id);
-    // Nematus's YAML names, accepted by Marian at ids 0 and 1
-    eos_ = requiredId("</s>", yaml && words_[0] == "eos" ? 0 : -1);
-    unk_ = requiredId("<unk>", yaml && words_.size() > 1 && words_[1] == "UNK" ? 1 : -1);
+      if(!words_[id].empty() || !yaml)  // (an id without a word: a word's second entry)
+        ids_.emplace(words_[id], int(id));
+    // Nematus's YAML names (or no word), accepted by Marian at ids 0 and 1
+    eos_ = requiredId("</s>", yaml && (words_[0] == "eos" || words_[0].empty()) ? 0 : -1);
+    unk_ = requiredId("<unk>", yaml && words_.size() > 1 && (words_[1] == "UNK" || words_[1].empty()) ? 1 : -1);
   }
 
   std::vector<int> encode(const std::string& line, bool addEos) const override {
