@@ -314,6 +314,25 @@ TEST(Translate, BleuValidationWritesTranslations) {
   EXPECT_EQ(lines, 40);
 }
 
+// As Marian's, an output named .gz is written gzip-compressed: the decoder's -o and validation's
+// --valid-translation-output (gunzip gives what the plain file holds).
+TEST(Translate, OutputsNamedGzAreGzipped) {
+  std::string d = dir();
+  train("gz", kTransformer + " --after-batches 20 --valid-freq 20 --valid-sets " + d + "/test.src " + d +
+                  "/test.trg --valid-metrics bleu --beam-size 2 --max-length-factor-per-sentence "
+                  "--valid-translation-output " + d + "/gz/valid.{U}.gz");
+  std::string m = d + "/gz";
+  // (each sentence's own length cap: validation's batches are not the decoder's)
+  const std::string cap = "-b 2 --max-length-factor-per-sentence";
+  ASSERT_EQ(sh(decoder("gz", cap, m + "/plain.out")), 0) << readFile(m + "/plain.out.log");
+  ASSERT_EQ(sh(decoder("gz", cap + " -o " + m + "/out.gz", m + "/gz.out")), 0) << readFile(m + "/gz.out.log");
+  ASSERT_EQ(sh("gunzip -c " + m + "/out.gz > " + m + "/out.txt && gunzip -c " + m + "/valid.20.gz > " + m +
+               "/valid.txt"),
+            0);
+  EXPECT_EQ(readFile(m + "/out.txt"), readFile(m + "/plain.out"));
+  EXPECT_EQ(readFile(m + "/valid.txt"), readFile(m + "/plain.out"));  // beam 2 both
+}
+
 TEST(Translate, AnotherVocabularyOrArchitectureIsRefused) {
   train("mismatch", kTransformer + " --after-batches 50");
   std::string d = dir(), m = d + "/mismatch";

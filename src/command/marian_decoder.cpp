@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -14,6 +15,7 @@
 #include "common/npz.h"
 #include "common/options.h"
 #include "data/text_file.h"
+#include "data/text_output.h"
 #include "data/vocab.h"
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
@@ -87,14 +89,9 @@ int main(int argc, char** argv) {
     auto inputs = o.get<std::vector<std::string>>("input");
     ABORT_IF(inputs.size() != 1, "Give one input with -i/--input, got {}", inputs.size());
 
-    // the output opened first: a path that cannot be written is said before any work
-    std::string outPath = o.get<std::string>("output");
-    std::ofstream file;
-    if(outPath != "stdout" && outPath != "-") {
-      file.open(outPath);
-      ABORT_IF(!file, "Cannot write {}: {}", outPath, std::strerror(errno));
-    }
-    std::ostream& out = file.is_open() ? file : std::cout;
+    // the output opened first: a path that cannot be written is said before any work (a .gz name
+    // is written gzip-compressed, as Marian's)
+    TextOutput out(o.get<std::string>("output"), "the translations");
     std::vector<Device> devices = devicesFromOptions(o);
     setGpuTf32(o.get<bool>("tf32"));
     Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
@@ -119,22 +116,22 @@ int main(int argc, char** argv) {
       auto start = std::chrono::steady_clock::now();
       auto nbest = translator.translate(part);
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::ostringstream text;
       for(size_t i = 0; i < nbest.size(); ++i) {
         if(nbest[i].empty()) {  // cannot happen: max length forces </s>; keep the line count anyway
-          out << "\n";
+          text << "\n";
           continue;
         }
         if(!nBest) {
-          out << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
+          text << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
           continue;
         }
         for(const Hypothesis& h : nbest[i])
-          out << written + i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| "
-              << h.normalized << "\n";
+          text << written + i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| "
+               << h.normalized << "\n";
       }
+      out.write(text.str());
       out.flush();
-      ABORT_IF(!out, "Writing the translations to {} failed: {}", file.is_open() ? outPath : "the standard output",
-               std::strerror(errno));
       written += part.size();
       part.clear();
     };

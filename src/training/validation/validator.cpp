@@ -12,6 +12,7 @@
 #include "common/option_table.h"
 #include "common/scheduling_parameter.h"
 #include "data/text_file.h"
+#include "data/text_output.h"
 #include "training/validation/validation_script.h"
 #include "translator/bleu.h"
 #include "translator/chrf.h"
@@ -168,7 +169,7 @@ std::vector<double> Validator::validate(const std::vector<float>& values, size_t
     std::string text;
     for(const std::string& h : hyps)
       text += h + "\n";
-    writeFileAtomic(outputFile, text);
+    writeTextFile(outputFile, text);  // gzip-compressed for a .gz name, as Marian's
   }
   std::vector<double> out;
   for(const std::string& m : metrics_) {
