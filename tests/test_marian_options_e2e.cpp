@@ -2,6 +2,7 @@
 // end on the synthetic corpus: --version, --log-level, --valid-log, --quiet-translation,
 // bleu-detok, --early-stopping-on, --max-length-crop, --no-restore-corpus, --shuffle-in-ram, gelu,
 // --sentencepiece-options, --sentencepiece-max-lines, --tempdir.
+#include <filesystem>
 #include <algorithm>
 #include <fstream>
 
@@ -285,7 +286,7 @@ TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
     EXPECT_FLOAT_EQ(std::stof((*it)[2]), (*it)[1] == "1" ? 0.001f : 0.002f) << (*it)[0];
   EXPECT_EQ(seen, 8) << r.log;
   std::string m = e2e::corpusDir() + "/iter-checkpoints";
-  RunResult keep = e2e::run("iter-checkpoints", "--after-batches 8 --save-freq 4 --overwrite=false "
+  RunResult keep = e2e::run("iter-checkpoints", "--after-batches 9 --save-freq 4 --overwrite=false "
                                                 "--overwrite-checkpoint=false");
   ASSERT_EQ(keep.status, 0) << keep.log;
   for(std::string it : {"4", "8"}) {
@@ -296,6 +297,9 @@ TEST(MarianOptions, EpochWarmupMultipliersAndIterationCheckpoints) {
     EXPECT_NE(readFile(m + "/model.iter" + it + ".npz.decoder.yml").find("model.iter" + it + ".npz"), std::string::npos)
         << it;
   }
+  // the final save (update 9) writes the model, not an iteration copy, as Marian's
+  EXPECT_FALSE(std::filesystem::exists(m + "/model.iter9.npz"));
+  EXPECT_NE(readFile(m + "/model.npz.progress.yml").find("batches: 9"), std::string::npos);
   // Marian's --after list: the first criterion met stops training (6 updates before 10 epochs)
   RunResult list = e2e::run("after-list", "--after 10e,6u --disp-freq 1");
   ASSERT_EQ(list.status, 0) << list.log;
@@ -413,8 +417,9 @@ TEST(MarianOptions, SentencePieceWithItsOwnSpecialIdsTrainsAndDecodes) {
 // marian-examples' transformer recipe (examples/multi30k/marian-examples-transformer.sh: its
 // training and decoder commands as Marian's run-me.sh has them, paths adapted) runs: here on the
 // synthetic corpus laid out as Multi30k's files, with options appended that make the model tiny
-// and the run 2 updates long. It fits its batches (--mini-batch-fit), validates with the script
-// and the translation metric, saves model.iter2.npz, picks it from valid.log and decodes with it.
+// and the run 2 updates long (a save every 2: the final save writes no iteration copy, as
+// Marian's). It fits its batches (--mini-batch-fit), validates with the script and the translation
+// metric, saves model.iter2.npz, picks it from valid.log and decodes with it.
 TEST(MarianOptions, MarianExamplesTransformerRecipeRuns) {
   std::string d = e2e::corpusDir(), data = d + "/mex-data", model = d + "/mex-model";
   std::string prepare = "rm -rf " + data + " " + model + " && mkdir -p " + data + " && cd " + d +
@@ -424,7 +429,7 @@ TEST(MarianOptions, MarianExamplesTransformerRecipeRuns) {
                         "/test_2016_flickr.de.gz && head -20 test.trg | gzip > " + data + "/test_2016_flickr.en.gz";
   ASSERT_EQ(std::system(prepare.c_str()), 0);
   std::string cmd = "MULTI30K_DATA=" + data + " MODEL_DIR=" + model + " MARIAN_BIN=" + std::string(MARIAN_BIN_DIR) +
-                    " " MARIAN_SOURCE_DIR "/examples/multi30k/marian-examples-transformer.sh --after-batches 2 "
+                    " " MARIAN_SOURCE_DIR "/examples/multi30k/marian-examples-transformer.sh --after-batches 2 --save-freq 2 "
                     "--dim-emb 32 --transformer-dim-ffn 64 --transformer-heads 2 --enc-depth 1 --dec-depth 1 -w 64 "
                     "--dim-vocabs 120 120 --disp-freq 1 > " + d + "/mex.out 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << readFile(d + "/mex.out") << readFile(model + "/train.log");

@@ -38,12 +38,12 @@ void refuseDiverged(const std::string& found, uint64_t update, const char* conse
            update, found, consequence);
 }
 
-void ModelExport::save(const ModelState& model, const TrainingState& state) const {
+void ModelExport::save(const ModelState& model, const TrainingState& state, bool final) const {
   refuseDiverged(model.firstNotFinite(), state.batches, "nothing is saved");
   const std::vector<float>& exported = model.smoothed.empty() ? model.values : model.smoothed;
   writeModel(modelPath_, exported);
   faultPoint("save-" + std::to_string(state.batches), 0);  // the model written, the checkpoint not yet
-  if(!options_.get<bool>("overwrite")) {
+  if(!options_.get<bool>("overwrite") && !final) {
     std::string iter = iterationPathOf(modelPath_, state.batches);
     writeModel(iter, exported);
     // --overwrite-checkpoint false (Marian's): each iteration keeps a full checkpoint too, so

@@ -20,7 +20,8 @@ public:
   ModelExport(const Options& options, const Parameters& layout, std::vector<size_t> vocabSizes);
   // Every file of a save at `state` (rank 0's part of it), in that order; none when the state is
   // not finite (refuseDiverged).
-  void save(const ModelState& model, const TrainingState& state) const;
+  // final: the save at the end of training, without an iteration copy (as Marian's)
+  void save(const ModelState& model, const TrainingState& state, bool final = false) const;
   // A model file of these flat values at `path` (written atomically).
   void writeModel(const std::string& path, const std::vector<float>& values) const;
   void writeOptions() const;  // MODEL.yml

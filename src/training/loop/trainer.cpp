@@ -283,7 +283,7 @@ public:
         validate();
     }
     if(!savedHere())
-      save(data);
+      save(data, /*final=*/true);
   }
 
 private:
@@ -381,7 +381,8 @@ private:
   // Groups in lockstep gather their state collectively, so every rank comes here at the same
   // update; rank 0 writes. The exports (model.npz, its iteration copy, the YAML files) go first,
   // the checkpoint is the commit, progress.yml is written last for readers.
-  void save(const EpochData& data) {
+  // final: the save at the end of training, which writes no model.iterN.npz (as Marian's)
+  void save(const EpochData& data, bool final = false) {
     bool collective = ranks_ > 1 && graphGroup_->ranksInLockstep();
     if(rank_ != 0 && !collective)
       return;
@@ -397,7 +398,7 @@ private:
     validationsSaved_ = validations_;
     if(rank_ != 0)
       return;
-    export_->save(model, saved);
+    export_->save(model, saved, final);
   }
 
   Options options_;
