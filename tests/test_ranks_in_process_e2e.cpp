@@ -76,6 +76,32 @@ TEST(RanksInProcess, AnErrorEndsTheParameterServerNamingIt) {
   EXPECT_EQ(r.log.find("terminate called"), std::string::npos) << r.log;
 }
 
+// Every device of every rank draws its own dropout masks (as Marian's generators per device and
+// process): two ranks given the same sentences (a corpus of one block of 16 pairs twice, in file
+// order) show the same Cost without dropout and different Costs with it.
+TEST(RanksInProcess, EveryRankDrawsItsOwnDropoutMasks) {
+  std::string d = e2e::corpusDir();
+  ASSERT_EQ(std::system(("cd " + d + " && head -n 16 train.src > twice.src && head -n 16 train.src >> twice.src && "
+                         "head -n 16 train.trg > twice.trg && head -n 16 train.trg >> twice.trg")
+                            .c_str()),
+            0);
+  for(std::string dropout : {"0", "0.3"}) {
+    SCOPED_TRACE("--transformer-dropout " + dropout);
+    RunResult r = e2e::run("dropout-ranks", "--sync-sgd --ranks-in-process 2 --train-sets " + d + "/twice.src " + d +
+                                                "/twice.trg --shuffle none --maxi-batch-sort none --after-batches 1 "
+                                                "--disp-freq 1 --transformer-dropout " + dropout);
+    ASSERT_EQ(r.status, 0) << r.log;
+    auto costs = costsOfEveryRank(r.log);
+    ASSERT_EQ(costs.size(), 2u) << r.log;
+    double rank0 = costs[std::make_pair(0, 1)], rank1 = costs[std::make_pair(1, 1)];
+    if(dropout == "0") {
+      EXPECT_EQ(rank0, rank1) << r.log;
+    } else {
+      EXPECT_NE(rank0, rank1) << r.log;
+    }
+  }
+}
+
 TEST(RanksInProcess, MisuseIsAClearError) {
   RunResult underMpirun = e2e::run("in-process-mpirun", "--sync-sgd --after-batches 2 --ranks-in-process 2", true, mpirun(2));
   EXPECT_NE(underMpirun.status, 0);

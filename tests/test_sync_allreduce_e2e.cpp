@@ -262,6 +262,23 @@ TEST(OptimizerDelay, TwoBatchesPerUpdateEqualOneBatchOfTwiceTheSize) {
     }
 }
 
+// As Marian's, `mpirun -np N marian` with one device a rank trains synchronously without
+// --sync-sgd (the same Costs); with more devices a rank it names the two ways to train.
+TEST(SyncAllreduce, RanksOfOneDeviceTrainSynchronouslyWithoutTheOption) {
+  RunResult with = e2e::run("mpi-sync", "--sync-sgd --after-batches 10", true, mpirun(2));
+  RunResult without = e2e::run("mpi-no-sync", "--after-batches 10", true, mpirun(2));
+  ASSERT_EQ(with.status, 0) << with.log;
+  ASSERT_EQ(without.status, 0) << without.log;
+  EXPECT_NE(without.log.find("2 MPI ranks of one device each train synchronously, as Marian's"), std::string::npos)
+      << without.log;
+  ASSERT_EQ(costs(with.log).size(), 2u) << with.log;
+  EXPECT_EQ(costs(without.log), costs(with.log));
+  RunResult two = e2e::run("mpi-two-devices", "--after-batches 2 --cpu-threads 2", true, mpirun(2));
+  EXPECT_NE(two.status, 0);
+  EXPECT_NE(two.log.find("Started on 2 MPI ranks of 2 devices each: train with --sync-sgd"), std::string::npos)
+      << two.log;
+}
+
 // Every graph group takes --optimizer-delay: async over 2 devices and the parameter server on 2
 // ranks train with it; a fraction of a batch is refused.
 TEST(OptimizerDelay, EveryGraphGroupTrainsWithItAndFractionsAreRefused) {

@@ -1,7 +1,9 @@
 #pragma once
 // defines: the seeds of the dropout masks — per batch and device, then per --optimizer-delay
 // piece — functions of the run's seed, the update, the device and the piece only, so that a
-// resumed run draws the masks the uninterrupted one drew, whatever the number of threads.
+// resumed run draws the masks the uninterrupted one drew, whatever the number of threads. The
+// device is its index in the job (rank x devices a rank + the rank's device): every device of
+// every rank draws its own masks, as Marian's, whose generators differ per device and process.
 #include <cstddef>
 #include <cstdint>
 
@@ -10,6 +12,8 @@ namespace marian {
 inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {
   return (seed * 1000003ull + update) * 131ull + device;
 }
+// The job's index of device d of a rank's n.
+inline size_t jobDevice(int rank, size_t n, size_t d) { return size_t(rank) * n + d; }
 
 // Piece p of the mini-batches one device sums into one update; piece 0 keeps the batch's seed.
 inline uint64_t pieceRandomSeed(uint64_t batchSeed, size_t piece) {

@@ -1,5 +1,6 @@
 #include "training/graph_groups/graph_group.h"
 
+#include "common/logging.h"
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "training/exchange/gradient_allreducer.h"
@@ -53,10 +54,16 @@ std::unique_ptr<GraphGroup> createGraphGroup(const Options& o, size_t srcVocab, 
     return createMultiNodeGraphGroup(o, srcVocab, trgVocab, seed, *mpi);
   }
   validateAllreduceOptions(o);
-  ABORT_IF(mpi && mpi->size() > 1 && !o.get<bool>("sync-sgd"),
-           "Started on {} MPI ranks: train with --sync-sgd (allreduce across ranks) or --multi-node (parameter server)",
-           mpi->size());
   std::vector<Device> devices = devicesFromOptions(o);
+  // as Marian's: a process of one device trains synchronously, so `mpirun -np N marian -c
+  // train.yml` allreduces across the ranks without --sync-sgd
+  bool ranks = mpi && mpi->size() > 1;
+  ABORT_IF(ranks && devices.size() > 1 && !o.get<bool>("sync-sgd"),
+           "Started on {} MPI ranks of {} devices each: train with --sync-sgd (allreduce across ranks) or --multi-node "
+           "(parameter server)",
+           mpi->size(), devices.size());
+  if(ranks && !o.get<bool>("sync-sgd") && mpi->rank() == 0)
+    LOG(info, "[training] {} MPI ranks of one device each train synchronously, as Marian's (--sync-sgd)", mpi->size());
   ABORT_IF(localSteps > 0 && devices.size() > 1 && !o.get<bool>("sync-sgd"),
            "--local-steps trains with --sync-sgd (the devices of a rank synchronised, the ranks apart)");
   if(devices.size() == 1 || o.get<bool>("sync-sgd"))

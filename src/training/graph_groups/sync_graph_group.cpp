@@ -220,7 +220,7 @@ public:
           ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
         if(lookupRows_)
           apart = [this, d](size_t param) { return lookupRows_->rowsOf(d, workers_[d]->device(), param); };
-        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, d), ready, apart);
+        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, jobDevice(rank(), n, d)), ready, apart);
         if(overlap_)
           overlap_->backwardDone(d);
       });
