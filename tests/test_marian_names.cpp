@@ -289,45 +289,6 @@ TEST(MarianNames, ParametersStartInMariansRanges) {
   }
 }
 
-// As Marian's (dropout over Shape::Axes({-2, -1}) of its [1, sentences, positions, dim] states),
-// the transformer's processing and FFN dropout draw one mask [positions, dim] for the batch: two
-// copies of a sentence in one batch cost twice what it costs alone under the same random seed
-// (masks drawn per sentence would give the copies different costs).
-TEST(MarianTraining, TransformerDropoutMasksAreSharedByTheSentencesOfABatch) {
-  std::vector<std::string> args = {"marian", "--dim-emb", "16", "--transformer-dim-ffn", "24", "--transformer-heads",
-                                   "2", "--enc-depth", "2", "--dec-depth", "2", "--transformer-dropout", "0.3",
-                                   "--transformer-dropout-ffn", "0.3"};
-  std::vector<const char*> argv;
-  for(const auto& a : args)
-    argv.push_back(a.c_str());
-  auto model = createModel(parseOptions(int(argv.size()), argv.data(), ProgramMode::modelConfig).options, 11, 11);
-  std::vector<int> source = {3, 4, 5, 6, Vocab::kEos}, target = {7, 8, 9, Vocab::kEos};
-  auto batchOf = [&](int copies) {
-    std::vector<const std::vector<int>*> sources(size_t(copies), &source);
-    Batch b = Batch::fromSources(sources);
-    b.trgLen = int(target.size());
-    for(int c = 0; c < copies; ++c) {
-      b.trgIds.insert(b.trgIds.end(), target.begin(), target.end());
-      b.trgMask.insert(b.trgMask.end(), target.size(), 1.f);
-    }
-    b.trgWords = b.trgIds.size();
-    return b;
-  };
-  ExpressionGraph graph(cpuDevice(0), 1234);
-  model->loss(graph, batchOf(1), false);
-  graph.params().allocate();
-  auto cost = [&](int copies, bool training) {
-    graph.clear();
-    graph.setRandomSeed(77);
-    Expr loss = model->loss(graph, batchOf(copies), training);
-    graph.forward();
-    return double(kernels::toHost(loss->val())[0]);
-  };
-  double alone = cost(1, true), twice = cost(2, true);
-  EXPECT_GT(std::fabs(alone - cost(1, false)), 1e-3) << "dropout changed the cost";
-  EXPECT_NEAR(twice, 2 * alone, 1e-5 * std::fabs(alone));
-}
-
 // A transformer of the test's size with `extra` options, and the cost of a batch of `copies` of
 // one sentence pair under random seed 77 (the parameters initialised once per model).
 struct SmallTransformer {
@@ -364,6 +325,17 @@ struct SmallTransformer {
     return double(kernels::toHost(loss->val())[0]);
   }
 };
+
+// As Marian's (dropout over Shape::Axes({-2, -1}) of its [1, sentences, positions, dim] states),
+// the transformer's processing and FFN dropout draw one mask [positions, dim] for the batch: two
+// copies of a sentence in one batch cost twice what it costs alone under the same random seed
+// (masks drawn per sentence would give the copies different costs).
+TEST(MarianTraining, TransformerDropoutMasksAreSharedByTheSentencesOfABatch) {
+  SmallTransformer t({"--transformer-dropout", "0.3", "--transformer-dropout-ffn", "0.3"});
+  double alone = t.cost(1, true), twice = t.cost(2, true);
+  EXPECT_GT(std::fabs(alone - t.cost(1, false)), 1e-3) << "dropout changed the cost";
+  EXPECT_NEAR(twice, 2 * alone, 1e-5 * std::fabs(alone));
+}
 
 // Marian's word dropout (--dropout-src, --dropout-trg) reaches the transformer too: whole words
 // in training only, one mask value per position shared by the sentences of the batch (two copies
