@@ -70,6 +70,18 @@ inline bool noGpuHere(const std::string& log) {
   return log.find("has no GPU backend") != std::string::npos || log.find("GPU(s) are visible") != std::string::npos;
 }
 
+// the gNorm of rank 0's display lines
+inline std::vector<std::string> gradientNorms(const std::string& log) {
+  std::vector<std::string> out;
+  std::regex norm("\\] Ep\\. \\d+ : Up\\. \\d+ : .* : gNorm ([0-9.]+)");
+  std::istringstream lines(log);
+  std::smatch m;
+  for(std::string l; std::getline(lines, l);)
+    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, norm))
+      out.push_back(m[1]);
+  return out;
+}
+
 // (update, cost text) of every training line of rank 0 (lines without a "[rank N]" prefix)
 inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
   std::vector<std::pair<int, std::string>> out;

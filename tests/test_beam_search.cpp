@@ -356,8 +356,6 @@ TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
   }
 }
 
-// <unk> made the most probable word by its output bias: chosen everywhere with allowUnk, never
-// without it (Marian's --allow-unk).
 // The decoder's mini-batches as Marian's BatchGenerator cuts them: each window of --maxi-batch
 // mini-batches sorted longest first; --mini-batch-words ends a batch with the line whose source
 // words pass it; no batch crosses a window.
@@ -379,6 +377,8 @@ TEST(DecodingBatches, LongestFirstInEachWindowAndWordsAsMarian) {
   EXPECT_EQ(decodingBatches(lengths, 4, limits), (Lines{{1, 3, 2, 5}, {0, 4}}));
 }
 
+// <unk> made the most probable word by its output bias: chosen everywhere with allowUnk, never
+// without it (Marian's --allow-unk).
 TEST(BeamSearch, UnknownWordsOnlyWhenAllowed) {
   Fixture f("transformer");
   std::vector<float> values = kernels::toHost(f.graph.params().values());

@@ -155,6 +155,11 @@ TEST(Vocab, ATextVocabularyIsMadeInTheSameOrderAndBadLinesAreNamed) {
   auto text = loadOrCreateVocab(temp("made.txt"), {temp("made.corpus")}, 0);
   EXPECT_EQ(readLines(temp("made.txt")), (std::vector<std::string>{"</s>", "<unk>", "b", "a", "c"}));
   EXPECT_EQ(text->encode("b c a zzz"), wordVocab("made", "b a b c\nb a\n")->encode("b c a zzz"));
+  std::remove(temp("made.txt.gz").c_str());  // a .gz name: gzip-compressed, as Marian's
+  EXPECT_EQ(loadOrCreateVocab(temp("made.txt.gz"), {temp("made.corpus")}, 0)->encode("b c a"), text->encode("b c a"));
+  std::ifstream gz(temp("made.txt.gz"), std::ios::binary);
+  EXPECT_EQ(gz.get(), 0x1f);
+  EXPECT_EQ(gz.get(), 0x8b);
   write(temp("bad.txt"), "</s>\n<unk>\nthe\n\ncat\n");
   std::string error = errorOf([] { loadOrCreateVocab(temp("bad.txt"), {}, 0); });
   EXPECT_NE(error.find("line 4: an empty line"), std::string::npos) << error;

@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
     forEachInputLine(inputs[0], "Input", onLine, onIdle);
     if(!part.empty())
       translatePart();
+    out.close();
     LOG(info, "[translate] {} sentences in {}s: {} sentences/s ({} {}(s), beam {})", written,
         formatNumber("%.2f", seconds), formatNumber("%.2f", double(written) / std::max(seconds, 1e-9)),
         devices.size(), onGpus(devices) ? "GPU" : "thread", o.get<int>("beam-size"));

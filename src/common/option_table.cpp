@@ -90,7 +90,7 @@ const std::vector<Spec>& specs() {
       {"word-scores", "", kFlag, "false", kTranslate, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
       {"alignment", "", kString, "\"\"", kTranslate, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
       {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},
-      {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (overrides --mini-batch)"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
       // model
       {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
       {"pretrained-model", "", kString, "\"\"", kTrain | kNode, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
@@ -131,7 +131,7 @@ const std::vector<Spec>& specs() {
       {"cost-type", "", Choice("ce-sum|ce-mean|ce-mean-words"), "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
       // data
       {"train-sets", "t", kStrings, "", kTrain | kNode, "Parallel training corpus (plain text or .gz)"},
-      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (overrides --mini-batch)"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
       {"mini-batch-fit", "", kFlag, "false", kTrain,
        "Mini-batches as large as fit --workspace at their sentences' length (overrides --mini-batch and --mini-batch-words)"},
       {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -55,11 +56,13 @@ void forEachInputLine(const std::string& path, const std::string& what,
     checkUtf8(line, ++number, what + " (stdin)");
     onLine(line);
   };
+  size_t scanned = 0;  // pending holds no newline before this (a long line is scanned once)
   for(;;) {
     size_t from = 0;
-    for(size_t end; (end = pending.find('\n', from)) != std::string::npos; from = end + 1)
+    for(size_t end; (end = pending.find('\n', std::max(from, scanned))) != std::string::npos; from = end + 1)
       emit(pending.substr(from, end - from));  // a line as soon as it comes (a pipe kept open)
     pending.erase(0, from);
+    scanned = pending.size();
     pollfd input{STDIN_FILENO, POLLIN, 0};
     if(onIdle && poll(&input, 1, 0) == 0)  // nothing to read now: the next read would wait
       onIdle();

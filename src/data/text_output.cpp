@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
 
@@ -45,8 +44,22 @@ TextOutput::TextOutput(const std::string& path, const std::string& what)
 }
 
 TextOutput::~TextOutput() {
-  if(gz_)
+  if(gz_)  // (an error path: close() is the checked end)
     gzclose(static_cast<gzFile>(gz_));
+}
+
+void TextOutput::close() {
+  if(gz_) {
+    int closed = gzclose(static_cast<gzFile>(gz_));  // writes the gzip trailer
+    gz_ = nullptr;
+    ABORT_IF(closed != Z_OK, "Writing {} failed: {}", what_, closed == Z_ERRNO ? std::strerror(errno) : "zlib error");
+    return;
+  }
+  flush();
+  if(file_.is_open()) {
+    file_.close();
+    ABORT_IF(!file_, "Writing {} failed: {}", what_, std::strerror(errno));
+  }
 }
 
 void TextOutput::write(const std::string& text) {
@@ -70,19 +83,26 @@ void TextOutput::flush() {
   ABORT_IF(!out, "Writing {} failed: {}", what_, std::strerror(errno));
 }
 
+std::string gzipBytes(const std::string& text) {
+  // (one deflate call: its counts are 32 bits; the files written whole are far smaller)
+  ABORT_IF(text.size() > (size_t(1) << 31), "{} bytes are too many to compress at once", text.size());
+  z_stream z{};
+  ABORT_IF(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK,
+           "zlib cannot compress");  // 15 + 16: a gzip header and trailer
+  std::string out(deflateBound(&z, uLong(text.size())) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = uInt(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = uInt(out.size());
+  int done = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  ABORT_IF(done != Z_STREAM_END, "zlib could not compress {} bytes", text.size());
+  return out;
+}
+
 void writeTextFile(const std::string& path, const std::string& text) {
-  if(!gzipped(path)) {
-    writeFileAtomic(path, text);
-    return;
-  }
-  std::string tmp = atomicTempPath(path);
-  gzFile f = openGz(tmp);
-  writeGz(f, text, path);
-  int closed = gzclose(f);
-  if(closed != Z_OK)
-    std::remove(tmp.c_str());
-  ABORT_IF(closed != Z_OK, "Writing {} failed", path);
-  ABORT_IF(std::rename(tmp.c_str(), path.c_str()) != 0, "Cannot write {}: {}", path, std::strerror(errno));
+  writeFileAtomic(path, gzipped(path) ? gzipBytes(text) : text);
 }
 
 }  // namespace marian

@@ -19,14 +19,19 @@ public:
 
   void write(const std::string& text);
   void flush();
+  // The end of the output, checked (a .gz file's trailer is written here); the destructor of one
+  // not closed closes it unchecked.
+  void close();
 private:
   std::string what_;
   std::ofstream file_;
   void* gz_ = nullptr;  // gzFile
 };
 
-// `text` as the file `path` (gzip-compressed for .gz), written to a temporary name and renamed:
-// a reader never sees part of it.
+// `text` as the file `path` (gzip-compressed for .gz), as writeFileAtomic writes: a reader never
+// sees part of it.
 void writeTextFile(const std::string& path, const std::string& text);
+// `text` as the bytes of a .gz file.
+std::string gzipBytes(const std::string& text);
 
 }  // namespace marian

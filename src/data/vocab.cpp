@@ -7,6 +7,7 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "data/text_file.h"
+#include "data/text_output.h"
 
 namespace marian {
 
@@ -115,7 +116,7 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
       // run on real data train an all-<unk> model
       ABORT_IF(!anyWord, "Cannot create vocabulary '{}': the training files ({}) contain no words", path,
                trainFiles.front() + (trainFiles.size() > 1 ? ", " + trainFiles.back() : ""));
-      writeFileAtomic(path, built);
+      writeTextFile(path, built);  // (gzip-compressed for a .gz name, as Marian's)
       LOG(info, "[data] Created vocabulary '{}' from {} lines", path, lines);
     }
   }
@@ -126,9 +127,9 @@ std::shared_ptr<Vocab> loadOrCreateVocab(const std::string& path, const std::vec
     vocab = loadWordVocab(path, wordVocabFormat(path));
   LOG(info, "[data] Loaded vocabulary '{}' ({} entries)", path, vocab->size());
   if(maxSize > vocab->size() && !isSentencePiece(path)) {  // (SentencePiece: its own size, as Marian)
-    LOG(warn, "[data] The vocabulary '{}' has {} entries, the model {} (--dim-vocabs, or the model's dim-vocabs): as "
-              "Marian, the ids past the file's have no word (a wrong vocabulary file decodes wrongly)",
-        path, vocab->size(), maxSize);
+    LOG(warn, "[data] The vocabulary '{}' has {} entries, --dim-vocabs (or the model's dim-vocabs) {}: as Marian, the "
+              "model has {} rows and the ids past the file's have no word",
+        path, vocab->size(), maxSize, maxSize);
     return std::make_shared<SizedVocab>(vocab, maxSize);
   }
   if(maxSize != 0 && vocab->size() > maxSize) {

@@ -30,12 +30,12 @@ Expr embed(ExpressionGraph& g, Expr table, const std::vector<int>& ids, int batc
 }
 
 namespace {
-// Marian's sinusoid of position t (SinusoidalPositionEmbeddings, its float arithmetic, an odd
-// dim included): sines in the first dim / 2 columns, cosines in the rest; below 4 columns, where
-// Marian's divides by zero, one timescale
+// Marian's sinusoid of position t (SinusoidalPositionEmbeddings on the CPU and the GPU, its float
+// arithmetic, an odd dim included): sines in the first dim / 2 columns, cosines in the rest; at 1
+// and 2 columns, where Marian's divides by zero or takes i % 0, one timescale
 void sinusoid(float* row, int t, int dim) {
   float timescales = float(dim) / 2;
-  float logInc = std::log(10000.f) / std::max(timescales - 1.f, 1.f);
+  float logInc = std::log(10000.f) / (timescales > 1.f ? timescales - 1.f : 1.f);
   int half = std::max(int(timescales), 1);
   for(int i = 0; i < dim; ++i) {
     float v = float(t) * std::exp(float(i % half) * -logInc);

@@ -10,7 +10,9 @@
 namespace marian {
 
 inline uint64_t batchRandomSeed(uint64_t seed, uint64_t update, size_t device) {
-  return (seed * 1000003ull + update) * 131ull + device;
+  // devices past 130 (a job of many nodes) add a large odd multiple, so that no two updates and
+  // devices share a seed; below, the seeds runs have always drawn
+  return (seed * 1000003ull + update) * 131ull + device % 131 + (device / 131) * 0xD1B54A32D192ED03ull;
 }
 // The job's index of device d of a rank's n.
 inline size_t jobDevice(int rank, size_t n, size_t d) { return size_t(rank) * n + d; }
