@@ -133,10 +133,10 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
         "check-nan: true\nright-left: false\n"
         "early-stopping-epsilon: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
-        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--no-reload=false", "--right-left=false",
+        "lr-decay: 0.0\nmini-batch-warmup: 0\nno-optimizer-reload: false\nquiet-validation: true\n");
+  Options o = parse({"-c", temp("inert.yml"), "--no-optimizer-reload=false", "--right-left=false",
                      "--lr-decay-strategy", "batches"});
-  EXPECT_FALSE(o.has("no-reload"));  // nothing of them reaches the options
+  EXPECT_FALSE(o.has("no-optimizer-reload"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
           {"right-left: true\n", "'right-left: true'"},
           {"early-stopping-epsilon: [0.01]\n", "'early-stopping-epsilon: [0.01]'"},

@@ -215,6 +215,19 @@ TEST(MarianOptions, DisplayFrequencyInEpochs) {
   EXPECT_EQ(lines[1].first, 2 * lines[0].first) << r.log;  // the same batches every epoch
 }
 
+// Marian's --no-reload: a folder with a model and its checkpoint trains afresh, as a new folder
+// does (the same Costs), its saves overwriting the old.
+TEST(MarianOptions, NoReloadStartsAfreshInAFolderWithAModel) {
+  RunResult fresh = e2e::run("no-reload-fresh", "--after-batches 10");
+  ASSERT_EQ(e2e::run("no-reload", "--after-batches 20").status, 0);
+  RunResult again = e2e::run("no-reload", "--after-batches 10 --no-reload", /*fresh=*/false);
+  ASSERT_EQ(again.status, 0) << again.log;
+  EXPECT_EQ(again.log.find("Resuming from"), std::string::npos) << again.log;
+  EXPECT_NE(again.log.find("--no-reload: training starts afresh"), std::string::npos) << again.log;
+  EXPECT_EQ(e2e::costs(again.log), e2e::costs(fresh.log));
+  EXPECT_NE(readFile(e2e::corpusDir() + "/no-reload/model.npz.progress.yml").find("batches: 10"), std::string::npos);
+}
+
 TEST(MarianOptions, AFailingValidationScriptIsAnErrorNamingIt) {
   std::string m = e2e::corpusDir();
   RunResult fails = e2e::run("script-fails", "--after-batches 10 --valid-freq 10 --valid-metrics translation "

@@ -48,7 +48,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"ulr-softmax-temperature", "*"},
     // training
     {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factor-weight", "1"},
-    {"no-reload", "false"}, {"no-optimizer-reload", "false"}, {"sentencepiece-alphas", "[]"},
+    {"no-optimizer-reload", "false"}, {"sentencepiece-alphas", "[]"},
     {"disp-label-index", "*"}, {"logical-epoch", "[1e, 0]"}, {"sqlite", "\"\""}, {"sqlite-drop", "*"},
     {"lr-decay", "0"}, {"lr-decay-strategy", "*"}, {"lr-decay-start", "*"}, {"lr-decay-freq", "*"},
     {"lr-decay-reset-optimizer", "*"}, {"lr-decay-repeat-warmup", "*"},  // read only with --lr-decay

@@ -228,6 +228,7 @@ const std::vector<Spec>& specs() {
       {"early-stopping-on", "", Choice("first|all|any"), "first", kTrain, "Which metrics must have stalled: first, all, any"},
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
+      {"no-reload", "", kFlag, "false", kTrain, "Start afresh where --model exists, without reading it (its saves overwrite it), as Marian"},
       {"overwrite-checkpoint", "", kFlag, "true", kTrain, "false: each model.iter{N}.npz also keeps its full checkpoint (.optimizer.npz, .progress.yml) to resume from"},
       {"timeline", "", kString, "\"\"", kTrain | kOurs | kNode, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };

@@ -30,14 +30,20 @@ std::string gradientOf(const Options& o) {
 }
 
 std::unique_ptr<Checkpoint> ModelFolder::openCheckpoint(const Options& o) const {
+  if(o.get<bool>("no-reload")) {  // Marian's: what --model names is not read, and saves overwrite it
+    if(fileExists(checkpoint()) || fileExists(model_))
+      LOG(warn, "[training] --no-reload: training starts afresh; its saves overwrite '{}' and its checkpoint", model_);
+    return nullptr;
+  }
   if(!fileExists(checkpoint())) {
     ABORT_IF(fileExists(progress()),
-             "Cannot resume: '{}' exists but the checkpoint '{}' does not (remove the model folder to start afresh)",
+             "Cannot resume: '{}' exists but the checkpoint '{}' does not (remove the model folder, or give "
+             "--no-reload, to start afresh)",
              progress(), checkpoint());
     // a trained model without its checkpoint (copied, or the checkpoint removed)
     ABORT_IF(fileExists(model_),
              "The model '{}' exists but its checkpoint '{}' does not, so training cannot resume it, and starting "
-             "afresh would overwrite it: move it away or give another --model",
+             "afresh would overwrite it: move it away, give another --model, or --no-reload to overwrite it",
              model_, checkpoint());
     return nullptr;
   }
