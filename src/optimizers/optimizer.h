@@ -28,15 +28,19 @@ public:
   virtual std::string name() const = 0;
   // The state arrays copied to the host (stateNames' arrays) and the step count.
   OptimizerState state() const;
-  virtual void setState(const OptimizerState& state, Device device) {}
-  // The names of the state arrays that stateTensor gives (none before the first update), and the steps taken.
+  virtual void setState(const OptimizerState& state, Device device) { t_ = state.steps; }
+  // The names of the state arrays that stateTensor gives (none before the first update).
   virtual std::vector<std::string> stateNames() const { return {}; }
-  virtual uint64_t steps() const { return 0; }
+  // The updates taken (every optimizer's: Adam's bias correction, the moving average's warm-up).
+  uint64_t steps() const { return t_; }
   // The state arrays where they live (empty before the first update): what averaging replicas
   // averages.
   virtual std::vector<Tensor> stateTensors() { return {}; }
   // The state array of that name where it lives (empty: none, or before the first update).
   virtual Tensor stateTensor(const std::string& name) const { return {}; }
+
+protected:
+  uint64_t t_ = 0;
 };
 
 class Sgd : public Optimizer {
@@ -50,7 +54,6 @@ class StatefulOptimizer : public Optimizer {
 public:
   void setState(const OptimizerState& state, Device device) override;
   std::vector<std::string> stateNames() const override;
-  uint64_t steps() const override { return t_; }
   std::vector<Tensor> stateTensors() override;
   Tensor stateTensor(const std::string& name) const override;
 
@@ -58,7 +61,6 @@ protected:
   explicit StatefulOptimizer(std::vector<std::string> bufferNames) : names_(std::move(bufferNames)) {}
   void ensureBuffers(Tensor params);
   Tensor buffer(size_t i) const { return buffers_[i]->all(); }
-  uint64_t t_ = 0;
 
 private:
   std::vector<std::string> names_;

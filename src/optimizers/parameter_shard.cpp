@@ -32,9 +32,9 @@ std::vector<float> ParameterShard::toHost(bool smoothedValues) const {
 void ParameterShard::update(Tensor grads, float lr) {
   if(range_.size == 0)
     return;
+  uint64_t before = optimizer_->steps();
   optimizer_->update(values_, grads, lr);
-  uint64_t before = updates_++;
-  if(ema_) {  // Marian's ExponentialSmoothing::updateAvgParams
+  if(ema_) {  // Marian's ExponentialSmoothing::updateAvgParams (its float arithmetic)
     float decay = std::max(1.f - float(1. - double(emaAlpha_)), 1.f - float(before + 1) / float(before + 10));
     kernels::emaStep(ema_->all().slice(0, range_.size), values_, decay);
   }
@@ -63,7 +63,7 @@ void ParameterShard::saveTo(ModelState& state) const {
       global.assign(state.n, 0.f);
     backendFor(part.device).copyToHost(global.data() + range_.offset, part.f32(), part.bytes());
   };
-  state.optimizerSteps.push_back({range_, updates_});
+  state.optimizerSteps.push_back({range_, optimizer_->steps()});
   if(range_.size == 0)
     return;
   put(state.values, values_);
@@ -79,7 +79,6 @@ void ParameterShard::restoreFrom(const ModelState& state) {
   auto part = [&](const std::vector<float>& global) { return rangeOf(global, range_); };
   OptimizerState s;
   s.steps = state.stepsAt(range_.offset);
-  updates_ = s.steps;
   for(const auto& [name, values] : state.optimizer)
     s.arrays[name] = part(values);
   optimizer_->setState(s, device_);

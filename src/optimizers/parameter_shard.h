@@ -52,7 +52,6 @@ private:
   std::unique_ptr<FlatBuffer> ema_;
   std::unique_ptr<Optimizer> optimizer_;
   float emaAlpha_;
-  uint64_t updates_ = 0;  // steps taken (saved as the shard's step count)
 };
 
 // The values (or moving averages) of shards of consecutive ranges joined on the host, in order;

@@ -3,6 +3,9 @@
 
 namespace marian {
 
-void Sgd::update(Tensor params, Tensor grads, float lr) { kernels::sgdStep(params, grads, lr); }
+void Sgd::update(Tensor params, Tensor grads, float lr) {
+  ++t_;
+  kernels::sgdStep(params, grads, lr);
+}
 
 }  // namespace marian

@@ -43,7 +43,7 @@ Tensor StatefulOptimizer::stateTensor(const std::string& name) const {
 
 void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   buffers_.clear();
-  t_ = state.steps;
+  Optimizer::setState(state, device);
   if(state.arrays.empty() && state.steps == 0)
     return;  // saved before its first update: the buffers are created by the first one
   for(const std::string& n : names_) {

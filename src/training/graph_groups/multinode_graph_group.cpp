@@ -250,7 +250,8 @@ private:
     DeviceWorker& w = *workers_[d];
     auto begin = Clock::now();
     Tensor grads = w.params().grads();
-    double ce = w.computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch.trgWords), batchRandomSeed(seed_, work.update, jobDevice(rank(), workers_.size(), d)));
+    uint64_t masks = batchRandomSeed(seed_, work.update, jobDevice(rank(), workers_.size(), d));
+    double ce = w.computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch.trgWords), masks);
     clipGradients(grads, clipNorm_, work.update);
     auto computeEnd = Clock::now();
     clients_[d]->step(grads, w.params().values(), work.lr);

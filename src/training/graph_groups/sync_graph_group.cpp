@@ -220,7 +220,8 @@ public:
           ready = [this, d](size_t param) { overlap_->gradientReady(d, param); };
         if(lookupRows_)
           apart = [this, d](size_t param) { return lookupRows_->rowsOf(d, workers_[d]->device(), param); };
-        ce[d] = workers_[d]->computeGradients(shares[d], scale, batchRandomSeed(seed_, update, jobDevice(rank(), n, d)), ready, apart);
+        uint64_t masks = batchRandomSeed(seed_, update, jobDevice(rank(), n, d));
+        ce[d] = workers_[d]->computeGradients(shares[d], scale, masks, ready, apart);
         if(overlap_)
           overlap_->backwardDone(d);
       });
@@ -298,7 +299,8 @@ public:
     stats.skipped = !stepped;
     // Marian's gNorm: the norm per label (the sum's, or the normalized gradient's own)
     if(stepped)
-      stats.gradientNorm = shards_->lastGradientNorm() / (normalizeGradient_ ? 1.0 : double(std::max<uint64_t>(updateLabels, 1)));
+      stats.gradientNorm =
+          shards_->lastGradientNorm() / (normalizeGradient_ ? 1.0 : double(std::max<uint64_t>(updateLabels, 1)));
     return stats;
   }
 

@@ -121,7 +121,8 @@ public:
     // Marian's synchronous training (one device, or --sync-sgd) reads one batch per update and
     // splits it into --optimizer-delay pieces unless --mini-batch-fit scales its batches; here
     // every mode sums N batches, so a Marian configuration with both trains larger updates
-    bool marianSplits = (devices.size() == 1 || options_.get<bool>("sync-sgd")) && !options_.get<bool>("multi-node");
+    bool marianSplits =
+        (devices.size() == 1 || options_.get<bool>("sync-sgd")) && !options_.get<bool>("multi-node");
     if(rank_ == 0 && marianSplits && schedule_.delay() > 1 && !options_.get<bool>("mini-batch-fit"))
       LOG(warn, "[training] --optimizer-delay {} without --mini-batch-fit: an update here sums {} batches of --mini-batch "
                 "(--mini-batch-words); Marian's synchronous training splits one batch into {} pieces instead (the "

@@ -131,8 +131,7 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     ABORT_IF(s.gradient != kSummedGradient && s.gradient != kPerLabelGradient,
              "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
-    if(YAML::Node(y)["gradient-norm-avg"])  // Marian's key
-      s.gradientNormAvg = get<float>(y, "gradient-norm-avg", origin);
+    s.gradientNormAvg = get<float>(y, "gradient-norm-avg", origin);  // (Marian's key)
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];
     if(validators.IsDefined() && !validators.IsNull()) {  // none before the first validation
