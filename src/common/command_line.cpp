@@ -101,7 +101,7 @@ std::map<std::string, std::vector<std::string>> valuesByName(int argc, const cha
   try {
     po::parsed_options parsed = po::command_line_parser(args)
                                    .options(parseable)
-                                   // full names only, as Marian: "--lr-decay" must not become --lr-decay-inv-sqrt
+                                   // full names only, as Marian: "--lr-decay-inv" must not become --lr-decay-inv-sqrt
                                    .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
                                    .run();
     for(const po::option& opt : parsed.options) {

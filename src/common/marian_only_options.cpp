@@ -50,9 +50,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factor-weight", "1"},
     {"no-optimizer-reload", "false"}, {"sentencepiece-alphas", "[]"},
     {"disp-label-index", "*"}, {"logical-epoch", "[1e, 0]"}, {"sqlite", "\"\""}, {"sqlite-drop", "*"},
-    {"lr-decay", "0"}, {"lr-decay-strategy", "*"}, {"lr-decay-start", "*"}, {"lr-decay-freq", "*"},
-    {"lr-decay-reset-optimizer", "*"}, {"lr-decay-repeat-warmup", "*"},  // read only with --lr-decay
-    {"lr-warmup-cycle", "false"}, {"lr-warmup-at-reload", "false"},
+    {"lr-decay-reset-optimizer", "false"},
     {"exponential-smoothing-replace-freq", "0"}, {"guided-alignment", "none"}, {"guided-alignment-cost", "*"},
     {"guided-alignment-weight", "*"}, {"data-weighting", "\"\""}, {"data-weighting-type", "*"},
     {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
@@ -63,7 +61,6 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"fp16-fallback-to-fp32", "*"}, {"recover-from-fallback-after", "*"}, {"gradient-norm-average-window", "100"},
     {"dynamic-gradient-scaling", "[]"}, {"check-gradient-nan", "false"},
     {"normalize-gradient-by-ratio", "false"}, {"train-embedder-rank", "[]"}, {"task", "[]"},
-    {"valid-reset-stalled", "false"}, {"valid-reset-all", "false"}, {"early-stopping-epsilon", "[0]"},
     {"quiet-validation", "*"},  // validation logs no translations here
     {"no-nccl", "*"}, {"sharding", "*"}, {"sync-freq", "*"}, {"gradient-checkpointing", "*"},
     {"all-caps-every", "0"}, {"english-title-case-every", "0"},

@@ -155,6 +155,17 @@ const std::vector<Spec>& specs() {
       {"lr-warmup", "", kString, "0", kTrain, "Linear warm-up over this many updates (u), labels (t) or epochs (e: the epoch's number over N)"},
       {"lr-warmup-start-rate", "", Float(0, 1e6), "0", kTrain, "The rate the warm-up starts from (it rises linearly to --learn-rate)"},
       {"lr-decay-inv-sqrt", "", kStrings, "[\"0\"]", kTrain, "Decay by sqrt(N / (progress - START + N)) after START (the second value; N if absent), in u, t or e"},
+      {"lr-decay", "", Float(0, 1e6), "0", kTrain, "Multiply the learning rate by this at each event of --lr-decay-strategy (0: never), as Marian"},
+      {"lr-decay-strategy", "", Choice("epoch|batches|stalled|epoch+batches|epoch+stalled"), "epoch+stalled", kTrain,
+       "When --lr-decay decays (Marian's): epoch, at each epoch's start from epoch START1; batches, after update START1 "
+       "and every --lr-decay-freq updates after it; stalled, each time validation has stalled a multiple of START1 times "
+       "in a row; epoch+batches and epoch+stalled, at each epoch's start once the epoch is START1 or the updates START2 "
+       "or the most stalls in a row START2"},
+      {"lr-decay-start", "", Ints(0, 2147483647.0), "[10, 1]", kTrain, "START1 [START2] of --lr-decay-strategy (0: never)"},
+      {"lr-decay-freq", "", Int(0, 1e15), "50000", kTrain, "Updates between decays of --lr-decay-strategy batches"},
+      {"lr-decay-repeat-warmup", "", kFlag, "false", kTrain, "Start --lr-warmup again at each decay"},
+      {"lr-warmup-cycle", "", kFlag, "false", kTrain, "Start --lr-warmup again at the end of each warm-up period (u or t)"},
+      {"lr-warmup-at-reload", "", kFlag, "false", kTrain, "Start --lr-warmup again after the first update of each run (a resume warms up again), as Marian"},
       {"lr-report", "", kFlag, "false", kTrain, "Add the learning rate to the display line, as Marian"},
       {"clip-norm", "", Float(0, 1e30), "1", kTrain, "Clip the gradient to this L2 norm; 0: off"},
       {"normalize-gradient", "", kFlag, "false", kTrain, "Divide the gradient by the update's target labels (with sync-SGD across ranks, all ranks' labels, as Marian); off, as in Marian: the summed cross-entropy's gradient whatever --cost-type shows"},
@@ -226,6 +237,10 @@ const std::vector<Spec>& specs() {
       {"valid-max-length", "", Int(2, 1e6), "1000", kTrain, "Longer validation sentences are cropped (tokens, </s> included)"},
       {"early-stopping", "", Int(0, 1e9), "10", kTrain, "Stop when the first metric stalled this many times; 0: never"},
       {"early-stopping-on", "", Choice("first|all|any"), "first", kTrain, "Which metrics must have stalled: first, all, any"},
+      {"early-stopping-epsilon", "", Floats(0, 1e30), "[0]", kTrain,
+       "A metric's new best by less than this counts as a stall too (one value per --valid-metrics, the last for the rest), as Marian"},
+      {"valid-reset-stalled", "", kFlag, "false", kTrain, "A resume starts the stall counts of validation from 0"},
+      {"valid-reset-all", "", kFlag, "false", kTrain, "A resume forgets the metrics' stall counts and best values (another validation set)"},
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
       {"no-reload", "", kFlag, "false", kTrain, "Start afresh where --model exists, without reading it (its saves overwrite it), as Marian"},

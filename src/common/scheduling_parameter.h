@@ -72,6 +72,10 @@ struct SchedulingParameter {
     return criteria;
   }
   explicit operator bool() const { return n != 0; }
+  // "1000u", "5e", "20000t": what parse reads back
+  std::string str() const {
+    return std::to_string(n) + (unit == SchedulingUnit::epochs ? "e" : unit == SchedulingUnit::labels ? "t" : "u");
+  }
 };
 
 }  // namespace marian

@@ -4,7 +4,9 @@
 // --lr-decay-inv-sqrt N [START] (lr * sqrt(N / (progress - START + N)) once progress passes START,
 // START = N when not given), progress measured in updates, target labels or epochs as each
 // option's unit says. Epochs count as Marian counts them: the current epoch's number (1-based),
-// so "--lr-warmup 2e" trains epoch 1 at half the rate and "1e" warms up not at all.
+// so "--lr-warmup 2e" trains epoch 1 at half the rate and "1e" warms up not at all. A warm-up
+// may start again later (Marian's --lr-decay-repeat-warmup, --lr-warmup-cycle,
+// --lr-warmup-at-reload: training/loop/learning_rate.h): its ramp then counts from there.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -34,12 +36,14 @@ public:
   // The rate for the update after `updates` updates that saw `labels` target labels, in epoch
   // `epoch` (1-based). As in Marian, progress is what was done before this update, so a warm-up's
   // first update has the start rate (0 by default: Adam's moments take its gradient, the weights
-  // stay) and update k of the warm-up k-1 Nths of the rate.
-  float at(uint64_t updates, uint64_t labels, uint64_t epoch = 1) const {
+  // stay) and update k of the warm-up k-1 Nths of the rate. warmupFrom: the progress, in the
+  // warm-up's unit, where the current warm-up began.
+  float at(uint64_t updates, uint64_t labels, uint64_t epoch = 1, uint64_t warmupFrom = 0) const {
     float lr = base_;
-    if(warmup_)
-      lr = warmupStart_ +
-           (lr - warmupStart_) * float(std::min(1.0, progress(warmup_, updates, labels, epoch) / double(warmup_.n)));
+    if(warmup_) {
+      double ramp = progress(warmup_, updates, labels, epoch) - double(warmupFrom);
+      lr = warmupStart_ + (lr - warmupStart_) * float(std::min(1.0, std::max(0.0, ramp) / double(warmup_.n)));
+    }
     if(decay_) {
       double p = progress(decay_, updates, labels, epoch);
       if(p > double(decayStart_))
@@ -48,7 +52,10 @@ public:
     return lr;
   }
 
-private:
+  // --lr-warmup (n 0: none)
+  const SchedulingParameter& warmup() const { return warmup_; }
+
+  // How far training is in s's unit: updates, target labels or the epoch's number.
   static double progress(const SchedulingParameter& s, uint64_t updates, uint64_t labels, uint64_t epoch) {
     switch(s.unit) {
       case SchedulingUnit::labels: return double(labels);
@@ -58,6 +65,7 @@ private:
     return double(updates);
   }
 
+private:
   float base_, warmupStart_;
   SchedulingParameter warmup_, decay_;
   uint64_t decayStart_;

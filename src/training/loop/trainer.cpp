@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "comm/slow_rank_judge.h"
@@ -15,9 +16,9 @@
 #include "common/logging.h"
 #include "common/not_finite.h"
 #include "common/timeline.h"
-#include "optimizers/lr_schedule.h"
 #include "tensors/devices_from_options.h"
 #include "training/graph_groups/graph_group.h"
+#include "training/loop/learning_rate.h"
 #include "training/loop/lockstep_agreement.h"
 #include "training/loop/model_export.h"
 #include "training/loop/model_folder.h"
@@ -36,10 +37,7 @@ namespace {
 class Trainer {
 public:
   Trainer(const Options& o, Transport* ranks, const TrainingData* loaded)
-      : options_(o), transport_(ranks), loaded_(loaded), schedule_(o),
-        lr_(o.get<float>("learn-rate"), o.get<std::string>("lr-warmup"), o.get<std::vector<std::string>>("lr-decay-inv-sqrt"),
-            o.get<float>("lr-warmup-start-rate")),
-        display_(o), earlyStopping_(o) {}
+      : options_(o), transport_(ranks), loaded_(loaded), schedule_(o), lr_(o), display_(o), earlyStopping_(o) {}
 
   // A failed run that saved nothing leaves neither the vocabularies it created (a later run would
   // load them without a word) nor an empty model folder of its own making behind. Rank 0 only:
@@ -83,6 +81,8 @@ public:
       folder_->checkTrainedOn(state_, data_.vocabIdentity, data_.corpusIdentity,
                               !options_.get<bool>("no-restore-corpus"));
       folder_->checkArchitecture(checkpoint_->architecture, options_);
+      lr_.checkResumed(state_);
+      earlyStopping_.resume(state_);
     } else {  // --seed 0 draws one
       state_.seed = options_.get<size_t>("seed") ? uint64_t(options_.get<size_t>("seed")) : std::random_device()();
     }
@@ -148,6 +148,10 @@ public:
       export_->writeOptions();
 
     bool lockstep = ranks_ > 1 && graphGroup_->ranksInLockstep();
+    ABORT_IF(ranks_ > 1 && !lockstep && validator_ && lr_.followsValidation(),
+             "--lr-decay-strategy {} decays when validation stalls, which rank 0 alone runs: across ranks it needs "
+             "synchronous training (--sync-sgd), where every rank takes rank 0's rate",
+             options_.get<std::string>("lr-decay-strategy"));
     epochOptions.batching.seed = state_.seed;
     epochOptions.lockstep = lockstep;
     EpochData data(data_.corpus, data_.chunks.get(), data_.encoder, epochOptions, rank_, ranks_, transport_);
@@ -193,7 +197,7 @@ public:
         } else {
           Batch batch = Batch::merge(group);
           trgWords = batch.trgWords;
-          float lr = lr_.at(state_.batches, state_.labelsTotal, state_.epochs);
+          float lr = lr_.at(state_);
           StepStats s = graphGroup_->update(batch, state_.batches, lr, agreed.job.labels);
           if(agreement_->everyUpdate()) {
             state_.countUpdate(uint64_t(group.size()) * uint64_t(ranks_), agreed.job.sentences, agreed.job.labels);
@@ -212,11 +216,12 @@ public:
         }
         if(agreement_->onceARound())
           meetIfDue(data);
+        lr_.afterUpdate(state_, labelsBefore, state_.batches == firstUpdate + 1);
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         // Marian's log shows the rate of the next update
         lastTrgWords = trgWords;
         if(schedule_.displayDue(state_, labelsBefore)) {
-          display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), trgWords,
+          display_.show(state_, lr_.at(state_), trgWords,
                         graphGroup_->statusLine());
           nameSlowRank();
         }
@@ -241,7 +246,7 @@ public:
                state_.epochs, schedule_.delay() * size_t(ranks_), ranks_, schedule_.delay());
       if(!stop) {
         if(schedule_.displayDueAtEpoch(state_.epochs))  // --disp-freq Ne
-          display_.show(state_, lr_.at(state_.batches, state_.labelsTotal, state_.epochs), lastTrgWords,
+          display_.show(state_, lr_.at(state_), lastTrgWords,
                         graphGroup_->statusLine());
         LOG(info, "Seen {} samples", grouped(state_.samplesEpoch));
         data.logEpochEnd(state_.epochs);
@@ -258,6 +263,7 @@ public:
           stop = rankZerosDecision(stop, "the decision to stop");
         if(!stop) {
           state_.newEpoch();
+          lr_.afterEpoch(state_);
           LOG(info, "Starting data epoch {} in logical epoch {}", state_.epochs, state_.epochs);  // Marian's line
         }
       }
@@ -347,6 +353,7 @@ private:
     ++validations_;
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
+      takeRankZerosRate();
       return false;
     }
     releaseIdleMemory();
@@ -356,14 +363,32 @@ private:
                    state_.batches, "nothing is validated or saved");
     std::vector<double> scores = validator_->validate(values, graphGroup_->layout().totalSize(), state_);
     state_.lastValidated = state_.batches;
+    size_t stalledBefore = earlyStopping_.stalled(state_);
     for(const std::string& metric : earlyStopping_.record(scores, state_))
       if(options_.get<bool>("keep-best"))
         export_->writeModel(folder_->model() + ".best-" + metric + ".npz", values);
+    lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_));
+    takeRankZerosRate();
     if(earlyStopped()) {
       LOG(info, "Training stops: {}", earlyStopping_.reason(state_));
       return true;
     }
     return false;
+  }
+
+  // Ranks in lockstep train at one rate: where validation moves it (--lr-decay-strategy stalled),
+  // every rank takes what rank 0's validation made of it.
+  void takeRankZerosRate() {
+    if(ranks_ < 2 || !graphGroup_->ranksInLockstep() || !lr_.followsValidation())
+      return;
+    uint32_t factorBits = 0;
+    std::memcpy(&factorBits, &state_.lrFactor, sizeof factorBits);
+    transport_->waitingForRanks([&] {
+      factorBits = uint32_t(transport_->broadcastFromRoot(factorBits, transport_->peerTimeout(), "the learning rate's decay"));
+      state_.warmupStart.n = transport_->broadcastFromRoot(state_.warmupStart.n, transport_->peerTimeout(), "the warm-up's start");
+      state_.maxStalled = transport_->broadcastFromRoot(state_.maxStalled, transport_->peerTimeout(), "the stalls of validation");
+    });
+    std::memcpy(&state_.lrFactor, &factorBits, sizeof factorBits);
   }
 
   // Whether the files hold this update's state: saved at it (or resumed from it), no validation since.
@@ -408,7 +433,7 @@ private:
   SlowRankJudge slowRanks_;
   std::unique_ptr<ModelFolder> folder_;
   TrainingSchedule schedule_;
-  LearningRateSchedule lr_;
+  LearningRate lr_;
   TrainingData data_;
   std::unique_ptr<Validator> validator_;
   std::unique_ptr<GraphGroup> graphGroup_;

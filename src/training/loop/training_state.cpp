@@ -1,5 +1,6 @@
 #include "training/loop/training_state.h"
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
@@ -46,6 +47,9 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "gradient" << YAML::Value << gradient;
   out << YAML::Key << "last-validated" << YAML::Value << lastValidated;
   out << YAML::Key << "gradient-norm-avg" << YAML::Value << gradientNormAvg;
+  out << YAML::Key << "eta-factor" << YAML::Value << lrFactor;
+  out << YAML::Key << "warmup-start" << YAML::Value << warmupStart.str();
+  out << YAML::Key << "stalled-max" << YAML::Value << maxStalled;
   out << YAML::Key << "validators" << YAML::Value << YAML::BeginMap;
   for(const auto& [name, v] : validators) {
     out << YAML::Key << name << YAML::Value << YAML::BeginMap;
@@ -132,6 +136,17 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
              "{}: key 'gradient' must be {} or {}, not '{}'", origin, kSummedGradient, kPerLabelGradient, s.gradient);
     s.lastValidated = get<uint64_t>(y, "last-validated", origin);
     s.gradientNormAvg = get<float>(y, "gradient-norm-avg", origin);  // (Marian's key)
+    s.lrFactor = get<float>(y, "eta-factor", origin);  // (Marian's keys)
+    ABORT_IF(!(s.lrFactor >= 0.f) || !std::isfinite(s.lrFactor), "{}: key 'eta-factor' must be a finite number >= 0, not {}",
+             origin, s.lrFactor);
+    std::string warmupStart = get<std::string>(y, "warmup-start", origin);
+    size_t digits = warmupStart.find_first_not_of("0123456789");
+    ABORT_IF(digits == 0 || (digits != std::string::npos && (digits + 1 != warmupStart.size() ||
+                                                          std::string("uet").find(warmupStart[digits]) == std::string::npos)),
+             "{}: key 'warmup-start' must be a count of updates, epochs or labels such as 1000u, 2e or 50000t, not '{}'",
+             origin, warmupStart);
+    s.warmupStart = SchedulingParameter::parse(warmupStart, "warmup-start");
+    s.maxStalled = get<size_t>(y, "stalled-max", origin);
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];
     if(validators.IsDefined() && !validators.IsNull()) {  // none before the first validation

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/scheduling_parameter.h"
+
 namespace YAML {
 class Node;
 }
@@ -65,6 +67,12 @@ struct TrainingState {
   std::string gradient = kSummedGradient;
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
+  // Marian's state-based learning-rate decay (--lr-decay, training/loop/learning_rate.h): the
+  // factor so far, where the current --lr-warmup began (in its unit: a warm-up started again), and
+  // the most validations in a row that stalled (as EarlyStopping::stalled counts them).
+  float lrFactor = 1;
+  SchedulingParameter warmupStart;
+  size_t maxStalled = 0;
   // Marian's gNorm: a moving average of the updates' gradient norms per label
   float gradientNormAvg = 0;
   static constexpr size_t kGradientNormWindow = 100;  // Marian's --gradient-norm-average-window

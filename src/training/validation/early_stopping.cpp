@@ -1,5 +1,7 @@
 #include "training/validation/early_stopping.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/format.h"
 #include "common/logging.h"
@@ -9,44 +11,65 @@ namespace marian {
 
 EarlyStopping::EarlyStopping(const Options& o)
     : metrics_(o.get<std::vector<std::string>>("valid-metrics")), patience_(size_t(o.get<int>("early-stopping"))),
-      on_(o.get<std::string>("early-stopping-on")) {}
+      resetStalled_(o.get<bool>("valid-reset-stalled")), resetAll_(o.get<bool>("valid-reset-all")),
+      on_(o.get<std::string>("early-stopping-on")) {
+  // as Marian: the i-th value for the i-th metric, the last given for those after it
+  std::vector<float> given = o.get<std::vector<float>>("early-stopping-epsilon");
+  for(size_t i = 0; i < metrics_.size(); ++i)
+    epsilons_.push_back(given.empty() ? 0.f : given[std::min(i, given.size() - 1)]);
+}
+
+void EarlyStopping::resume(TrainingState& state) const {
+  if(!resetStalled_ && !resetAll_)
+    return;
+  state.maxStalled = 0;
+  for(auto& [metric, v] : state.validators) {
+    v.stalled = 0;
+    if(resetAll_)
+      v.hasBest = false;
+  }
+  LOG(info, "[valid] {}: the validation {} start again", resetAll_ ? "--valid-reset-all" : "--valid-reset-stalled",
+      resetAll_ ? "metrics' stall counts and best values" : "metrics' stall counts");
+}
 
 std::vector<std::string> EarlyStopping::record(const std::vector<double>& scores, TrainingState& state) const {
   std::vector<std::string> best;
   for(size_t i = 0; i < metrics_.size(); ++i) {
     const std::string& metric = metrics_[i];
     ValidatorState& v = state.validators[metric];
-    bool better = !v.hasBest || (Validator::higherIsBetter(metric) ? scores[i] > v.lastBest : scores[i] < v.lastBest);
-    std::string verdict;
-    if(better) {
+    double gain = !v.hasBest ? 0 : Validator::higherIsBetter(metric) ? scores[i] - v.lastBest : v.lastBest - scores[i];
+    if(!v.hasBest || gain > 0) {  // a new best, kept (--keep-best) even where it gains less than epsilon
+      // as Marian: by less than epsilon a stall (which the first validation never is)
+      v.stalled = v.hasBest && epsilons_[i] != 0.f && gain < double(epsilons_[i]) ? v.stalled + 1 : 0;
       v.lastBest = scores[i];
       v.hasBest = true;
-      v.stalled = 0;
-      verdict = "new best";
       best.push_back(metric);
     } else {
       ++v.stalled;
-      verdict = "stalled " + std::to_string(v.stalled) + " times (last best: " + formatNumber("%g", v.lastBest) + ")";
     }
+    std::string verdict = v.stalled == 0 ? "new best"
+                                         : "stalled " + std::to_string(v.stalled) + " times (last best: " +
+                                               formatNumber("%g", v.lastBest) + ")";
     LOG(info, "[valid] Ep. {} : Up. {} : {} : {} : {}", state.epochs, state.batches, metric,
         formatNumber("%g", scores[i]), verdict);
   }
   return best;
 }
 
-bool EarlyStopping::stops(const TrainingState& state) const {
-  if(!patience_ || metrics_.empty())
-    return false;
+size_t EarlyStopping::stalled(const TrainingState& state) const {
+  if(metrics_.empty())
+    return 0;
   if(on_ == "first")
-    return state.stalled(metrics_[0]) >= patience_;
-  bool all = true, any = false;
+    return state.stalled(metrics_[0]);
+  size_t least = state.stalled(metrics_[0]), most = least;
   for(const std::string& m : metrics_) {
-    bool stalled = state.stalled(m) >= patience_;
-    all = all && stalled;
-    any = any || stalled;
+    least = std::min(least, state.stalled(m));
+    most = std::max(most, state.stalled(m));
   }
-  return on_ == "all" ? all : any;
+  return on_ == "all" ? least : most;
 }
+
+bool EarlyStopping::stops(const TrainingState& state) const { return patience_ && stalled(state) >= patience_; }
 
 std::string EarlyStopping::reason(const TrainingState& state) const {
   std::string stalled;

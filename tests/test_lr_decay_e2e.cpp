@@ -1,0 +1,100 @@
+// Marian's --lr-decay end to end on the synthetic corpus: the rate of each update and Marian's
+// log lines, a resume that goes on with the decay where the uninterrupted run did, and ranks in
+// lockstep that take the decay rank 0's validation brought (in one process and under mpirun).
+// The schedules by hand are in test_learning_rate.cpp.
+#include <regex>
+
+#include "e2e_helpers.h"
+
+namespace {
+
+using e2e::readFile;
+using e2e::RunResult;
+
+// (update, L.r.) of rank 0's display lines
+std::vector<std::pair<int, std::string>> rates(const std::string& log) {
+  std::vector<std::pair<int, std::string>> out;
+  std::regex line("\\] Ep\\. \\d+ : Up\\. (\\d+) : .* L\\.r\\. ([0-9.e+-]+)");
+  std::istringstream lines(log);
+  std::smatch m;
+  for(std::string l; std::getline(lines, l);)
+    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, line))
+      out.push_back({std::stoi(m[1]), m[2]});
+  return out;
+}
+
+const std::string kByBatches = " --disp-freq 1 --lr-report --lr-decay 0.5 --lr-decay-strategy batches "
+                               "--lr-decay-start 4 --lr-decay-freq 3 ";
+
+TEST(LrDecay, BatchesDecayTheRateAndAResumeGoesOnWithIt) {
+  RunResult whole = e2e::run("lr-decay-whole", kByBatches + "--after-batches 9");
+  ASSERT_EQ(whole.status, 0) << whole.log;
+  // the rate of the next update on each line, as Marian's: halved after updates 4 and 7
+  std::vector<std::pair<int, std::string>> expected{
+      {1, "3.0000e-03"}, {2, "3.0000e-03"}, {3, "3.0000e-03"}, {4, "1.5000e-03"}, {5, "1.5000e-03"},
+      {6, "1.5000e-03"}, {7, "7.5000e-04"}, {8, "7.5000e-04"}, {9, "7.5000e-04"}};
+  EXPECT_EQ(rates(whole.log), expected) << whole.log;
+  EXPECT_NE(whole.log.find("] Decaying learning rate to 0.0015 after 4 batches\n"), std::string::npos) << whole.log;
+  EXPECT_NE(whole.log.find("] Decaying learning rate to 0.00075 after 7 batches\n"), std::string::npos) << whole.log;
+  std::string m = e2e::corpusDir() + "/lr-decay-resumed";
+  ASSERT_EQ(e2e::run("lr-decay-resumed", kByBatches + "--after-batches 5").status, 0);
+  EXPECT_NE(readFile(m + "/model.npz.progress.yml").find("eta-factor: 0.5\n"), std::string::npos);
+  RunResult resumed = e2e::run("lr-decay-resumed", kByBatches + "--after-batches 9", /*fresh=*/false);
+  ASSERT_EQ(resumed.status, 0) << resumed.log;
+  using Lines = std::vector<std::pair<int, std::string>>;
+  EXPECT_EQ(rates(resumed.log), Lines(expected.begin() + 5, expected.end())) << resumed.log;
+  std::vector<std::pair<int, std::string>> wholeCosts = e2e::costs(whole.log);
+  ASSERT_EQ(wholeCosts.size(), 9u) << whole.log;
+  EXPECT_EQ(e2e::costs(resumed.log), Lines(wholeCosts.begin() + 5, wholeCosts.end()));
+  // a resume with --lr-warmup-at-reload warms up again after its first update (update 10, which
+  // also decays the rate to 3.75e-4)
+  RunResult rewarm = e2e::run("lr-decay-resumed", kByBatches + "--after-batches 12 --lr-warmup 2 --lr-warmup-at-reload",
+                              /*fresh=*/false);
+  ASSERT_EQ(rewarm.status, 0) << rewarm.log;
+  EXPECT_NE(rewarm.log.find("] Restarting learning rate warmup\n"), std::string::npos) << rewarm.log;
+  std::vector<std::pair<int, std::string>> warm = rates(rewarm.log);
+  ASSERT_EQ(warm.size(), 3u) << rewarm.log;
+  EXPECT_EQ(warm[0], std::make_pair(10, std::string("0.0000e+00")));  // the start rate, then half, then all of it
+  EXPECT_EQ(warm[1], std::make_pair(11, std::string("1.8750e-04")));
+  EXPECT_EQ(warm[2], std::make_pair(12, std::string("3.7500e-04")));
+}
+
+// Only rank 0 validates; with --lr-decay-strategy stalled every rank must take the rate its
+// validation decayed to. A huge --early-stopping-epsilon makes every validation after the first a
+// stall, so validating every 2 updates decays after updates 4, 6 and 8: the Costs of a run that
+// decays by batches at those updates.
+TEST(LrDecay, RanksTakeTheDecayOfRankZerosStalls) {
+  std::string common = e2e::validation() + " --sync-sgd --valid-freq 2 --after-batches 10 --disp-freq 1 "
+                                           "--lr-report --lr-decay 0.5 --early-stopping 20 ";
+  for(std::string launch : {std::string("in-process"), std::string("mpirun")}) {
+    std::string ranks = launch == "mpirun" ? "" : " --ranks-in-process 2";
+    std::string launcher = launch == "mpirun" ? e2e::mpirun(2) : "";
+    RunResult stalled = e2e::run("lr-decay-stalled-" + launch,
+                                 common + ranks + " --lr-decay-strategy stalled --lr-decay-start 1 "
+                                                  "--early-stopping-epsilon 1e9", true, launcher);
+    RunResult batches = e2e::run("lr-decay-batches-" + launch,
+                                 common + ranks + " --lr-decay-strategy batches --lr-decay-start 4 --lr-decay-freq 2",
+                                 true, launcher);
+    ASSERT_EQ(stalled.status, 0) << stalled.log;
+    ASSERT_EQ(batches.status, 0) << batches.log;
+    EXPECT_NE(stalled.log.find("] Decaying learning rate to 0.00075 after having stalled 2 time(s)\n"),
+              std::string::npos) << stalled.log;
+    EXPECT_NE(stalled.log.find(" : cross-entropy : "), std::string::npos) << stalled.log;
+    EXPECT_NE(stalled.log.find(" : stalled 4 times (last best: "), std::string::npos) << stalled.log;
+    std::vector<std::pair<int, std::string>> costs = e2e::costs(stalled.log);
+    ASSERT_EQ(costs.size(), 10u) << stalled.log;
+    EXPECT_EQ(costs, e2e::costs(batches.log)) << launch;
+    EXPECT_EQ(e2e::validCE(stalled.log), e2e::validCE(batches.log)) << launch;
+    EXPECT_NE(readFile(e2e::corpusDir() + "/lr-decay-stalled-" + launch + "/model.npz.progress.yml")
+                  .find("stalled-max: 4\n"), std::string::npos);
+  }
+  // asynchronous ranks do not share rank 0's validation: an error names why
+  RunResult async = e2e::run("lr-decay-stalled-async", e2e::validation() + " --multi-node --after-batches 2 "
+                                                       "--lr-decay 0.5 --lr-decay-strategy stalled", true,
+                             e2e::mpirun(2));
+  EXPECT_NE(async.status, 0);
+  EXPECT_NE(async.log.find("--lr-decay-strategy stalled decays when validation stalls, which rank 0 alone runs"),
+            std::string::npos) << async.log;
+}
+
+}  // namespace
