@@ -74,10 +74,8 @@ void BatchGenerator::startEpoch(size_t epoch) {
       bool full;
       if(!opt_.fitSentences.empty())
         full = !current.empty() && current.size() + 1 > fitSentences(std::max(maxLonger, longer));
-      else if(opt_.miniBatchWords)  // Marian's: the sentence that passes the words ends the batch
-        full = srcWords > opt_.miniBatchWords;
       else
-        full = current.size() == opt_.miniBatch;
+        full = miniBatchIsFull(current.size(), srcWords, opt_.miniBatch, opt_.miniBatchWords);
       if(full) {
         batches_.push_back(std::move(current));
         current.clear();

@@ -1,7 +1,7 @@
 #pragma once
 // defines: marian::BatchGenerator — the mini-batches of one epoch, as Marian forms them: shuffle
 // the corpus (from the seed and the epoch number), read maxi-batches of maxi-batch x mini-batch
-// sentences, sort each by length, cut it into mini-batches (by sentences, by target words, or
+// sentences, sort each by length, cut it into mini-batches (by sentences, by source words, or
 // as many as fit the workspace at their length: --mini-batch-fit), and shuffle the mini-batches:
 // as Marian does, within each maxi-batch (cut from its longest sentence down, so the leftover
 // batch holds its shortest), or, with --shuffle-within-maxi-batch=false, over the whole epoch. An
@@ -14,6 +14,13 @@
 #include "data/batch.h"
 
 namespace marian {
+
+// Whether a mini-batch of `sentences` sentences and `srcWords` source words (</s> counted) is
+// full, as Marian decides it for training and decoding alike: with --mini-batch-words N once its
+// words pass N (the sentence that passes them is its last), otherwise at --mini-batch sentences.
+inline bool miniBatchIsFull(size_t sentences, size_t srcWords, size_t miniBatch, size_t miniBatchWords) {
+  return miniBatchWords ? srcWords > miniBatchWords : sentences == miniBatch;
+}
 
 struct BatchingOptions {
   size_t miniBatch = 64;

@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/npz.h"
 #include "common/parallel.h"
+#include "data/batch_generator.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -152,14 +153,12 @@ std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& leng
   for(size_t begin = 0; limits.sortByLength && begin < order.size(); begin += window)
     std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
                      [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
-  // mini-batches of --mini-batch sentences, or with --mini-batch-words as Marian's: a batch ends
-  // with the sentence whose source words (</s> counted) pass it; neither crosses a window
+  // mini-batches as Marian's (miniBatchIsFull), none crossing a window
   std::vector<std::vector<size_t>> batches;
   for(size_t begin = 0; begin < order.size();) {
     size_t end = begin + 1, words = lengths[order[begin]];
     while(end < order.size() && end % window != 0) {
-      bool full = limits.miniBatchWords ? words > limits.miniBatchWords : end - begin == miniBatch;
-      if(full)
+      if(miniBatchIsFull(end - begin, words, miniBatch, limits.miniBatchWords))
         break;
       words += lengths[order[end]];
       ++end;
