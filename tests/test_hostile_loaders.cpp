@@ -143,7 +143,7 @@ const std::string kProgress =
     "batching: --mini-batch 64\ncorpus: 2000 lines; 51,003 bytes, CRC-32 0a1b2c3d; 47,110 bytes, CRC-32 4e5f6071\n"
     "vocabularies: source 212 bytes, CRC-32 01234567; target 208 bytes, CRC-32 89abcdef\nsamples-epoch: 640\nlabels-total: 9000\nseed: 1234\ngradient: summed\n"
     "last-validated: 20\nvalidators:\n  cross-entropy:\n    last-best: 1.5\n    has-best: true\n    stalled: 0\n"
-    "gradient-norm-avg: 0.5\neta-factor: 0.5\nwarmup-start: 100u\nstalled-max: 2\n";
+    "gradient-norm-avg: 0.5\neta-factor: 0.5\nwarmup-start: 100u\nrate-warmup-start: 100u\nstalled-max: 2\n";
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   size_t at = text.find(from);
@@ -193,13 +193,13 @@ TEST(HostileProgress, WrongTypesNegativeCountsAndMissingKeysNameFileKeyAndLine) 
     expectError([&] { TrainingState::parse(replaced(kProgress, "gradient: summed", "gradient: " + gradient), path); },
                 {path, "'gradient'", "summed or per-label-of-all-ranks"});
   for(std::string key : {"corpus-batches-epoch: 10\n", "corpus-sentences-epoch: 640\n", "batching: --mini-batch 64\n",
-                         "gradient: summed\n", "gradient-norm-avg: 0.5\n", "eta-factor: 0.5\n", "warmup-start: 100u\n",
+                         "gradient: summed\n", "gradient-norm-avg: 0.5\n", "eta-factor: 0.5\n", "warmup-start: 100u\n", "rate-warmup-start: 100u\n",
                          "stalled-max: 2\n", "vocabularies: source 212 bytes, CRC-32 01234567; target 208 bytes, CRC-32 89abcdef\n"})
     expectError([&] { TrainingState::parse(replaced(kProgress, key, ""), path); },
                 {path, "'" + key.substr(0, key.find(':')) + "'", "missing"});
   expectError([&] { TrainingState::parse(replaced(kProgress, "batches-epoch: 10", "batches-epoch: 31"), path); },
               {path, "'batches-epoch'"});
-  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 23", "twice"});
+  expectError([&] { TrainingState::parse(kProgress + "seed: 5\n", path); }, {path, "'seed'", "line 24", "twice"});
   for(std::string text : {"", "[1, 2]", "just text", "epochs: [", "{a: 1}: 2\n"})
     expectError([&] { TrainingState::parse(text, path); }, {path});
 }

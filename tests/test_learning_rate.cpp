@@ -102,6 +102,9 @@ TEST(LearningRateDecay, StalledDecaysAtEveryMultipleOfStart) {
   EXPECT_FALSE(LearningRate(parse({"--lr-decay-strategy", "stalled"})).followsValidation());  // --lr-decay 0
 }
 
+// A warm-up started again moves the rate from the next event on: Marian sets the rate of the
+// next update before it starts the warm-up again, so the update after the restart still has the
+// old ramp's rate.
 TEST(LearningRateDecay, TheWarmupStartsAgain) {
   // at a decay (--lr-decay-repeat-warmup): the ramp counts from that update, times the factor
   LearningRate repeat(parse({"--learn-rate", "1", "--lr-warmup", "10", "--lr-decay", "0.5", "--lr-decay-strategy",
@@ -112,8 +115,10 @@ TEST(LearningRateDecay, TheWarmupStartsAgain) {
   EXPECT_FLOAT_EQ(repeat.at(s), 1.f);
   update(repeat, s);  // update 20 decays
   EXPECT_EQ(s.warmupStart.str(), "20u");
-  EXPECT_FLOAT_EQ(repeat.at(s), 0.f);
-  for(int k = 0; k < 5; ++k)
+  EXPECT_FLOAT_EQ(repeat.at(s), 0.5f);  // update 21: decayed, the old ramp's end
+  update(repeat, s);
+  EXPECT_FLOAT_EQ(repeat.at(s), 0.5f * 0.1f);  // update 22: 1 of 10 into the new warm-up
+  for(int k = 0; k < 4; ++k)
     update(repeat, s);
   EXPECT_FLOAT_EQ(repeat.at(s), 0.5f * 0.5f);  // 5 of 10 updates into the new warm-up
   // at each period's end (--lr-warmup-cycle): a saw-tooth; in labels it passes by more than one
@@ -124,9 +129,9 @@ TEST(LearningRateDecay, TheWarmupStartsAgain) {
     update(cycle, c, 10);  // labels 10, 20, 30, 40, 50, 60
     rates.push_back(cycle.at(c));
   }
-  // 30 passes 25: the ramp starts at 30; 50 passes 50: at 50
+  // 30 passes 25: the ramp starts at 30 (from the update after next); 50 passes 50: at 50
   EXPECT_EQ(c.warmupStart.str(), "50t");
-  std::vector<float> expected{0.4f, 0.8f, 0.f, 0.4f, 0.f, 0.4f};
+  std::vector<float> expected{0.4f, 0.8f, 1.f, 0.4f, 0.8f, 0.4f};
   for(size_t i = 0; i < rates.size(); ++i)
     EXPECT_FLOAT_EQ(rates[i], expected[i]) << i;
   // after a run's first update (--lr-warmup-at-reload), as Marian's first_
@@ -135,7 +140,7 @@ TEST(LearningRateDecay, TheWarmupStartsAgain) {
   r.batches = 100;  // resumed there
   update(reload, r, 10, /*first=*/true);
   EXPECT_EQ(r.warmupStart.str(), "101u");
-  EXPECT_FLOAT_EQ(reload.at(r), 0.f);
+  EXPECT_FLOAT_EQ(reload.at(r), 1.f);
   update(reload, r);
   EXPECT_FLOAT_EQ(reload.at(r), 0.25f);
 }
@@ -149,6 +154,7 @@ TEST(LearningRateDecay, WhatCannotBeIsAnError) {
   LearningRate labels(parse({"--lr-warmup", "100t"}));
   TrainingState s;
   s.warmupStart = SchedulingParameter::parse("40u", "test");
+  LearningRate(parse({})).checkResumed(s);  // without a warm-up, where it started does not matter
   try {
     labels.checkResumed(s);
     FAIL() << "a warm-up restarted in updates read with --lr-warmup in labels";
@@ -162,15 +168,18 @@ TEST(LearningRateDecay, TheProgressFileKeepsWhatTheEventsBrought) {
   TrainingState s;
   s.lrFactor = 0.25f;
   s.warmupStart = SchedulingParameter::parse("3000t", "test");
+  s.rateWarmupStart = SchedulingParameter::parse("2000t", "test");
   s.maxStalled = 3;
   TrainingState back = TrainingState::parse(s.toYaml(), "p.yml");
   EXPECT_EQ(back.lrFactor, 0.25f);
   EXPECT_EQ(back.warmupStart.str(), "3000t");
+  EXPECT_EQ(back.rateWarmupStart.str(), "2000t");
   EXPECT_EQ(back.maxStalled, 3u);
   std::string yaml = s.toYaml();
   for(auto [from, to, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
           {"warmup-start: 3000t", "warmup-start: 3000x", "key 'warmup-start' must be a count"},
           {"warmup-start: 3000t", "warmup-start: t", "key 'warmup-start' must be a count"},
+          {"rate-warmup-start: 2000t\n", "", "key 'rate-warmup-start' is missing"},
           {"eta-factor: 0.25", "eta-factor: -1", "key 'eta-factor' must be a finite number"},
           {"eta-factor: 0.25", "eta-factor: .nan", "key 'eta-factor' must be a finite number"},
           {"stalled-max: 3\n", "", "key 'stalled-max' is missing"}}) {

@@ -26,11 +26,11 @@ LearningRate::LearningRate(const Options& o)
 }
 
 float LearningRate::at(const TrainingState& s) const {
-  return schedule_.at(s.batches, s.labelsTotal, s.epochs, s.warmupStart.n) * s.lrFactor;
+  return schedule_.at(s.batches, s.labelsTotal, s.epochs, s.rateWarmupStart.n) * s.lrFactor;
 }
 
 void LearningRate::checkResumed(const TrainingState& s) const {
-  ABORT_IF(s.warmupStart && s.warmupStart.unit != schedule_.warmup().unit,
+  ABORT_IF(schedule_.warmup() && s.warmupStart && s.warmupStart.unit != schedule_.warmup().unit,
            "The checkpoint's warm-up started again at {}, which --lr-warmup {} does not count in: give --lr-warmup in "
            "the unit the run had", s.warmupStart.str(), schedule_.warmup().str());
 }
@@ -53,6 +53,7 @@ void LearningRate::decay(TrainingState& s, const std::string& when) const {
 }
 
 void LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool firstOfRun) const {
+  setRate(s);
   if(factor_ > 0.f && strategy_ == "batches" && start_[0] > 0 && frequency_ > 0 && s.batches >= start_[0] &&
      (s.batches - start_[0]) % frequency_ == 0)
     decay(s, "after " + std::to_string(s.batches) + " batches");
@@ -69,6 +70,7 @@ void LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool fir
 }
 
 void LearningRate::afterEpoch(TrainingState& s) const {
+  setRate(s);
   if(!(factor_ > 0.f))
     return;
   bool due = false;
@@ -85,6 +87,7 @@ void LearningRate::afterEpoch(TrainingState& s) const {
 void LearningRate::afterValidation(TrainingState& s, size_t before, size_t stalled) const {
   if(stalled <= before)  // Marian's event is a stall count that grew
     return;
+  setRate(s);
   s.maxStalled = std::max(s.maxStalled, stalled);
   if(factor_ > 0.f && strategy_ == "stalled" && start_[0] > 0 && stalled % start_[0] == 0)
     decay(s, "after having stalled " + std::to_string(stalled) + " time(s)");

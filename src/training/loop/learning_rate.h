@@ -37,9 +37,19 @@ public:
   void checkResumed(const TrainingState& state) const;
 
   // Whether validation (rank 0's alone) can move the rate: ranks in lockstep must then take rank 0's.
-  bool followsValidation() const { return factor_ > 0.f && (strategy_ == "stalled" || strategy_ == "epoch+stalled"); }
+  bool followsValidation() const {
+    return factor_ > 0.f && ((strategy_ == "stalled" && start_[0] > 0) || (strategy_ == "epoch+stalled" && start_[1] > 0));
+  }
+  // The warm-up's start in --lr-warmup's unit, n from rank 0 (the ranks take its state).
+  SchedulingParameter warmupStartAt(uint64_t n) const {
+    SchedulingParameter p = schedule_.warmup();
+    p.n = n;
+    return p;
+  }
 
 private:
+  // Marian's events set the rate first, where a warm-up started again by the last event takes effect.
+  static void setRate(TrainingState& state) { state.rateWarmupStart = state.warmupStart; }
   void decay(TrainingState& state, const std::string& when) const;
   void restartWarmup(TrainingState& state) const;
   uint64_t warmupProgress(const TrainingState& state) const;

@@ -385,7 +385,8 @@ private:
     std::memcpy(&factorBits, &state_.lrFactor, sizeof factorBits);
     transport_->waitingForRanks([&] {
       factorBits = uint32_t(transport_->broadcastFromRoot(factorBits, transport_->peerTimeout(), "the learning rate's decay"));
-      state_.warmupStart.n = transport_->broadcastFromRoot(state_.warmupStart.n, transport_->peerTimeout(), "the warm-up's start");
+      for(SchedulingParameter* start : {&state_.warmupStart, &state_.rateWarmupStart})
+        *start = lr_.warmupStartAt(transport_->broadcastFromRoot(start->n, transport_->peerTimeout(), "the warm-up's start"));
       state_.maxStalled = transport_->broadcastFromRoot(state_.maxStalled, transport_->peerTimeout(), "the stalls of validation");
     });
     std::memcpy(&state_.lrFactor, &factorBits, sizeof factorBits);

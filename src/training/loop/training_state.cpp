@@ -49,6 +49,7 @@ std::string TrainingState::toYaml() const {
   out << YAML::Key << "gradient-norm-avg" << YAML::Value << gradientNormAvg;
   out << YAML::Key << "eta-factor" << YAML::Value << lrFactor;
   out << YAML::Key << "warmup-start" << YAML::Value << warmupStart.str();
+  out << YAML::Key << "rate-warmup-start" << YAML::Value << rateWarmupStart.str();
   out << YAML::Key << "stalled-max" << YAML::Value << maxStalled;
   out << YAML::Key << "validators" << YAML::Value << YAML::BeginMap;
   for(const auto& [name, v] : validators) {
@@ -139,13 +140,15 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
     s.lrFactor = get<float>(y, "eta-factor", origin);  // (Marian's keys)
     ABORT_IF(!(s.lrFactor >= 0.f) || !std::isfinite(s.lrFactor), "{}: key 'eta-factor' must be a finite number >= 0, not {}",
              origin, s.lrFactor);
-    std::string warmupStart = get<std::string>(y, "warmup-start", origin);
-    size_t digits = warmupStart.find_first_not_of("0123456789");
-    ABORT_IF(digits == 0 || (digits != std::string::npos && (digits + 1 != warmupStart.size() ||
-                                                          std::string("uet").find(warmupStart[digits]) == std::string::npos)),
-             "{}: key 'warmup-start' must be a count of updates, epochs or labels such as 1000u, 2e or 50000t, not '{}'",
-             origin, warmupStart);
-    s.warmupStart = SchedulingParameter::parse(warmupStart, "warmup-start");
+    for(auto [key, into] : {std::make_pair("warmup-start", &s.warmupStart), std::make_pair("rate-warmup-start", &s.rateWarmupStart)}) {
+      std::string text = get<std::string>(y, key, origin);
+      size_t digits = text.find_first_not_of("0123456789");
+      ABORT_IF(digits == 0 || (digits != std::string::npos &&
+                               (digits + 1 != text.size() || std::string("uet").find(text[digits]) == std::string::npos)),
+               "{}: key '{}' must be a count of updates, epochs or labels such as 1000u, 2e or 50000t, not '{}'", origin,
+               key, text);
+      *into = SchedulingParameter::parse(text, key);
+    }
     s.maxStalled = get<size_t>(y, "stalled-max", origin);
     const YAML::Node& cy = y;
     YAML::Node validators = cy["validators"];

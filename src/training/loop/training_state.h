@@ -68,10 +68,12 @@ struct TrainingState {
   uint64_t lastValidated = 0;
   std::map<std::string, ValidatorState> validators;
   // Marian's state-based learning-rate decay (--lr-decay, training/loop/learning_rate.h): the
-  // factor so far, where the current --lr-warmup began (in its unit: a warm-up started again), and
-  // the most validations in a row that stalled (as EarlyStopping::stalled counts them).
+  // factor so far; where --lr-warmup began again (in its unit), and where it began for the rate
+  // of the next update (Marian sets the rate before it starts a warm-up again: the restart moves
+  // the rate from the event after); the most validations in a row that stalled (as
+  // EarlyStopping::stalled counts them).
   float lrFactor = 1;
-  SchedulingParameter warmupStart;
+  SchedulingParameter warmupStart, rateWarmupStart;
   size_t maxStalled = 0;
   // Marian's gNorm: a moving average of the updates' gradient norms per label
   float gradientNormAvg = 0;

@@ -1,6 +1,7 @@
 #include "training/validation/early_stopping.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
 #include "common/format.h"
@@ -37,10 +38,12 @@ std::vector<std::string> EarlyStopping::record(const std::vector<double>& scores
   for(size_t i = 0; i < metrics_.size(); ++i) {
     const std::string& metric = metrics_[i];
     ValidatorState& v = state.validators[metric];
-    double gain = !v.hasBest ? 0 : Validator::higherIsBetter(metric) ? scores[i] - v.lastBest : v.lastBest - scores[i];
-    if(!v.hasBest || gain > 0) {  // a new best, kept (--keep-best) even where it gains less than epsilon
+    // in float, as Marian compares them (a NaN score is never a best)
+    float score = float(scores[i]), last = float(v.lastBest);
+    float gain = !v.hasBest ? INFINITY : Validator::higherIsBetter(metric) ? score - last : last - score;
+    if(gain > 0.f) {  // a new best, kept (--keep-best) even where it gains less than epsilon
       // as Marian: by less than epsilon a stall (which the first validation never is)
-      v.stalled = v.hasBest && epsilons_[i] != 0.f && gain < double(epsilons_[i]) ? v.stalled + 1 : 0;
+      v.stalled = epsilons_[i] != 0.f && gain < epsilons_[i] ? v.stalled + 1 : 0;
       v.lastBest = scores[i];
       v.hasBest = true;
       best.push_back(metric);
