@@ -82,16 +82,26 @@ inline std::vector<std::string> gradientNorms(const std::string& log) {
   return out;
 }
 
-// (update, cost text) of every training line of rank 0 (lines without a "[rank N]" prefix)
-inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
+// (update, field) of every training line of rank 0 (lines without a "[rank N]" prefix) that
+// `line` matches, its first group the update and its second the field
+inline std::vector<std::pair<int, std::string>> displayed(const std::string& log, const std::regex& line) {
   std::vector<std::pair<int, std::string>> out;
-  std::regex line("\\] Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)");
   std::istringstream lines(log);
   std::smatch m;
   for(std::string l; std::getline(lines, l);)
     if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, line))
       out.push_back({std::stoi(m[1]), m[2]});
   return out;
+}
+
+// (update, cost text) of every training line of rank 0
+inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
+  return displayed(log, std::regex("\\] Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)"));
+}
+
+// (update, L.r. text) of every training line of rank 0 (--lr-report)
+inline std::vector<std::pair<int, std::string>> rates(const std::string& log) {
+  return displayed(log, std::regex("\\] Ep\\. \\d+ : Up\\. (\\d+) : .* L\\.r\\. ([0-9.e+-]+)"));
 }
 
 // --valid-sets of the synthetic corpus

@@ -2,26 +2,13 @@
 // log lines, a resume that goes on with the decay where the uninterrupted run did, and ranks in
 // lockstep that take the decay rank 0's validation brought (in one process and under mpirun).
 // The schedules by hand are in test_learning_rate.cpp.
-#include <regex>
-
 #include "e2e_helpers.h"
 
 namespace {
 
+using e2e::rates;
 using e2e::readFile;
 using e2e::RunResult;
-
-// (update, L.r.) of rank 0's display lines
-std::vector<std::pair<int, std::string>> rates(const std::string& log) {
-  std::vector<std::pair<int, std::string>> out;
-  std::regex line("\\] Ep\\. \\d+ : Up\\. (\\d+) : .* L\\.r\\. ([0-9.e+-]+)");
-  std::istringstream lines(log);
-  std::smatch m;
-  for(std::string l; std::getline(lines, l);)
-    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, line))
-      out.push_back({std::stoi(m[1]), m[2]});
-  return out;
-}
 
 const std::string kByBatches = " --disp-freq 1 --lr-report --lr-decay 0.5 --lr-decay-strategy batches "
                                "--lr-decay-start 4 --lr-decay-freq 3 ";
