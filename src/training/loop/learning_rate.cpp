@@ -41,8 +41,7 @@ uint64_t LearningRate::warmupProgress(const TrainingState& s) const {
 
 void LearningRate::restartWarmup(TrainingState& s) const {
   LOG(info, "Restarting learning rate warmup");
-  s.warmupStart = schedule_.warmup();
-  s.warmupStart.n = warmupProgress(s);
+  s.warmupStart = warmupStartAt(warmupProgress(s));
 }
 
 void LearningRate::decay(TrainingState& s, const std::string& when) const {
@@ -62,10 +61,8 @@ void LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool fir
   const SchedulingParameter& w = schedule_.warmup();
   if(cycle_ && w) {  // a warm-up period's end passed in this update (labels pass it by more than one)
     uint64_t before = w.unit == SchedulingUnit::labels ? labelsBefore : s.batches - 1;
-    if(warmupProgress(s) / w.n != before / w.n) {
-      s.warmupStart = w;
-      s.warmupStart.n = warmupProgress(s);
-    }
+    if(warmupProgress(s) / w.n != before / w.n)
+      s.warmupStart = warmupStartAt(warmupProgress(s));
   }
 }
 

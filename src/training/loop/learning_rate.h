@@ -40,7 +40,7 @@ public:
   bool followsValidation() const {
     return factor_ > 0.f && ((strategy_ == "stalled" && start_[0] > 0) || (strategy_ == "epoch+stalled" && start_[1] > 0));
   }
-  // The warm-up's start in --lr-warmup's unit, n from rank 0 (the ranks take its state).
+  // A warm-up's start at progress n in --lr-warmup's unit.
   SchedulingParameter warmupStartAt(uint64_t n) const {
     SchedulingParameter p = schedule_.warmup();
     p.n = n;
