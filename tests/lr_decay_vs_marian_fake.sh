@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/lr-decay-vs-marian's verdict, with this program in real Marian's place: the same program
 # passes (a strategy by updates, one by validation stalls whose last decay follows the last update,
-# a resume that warms up again); one
-# that decays an update later fails naming the scenario and the first decay that differs. Without
-# MARIAN it says so and exits 0; an unknown argument or scenario exits 2.
+# a resume that warms up again); one that decays an update later fails naming the scenario and the
+# first rate that differs. Without MARIAN it says so and exits 0; an unknown argument or scenario
+# exits 2.
 set -euo pipefail
 root=$1 ours=$2
 work=$(mktemp -d)
