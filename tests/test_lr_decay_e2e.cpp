@@ -47,6 +47,24 @@ TEST(LrDecay, BatchesDecayTheRateAndAResumeGoesOnWithIt) {
   EXPECT_EQ(warm[2], std::make_pair(12, std::string("3.7500e-04")));
 }
 
+// A resume counts the stalls on (their count is in the progress file), starts them again with
+// --valid-reset-stalled, and with --valid-reset-all also forgets the best values.
+TEST(LrDecay, AResumeCountsTheStallsOnOrStartsThemAgain) {
+  std::string common = e2e::validation() + " --valid-freq 2 --early-stopping-epsilon 1e9 --early-stopping 20 ";
+  for(auto [flag, verdict] : std::vector<std::pair<std::string, std::string>>{
+          {"", " : stalled 3 times (last best: "}, {"--valid-reset-stalled", " : stalled 1 times (last best: "},
+          {"--valid-reset-all", " : new best"}}) {
+    std::string name = "valid-reset" + flag;
+    ASSERT_EQ(e2e::run(name, common + "--after-batches 6").status, 0);
+    RunResult resumed = e2e::run(name, common + "--after-batches 8 " + flag, /*fresh=*/false);
+    ASSERT_EQ(resumed.status, 0) << resumed.log;
+    size_t at = resumed.log.find("[valid] Ep. 1 : Up. 8 : cross-entropy : ");
+    ASSERT_NE(at, std::string::npos) << resumed.log;
+    EXPECT_NE(resumed.log.substr(at, resumed.log.find('\n', at) - at).find(verdict), std::string::npos)
+        << flag << "\n" << resumed.log;
+  }
+}
+
 // Only rank 0 validates; with --lr-decay-strategy stalled every rank must take the rate its
 // validation decayed to. A huge --early-stopping-epsilon makes every validation after the first a
 // stall, so validating every 3 updates decays after updates 6 and 9 (and once more at the final
