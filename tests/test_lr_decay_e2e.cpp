@@ -47,6 +47,48 @@ TEST(LrDecay, BatchesDecayTheRateAndAResumeGoesOnWithIt) {
   EXPECT_EQ(warm[2], std::make_pair(12, std::string("3.7500e-04")));
 }
 
+// --lr-decay-reset-optimizer resets Adam at each decay, and a resume across a reset goes on as the
+// run did; --no-optimizer-reload resumes the weights with new optimizer statistics (as Marian's:
+// bench/trajectory-vs-marian compares both with real Marian's Costs). Modes whose optimizers
+// cannot all reset at one update are refused.
+TEST(LrDecay, OptimizerResetsAtADecayAndOnAResume) {
+  std::string reset = kByBatches + "--lr-decay-reset-optimizer ";
+  RunResult whole = e2e::run("lr-reset-whole", reset + "--after-batches 9");
+  ASSERT_EQ(whole.status, 0) << whole.log;
+  EXPECT_NE(whole.log.find("] Decaying learning rate to 0.0015 after 4 batches\n"), std::string::npos) << whole.log;
+  EXPECT_NE(whole.log.find("] Resetting optimizer statistics\n"), std::string::npos) << whole.log;
+  RunResult kept = e2e::run("lr-reset-kept", kByBatches + "--after-batches 9");
+  ASSERT_EQ(kept.status, 0) << kept.log;
+  std::vector<std::pair<int, std::string>> wholeCosts = e2e::costs(whole.log), keptCosts = e2e::costs(kept.log);
+  ASSERT_EQ(wholeCosts.size(), 9u);
+  ASSERT_EQ(keptCosts.size(), 9u);
+  EXPECT_EQ(wholeCosts[4], keptCosts[4]);  // update 5: the reset's weights are the same
+  EXPECT_NE(wholeCosts[5], keptCosts[5]);  // update 6 follows a new Adam's first step
+  ASSERT_EQ(e2e::run("lr-reset-resumed", reset + "--after-batches 5").status, 0);
+  RunResult resumed = e2e::run("lr-reset-resumed", reset + "--after-batches 9", /*fresh=*/false);
+  ASSERT_EQ(resumed.status, 0) << resumed.log;
+  using Lines = std::vector<std::pair<int, std::string>>;
+  EXPECT_EQ(e2e::costs(resumed.log), Lines(wholeCosts.begin() + 5, wholeCosts.end()));
+  // --no-optimizer-reload: the first update after it has the saved weights, the next a new Adam's step
+  ASSERT_EQ(e2e::run("no-optimizer-reload", " --disp-freq 1 --after-batches 5").status, 0);
+  RunResult fresh = e2e::run("no-optimizer-reload", " --disp-freq 1 --after-batches 7 --no-optimizer-reload", false);
+  ASSERT_EQ(fresh.status, 0) << fresh.log;
+  EXPECT_NE(fresh.log.find("] --no-optimizer-reload is specified, we are skipping optimizer state restoration\n"),
+            std::string::npos) << fresh.log;
+  RunResult plain = e2e::run("optimizer-reloaded", " --disp-freq 1 --after-batches 7");
+  ASSERT_EQ(plain.status, 0) << plain.log;
+  std::vector<std::pair<int, std::string>> freshCosts = e2e::costs(fresh.log), plainCosts = e2e::costs(plain.log);
+  ASSERT_EQ(freshCosts.size(), 2u) << fresh.log;
+  ASSERT_EQ(plainCosts.size(), 7u) << plain.log;
+  EXPECT_EQ(freshCosts[0], plainCosts[5]);
+  EXPECT_NE(freshCosts[1], plainCosts[6]);
+  // asynchronous devices each keep their own optimizer's steps: refused
+  RunResult async = e2e::run("lr-reset-async", reset + "--after-batches 2 --cpu-threads 2");
+  EXPECT_NE(async.status, 0);
+  EXPECT_NE(async.log.find("--lr-decay-reset-optimizer resets the optimizer's statistics, which needs synchronous "
+                           "training"), std::string::npos) << async.log;
+}
+
 // A resume counts the stalls on (their count is in the progress file), starts them again with
 // --valid-reset-stalled, and with --valid-reset-all also forgets the best values.
 TEST(LrDecay, AResumeCountsTheStallsOnOrStartsThemAgain) {
@@ -69,10 +111,10 @@ TEST(LrDecay, AResumeCountsTheStallsOnOrStartsThemAgain) {
 // validation decayed to. A huge --early-stopping-epsilon makes every validation after the first a
 // stall, so validating every 3 updates decays after updates 6 and 9 (and once more at the final
 // validation after update 10, which every rank takes part in too): the Costs of a run that decays
-// by batches at those updates.
+// by batches at those updates. Every rank resets its optimizer's statistics with the decay.
 TEST(LrDecay, RanksTakeTheDecayOfRankZerosStalls) {
   std::string common = e2e::validation() + " --sync-sgd --valid-freq 3 --after-batches 10 --disp-freq 1 "
-                                           "--lr-report --lr-decay 0.5 --early-stopping 20 ";
+                                           "--lr-report --lr-decay 0.5 --lr-decay-reset-optimizer --early-stopping 20 ";
   for(std::string launch : {std::string("in-process"), std::string("mpirun")}) {
     std::string ranks = launch == "mpirun" ? "" : " --ranks-in-process 2";
     std::string launcher = launch == "mpirun" ? e2e::mpirun(2) : "";

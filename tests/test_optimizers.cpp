@@ -184,6 +184,47 @@ TEST(Optimizers, StateRoundTripContinuesIdentically) {
   EXPECT_THROW(createOptimizer("rmsprop", {}), Error);
 }
 
+// Marian's resetStats (--lr-decay-reset-optimizer, --no-optimizer-reload): after it a step is a
+// new optimizer's first, Adam's bias correction counted afresh, also across a checkpoint (the
+// shard saves where the statistics restarted), while the step count goes on for the moving average.
+TEST(Optimizers, AResetStepsAsANewOptimizerAndTheCountGoesOn) {
+  HostValues g({0.3f, -0.1f, 0.2f});
+  for(std::string name : {"adam", "adagrad"}) {
+    HostValues p({1.f, 2.f, 3.f}), fresh({0.f, 0.f, 0.f});
+    auto used = createOptimizer(name, {});
+    for(int k = 0; k < 5; ++k)
+      used->update(p.buf.all(), g.buf.all(), 0.1f);
+    used->resetStatistics();
+    EXPECT_EQ(used->statisticsFrom(), 5u) << name;
+    for(float v : kernels::toHost(used->stateTensors()[0]))
+      EXPECT_EQ(v, 0.f) << name;
+    kernels::copy(fresh.buf.all(), p.buf.all());
+    auto created = createOptimizer(name, {});
+    for(int k = 0; k < 3; ++k) {
+      used->update(p.buf.all(), g.buf.all(), 0.1f);
+      created->update(fresh.buf.all(), g.buf.all(), 0.1f);
+      EXPECT_EQ(p.host(), fresh.host()) << name << " step " << k;
+    }
+    EXPECT_EQ(used->steps(), 8u) << name;
+  }
+  // a shard saves and restores where the statistics restarted
+  HostValues p({1.f, 2.f, 3.f}), q({0.f, 0.f, 0.f});
+  ParameterShard shard({0, 3}, cpuDevice(), p.buf.all(), true, createOptimizer("adam", {}), 0.f);
+  for(int k = 0; k < 4; ++k)
+    shard.update(g.buf.all(), 0.1f);
+  shard.resetOptimizer();
+  shard.update(g.buf.all(), 0.1f);
+  ModelState saved;
+  saved.n = 3;
+  shard.saveTo(saved);
+  EXPECT_EQ(saved.counters.at(ParameterShard::kOptimizerStatisticsFrom), 4u);
+  ParameterShard resumed({0, 3}, cpuDevice(), q.buf.all(), true, createOptimizer("adam", {}), 0.f);
+  resumed.restoreFrom(saved);
+  shard.update(g.buf.all(), 0.1f);
+  resumed.update(g.buf.all(), 0.1f);
+  EXPECT_EQ(p.host(), q.host());
+}
+
 // --adam-freeze-variance-after: the second moment stops at the step count, also across a
 // checkpoint (the count is in the state), while the first moment goes on.
 TEST(Optimizers, AdamFrozenVarianceStopsAtItsStepAcrossACheckpoint) {

@@ -2,7 +2,8 @@
 # bench/trajectory-vs-marian's verdict, with this program in real Marian's place: its Costs are
 # this program's and the bench passes; at 3x the learning rate the Costs leave at update 3 (update
 # 1 has rate 0 on both sides) and the bench exits 1 naming the update. With --dropout the same
-# seeds on both sides give a difference of 0 in every block. Without MARIAN it says so and exits
+# seeds on both sides give a difference of 0 in every block; --resume-at resumes both sides with
+# --resume-args. Without MARIAN it says so and exits
 # 0; an unknown argument exits 2.
 set -euo pipefail
 root=$1 ours=$2
@@ -35,6 +36,13 @@ grep -q 'the first 4 updates agree within 1e-5' <<< "$out" || fail "no verdict"
 # (--args of several lines: all of them reach both programs)
 grep -q '^dim-emb: 32$' "$work/w1/ours/model.npz.yml" || fail "--args' second line was not passed"
 [ "$(grep -cE '^ +[1-4] +[0-9.]+ +[0-9.]+ +0\.00e\+00$' <<< "$out")" = 4 ] || fail "not 4 equal Costs"
+# --resume-at: both sides stop after update 2 and resume with --resume-args
+out=$(MARIAN=$work/same "$bench" --updates 4 --strict 4 --resume-at 2 --resume-args "--no-optimizer-reload" \
+  --work "$work/w5" --args "$small") || fail "the same program failed a resume"
+[ "$(grep -cE '^ +[1-4] +[0-9.]+ +[0-9.]+ +0\.00e\+00$' <<< "$out")" = 4 ] || fail "not 4 equal Costs across the resume"
+for side in ours marian; do
+  grep -q 'skipping optimizer state restoration' "$work/w5/$side/train.log" || fail "$side did not resume with the arguments"
+done
 set +e
 out=$(MARIAN=$work/faster "$bench" --updates 4 --strict 4 --work "$work/w2" --args "$small")
 status=$?

@@ -48,9 +48,8 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"ulr-softmax-temperature", "*"},
     // training
     {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factor-weight", "1"},
-    {"no-optimizer-reload", "false"}, {"sentencepiece-alphas", "[]"},
+    {"sentencepiece-alphas", "[]"},
     {"disp-label-index", "*"}, {"logical-epoch", "[1e, 0]"}, {"sqlite", "\"\""}, {"sqlite-drop", "*"},
-    {"lr-decay-reset-optimizer", "false"},
     {"exponential-smoothing-replace-freq", "0"}, {"guided-alignment", "none"}, {"guided-alignment-cost", "*"},
     {"guided-alignment-weight", "*"}, {"data-weighting", "\"\""}, {"data-weighting-type", "*"},
     {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},

@@ -164,6 +164,7 @@ const std::vector<Spec>& specs() {
       {"lr-decay-start", "", Ints(0, 2147483647.0), "[10, 1]", kTrain, "START1 [START2] of --lr-decay-strategy (0: never)"},
       {"lr-decay-freq", "", Int(0, 1e15), "50000", kTrain, "Updates between decays of --lr-decay-strategy batches"},
       {"lr-decay-repeat-warmup", "", kFlag, "false", kTrain, "Start --lr-warmup again at each decay"},
+      {"lr-decay-reset-optimizer", "", kFlag, "false", kTrain, "Reset the optimizer's statistics (Adam's moments and their bias correction) at each decay, as Marian"},
       {"lr-warmup-cycle", "", kFlag, "false", kTrain, "Start --lr-warmup again at the end of each warm-up period (u or t)"},
       {"lr-warmup-at-reload", "", kFlag, "false", kTrain, "Start --lr-warmup again after the first update of each run (a resume warms up again), as Marian"},
       {"lr-report", "", kFlag, "false", kTrain, "Add the learning rate to the display line, as Marian"},
@@ -244,6 +245,7 @@ const std::vector<Spec>& specs() {
       {"keep-best", "", kFlag, "false", kTrain, "Keep the best model per metric (model.npz.best-METRIC.npz)"},
       {"overwrite", "", kFlag, "false", kTrain, "Do not keep model.iter{N}.npz checkpoints"},
       {"no-reload", "", kFlag, "false", kTrain, "Start afresh where --model exists, without reading it (its saves overwrite it), as Marian"},
+      {"no-optimizer-reload", "", kFlag, "false", kTrain, "Resume from the model (its moving average, where there is one) and the progress, with new optimizer statistics, as Marian"},
       {"overwrite-checkpoint", "", kFlag, "true", kTrain, "false: each model.iter{N}.npz also keeps its full checkpoint (.optimizer.npz, .progress.yml) to resume from"},
       {"timeline", "", kString, "\"\"", kTrain | kOurs | kNode, "Write a Chrome trace of forward, backward, sync, update, send and receive per thread (ranks > 0: FILE.rankN)"},
   };

@@ -15,10 +15,11 @@ namespace marian {
 
 class Options;
 
-// Named arrays of one optimizer's state (for a range), plus its step count.
+// Named arrays of one optimizer's state (for a range), plus its step count and the step its
+// statistics were last reset at.
 struct OptimizerState {
   std::map<std::string, std::vector<float>> arrays;
-  uint64_t steps = 0;
+  uint64_t steps = 0, statisticsFrom = 0;
 };
 
 class Optimizer {
@@ -28,11 +29,19 @@ public:
   virtual std::string name() const = 0;
   // The state arrays copied to the host (stateNames' arrays) and the step count.
   OptimizerState state() const;
-  virtual void setState(const OptimizerState& state, Device device) { t_ = state.steps; }
+  virtual void setState(const OptimizerState& state, Device device) {
+    t_ = state.steps;
+    statisticsFrom_ = state.statisticsFrom;
+  }
   // The names of the state arrays that stateTensor gives (none before the first update).
   virtual std::vector<std::string> stateNames() const { return {}; }
   // The updates taken (every optimizer's: Adam's bias correction, the moving average's warm-up).
   uint64_t steps() const { return t_; }
+  // Marian's resetStats (--lr-decay-reset-optimizer, --no-optimizer-reload): the state arrays
+  // back to zeros and their bias correction counted afresh from the next step, as a new
+  // optimizer's; the step count goes on (the moving average's warm-up counts updates, as Marian's).
+  virtual void resetStatistics() { statisticsFrom_ = t_; }
+  uint64_t statisticsFrom() const { return statisticsFrom_; }
   // The state arrays where they live (empty before the first update): what averaging replicas
   // averages.
   virtual std::vector<Tensor> stateTensors() { return {}; }
@@ -40,7 +49,7 @@ public:
   virtual Tensor stateTensor(const std::string& name) const { return {}; }
 
 protected:
-  uint64_t t_ = 0;
+  uint64_t t_ = 0, statisticsFrom_ = 0;
 };
 
 class Sgd : public Optimizer {
@@ -53,6 +62,7 @@ public:
 class StatefulOptimizer : public Optimizer {
 public:
   void setState(const OptimizerState& state, Device device) override;
+  void resetStatistics() override;
   std::vector<std::string> stateNames() const override;
   std::vector<Tensor> stateTensors() override;
   Tensor stateTensor(const std::string& name) const override;

@@ -64,6 +64,8 @@ void ParameterShard::saveTo(ModelState& state) const {
     backendFor(part.device).copyToHost(global.data() + range_.offset, part.f32(), part.bytes());
   };
   state.optimizerSteps.push_back({range_, optimizer_->steps()});
+  if(optimizer_->statisticsFrom())  // every shard resets at the same update
+    state.counters[kOptimizerStatisticsFrom] = optimizer_->statisticsFrom();
   if(range_.size == 0)
     return;
   put(state.values, values_);
@@ -79,6 +81,8 @@ void ParameterShard::restoreFrom(const ModelState& state) {
   auto part = [&](const std::vector<float>& global) { return rangeOf(global, range_); };
   OptimizerState s;
   s.steps = state.stepsAt(range_.offset);
+  auto from = state.counters.find(kOptimizerStatisticsFrom);
+  s.statisticsFrom = from == state.counters.end() ? 0 : from->second;
   for(const auto& [name, values] : state.optimizer)
     s.arrays[name] = part(values);
   optimizer_->setState(s, device_);

@@ -39,6 +39,11 @@ public:
   // out[i] for global index range.offset + i (zeros before the first step).
   void readOptimizerArray(const std::string& name, Range range, float* out) const;
 
+  // The optimizer's statistics reset (Optimizer::resetStatistics).
+  void resetOptimizer() { optimizer_->resetStatistics(); }
+  // The counter of a saved state that holds the step the optimizers' statistics were last reset at.
+  static constexpr const char* kOptimizerStatisticsFrom = "optimizer-statistics-from";
+
   // Writes the shard's range of values, moving average, optimizer arrays and step count.
   void saveTo(ModelState& state) const;
   // Takes the shard's range of a saved state (of any shard layout).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/options.h"
+#include "tensors/backend.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -18,6 +19,7 @@ void StatefulOptimizer::ensureBuffers(Tensor params) {
 OptimizerState Optimizer::state() const {
   OptimizerState s;
   s.steps = steps();
+  s.statisticsFrom = statisticsFrom();
   for(const std::string& name : stateNames())
     s.arrays[name] = kernels::toHost(stateTensor(name));
   return s;
@@ -54,11 +56,18 @@ void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   }
 }
 
+void StatefulOptimizer::resetStatistics() {
+  Optimizer::resetStatistics();
+  for(auto& b : buffers_)
+    backendFor(b->device()).zero(b->all().data, b->all().bytes());
+}
+
 void Adam::update(Tensor params, Tensor grads, float lr) {
   ensureBuffers(params);
   ++t_;
-  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t_, variance_.updatesUpTo(t_),
-                    variance_.updatesAt(t_), meanOver_, weightDecay_);
+  uint64_t t = t_ - statisticsFrom_;  // the steps since the moments were last zero
+  kernels::adamStep(params, grads, buffer(0), buffer(1), lr, beta1_, beta2_, eps_, t, variance_.updatesUpTo(t),
+                    variance_.updatesAt(t), meanOver_, weightDecay_);
 }
 
 void Adagrad::update(Tensor params, Tensor grads, float lr) {

@@ -80,6 +80,11 @@ public:
   // update they are in (endAnnounced), instead of training on to their own end while it waits.
   virtual void announceEnd() {}
   virtual bool endAnnounced() { return false; }
+  // Whether resetOptimizerStatistics can reset every optimizer the training's updates go through
+  // (--lr-decay-reset-optimizer, --no-optimizer-reload): one synchronous group, whose shards all
+  // reset at the same update, and no scheme that keeps its own view of Adam's moments.
+  virtual bool resetsOptimizer() const { return false; }
+  virtual void resetOptimizerStatistics() { ABORT("This training mode cannot reset its optimizers' statistics"); }
   // What the display line adds since the last call (multi-node: bytes, utilisation, staleness).
   virtual std::string statusLine() { return ""; }
 

@@ -30,6 +30,11 @@ public:
   // The parameters (or their moving average) joined over the shards, on the host.
   std::vector<float> values(bool smoothed) const;
   void saveTo(ModelState& state) const;
+  // Every shard's optimizer statistics reset (Optimizer::resetStatistics).
+  void resetOptimizers() {
+    for(auto& s : shards_)
+      s->resetOptimizer();
+  }
   // Every device's parameters and every shard's state from `state` (of any layout).
   void restoreFrom(const ModelState& state);
 

@@ -128,6 +128,11 @@ public:
   int rank() const override { return transport_ ? transport_->rank() : 0; }
   int ranks() const override { return transport_ ? transport_->size() : 1; }
   bool ranksInLockstep() const override { return transport_ != nullptr; }
+  // (1-bit and 0/1 Adam, a variance schedule and local steps' rounds keep their own view of the moments)
+  bool resetsOptimizer() const override {
+    return !sendsOneBit(options_) && !AdamVarianceSchedule::fromOptions(options_).skipsSteps() && !rounds_;
+  }
+  void resetOptimizerStatistics() override { shards_->resetOptimizers(); }
   // local steps: the ranks exchange nothing between their rounds' exchanges, so the trainer
   // agrees on what they trained once a round
   uint64_t updatesPerAgreement() const override { return rounds_ ? rounds_->schedule().steps() : 1; }

@@ -10,6 +10,7 @@ LearningRate::LearningRate(const Options& o)
                 o.get<std::vector<std::string>>("lr-decay-inv-sqrt"), o.get<float>("lr-warmup-start-rate")),
       factor_(o.get<float>("lr-decay")), strategy_(o.get<std::string>("lr-decay-strategy")),
       frequency_(o.get<size_t>("lr-decay-freq")), repeatWarmup_(o.get<bool>("lr-decay-repeat-warmup")),
+      resetOptimizer_(o.get<bool>("lr-decay-reset-optimizer")),
       cycle_(o.get<bool>("lr-warmup-cycle")), atReload_(o.get<bool>("lr-warmup-at-reload")) {
   for(int s : o.get<std::vector<int>>("lr-decay-start"))
     start_.push_back(size_t(s));
@@ -47,14 +48,17 @@ void LearningRate::restartWarmup(TrainingState& s) const {
 void LearningRate::decay(TrainingState& s, const std::string& when) const {
   s.lrFactor *= factor_;
   LOG(info, "Decaying learning rate to {} {}", at(s), when);
+  if(resetOptimizer_)
+    LOG(info, "Resetting optimizer statistics");
   if(repeatWarmup_)
     restartWarmup(s);
 }
 
-void LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool firstOfRun) const {
+bool LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool firstOfRun) const {
   setRate(s);
-  if(factor_ > 0.f && strategy_ == "batches" && start_[0] > 0 && frequency_ > 0 && s.batches >= start_[0] &&
-     (s.batches - start_[0]) % frequency_ == 0)
+  bool due = factor_ > 0.f && strategy_ == "batches" && start_[0] > 0 && frequency_ > 0 && s.batches >= start_[0] &&
+             (s.batches - start_[0]) % frequency_ == 0;
+  if(due)
     decay(s, "after " + std::to_string(s.batches) + " batches");
   if(firstOfRun && atReload_)
     restartWarmup(s);
@@ -64,12 +68,13 @@ void LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool fir
     if(warmupProgress(s) / w.n != before / w.n)
       s.warmupStart = warmupStartAt(warmupProgress(s));
   }
+  return due;
 }
 
-void LearningRate::afterEpoch(TrainingState& s) const {
+bool LearningRate::afterEpoch(TrainingState& s) const {
   setRate(s);
   if(!(factor_ > 0.f))
-    return;
+    return false;
   bool due = false;
   if(strategy_ == "epoch" || strategy_ == "epoch+batches" || strategy_ == "epoch+stalled")
     due = start_[0] > 0 && s.epochs >= start_[0];
@@ -79,15 +84,18 @@ void LearningRate::afterEpoch(TrainingState& s) const {
     due = due || (start_[1] > 0 && s.maxStalled >= start_[1]);
   if(due)
     decay(s, "in epoch " + std::to_string(s.epochs));
+  return due;
 }
 
-void LearningRate::afterValidation(TrainingState& s, size_t before, size_t stalled) const {
+bool LearningRate::afterValidation(TrainingState& s, size_t before, size_t stalled) const {
   if(stalled <= before)  // Marian's event is a stall count that grew
-    return;
+    return false;
   setRate(s);
   s.maxStalled = std::max(s.maxStalled, stalled);
-  if(factor_ > 0.f && strategy_ == "stalled" && start_[0] > 0 && stalled % start_[0] == 0)
+  bool due = factor_ > 0.f && strategy_ == "stalled" && start_[0] > 0 && stalled % start_[0] == 0;
+  if(due)
     decay(s, "after having stalled " + std::to_string(stalled) + " time(s)");
+  return due;
 }
 
 }  // namespace marian

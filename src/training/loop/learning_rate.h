@@ -24,14 +24,17 @@ public:
   // The rate of the next update.
   float at(const TrainingState& state) const;
 
-  // Marian's events, each after the TrainingState counted it:
+  // Marian's events, each after the TrainingState counted it; each returns whether it decayed the
+  // rate (where resetsOptimizer(), the caller then resets the optimizers' statistics):
   // an update (labelsBefore: the labels before it; firstOfRun: this process's first update)
-  void afterUpdate(TrainingState& state, uint64_t labelsBefore, bool firstOfRun) const;
+  bool afterUpdate(TrainingState& state, uint64_t labelsBefore, bool firstOfRun) const;
   // the start of epoch state.epochs
-  void afterEpoch(TrainingState& state) const;
+  bool afterEpoch(TrainingState& state) const;
   // a validation after which the metrics had stalled `stalled` times in a row (EarlyStopping::stalled),
   // where they had stalled `before` times
-  void afterValidation(TrainingState& state, size_t before, size_t stalled) const;
+  bool afterValidation(TrainingState& state, size_t before, size_t stalled) const;
+  // --lr-decay-reset-optimizer (with a decay)
+  bool resetsOptimizer() const { return resetOptimizer_ && factor_ > 0.f; }
 
   // A resumed state whose warm-up started again in another unit than --lr-warmup's is an error.
   void checkResumed(const TrainingState& state) const;
@@ -59,7 +62,7 @@ private:
   std::string strategy_;
   std::vector<size_t> start_;
   size_t frequency_;
-  bool repeatWarmup_, cycle_, atReload_;
+  bool repeatWarmup_, resetOptimizer_, cycle_, atReload_;
 };
 
 }  // namespace marian

@@ -129,11 +129,22 @@ public:
                 "update of --optimizer-delay 1 in less memory): for Marian's updates, leave --optimizer-delay out",
           schedule_.delay(), schedule_.delay(), schedule_.delay());
 
+    bool freshOptimizer = resume && options_.get<bool>("no-optimizer-reload");
+    ABORT_IF((lr_.resetsOptimizer() || freshOptimizer) && !graphGroup_->resetsOptimizer(),
+             "{} resets the optimizer's statistics, which needs synchronous training (one device, or --sync-sgd) "
+             "without --onebit-adam, --zero-one-adam, --adam-freeze-variance-after, --adam-variance-update-scaler or "
+             "--local-steps", freshOptimizer ? "--no-optimizer-reload" : "--lr-decay-reset-optimizer");
     if(rank_ == 0)
       folder_->removeStaleTemporaryFiles();
     if(resume) {  // every rank installs it (saved in the global layout: another rank or device count re-shards it)
       folder_->checkFits(checkpoint_->model, graphGroup_->layout());
+      if(freshOptimizer && !checkpoint_->model.smoothed.empty())  // Marian reads model.npz: the moving average
+        checkpoint_->model.values = checkpoint_->model.smoothed;
       graphGroup_->restoreState(checkpoint_->model);
+      if(freshOptimizer) {
+        LOG(info, "--no-optimizer-reload is specified, we are skipping optimizer state restoration");  // Marian's
+        graphGroup_->resetOptimizerStatistics();
+      }
       LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch (saved on {} rank(s) x "
                 "{} device(s))", folder_->checkpoint(), state_.epochs, state_.batches, grouped(state_.samplesEpoch),
           checkpoint_->model.ranks, checkpoint_->model.devices);
@@ -216,7 +227,7 @@ public:
         }
         if(agreement_->onceARound())
           meetIfDue(data);
-        lr_.afterUpdate(state_, labelsBefore, state_.batches == firstUpdate + 1);
+        resetOptimizerIf(lr_.afterUpdate(state_, labelsBefore, state_.batches == firstUpdate + 1));
         faultPoint("update-" + std::to_string(state_.batches), rank_);
         // Marian's log shows the rate of the next update
         lastTrgWords = trgWords;
@@ -263,7 +274,7 @@ public:
           stop = rankZerosDecision(stop, "the decision to stop");
         if(!stop) {
           state_.newEpoch();
-          lr_.afterEpoch(state_);
+          resetOptimizerIf(lr_.afterEpoch(state_));
           LOG(info, "Starting data epoch {} in logical epoch {}", state_.epochs, state_.epochs);  // Marian's line
         }
       }
@@ -353,7 +364,7 @@ private:
     ++validations_;
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
-      takeRankZerosRate();
+      resetOptimizerIf(takeRankZerosRate());
       return false;
     }
     releaseIdleMemory();
@@ -367,8 +378,9 @@ private:
     for(const std::string& metric : earlyStopping_.record(scores, state_))
       if(options_.get<bool>("keep-best"))
         export_->writeModel(folder_->model() + ".best-" + metric + ".npz", values);
-    lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_));
+    bool decayed = lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_));
     takeRankZerosRate();
+    resetOptimizerIf(decayed);
     if(earlyStopped()) {
       LOG(info, "Training stops: {}", earlyStopping_.reason(state_));
       return true;
@@ -376,11 +388,18 @@ private:
     return false;
   }
 
+  // --lr-decay-reset-optimizer: a decay resets the optimizers' statistics.
+  void resetOptimizerIf(bool decayed) {
+    if(decayed && lr_.resetsOptimizer())
+      graphGroup_->resetOptimizerStatistics();
+  }
+
   // Ranks in lockstep train at one rate: where validation moves it (--lr-decay-strategy stalled),
-  // every rank takes what rank 0's validation made of it.
-  void takeRankZerosRate() {
+  // every rank takes what rank 0's validation made of it. Returns whether that decayed this rank's.
+  bool takeRankZerosRate() {
     if(ranks_ < 2 || !graphGroup_->ranksInLockstep() || !lr_.followsValidation())
-      return;
+      return false;
+    float before = state_.lrFactor;
     uint32_t factorBits = 0;
     std::memcpy(&factorBits, &state_.lrFactor, sizeof factorBits);
     transport_->waitingForRanks([&] {
@@ -390,6 +409,7 @@ private:
       state_.maxStalled = transport_->broadcastFromRoot(state_.maxStalled, transport_->peerTimeout(), "the stalls of validation");
     });
     std::memcpy(&state_.lrFactor, &factorBits, sizeof factorBits);
+    return state_.lrFactor != before;
   }
 
   // Whether the files hold this update's state: saved at it (or resumed from it), no validation since.
