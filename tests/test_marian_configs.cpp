@@ -133,15 +133,15 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
         "check-nan: true\nright-left: false\n"
         "exponential-smoothing-replace-freq: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
-        "lr-decay-reset-optimizer: false\nmini-batch-warmup: 0\nno-optimizer-reload: false\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--no-optimizer-reload=false", "--right-left=false",
+        "mini-batch-warmup: 0\nquiet-validation: true\n");
+  Options o = parse({"-c", temp("inert.yml"), "--ignore-model-config=false", "--right-left=false",
                      "--lr-warmup-cycle=false"});
-  EXPECT_FALSE(o.has("no-optimizer-reload"));  // nothing of them reaches the options
+  EXPECT_FALSE(o.has("right-left"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
           {"right-left: true\n", "'right-left: true'"},
           {"exponential-smoothing-replace-freq: 100\n", "'exponential-smoothing-replace-freq: 100'"},
           {"logical-epoch: [2e]\n", "'logical-epoch: [2e]'"},
-          {"lr-decay-reset-optimizer: true\n", "'lr-decay-reset-optimizer: true'"}}) {
+          {"mini-batch-warmup: 1000\n", "'mini-batch-warmup: 1000'"}}) {
     write(temp("asks.yml"), yaml);
     std::string error = errorOf({"-c", temp("asks.yml")});
     EXPECT_NE(error.find(shown), std::string::npos) << error;
