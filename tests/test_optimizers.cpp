@@ -217,7 +217,7 @@ TEST(Optimizers, AResetStepsAsANewOptimizerAndTheCountGoesOn) {
   ModelState saved;
   saved.n = 3;
   shard.saveTo(saved);
-  EXPECT_EQ(saved.counters.at(ParameterShard::kOptimizerStatisticsFrom), 4u);
+  EXPECT_EQ(saved.counters.at(ModelState::kOptimizerStatisticsFrom), 4u);
   ParameterShard resumed({0, 3}, cpuDevice(), q.buf.all(), true, createOptimizer("adam", {}), 0.f);
   resumed.restoreFrom(saved);
   shard.update(g.buf.all(), 0.1f);

@@ -153,4 +153,14 @@ void ModelState::cutTo(Range range) {
     cut(array);
 }
 
+void ModelState::startOptimizerAfresh() {
+  if(!smoothed.empty())
+    values = smoothed;
+  optimizer.clear();
+  uint64_t steps = 0;
+  for(const auto& [range, shardSteps] : optimizerSteps)
+    steps = std::max(steps, shardSteps);
+  counters[kOptimizerStatisticsFrom] = steps;
+}
+
 }  // namespace marian

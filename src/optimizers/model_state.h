@@ -30,6 +30,13 @@ struct ModelState {
   std::map<std::string, std::vector<float>> extras;
   std::map<std::string, uint64_t> counters;
 
+  // The counter that holds the step the optimizers' statistics were last reset at (Optimizer::resetStatistics).
+  static constexpr const char* kOptimizerStatisticsFrom = "optimizer-statistics-from";
+  // --no-optimizer-reload, as Marian's: the model's weights (Marian reads model.npz: the moving
+  // average, where there is one) and the step counts, not the optimizer's arrays (of any
+  // optimizer: another --optimizer resumes too), its statistics starting at the saved steps.
+  void startOptimizerAfresh();
+
   // The step count saved for the shard that held parameter `offset`.
   uint64_t stepsAt(size_t offset) const {
     for(const auto& [range, steps] : optimizerSteps)

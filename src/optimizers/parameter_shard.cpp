@@ -65,7 +65,7 @@ void ParameterShard::saveTo(ModelState& state) const {
   };
   state.optimizerSteps.push_back({range_, optimizer_->steps()});
   if(optimizer_->statisticsFrom())  // every shard resets at the same update
-    state.counters[kOptimizerStatisticsFrom] = optimizer_->statisticsFrom();
+    state.counters[ModelState::kOptimizerStatisticsFrom] = optimizer_->statisticsFrom();
   if(range_.size == 0)
     return;
   put(state.values, values_);
@@ -81,8 +81,9 @@ void ParameterShard::restoreFrom(const ModelState& state) {
   auto part = [&](const std::vector<float>& global) { return rangeOf(global, range_); };
   OptimizerState s;
   s.steps = state.stepsAt(range_.offset);
-  auto from = state.counters.find(kOptimizerStatisticsFrom);
-  s.statisticsFrom = from == state.counters.end() ? 0 : from->second;
+  // (one count for every shard: those of an asynchronous run's checkpoint can be a few steps apart)
+  auto from = state.counters.find(ModelState::kOptimizerStatisticsFrom);
+  s.statisticsFrom = from == state.counters.end() ? 0 : std::min(from->second, s.steps);
   for(const auto& [name, values] : state.optimizer)
     s.arrays[name] = part(values);
   optimizer_->setState(s, device_);

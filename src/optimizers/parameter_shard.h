@@ -41,8 +41,6 @@ public:
 
   // The optimizer's statistics reset (Optimizer::resetStatistics).
   void resetOptimizer() { optimizer_->resetStatistics(); }
-  // The counter of a saved state that holds the step the optimizers' statistics were last reset at.
-  static constexpr const char* kOptimizerStatisticsFrom = "optimizer-statistics-from";
 
   // Writes the shard's range of values, moving average, optimizer arrays and step count.
   void saveTo(ModelState& state) const;

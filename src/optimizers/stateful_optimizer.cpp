@@ -46,8 +46,8 @@ Tensor StatefulOptimizer::stateTensor(const std::string& name) const {
 void StatefulOptimizer::setState(const OptimizerState& state, Device device) {
   buffers_.clear();
   Optimizer::setState(state, device);
-  if(state.arrays.empty() && state.steps == 0)
-    return;  // saved before its first update: the buffers are created by the first one
+  if(state.arrays.empty() && state.steps == state.statisticsFrom)
+    return;  // no step since the start or the last reset: the first update creates the buffers
   for(const std::string& n : names_) {
     auto it = state.arrays.find(n);
     ABORT_IF(it == state.arrays.end(), "Optimizer state for {} lacks '{}'", name(), n);

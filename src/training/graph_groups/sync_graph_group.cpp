@@ -128,9 +128,12 @@ public:
   int rank() const override { return transport_ ? transport_->rank() : 0; }
   int ranks() const override { return transport_ ? transport_->size() : 1; }
   bool ranksInLockstep() const override { return transport_ != nullptr; }
-  // (1-bit and 0/1 Adam, a variance schedule and local steps' rounds keep their own view of the moments)
+  // Not where something else reads or keeps Adam's moments or its step count: 1-bit and 0/1 Adam
+  // (their codecs), a variance schedule (which counts the run's steps), local steps' rounds and the
+  // ranks' local replicas (a copy of each rank's own state).
   bool resetsOptimizer() const override {
-    return !sendsOneBit(options_) && !AdamVarianceSchedule::fromOptions(options_).skipsSteps() && !rounds_;
+    return !sendsOneBit(options_) && !AdamVarianceSchedule::fromOptions(options_).skipsSteps() && !rounds_ &&
+           !replicas_;
   }
   void resetOptimizerStatistics() override { shards_->resetOptimizers(); }
   // local steps: the ranks exchange nothing between their rounds' exchanges, so the trainer

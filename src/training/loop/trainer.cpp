@@ -132,19 +132,17 @@ public:
     bool freshOptimizer = resume && options_.get<bool>("no-optimizer-reload");
     ABORT_IF((lr_.resetsOptimizer() || freshOptimizer) && !graphGroup_->resetsOptimizer(),
              "{} resets the optimizer's statistics, which needs synchronous training (one device, or --sync-sgd) "
-             "without --onebit-adam, --zero-one-adam, --adam-freeze-variance-after, --adam-variance-update-scaler or "
-             "--local-steps", freshOptimizer ? "--no-optimizer-reload" : "--lr-decay-reset-optimizer");
+             "without --onebit-adam, --zero-one-adam, --adam-freeze-variance-after, --adam-variance-update-scaler, "
+             "--local-steps or --local-gradients", freshOptimizer ? "--no-optimizer-reload" : "--lr-decay-reset-optimizer");
     if(rank_ == 0)
       folder_->removeStaleTemporaryFiles();
     if(resume) {  // every rank installs it (saved in the global layout: another rank or device count re-shards it)
       folder_->checkFits(checkpoint_->model, graphGroup_->layout());
-      if(freshOptimizer && !checkpoint_->model.smoothed.empty())  // Marian reads model.npz: the moving average
-        checkpoint_->model.values = checkpoint_->model.smoothed;
-      graphGroup_->restoreState(checkpoint_->model);
       if(freshOptimizer) {
         LOG(info, "--no-optimizer-reload is specified, we are skipping optimizer state restoration");  // Marian's
-        graphGroup_->resetOptimizerStatistics();
+        checkpoint_->model.startOptimizerAfresh();
       }
+      graphGroup_->restoreState(checkpoint_->model);
       LOG(info, "[training] Resuming from {}: epoch {}, update {}, {} sentences into the epoch (saved on {} rank(s) x "
                 "{} device(s))", folder_->checkpoint(), state_.epochs, state_.batches, grouped(state_.samplesEpoch),
           checkpoint_->model.ranks, checkpoint_->model.devices);
@@ -364,7 +362,7 @@ private:
     ++validations_;
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
-      resetOptimizerIf(takeRankZerosRate());
+      resetOptimizerIf(takeRankZerosRate(false));
       return false;
     }
     releaseIdleMemory();
@@ -378,9 +376,7 @@ private:
     for(const std::string& metric : earlyStopping_.record(scores, state_))
       if(options_.get<bool>("keep-best"))
         export_->writeModel(folder_->model() + ".best-" + metric + ".npz", values);
-    bool decayed = lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_));
-    takeRankZerosRate();
-    resetOptimizerIf(decayed);
+    resetOptimizerIf(takeRankZerosRate(lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_))));
     if(earlyStopped()) {
       LOG(info, "Training stops: {}", earlyStopping_.reason(state_));
       return true;
@@ -395,21 +391,22 @@ private:
   }
 
   // Ranks in lockstep train at one rate: where validation moves it (--lr-decay-strategy stalled),
-  // every rank takes what rank 0's validation made of it. Returns whether that decayed this rank's.
-  bool takeRankZerosRate() {
+  // every rank takes what rank 0's validation made of it. decayed: whether rank 0's validation
+  // decayed the rate (rank 0's own); returns rank 0's (a factor of 1 decays without changing).
+  bool takeRankZerosRate(bool decayed) {
     if(ranks_ < 2 || !graphGroup_->ranksInLockstep() || !lr_.followsValidation())
-      return false;
-    float before = state_.lrFactor;
+      return decayed;
     uint32_t factorBits = 0;
     std::memcpy(&factorBits, &state_.lrFactor, sizeof factorBits);
     transport_->waitingForRanks([&] {
       factorBits = uint32_t(transport_->broadcastFromRoot(factorBits, transport_->peerTimeout(), "the learning rate's decay"));
+      decayed = transport_->broadcastFromRoot(decayed ? 1 : 0, transport_->peerTimeout(), "the decay") != 0;
       for(SchedulingParameter* start : {&state_.warmupStart, &state_.rateWarmupStart})
         *start = lr_.warmupStartAt(transport_->broadcastFromRoot(start->n, transport_->peerTimeout(), "the warm-up's start"));
       state_.maxStalled = transport_->broadcastFromRoot(state_.maxStalled, transport_->peerTimeout(), "the stalls of validation");
     });
     std::memcpy(&state_.lrFactor, &factorBits, sizeof factorBits);
-    return state_.lrFactor != before;
+    return decayed;
   }
 
   // Whether the files hold this update's state: saved at it (or resumed from it), no validation since.
