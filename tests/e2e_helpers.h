@@ -70,18 +70,6 @@ inline bool noGpuHere(const std::string& log) {
   return log.find("has no GPU backend") != std::string::npos || log.find("GPU(s) are visible") != std::string::npos;
 }
 
-// the gNorm of rank 0's display lines
-inline std::vector<std::string> gradientNorms(const std::string& log) {
-  std::vector<std::string> out;
-  std::regex norm("\\] Ep\\. \\d+ : Up\\. \\d+ : .* : gNorm ([0-9.]+)");
-  std::istringstream lines(log);
-  std::smatch m;
-  for(std::string l; std::getline(lines, l);)
-    if(l.find("[rank ") == std::string::npos && std::regex_search(l, m, norm))
-      out.push_back(m[1]);
-  return out;
-}
-
 // (update, field) of every training line of rank 0 (lines without a "[rank N]" prefix) that
 // `line` matches, its first group the update and its second the field
 inline std::vector<std::pair<int, std::string>> displayed(const std::string& log, const std::regex& line) {
@@ -97,6 +85,14 @@ inline std::vector<std::pair<int, std::string>> displayed(const std::string& log
 // (update, cost text) of every training line of rank 0
 inline std::vector<std::pair<int, std::string>> costs(const std::string& log) {
   return displayed(log, std::regex("\\] Ep\\. \\d+ : Up\\. (\\d+) : Sen\\. [0-9,]+ : Cost ([0-9.]+)"));
+}
+
+// the gNorm of rank 0's display lines
+inline std::vector<std::string> gradientNorms(const std::string& log) {
+  std::vector<std::string> out;
+  for(const auto& [update, norm] : displayed(log, std::regex("\\] Ep\\. \\d+ : Up\\. (\\d+) : .* : gNorm ([0-9.]+)")))
+    out.push_back(norm);
+  return out;
 }
 
 // (update, L.r. text) of every training line of rank 0 (--lr-report)

@@ -177,8 +177,8 @@ TEST(LearningRateDecay, TheProgressFileKeepsWhatTheEventsBrought) {
   EXPECT_EQ(back.maxStalled, 3u);
   std::string yaml = s.toYaml();
   for(auto [from, to, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
-          {"warmup-start: 3000t", "warmup-start: 3000x", "key 'warmup-start' must be a count"},
-          {"warmup-start: 3000t", "warmup-start: t", "key 'warmup-start' must be a count"},
+          {"warmup-start: 3000t", "warmup-start: 3000x", "p.yml': Option 'warmup-start': '3000x' is not a whole count"},
+          {"warmup-start: 3000t", "warmup-start: t", "p.yml': Option 'warmup-start': 't' is not a whole count"},
           {"rate-warmup-start: 2000t\n", "", "key 'rate-warmup-start' is missing"},
           {"eta-factor: 0.25", "eta-factor: -1", "key 'eta-factor' must be a finite number"},
           {"eta-factor: 0.25", "eta-factor: .nan", "key 'eta-factor' must be a finite number"},

@@ -159,8 +159,9 @@ TEST(SyncAllreduce, LocalStepsAgreeOnceARound) {
         EXPECT_EQ(l.lr, zero.lr) << "rank " << rank;
       }
       bool lastOfEpoch = std::next(it) == lines.end() || std::next(it)->second.at(0).epoch != zero.epoch;
-      if(streamed && lastOfEpoch)
+      if(streamed && lastOfEpoch) {
         EXPECT_EQ(update % kRound, 0) << "a streamed epoch ends mid-round";
+      }
       if(update % kRound == 0 || (!streamed && lastOfEpoch)) {  // met after it: what was trained up to here
         if(agreed / 3000 != trained / 3000)
           validationsDue.insert(update);

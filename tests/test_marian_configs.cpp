@@ -135,7 +135,7 @@ TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
         "exponential-smoothing-replace-freq: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
         "mini-batch-warmup: 0\nquiet-validation: true\n");
   Options o = parse({"-c", temp("inert.yml"), "--ignore-model-config=false", "--right-left=false",
-                     "--lr-warmup-cycle=false"});
+                     "--embedding-fix-src=false"});
   EXPECT_FALSE(o.has("right-left"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
           {"right-left: true\n", "'right-left: true'"},

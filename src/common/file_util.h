@@ -35,6 +35,10 @@ std::string atomicTempPath(const std::string& path);
 // `path`; the error names `forWhat`.
 int makeTempFile(const std::string& dir, const std::string& prefix, const std::string& forWhat, std::string& path);
 bool fileExists(const std::string& path);
+// Whether a name ends with `suffix` (".gz", ".spm").
+inline bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 bool isDirectory(const std::string& path);
 
 }  // namespace marian

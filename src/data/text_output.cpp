@@ -12,7 +12,7 @@
 namespace marian {
 
 namespace {
-bool gzipped(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
+bool gzipped(const std::string& path) { return endsWith(path, ".gz"); }
 
 // a .gz file's descriptor, or the error naming it
 gzFile openGz(const std::string& path) {

@@ -17,9 +17,6 @@ void trainSentencePieceVocab(const std::string& path, const std::vector<std::str
                              size_t maxSize, const VocabTraining& training);
 
 namespace {
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 bool isSentencePiece(const std::string& path) { return endsWith(path, ".spm"); }
 WordVocabFormat wordVocabFormat(const std::string& path) {
   bool yaml = endsWith(path, ".yml") || endsWith(path, ".yaml") || endsWith(path, ".json");

@@ -197,8 +197,10 @@ private:
     for(char op : ops) {
       if(op == 'd')
         x = dropShared(x, p, dropout_);
-      else if(op == 'a' && residual)
+      else if(op == 'a') {  // (the options that would add nothing are refused when read)
+        ABORT_IF(!residual, "{}: 'a' with nothing to add", prefix);
         x = x + residual;
+      }
       else if(op == 'n')
         x = layers::layerNorm(g, prefix, x, lnSuffix);
     }

@@ -99,7 +99,7 @@ public:
         [o] { return createOptimizer(o); },
         devices * size_t(transport_.size()), keep_, o.get<float>("exponential-smoothing"), seed_);
     for(size_t d = 0; d < devices; ++d) {
-      int id = transport_.rank() * int(devices) + int(d);
+      int id = int(jobDevice(transport_.rank(), devices, d));  // the client: the job's device
       kernels::fromHost(workers_[d]->params().values(), initial);
       clients_.push_back(std::make_unique<PsDeviceClient>(
           id, workers_[d]->device(), layout_, transport_, *shard_, clientSettings_, seed_ * 31 + uint64_t(id), initial,

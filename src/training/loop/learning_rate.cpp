@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "training/loop/training_schedule.h"
 
 namespace marian {
 
@@ -36,13 +37,11 @@ void LearningRate::checkResumed(const TrainingState& s) const {
            "the unit the run had", s.warmupStart.str(), schedule_.warmup().str());
 }
 
-uint64_t LearningRate::warmupProgress(const TrainingState& s) const {
-  return uint64_t(LearningRateSchedule::progress(schedule_.warmup(), s.batches, s.labelsTotal, s.epochs));
-}
-
-void LearningRate::restartWarmup(TrainingState& s) const {
-  LOG(info, "Restarting learning rate warmup");
-  s.warmupStart = warmupStartAt(warmupProgress(s));
+void LearningRate::restartWarmup(TrainingState& s, bool log) const {
+  if(log)
+    LOG(info, "Restarting learning rate warmup");
+  s.warmupStart = schedule_.warmup();
+  s.warmupStart.n = uint64_t(LearningRateSchedule::progress(s.warmupStart, s.batches, s.labelsTotal, s.epochs));
 }
 
 void LearningRate::decay(TrainingState& s, const std::string& when) const {
@@ -62,12 +61,8 @@ bool LearningRate::afterUpdate(TrainingState& s, uint64_t labelsBefore, bool fir
     decay(s, "after " + std::to_string(s.batches) + " batches");
   if(firstOfRun && atReload_)
     restartWarmup(s);
-  const SchedulingParameter& w = schedule_.warmup();
-  if(cycle_ && w) {  // a warm-up period's end passed in this update (labels pass it by more than one)
-    uint64_t before = w.unit == SchedulingUnit::labels ? labelsBefore : s.batches - 1;
-    if(warmupProgress(s) / w.n != before / w.n)
-      s.warmupStart = warmupStartAt(warmupProgress(s));
-  }
+  if(cycle_ && TrainingSchedule::due(schedule_.warmup(), s, labelsBefore))  // a warm-up period ended
+    restartWarmup(s, /*log=*/false);
   return due;
 }
 

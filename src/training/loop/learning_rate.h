@@ -43,19 +43,12 @@ public:
   bool followsValidation() const {
     return factor_ > 0.f && ((strategy_ == "stalled" && start_[0] > 0) || (strategy_ == "epoch+stalled" && start_[1] > 0));
   }
-  // A warm-up's start at progress n in --lr-warmup's unit.
-  SchedulingParameter warmupStartAt(uint64_t n) const {
-    SchedulingParameter p = schedule_.warmup();
-    p.n = n;
-    return p;
-  }
-
 private:
   // Marian's events set the rate first, where a warm-up started again by the last event takes effect.
   static void setRate(TrainingState& state) { state.rateWarmupStart = state.warmupStart; }
   void decay(TrainingState& state, const std::string& when) const;
-  void restartWarmup(TrainingState& state) const;
-  uint64_t warmupProgress(const TrainingState& state) const;
+  // The warm-up starts again here (Marian logs it, except at a cycle's end).
+  void restartWarmup(TrainingState& state, bool log = true) const;
 
   LearningRateSchedule schedule_;
   float factor_;

@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "comm/slow_rank_judge.h"
@@ -362,7 +361,7 @@ private:
     ++validations_;
     if(rank_ != 0) {
       state_.lastValidated = state_.batches;
-      resetOptimizerIf(takeRankZerosRate(false));
+      afterValidation(0, 0);  // (rank 0's counts, where the rate follows them)
       return false;
     }
     releaseIdleMemory();
@@ -376,7 +375,7 @@ private:
     for(const std::string& metric : earlyStopping_.record(scores, state_))
       if(options_.get<bool>("keep-best"))
         export_->writeModel(folder_->model() + ".best-" + metric + ".npz", values);
-    resetOptimizerIf(takeRankZerosRate(lr_.afterValidation(state_, stalledBefore, earlyStopping_.stalled(state_))));
+    afterValidation(stalledBefore, earlyStopping_.stalled(state_));
     if(earlyStopped()) {
       LOG(info, "Training stops: {}", earlyStopping_.reason(state_));
       return true;
@@ -390,23 +389,16 @@ private:
       graphGroup_->resetOptimizerStatistics();
   }
 
-  // Ranks in lockstep train at one rate: where validation moves it (--lr-decay-strategy stalled),
-  // every rank takes what rank 0's validation made of it. decayed: whether rank 0's validation
-  // decayed the rate (rank 0's own); returns rank 0's (a factor of 1 decays without changing).
-  bool takeRankZerosRate(bool decayed) {
-    if(ranks_ < 2 || !graphGroup_->ranksInLockstep() || !lr_.followsValidation())
-      return decayed;
-    uint32_t factorBits = 0;
-    std::memcpy(&factorBits, &state_.lrFactor, sizeof factorBits);
-    transport_->waitingForRanks([&] {
-      factorBits = uint32_t(transport_->broadcastFromRoot(factorBits, transport_->peerTimeout(), "the learning rate's decay"));
-      decayed = transport_->broadcastFromRoot(decayed ? 1 : 0, transport_->peerTimeout(), "the decay") != 0;
-      for(SchedulingParameter* start : {&state_.warmupStart, &state_.rateWarmupStart})
-        *start = lr_.warmupStartAt(transport_->broadcastFromRoot(start->n, transport_->peerTimeout(), "the warm-up's start"));
-      state_.maxStalled = transport_->broadcastFromRoot(state_.maxStalled, transport_->peerTimeout(), "the stalls of validation");
-    });
-    std::memcpy(&state_.lrFactor, &factorBits, sizeof factorBits);
-    return decayed;
+  // The learning rate's event after a validation that left the metrics stalled `stalled` times in a
+  // row, `before` before it. Only rank 0 validates: ranks in lockstep whose rate follows the stalls
+  // (--lr-decay-strategy stalled) take rank 0's counts and so decay (and reset) as it does.
+  void afterValidation(size_t before, size_t stalled) {
+    if(ranks_ > 1 && graphGroup_->ranksInLockstep() && lr_.followsValidation())
+      transport_->waitingForRanks([&] {
+        before = transport_->broadcastFromRoot(before, transport_->peerTimeout(), "the stalls of validation");
+        stalled = transport_->broadcastFromRoot(stalled, transport_->peerTimeout(), "the stalls of validation");
+      });
+    resetOptimizerIf(lr_.afterValidation(state_, before, stalled));
   }
 
   // Whether the files hold this update's state: saved at it (or resumed from it), no validation since.

@@ -24,7 +24,7 @@ TrainingSchedule::TrainingSchedule(const Options& o)
       displayFirst_(uint64_t(o.get<int>("disp-first"))), afterBatches_(uint64_t(o.get<int>("after-batches"))),
       afterEpochs_(size_t(o.get<int>("after-epochs"))), delay_(optimizerDelay(o)) {}
 
-bool TrainingSchedule::due(const SchedulingParameter& f, const TrainingState& state, uint64_t labelsBefore) const {
+bool TrainingSchedule::due(const SchedulingParameter& f, const TrainingState& state, uint64_t labelsBefore) {
   if(!f)
     return false;
   if(f.unit == SchedulingUnit::updates)

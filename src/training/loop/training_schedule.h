@@ -28,8 +28,11 @@ public:
   bool stopsAfterUpdate(const TrainingState& state) const;
   bool stopsAfterEpoch(size_t finished) const;
 
+  // Whether the update that took the labels from labelsBefore to state.labelsTotal ended a period of f
+  // (in updates or labels; never in epochs, whose ends are the epochs' own).
+  static bool due(const SchedulingParameter& f, const TrainingState& state, uint64_t labelsBefore);
+
 private:
-  bool due(const SchedulingParameter& f, const TrainingState& state, uint64_t labelsBefore) const;
   static bool dueAtEpoch(const SchedulingParameter& f, size_t finished) {
     return f.unit == SchedulingUnit::epochs && f && finished % f.n == 0;
   }

@@ -142,12 +142,11 @@ TrainingState TrainingState::fromNode(const YAML::Node& y, const std::string& or
              origin, s.lrFactor);
     for(auto [key, into] : {std::make_pair("warmup-start", &s.warmupStart), std::make_pair("rate-warmup-start", &s.rateWarmupStart)}) {
       std::string text = get<std::string>(y, key, origin);
-      size_t digits = text.find_first_not_of("0123456789");
-      ABORT_IF(digits == 0 || (digits != std::string::npos &&
-                               (digits + 1 != text.size() || std::string("uet").find(text[digits]) == std::string::npos)),
-               "{}: key '{}' must be a count of updates, epochs or labels such as 1000u, 2e or 50000t, not '{}'", origin,
-               key, text);
-      *into = SchedulingParameter::parse(text, key);
+      try {
+        *into = SchedulingParameter::parse(text, key);
+      } catch(const Error& e) {  // the file named with it
+        ABORT("{}: {}", origin, e.what());
+      }
     }
     s.maxStalled = get<size_t>(y, "stalled-max", origin);
     const YAML::Node& cy = y;

@@ -53,6 +53,10 @@ void Validator::checkMetrics(const Options& o) {
     ABORT_IF(std::find(metrics.begin(), metrics.begin() + long(i), metrics[i]) != metrics.begin() + long(i),
              "--valid-metrics names {} twice", metrics[i]);
     ABORT_IF(metrics[i] == "valid-script" && !script, "--valid-metrics valid-script needs --valid-script-path");
+    // a script that scores the saved model needs no validation set; every other metric reads one
+    ABORT_IF(metrics[i] != "valid-script" && !(o.has("valid-sets") && !o.get<std::vector<std::string>>("valid-sets").empty()),
+             "--valid-metrics {} needs --valid-sets (only valid-script, which scores the model file, validates "
+             "without them)", metrics[i]);
   }
   ABORT_IF(script && std::count(metrics.begin(), metrics.end(), "translation") +
                              std::count(metrics.begin(), metrics.end(), "valid-script") == 0,
@@ -74,12 +78,8 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
               "(Marian reports 0)");
   std::vector<std::string> sets = o.has("valid-sets") ? o.get<std::vector<std::string>>("valid-sets")
                                                       : std::vector<std::string>{};
-  if(sets.empty()) {  // a script that scores the saved model needs no validation set
-    for(const std::string& m : metrics_)
-      ABORT_IF(m != "valid-script", "--valid-metrics {} needs --valid-sets (only valid-script, which scores the model "
-                                    "file, validates without them)", m);
+  if(sets.empty())  // valid-script alone (checkMetrics)
     return;
-  }
   corpus_ = std::make_unique<Corpus>(sets, vocabs, size_t(o.get<int>("valid-max-length")), /*crop=*/true);
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
   BatchingOptions b;  // Marian's validation batches: in file order, maxi-batches of 10 sorted by source
