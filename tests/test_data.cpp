@@ -43,6 +43,35 @@ TEST(TextFile, PlainAndGzipReadTheSameAndMissingFilesAreNamed) {
             std::string::npos);
 }
 
+// LineReader pulls the lines forEachLine gives, so two files are read in step: a line longer than
+// its buffer, a gzip file beside a plain one, the end of each, and a line that is not UTF-8 named.
+TEST(TextFile, LineReadersReadFilesInStep) {
+  std::string longLine(200000, 'x');
+  std::string text = "first\r\n" + longLine + "\n\nlast";
+  write(temp("step.txt"), text);
+  writeGz(temp("step.txt.gz"), text);
+  LineReader plain(temp("step.txt"), "Source file"), packed(temp("step.txt.gz"), "Target file");
+  std::vector<std::string> expected = {"first", longLine, "", "last"};
+  std::string a, b;
+  for(const std::string& line : expected) {
+    ASSERT_TRUE(plain.next(a));
+    ASSERT_TRUE(packed.next(b));
+    EXPECT_EQ(a, line);
+    EXPECT_EQ(b, line);
+  }
+  EXPECT_FALSE(plain.next(a));
+  EXPECT_FALSE(packed.next(b));
+  EXPECT_FALSE(plain.next(a));  // and stays at its end
+  EXPECT_EQ(plain.linesRead(), 4u);
+  write(temp("bad.txt"), "good\nbad \xff byte\n");
+  LineReader bad(temp("bad.txt"), "Source file");
+  ASSERT_TRUE(bad.next(a));
+  std::string error = errorOf([&] { bad.next(a); });
+  EXPECT_NE(error.find("Source file '" + temp("bad.txt") + "' line 2 is not valid UTF-8"), std::string::npos) << error;
+  EXPECT_NE(errorOf([] { LineReader("/no/such/file.txt", "Target file"); }).find("Target file '/no/such/file.txt'"),
+            std::string::npos);
+}
+
 TEST(Vocab, YamlRoundTripUnknownWordsAndFrequencyOrder) {
   auto v = wordVocab("yv", "b a b c\nb a\n");
   EXPECT_EQ(v->size(), 5u);  // </s> <unk> b a c
@@ -385,8 +414,9 @@ TEST(BatchGenerator, ShufflingWithinMaxiBatchesKeepsEachMaxiBatchTogetherAsMaria
       if(batches[b].size() < 16) {  // the leftover of the last maxi-batch: its shortest sentences
         ++leftovers;
         for(size_t other = 60; other < batches.size(); ++other)
-          if(other != b)
+          if(other != b) {
             EXPECT_LE(longest(batches[b]), shortest(batches[other]));
+          }
       }
     }
     EXPECT_EQ(leftovers, 1u);

@@ -5,14 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/model_config.h"
-#include "common/npz.h"
 #include "common/options.h"
 #include "data/text_file.h"
 #include "data/text_output.h"
@@ -24,25 +22,6 @@
 using namespace marian;
 
 namespace {
-
-// The model's configuration: the copy the model file holds (special:model.yml, as Marian), which
-// came with its weights; else MODEL.yml beside it (the trainer writes both). A MODEL.yml from
-// another run beside a copied model must not decide the architecture.
-Options architectureOf(const std::string& model) {
-  ABORT_IF(!fileExists(model), "Model file {} does not exist", model);
-  ABORT_IF(isDirectory(model), "Model file {} is a directory, not a model file", model);
-  for(const NpzItem& item : readNpz(model))
-    if(item.name == "special:model.yml")
-      return modelOptions(std::string(item.bytes.begin(), item.bytes.end()), model + " (special:model.yml)");
-  std::string config = model + ".yml";
-  if(fileExists(config)) {
-    std::ifstream in(config);
-    return modelOptions(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), config);
-  }
-  ABORT("Neither {}.yml nor a configuration inside {} (special:model.yml): the decoder needs the model's "
-        "architecture (--type, --dim-emb, ...)",
-        model, model);
-}
 
 // Lines of one window: --maxi-batch mini-batches (each window sorted as in the whole input; with
 // Marian's defaults one line); the whole input when one window sorts all of it (--maxi-batch 0).
@@ -72,16 +51,8 @@ int main(int argc, char** argv) {
     // Marian's --ignore-model-config: the architecture from this command line and -c files
     Options architecture = o.get<bool>("ignore-model-config")
                                ? modelOptions(modelConfigYaml(o, {0, 0}), "the decoder's options (--ignore-model-config)")
-                               : architectureOf(models[0]);
-    auto dims = architecture.get<std::vector<int>>("dim-vocabs");  // the model's, as training cut them
-    dims.resize(2, 0);
-    std::vector<std::shared_ptr<Vocab>> vocabs;
-    for(size_t i = 0; i < 2; ++i) {
-      ABORT_IF(!fileExists(vocabPaths[i]), "Vocabulary {} does not exist", vocabPaths[i]);
-      vocabs.push_back(loadOrCreateVocab(vocabPaths[i], {}, size_t(dims[i])));
-      if(dims[i] > 0)  // before the model is built: its own checks (tied embeddings) would speak first
-        checkVocabularyFits(models[0], i == 0 ? "source" : "target", size_t(dims[i]), *vocabs[i]);
-    }
+                               : architectureOfModel(models[0]);
+    std::vector<std::shared_ptr<Vocab>> vocabs = modelVocabs(architecture, vocabPaths, models[0]);
     if(o.get<bool>("no-spm-encode"))  // the input is already in pieces
       vocabs[0] = unitsOf(vocabs[0]);
     if(o.get<bool>("no-spm-decode"))  // the output stays in pieces
@@ -103,12 +74,7 @@ int main(int argc, char** argv) {
     // the input translated and written a part at a time: memory is a part's, and what is done is
     // out (a pipe sees it) before the rest is read
     bool nBest = o.get<bool>("n-best"), wordScores = o.get<bool>("word-scores");
-    auto scoresOf = [&](const Hypothesis& h) {  // Marian's " ||| WordScores= -0.12345 ..."
-      std::string text = " ||| WordScores=";
-      for(float score : h.wordScores)
-        text += " " + formatNumber("%.5f", double(score));
-      return wordScores ? text : std::string();
-    };
+    auto scoresOf = [&](const Hypothesis& h) { return wordScores ? wordScoresField(h.wordScores) : std::string(); };
     size_t written = 0;  // lines translated before this part
     double seconds = 0;
     std::vector<std::string> part;

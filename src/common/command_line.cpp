@@ -131,7 +131,7 @@ std::map<std::string, std::vector<std::string>> valuesByName(int argc, const cha
 
 std::string helpText(const po::options_description& desc, ProgramMode mode) {
   std::ostringstream out;
-  out << (mode == ProgramMode::translation ? "Usage: marian-decoder [options]\n" : "Usage: marian [options]\n") << desc;
+  out << "Usage: " << programName(mode) << " [options]\n" << desc;
   return out.str();
 }
 
@@ -139,7 +139,7 @@ std::string helpText(const po::options_description& desc, ProgramMode mode) {
 
 std::map<std::string, std::vector<std::string>> commandLineValues(int argc, const char* const* argv, ProgramMode mode,
                                                                   std::string& help) {
-  int modeBit = mode == ProgramMode::translation ? kTranslate : kTrain;
+  int modeBit = optionModeBit(mode);
   po::options_description desc("Options");
   std::set<std::string> implicitOptions;
   describeOptions(modeBit, desc, implicitOptions);

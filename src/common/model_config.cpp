@@ -2,8 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "common/error.h"
+#include "common/file_util.h"
 #include "common/format.h"
+#include "common/npz.h"
 #include "common/option_table.h"
 
 namespace marian {
@@ -68,6 +73,22 @@ std::string architectureDifferences(const std::string& savedYaml, const Options&
     differences += format("{}--{} {} (this run: {})", differences.empty() ? "" : ", ", s.name, shown(then), shown(now));
   }
   return differences;
+}
+
+Options architectureOfModel(const std::string& model) {
+  ABORT_IF(!fileExists(model), "Model file {} does not exist", model);
+  ABORT_IF(isDirectory(model), "Model file {} is a directory, not a model file", model);
+  for(const NpzItem& item : readNpz(model))
+    if(item.name == "special:model.yml")
+      return modelOptions(std::string(item.bytes.begin(), item.bytes.end()), model + " (special:model.yml)");
+  std::string config = model + ".yml";
+  if(fileExists(config)) {
+    std::ifstream in(config);
+    return modelOptions(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), config);
+  }
+  ABORT("Neither {}.yml nor a configuration inside {} (special:model.yml): the model's architecture (--type, "
+        "--dim-emb, ...) is needed",
+        model, model);
 }
 
 }  // namespace marian

@@ -1,7 +1,7 @@
 #pragma once
-// defines: modelConfigYaml, architectureDifferences — a model's configuration as it is saved with
-// the model (model.npz's special:model.yml, the checkpoint's record of the architecture) and what
-// a resume compares with it. modelOptions (options.h) reads it back.
+// defines: modelConfigYaml, architectureDifferences, architectureOfModel — a model's configuration
+// as it is saved with the model (model.npz's special:model.yml, the checkpoint's record of the
+// architecture), what a resume compares with it, and what the decoder and the scorer read back.
 #include <string>
 #include <vector>
 
@@ -18,5 +18,9 @@ std::string modelConfigYaml(const Options& options, const std::vector<size_t>& v
 // differ from `options`: "--transformer-ffn-activation relu (this run: swish), ...", or "" when
 // none (numbers compared as numbers; dim-vocabs and version are not options of the architecture).
 std::string architectureDifferences(const std::string& savedYaml, const Options& options);
+// The architecture of a model file: the configuration it holds (special:model.yml, as in
+// Marian), which came with its weights; else MODEL.yml beside it (the trainer writes both). A
+// MODEL.yml from another run beside a copied model must not decide the architecture.
+Options architectureOfModel(const std::string& modelPath);
 
 }  // namespace marian

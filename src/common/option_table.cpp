@@ -1,11 +1,5 @@
 #include "common/option_table.h"
 
-#include <charconv>
-#include <sstream>
-
-#include "common/error.h"
-#include "common/format.h"
-
 namespace marian {
 namespace option_table {
 
@@ -25,8 +19,8 @@ constexpr double kMaxDevices = 1024;
 const std::vector<Spec>& specs() {
   static const std::vector<Spec> all = {
       // general
-      {"config", "c", kStrings, "", kBoth | kNode, "YAML configuration files; later ones win"},
-      {"dump-config", "", Choice("full|minimal|expand|false"), "", kBoth | kNode,
+      {"config", "c", kStrings, "", kAnyProgram | kNode, "YAML configuration files; later ones win"},
+      {"dump-config", "", Choice("full|minimal|expand|false"), "", kAnyProgram | kNode,
        "Print the effective configuration as YAML and exit (Marian's): full, every option; minimal, those the "
        "config files and the command line set; expand, those and what --task set", "full"},
       {"task", "", Choices("transformer-base|transformer-big|transformer-base-prenorm|transformer-big-prenorm"), "",
@@ -34,18 +28,18 @@ const std::vector<Spec>& specs() {
        "transformer-big, transformer-base-prenorm, transformer-big-prenorm; the options given on the command line, "
        "and in config files where the preset is given in one, win over it"},
       {"seed", "", Int(0, 4294967295.0), "0", kBoth, "Random seed; 0 draws one"},
-      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kNode, "Workspace per device in MB (activations; a batch that needs more grows it, as Marian)"},
+      {"workspace", "w", Int(1, 1 << 20), "2048", kTrain | kScore | kNode, "Workspace per device in MB (activations; a batch that needs more grows it, as Marian)"},
       {"workspace", "w", Int(1, 1 << 20), "512", kTranslate, "Workspace per device in MB (activations; a batch that needs more grows it, as Marian)"},
-      {"log", "", kString, "\"\"", kBoth | kNode, "Also write the log to this file"},
-      {"quiet", "", kFlag, "false", kBoth | kNode, "Suppress logging to stderr"},
-      {"relative-paths", "", kFlag, "false", kBoth | kNode,
+      {"log", "", kString, "\"\"", kAnyProgram | kNode, "Also write the log to this file"},
+      {"quiet", "", kFlag, "false", kAnyProgram | kNode, "Suppress logging to stderr"},
+      {"relative-paths", "", kFlag, "false", kAnyProgram | kNode,
        "In a config file: its paths are relative to the file's folder (made absolute as it is read, as Marian). "
        "Given otherwise: MODEL.decoder.yml names the model and vocabularies relative to the model's folder"},
-      {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kBoth | kNode, "Least level logged: trace, debug, info, warn, err, critical, off"},
-      {"version", "", kFlag, "false", kBoth | kNode, "Print the version and exit"},
-      {"devices", "d", kStrings, "[\"0\"]", kBoth | kNode, "GPU ids to use"},
-      {"cpu-threads", "", Int(0, kMaxDevices), "1", kBoth | kNode, "Number of CPU devices (0: use --devices GPUs)"},
-      {"tf32", "", kFlag, "false", kBoth | kOurs,
+      {"log-level", "", Choice("trace|debug|info|warn|err|critical|off"), "info", kAnyProgram | kNode, "Least level logged: trace, debug, info, warn, err, critical, off"},
+      {"version", "", kFlag, "false", kAnyProgram | kNode, "Print the version and exit"},
+      {"devices", "d", kStrings, "[\"0\"]", kAnyProgram | kNode, "GPU ids to use"},
+      {"cpu-threads", "", Int(0, kMaxDevices), "1", kAnyProgram | kNode, "Number of CPU devices (0: use --devices GPUs)"},
+      {"tf32", "", kFlag, "false", kAnyProgram | kOurs,
        "GPU matrix products on TF32 tensor cores (inputs rounded to 10 mantissa bits, FP32 sums): faster, "
        "no longer the CPU's results"},
       {"precision", "", kStrings, "[float32, float32]", kTrain,
@@ -63,13 +57,13 @@ const std::vector<Spec>& specs() {
        "training with the dense exchange", "8 10000 1 8"},
       {"mini-batch", "", Int(0, 1e7), "64", kTrain, "Sentences per mini-batch"},
       {"mini-batch", "", Int(1, 1e7), "1", kTranslate, "Sentences per mini-batch (Marian's decoder: 1)"},
-      {"maxi-batch", "", Int(1, 1e6), "100", kTrain, "Mini-batches read ahead and sorted by length"},
+      {"maxi-batch", "", Int(1, 1e6), "100", kTrain | kScore, "Mini-batches read ahead and sorted by length"},
       {"maxi-batch", "", Int(1, 1e6), "1", kTranslate, "Mini-batches read ahead and sorted by length"},
-      {"maxi-batch-sort", "", Choice("none|src|trg"), "trg", kTrain, "Sort maxi-batches by: none, src, trg"},
+      {"maxi-batch-sort", "", Choice("none|src|trg"), "trg", kTrain | kScore, "Sort maxi-batches by: none, src, trg"},
       {"maxi-batch-sort", "", Choice("none|src"), "none", kTranslate, "Sort maxi-batches by: none, src"},
       {"max-length", "", Int(2, 1e6), "50", kTrain, "Skip training sentences longer than this (tokens, </s> included)"},
       {"max-length", "", Int(2, 1e6), "1000", kTranslate, "Crop inputs longer than this (tokens, </s> included)"},
-      {"vocabs", "v", kStrings, "", kBoth | kNode, "Vocabulary files: .spm SentencePiece, .yml/.yaml/.json a YAML map word: id, any other name a word a line; created if missing. Not given: TRAIN.yml beside each training file"},
+      {"vocabs", "v", kStrings, "", kAnyProgram | kNode, "Vocabulary files: .spm SentencePiece, .yml/.yaml/.json a YAML map word: id, any other name a word a line; created if missing. Not given: TRAIN.yml beside each training file"},
       {"dim-vocabs", "", Ints(0, 1e8), "[0, 0]", kBoth, "Vocabulary sizes; 0: all words (a word vocabulary cut to its first N, or the model given N rows, as Marian)"},
       {"sentencepiece-options", "", kString, "\"\"", kTrain, "Extra options for training a missing SentencePiece vocabulary (spm_train's)"},
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
@@ -77,7 +71,7 @@ const std::vector<Spec>& specs() {
       // translation (marian-decoder) and validation by translation
       {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
       {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
-      {"output", "o", kString, "stdout", kTranslate, "Output file; stdout by default"},
+      {"output", "o", kString, "stdout", kTranslate | kScore, "Output file; stdout by default"},
       {"n-best", "", kFlag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
       {"beam-size", "b", Int(1, 1000), "12", kBoth, "Beam size (1: greedy)"},
       {"normalize", "n", Float(0, 100), "0", kBoth, "Divide scores by length^N", "1"},
@@ -87,10 +81,24 @@ const std::vector<Spec>& specs() {
       {"allow-unk", "", kFlag, "false", kBoth, "Let translations contain <unk> (Marian suppresses it by default)"},
       {"no-spm-encode", "", kFlag, "false", kTranslate, "The input is already SentencePiece pieces separated by spaces"},
       {"no-spm-decode", "", kFlag, "false", kTranslate, "Write SentencePiece pieces separated by spaces, not text"},
-      {"word-scores", "", kFlag, "false", kTranslate, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
-      {"alignment", "", kString, "\"\"", kTranslate, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
+      {"word-scores", "", kFlag, "false", kTranslate | kScore, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
+      {"alignment", "", kString, "\"\"", kTranslate | kScore, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
       {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},
       {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
+      // scoring (marian-scorer): Marian's scorer options
+      {"model", "m", kString, "model.npz", kScore, "Model file to score with (its architecture from the configuration it holds)"},
+      {"train-sets", "t", kStrings, "", kScore, "Sentence pairs to score: a source and a target file (plain or .gz); with --tsv one file; with --n-best the source and an n-best list"},
+      {"tsv", "", kFlag, "false", kScore, "The pairs are one file with a source and a target per line, separated by a TAB"},
+      {"tsv-fields", "", Int(0, 2), "0", kScore, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
+      {"mini-batch", "", Int(1, 1e7), "64", kScore, "Sentence pairs per mini-batch"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kScore, "Source words per mini-batch, as Marian: a batch ends with the pair that passes them (instead of --mini-batch pairs)"},
+      {"max-length", "", Int(2, 1e6), "1000", kScore, "A pair with a side longer than this (tokens, </s> included) is an error naming its line, unless --max-length-crop crops it (Marian drops it and its score)"},
+      {"n-best", "", kFlag, "false", kScore, "Score an n-best list (the last --train-sets: id ||| translation ||| features ||| score, the id its source's line): each line gets the feature FEATURE= score"},
+      {"n-best-feature", "", kString, "Score", kScore, "Name of the feature --n-best adds"},
+      {"normalize", "n", kFlag, "false", kScore, "Divide each score by its target's length (tokens, </s> included)"},
+      {"summary", "", Choice("cross-entropy|ce-mean|ce-mean-words|ce-sum|perplexity"), "", kScore,
+       "Print one figure for the whole set instead of a score a pair: cross-entropy (ce-mean, per pair), "
+       "ce-mean-words (per target token), ce-sum, perplexity (exp of ce-mean-words)", "cross-entropy"},
       // model
       {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
       {"pretrained-model", "", kString, "\"\"", kTrain | kNode, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
@@ -146,7 +154,7 @@ const std::vector<Spec>& specs() {
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
       {"tsv-fields", "", Int(0, 2), "0", kTrain, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
       {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
-      {"max-length-crop", "", kFlag, "false", kBoth, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
+      {"max-length-crop", "", kFlag, "false", kAnyProgram, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer
       {"optimizer", "o", kString, "adam", kTrain, "Optimizer: sgd, adagrad, adam"},
       {"optimizer-params", "", Floats(-1e6, 1e6), "[]", kTrain, "adam: beta1 beta2 eps [weight decay, as Marian's]; adagrad: eps"},
@@ -275,218 +283,5 @@ const Spec* ownSpec(const std::string& name, int modeBit) {
   return s && (s->modes & modeBit) ? s : nullptr;
 }
 
-const char* kindName(Kind k) {
-  switch(k) {
-    case Kind::Flag: return "a boolean";
-    case Kind::Int: return "an integer";
-    case Kind::Float: return "a number";
-    case Kind::String: return "a string";
-    case Kind::Strings: return "a list of strings";
-    case Kind::Ints: return "a list of integers";
-    case Kind::Floats: return "a list of numbers";
-  }
-  return "";
-}
-
-namespace {
-
-bool scalarConverts(const YAML::Node& v, Kind k) {
-  if(!v.IsScalar())
-    return false;
-  try {
-    switch(k) {
-      case Kind::Flag: v.as<bool>(); break;
-      case Kind::Int: case Kind::Ints: v.as<long long>(); break;
-      case Kind::Float: case Kind::Floats: v.as<double>(); break;
-      default: break;
-    }
-  } catch(const YAML::Exception&) {
-    return false;
-  }
-  return true;
-}
-
-std::string rangeText(const Type& t) {
-  auto bound = [&](double v) { return t.kind == Kind::Int || t.kind == Kind::Ints ? std::to_string((long long)v) : format("{}", v); };
-  return "between " + bound(t.lo) + " and " + bound(t.hi);
-}
-
-// "a, b or c" of "a|b|c"
-std::string choiceText(const char* choices) {
-  std::vector<std::string> words;
-  std::string word;
-  for(const char* c = choices;; ++c) {
-    if(*c == '|' || !*c) {
-      words.push_back(word);
-      word.clear();
-      if(!*c)
-        break;
-    } else {
-      word += *c;
-    }
-  }
-  std::string text;
-  for(size_t i = 0; i < words.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
-  return text;
-}
-
-bool isChoice(const char* choices, const std::string& value) {
-  std::string all = std::string("|") + choices + "|";
-  return all.find("|" + value + "|") != std::string::npos;
-}
-
-// Errors unless a string option's value is one of its choices.
-void checkChoice(const Spec& spec, const std::string& value, const std::string& where) {
-  ABORT_IF(spec.type.choices && !isChoice(spec.type.choices, value), "--{} must be {}, not '{}'{}", spec.name,
-           choiceText(spec.type.choices), value, where.empty() ? "" : " (" + where.substr(1) + ")");
-}
-
-}  // namespace
-
-YAML::Node typed(const Spec& spec, const YAML::Node& value, const std::string& where) {
-  const Type& type = spec.type;
-  auto fail = [&](const std::string& shown) {
-    ABORT("Option '{}'{}: value '{}' is not {}", spec.name, where, shown, kindName(type.kind));
-  };
-  auto checkRange = [&](const YAML::Node& v) {
-    if(!type.numeric())
-      return;
-    double x = v.as<double>();
-    ABORT_IF(!(x >= type.lo && x <= type.hi), "--{} {}{} is out of range: it must be {}", spec.name, v.Scalar(),
-             where.empty() ? "" : " (" + where.substr(1) + ")", rangeText(type));
-  };
-  if(type.list()) {
-    YAML::Node seq(YAML::NodeType::Sequence);
-    if(value.IsNull())
-      return seq;
-    if(value.IsScalar()) {
-      seq.push_back(value);
-    } else if(value.IsSequence()) {
-      seq = YAML::Clone(value);
-    } else {
-      fail(YAML::Dump(value));
-    }
-    for(const YAML::Node& item : seq) {
-      if(!scalarConverts(item, type.kind))
-        fail(YAML::Dump(value));
-      checkRange(item);
-      if(type.choices)
-        checkChoice(spec, item.Scalar(), where);
-    }
-    return seq;
-  }
-  if(!scalarConverts(value, type.kind))
-    fail(value.IsScalar() ? value.Scalar() : YAML::Dump(value));
-  checkRange(value);
-  if(type.choices)
-    checkChoice(spec, value.Scalar(), where);
-  return YAML::Clone(value);
-}
-
-std::vector<std::string> implicitList(const Spec& spec) {
-  std::istringstream implicit(spec.implicitValue);
-  std::vector<std::string> items;
-  for(std::string item; implicit >> item;)
-    items.push_back(item);
-  return items;
-}
-
-YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& values) {
-  if(spec.type.list()) {  // given without values: the implicit ones ("--cost-scaling": 8 10000 1 8)
-    YAML::Node seq(YAML::NodeType::Sequence);
-    for(const std::string& s : values.empty() ? implicitList(spec) : values)
-      seq.push_back(YAML::Node(s));
-    return typed(spec, seq, " on the command line");
-  }
-  // given without a value: a flag is true, an option with an implicit value takes it
-  std::string value = !values.empty() ? values.back() : *spec.implicitValue ? spec.implicitValue : "true";
-  return typed(spec, YAML::Node(value), " on the command line");
-}
-
-// (marian-decoder's --maxi-batch-sort takes fewer than marian's: parsing checks each program's own)
-void checkChoiceOfAnyProgram(const std::string& key, const std::string& value) {
-  const Spec* last = nullptr;
-  for(const Spec& s : specs())
-    if(key == s.name && s.type.choices) {
-      if(isChoice(s.type.choices, value))
-        return;
-      last = &s;
-    }
-  if(last)
-    checkChoice(*last, value, "");
-}
-
-void checkRangeOfAnyProgram(const std::string& key, double value) {
-  const Spec* last = nullptr;
-  for(const Spec& s : specs())
-    if(key == s.name && s.type.numeric()) {
-      if(value >= s.type.lo && value <= s.type.hi)
-        return;
-      last = &s;
-    }
-  ABORT_IF(last, "--{} {} is out of range: it must be {}", key, value, rangeText(last->type));
-}
-
-YAML::Node specDefault(const std::string& key) {
-  const char* found = nullptr;
-  for(const Spec& s : specs())
-    if(key == s.name) {
-      if(found && std::string(found) != s.defaultYaml)
-        return YAML::Node(YAML::NodeType::Null);
-      found = s.defaultYaml;
-    }
-  return found && *found ? YAML::Load(found) : YAML::Node(YAML::NodeType::Null);
-}
-bool marianLacks(const std::string& key) {
-  const Spec* spec = findSpec(key, kBoth);
-  return spec && (spec->modes & kOurs);
-}
-
-std::vector<std::string> nodeOptions() {
-  std::vector<std::string> names;
-  for(const Spec& s : specs())
-    if((s.modes & kTrain) && (s.modes & kNode))
-      names.push_back(s.name);
-  return names;
-}
-
-bool differsPerNode(const std::string& key) {
-  const Spec* spec = findSpec(key, kTrain);
-  return spec && (spec->modes & kNode);
-}
-
-bool hasDefault(const std::string& key, const YAML::Node& value) {
-  const Spec* spec = findSpec(key, kBoth);
-  if(!spec || !*spec->defaultYaml)
-    return false;
-  return valueText(key, typed(*spec, value, "")) == valueText(key, typed(*spec, YAML::Load(spec->defaultYaml), ""));
-}
-
-std::string valueText(const std::string& key, const YAML::Node& value) {
-  const Spec* spec = findSpec(key, kTrain);
-  auto scalar = [&](const YAML::Node& v) -> std::string {
-    if(!v.IsScalar())
-      return YAML::Dump(v);
-    if(!spec || !scalarConverts(v, spec->type.kind))
-      return v.Scalar();
-    switch(spec->type.kind) {
-      case Kind::Flag: return v.as<bool>() ? "true" : "false";
-      case Kind::Int: case Kind::Ints: return std::to_string(v.as<long long>());
-      case Kind::Float: case Kind::Floats: {
-        char text[32];
-        std::to_chars_result end = std::to_chars(text, text + sizeof text, v.as<double>(), std::chars_format::general);
-        return std::string(text, end.ptr);
-      }
-      default: return v.Scalar();
-    }
-  };
-  if(!value.IsSequence())
-    return scalar(value);
-  std::string list;
-  for(const YAML::Node& item : value)
-    list += (list.empty() ? "" : ", ") + scalar(item);
-  return "[" + list + "]";
-}
 }  // namespace option_table
 }  // namespace marian

@@ -1,7 +1,8 @@
 #pragma once
-// defines: marian::option_table — the options of marian and marian-decoder, each written once
-// (option_table.cpp): its name, kind, range or choices, default, programs and help; and the checks
-// of a value against its option. Read by common/options.cpp (parsing, Options::get) only.
+// defines: marian::option_table — the options of marian, marian-decoder and marian-scorer, each
+// written once (option_table.cpp): its name, kind, range or choices, default, programs and help;
+// and the checks of a value against its option (option_values.cpp). Read by common/options.cpp
+// (parsing, Options::get) only.
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ enum class Kind { Flag, Int, Float, String, Strings, Ints, Floats };
 // validation files, and the paths of its copies of the corpus, the vocabularies and a pretrained
 // model (whose contents the ranks compare instead, as they compare the batches --workspace fits).
 // Every other option must be rank 0's (training/loop/rank_agreement).
-enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3, kOurs = 4, kModel = 8, kNode = 16 };
+// kScore: marian-scorer's. kBoth: marian's and marian-decoder's; kAnyProgram: any of the three.
+enum Modes { kTrain = 1, kTranslate = 2, kBoth = 3, kOurs = 4, kModel = 8, kNode = 16, kScore = 32,
+             kAnyProgram = kBoth | kScore };
 
 // An option's kind and, for numbers, the closed range every value must lie in (defaults, config
 // files and the command line alike), so a nonsense value stops the program naming the option

@@ -164,8 +164,16 @@ void defaultVocabs(Options& opt) {
 
 }  // namespace
 
+int optionModeBit(ProgramMode mode) {
+  return mode == ProgramMode::translation ? kTranslate : mode == ProgramMode::scoring ? kScore : kTrain;
+}
+
+const char* programName(ProgramMode mode) {
+  return mode == ProgramMode::translation ? "marian-decoder" : mode == ProgramMode::scoring ? "marian-scorer" : "marian";
+}
+
 ParsedOptions parseOptions(int argc, const char* const* argv, ProgramMode mode) {
-  int modeBit = mode == ProgramMode::translation ? kTranslate : kTrain;
+  int modeBit = optionModeBit(mode);
   std::string help;
   std::map<std::string, std::vector<std::string>> given = commandLineValues(argc, argv, mode, help);
 

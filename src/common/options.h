@@ -58,7 +58,11 @@ private:
 
 // modelConfig: a trained model's configuration (training options, no file checks): what the
 // decoder reads for the architecture.
-enum class ProgramMode { training, translation, modelConfig };
+enum class ProgramMode { training, translation, scoring, modelConfig };
+// The option table's bit of a program's options (option_table::kTrain, kTranslate, kScore).
+int optionModeBit(ProgramMode mode);
+// The program's name for --help and errors: marian, marian-decoder, marian-scorer.
+const char* programName(ProgramMode mode);
 
 // The result of parsing: options, or the text to print and exit with (--help, --dump-config).
 struct ParsedOptions {

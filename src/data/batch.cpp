@@ -71,13 +71,19 @@ Batch fromRows(const std::vector<std::vector<int>>& srcRows, const std::vector<s
     src.push_back(&srcRows[i]);
     trg.push_back(&trgRows[i]);
   }
-  Batch b;
-  b.sentences = int(srcRows.size());
-  fill(spans(src), b.srcLen, b.srcIds, b.srcMask, b.srcWords);
-  fill(spans(trg), b.trgLen, b.trgIds, b.trgMask, b.trgWords);
-  return b;
+  return Batch::fromPairs(src, trg);
 }
 }  // namespace
+
+Batch Batch::fromPairs(const std::vector<const std::vector<int>*>& sources,
+                       const std::vector<const std::vector<int>*>& targets) {
+  ABORT_IF(sources.size() != targets.size(), "A batch of {} sources and {} targets", sources.size(), targets.size());
+  Batch b;
+  b.sentences = int(sources.size());
+  fill(spans(sources), b.srcLen, b.srcIds, b.srcMask, b.srcWords);
+  fill(spans(targets), b.trgLen, b.trgIds, b.trgMask, b.trgWords);
+  return b;
+}
 
 Batch Batch::slice(int begin, int n) const {
   ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);

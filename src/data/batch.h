@@ -17,6 +17,9 @@ struct Batch {
   std::vector<int> parts;
 
   static Batch fromPairs(const Corpus& corpus, const std::vector<size_t>& indices);
+  // The same of sentences held elsewhere (ids with </s>; marian-scorer's pairs).
+  static Batch fromPairs(const std::vector<const std::vector<int>*>& sources,
+                         const std::vector<const std::vector<int>*>& targets);
   // Sources only (translation): no target rows.
   static Batch fromSources(const std::vector<const std::vector<int>*>& sources);
   // Sentences [begin, begin + n), re-padded to their own longest length.

@@ -121,41 +121,76 @@ size_t firstInvalidUtf8(const char* text, size_t n) {
 size_t firstInvalidUtf8(const std::string& text) { return firstInvalidUtf8(text.data(), text.size()); }
 
 void forEachLine(const std::string& path, const std::string& what, const std::function<void(std::string& line)>& onLine) {
-  ABORT_IF(isDirectory(path), "{} '{}' is a directory, not a file", what, path);
+  LineReader reader(path, what, /*checkUtf8=*/false);
+  for(std::string line; reader.next(line);)
+    onLine(line);
+}
+
+LineReader::LineReader(const std::string& path, const std::string& what, bool checkUtf8)
+    : path_(path), what_(what), checkUtf8_(checkUtf8), buf_(1 << 16) {
+  bool stdinput = path == "stdin" || path == "-";
+  ABORT_IF(!stdinput && isDirectory(path), "{} '{}' is a directory, not a file", what, path);
   // gzopen reads uncompressed files transparently, so one path serves both.
   errno = 0;
-  gzFile f = gzopen(path.c_str(), "rb");
+  gzFile f = stdinput ? gzdopen(dup(STDIN_FILENO), "rb") : gzopen(path.c_str(), "rb");
   ABORT_IF(!f, "{} '{}' cannot be opened: {}", what, path, std::strerror(errno ? errno : ENOENT));
   gzbuffer(f, kGzBufferBytes);
-  std::string line;
-  char buf[1 << 16];
-  int n;
-  while((n = gzread(f, buf, sizeof(buf))) > 0) {
-    for(int i = 0; i < n; ++i) {
-      if(buf[i] == '\n') {
-        if(!line.empty() && line.back() == '\r')
-          line.pop_back();
-        onLine(line);
-        line.clear();
-      } else {
-        line.push_back(buf[i]);
-      }
-    }
-  }
+  file_ = f;
+}
+
+LineReader::~LineReader() {
+  if(file_)
+    gzclose(gzFile(file_));
+}
+
+bool LineReader::fill() {
+  gzFile f = gzFile(file_);
+  int n = gzread(f, buf_.data(), unsigned(buf_.size()));
+  pos_ = 0;
+  end_ = n > 0 ? size_t(n) : 0;
+  if(n > 0)
+    return true;
   int err = Z_OK;
   // gzerror's text lives in the gzFile: copied before gzclose frees it
   std::string msg = gzerror(f, &err);
   int closed = gzclose(f);
+  file_ = nullptr;
   if(err == Z_OK && closed != Z_OK && closed != Z_BUF_ERROR) {  // an error only gzclose saw
     err = closed;
     msg = closed == Z_ERRNO ? std::strerror(errno) : "read error " + std::to_string(closed);
   }
-  ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "{} '{}' is corrupt or truncated: {}", what, path,
+  ABORT_IF(n < 0 || (err != Z_OK && err != Z_STREAM_END), "{} '{}' is corrupt or truncated: {}", what_, path_,
            msg.empty() ? "read error" : msg);
-  if(!line.empty() && line.back() == '\r')  // a last line without '\n' ends as the others do
+  return false;
+}
+
+bool LineReader::next(std::string& line) {
+  line.clear();
+  if(done_)
+    return false;
+  bool any = false;  // a last line without '\n' ends as the others do; nothing after the last '\n' is no line
+  for(;;) {
+    if(pos_ == end_ && !fill()) {
+      done_ = true;
+      if(!any)
+        return false;
+      break;
+    }
+    const char* from = buf_.data() + pos_;
+    const char* nl = static_cast<const char*>(std::memchr(from, '\n', end_ - pos_));
+    size_t take = nl ? size_t(nl - from) : end_ - pos_;
+    line.append(from, take);
+    pos_ += take + (nl ? 1 : 0);
+    any = true;
+    if(nl)
+      break;
+  }
+  if(!line.empty() && line.back() == '\r')
     line.pop_back();
-  if(!line.empty())
-    onLine(line);
+  ++number_;
+  if(checkUtf8_)
+    checkUtf8(line, number_, what_ + " '" + path_ + "'");
+  return true;
 }
 
 }  // namespace marian

@@ -24,9 +24,12 @@ struct DecodingStep {
 class EncoderDecoder {
 public:
   virtual ~EncoderDecoder() = default;
-  // Builds the graph of a batch and returns the summed cross-entropy of its target labels
-  // (label-smoothed in training, padding excluded), shape [1, 1]. training = dropout on.
-  virtual Expr loss(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
+  // Builds the graph of a batch and returns the cross-entropy of each of its target labels
+  // (label-smoothed in training, padding excluded), shape [1, labels]: the first sentence's in
+  // order, then the second's, and so on. training = dropout on.
+  virtual Expr labelCrossEntropies(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
+  // Their sum, [1, 1]: what training minimizes and validation reports.
+  Expr loss(ExpressionGraph& graph, const Batch& batch, bool training);
 
   // Incremental decoding (beam search). The model keeps what later steps need in `state`, one
   // row per hypothesis: the encoder's states and what is computed from them once, the keys and

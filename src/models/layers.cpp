@@ -100,21 +100,21 @@ Expr outputLayer(ExpressionGraph& g, Expr h, Expr tied, int vocab, const std::st
   return affine(h, Wt, b, /*transW=*/true);
 }
 
-Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch,
-                        float smoothing, const std::string& prefix) {
+Expr labelCrossEntropies(ExpressionGraph& g, Expr h, Expr tied, int vocab, const Batch& batch, float smoothing,
+                         const std::string& prefix) {
   RealPositions real = realPositions(batch.trgMask, batch.sentences, batch.trgLen);
   Expr states = reshape(h, {batch.sentences * batch.trgLen, h->shape().back()});
-  return summedCrossEntropyOfRows(g, rows(states, g.indices(real.flat)), tied, vocab, real.pick(batch.trgIds),
-                                  smoothing, prefix);
+  return crossEntropiesOfRows(g, rows(states, g.indices(real.flat)), tied, vocab, real.pick(batch.trgIds),
+                              smoothing, prefix);
 }
 
-Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tied, int vocab, std::vector<int> labels,
-                              float smoothing, const std::string& prefix) {
+Expr crossEntropiesOfRows(ExpressionGraph& g, Expr h, Expr tied, int vocab, std::vector<int> labels, float smoothing,
+                          const std::string& prefix) {
   int n = int(labels.size());
   ABORT_IF(h->shape().rank() != 2 || h->shape()[0] != n, "States {} for {} target labels", h->shape().toString(), n);
   Expr logits = outputLayer(g, h, tied, vocab, prefix);
   Expr ce = crossEntropy(logits, g.indices(std::move(labels)), nullptr, smoothing);
-  return sum(reshape(ce, {1, n}), -1);
+  return reshape(ce, {1, n});
 }
 
 }  // namespace layers

@@ -48,17 +48,16 @@ Expr shiftRight(ExpressionGraph& g, Expr embeddings);
 // decoder_ff_logit_out, the s2s's decoder_ff_logit_l2 (Marian's mlp::Output prefixes).
 Expr outputLayer(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
                  const std::string& prefix = "decoder_ff_logit_out");
-// The summed label-smoothed cross-entropy of the batch's target labels, [1, 1], from the
-// decoder states h [batch, len, dim]. Only real (non-padding) positions go through the output
+// The label-smoothed cross-entropy of each of the batch's target labels, [1, labels] (sentence by
+// sentence, as EncoderDecoder::labelCrossEntropies), from the decoder states h [batch, len, dim]. Only real (non-padding) positions go through the output
 // layer: with batches of mixed lengths a third of the positions can be padding, and the output
 // layer and its softmax over the vocabulary are the largest single cost of a step.
 // `prefix` names the output layer's parameters, as in outputLayer.
-Expr summedCrossEntropy(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab,
-                        const Batch& batch, float smoothing,
-                        const std::string& prefix = "decoder_ff_logit_out");
+Expr labelCrossEntropies(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, const Batch& batch,
+                         float smoothing, const std::string& prefix = "decoder_ff_logit_out");
 // the same from the states h [labels, dim] of the real target positions only and their labels
-Expr summedCrossEntropyOfRows(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, std::vector<int> labels,
-                              float smoothing, const std::string& prefix = "decoder_ff_logit_out");
+Expr crossEntropiesOfRows(ExpressionGraph& g, Expr h, Expr tiedEmbeddings, int vocab, std::vector<int> labels,
+                          float smoothing, const std::string& prefix = "decoder_ff_logit_out");
 
 }  // namespace layers
 }  // namespace marian

@@ -79,13 +79,13 @@ public:
 
   // Marian's creation order (models/encoder_decoder.cpp stepAll): the encoder, the start state,
   // the target embeddings, the decoder RNN, the deep output and the output layer.
-  Expr loss(ExpressionGraph& g, const Batch& batch, bool training) override {
+  Expr labelCrossEntropies(ExpressionGraph& g, const Batch& batch, bool training) override {
     training_ = training;
     Expr context = encode(g, batch);
     Decoded d = decode(g, batch, context);
     Expr hidden = deepOutput(g, d.prevWords, stack(d.states), stack(d.contexts));
-    return layers::summedCrossEntropy(g, hidden, ties_.output ? d.trgTable : nullptr, trgVocab_, batch,
-                                      training ? smoothing_ : 0.f, "decoder_ff_logit_l2");
+    return layers::labelCrossEntropies(g, hidden, ties_.output ? d.trgTable : nullptr, trgVocab_, batch,
+                                       training ? smoothing_ : 0.f, "decoder_ff_logit_l2");
   }
 
   // The state: the source mask, the context, the attention's mapped context (computed once) and

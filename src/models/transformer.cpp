@@ -54,7 +54,7 @@ public:
   }
 
 
-  Expr loss(ExpressionGraph& g, const Batch& batch, bool training) override {
+  Expr labelCrossEntropies(ExpressionGraph& g, const Batch& batch, bool training) override {
     training_ = training;
     Expr srcTable = layers::embeddingTable(g, ties_.source ? "Wemb" : "encoder_Wemb", srcVocab_, dim_);
     Expr trgTable = ties_.source ? srcTable : layers::embeddingTable(g, "decoder_Wemb", trgVocab_, dim_);
@@ -63,8 +63,8 @@ public:
     Encoded enc = encode(g, srcTable, batch, srcMask);
     Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, batch.trgLen));
     Expr dec = decode(g, trgTable, batch, trg, enc, srcMask);
-    return layers::summedCrossEntropyOfRows(g, dec, ties_.output ? trgTable : nullptr, trgVocab_,
-                                            trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
+    return layers::crossEntropiesOfRows(g, dec, ties_.output ? trgTable : nullptr, trgVocab_,
+                                        trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
 
   // The state: per source sentence, its mask and per decoder layer l the context attention's keys

@@ -11,6 +11,7 @@
 #include "graph/expression_graph.h"
 #include "models/encoder_decoder.h"
 #include "translator/beam_search.h"
+#include "translator/device_models.h"
 
 namespace marian {
 
@@ -28,9 +29,11 @@ struct DecodingLimits {
 
 // The input lines of each mini-batch, by the lines' source lengths (</s> counted): --mini-batch
 // lines, or with --mini-batch-words as Marian's, until their source words pass it; within
-// windows of --maxi-batch mini-batches sorted longest first when sortByLength.
+// windows of --maxi-batch mini-batches sorted longest first when sortByLength, by `sortLengths`
+// where given (marian-scorer's target lengths), else by `lengths`.
 std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& lengths, size_t miniBatch,
-                                                 const DecodingLimits& limits);
+                                                 const DecodingLimits& limits,
+                                                 const std::vector<size_t>* sortLengths = nullptr);
 
 class Translator {
 public:
@@ -39,34 +42,31 @@ public:
   Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
              size_t miniBatch, const std::vector<Device>& devices, const DecodingLimits& limits);
   ~Translator();
-  // Parameter values from a model file, which must hold exactly this architecture's parameters;
-  // anything else is an error naming the file and the parameter.
-  void load(const std::string& modelPath);
-  // Parameter values as a flat vector in the layout of this architecture (validation).
-  void setValues(const std::vector<float>& values);
-  size_t parameterCount() const;
+  // Parameter values from a model file or flat (DeviceModels::load, setValues).
+  void load(const std::string& modelPath) { models_.load(modelPath); }
+  void setValues(const std::vector<float>& values) { models_.setValues(values); }
+  size_t parameterCount() const { return models_.parameterCount(); }
 
   std::vector<std::vector<Hypothesis>> translate(const std::vector<std::string>& lines);
   // detokenized text of a hypothesis
   std::string text(const Hypothesis& h) const { return vocabs_[1]->decode(h.words); }
 
 private:
-  struct Worker;
-  std::vector<std::unique_ptr<Worker>> workers_;
+  DeviceModels models_;
+  std::vector<std::unique_ptr<BeamSearch>> searches_;  // one per device
   std::vector<std::shared_ptr<Vocab>> vocabs_;
   BeamOptions beam_;
   size_t miniBatch_;
   DecodingLimits limits_;
 };
 
+// Marian's word scores after a line: " ||| WordScores= -0.12345 -1.23456 ..." (5 decimals).
+std::string wordScoresField(const std::vector<float>& scores);
 // The beam options of decoding and validation (--beam-size, --normalize, --word-penalty,
 // --max-length-factor).
 BeamOptions beamOptions(const Options& options);
 // marian-decoder's limits and batching: --max-length (inputs cropped), --workspace, --maxi-batch
 // and --maxi-batch-sort (none or src).
 DecodingLimits decodingLimits(const Options& options);
-// A vocabulary with other entries than the model was trained with (`trained`, the size of its
-// embeddings or of its dim-vocabs) is an error naming the model file and the vocabulary.
-void checkVocabularyFits(const std::string& modelPath, const char* side, size_t trained, const Vocab& vocab);
 
 }  // namespace marian

@@ -1,0 +1,67 @@
+#include "translator/scorer.h"
+
+#include <atomic>
+
+#include "common/error.h"
+#include "common/parallel.h"
+#include "tensors/kernels.h"
+#include "translator/translator.h"
+
+namespace marian {
+
+ScoringBatches scoringBatches(const Options& o) {
+  return {size_t(o.get<int>("mini-batch")), size_t(o.get<int>("mini-batch-words")), size_t(o.get<int>("maxi-batch")),
+          o.get<std::string>("maxi-batch-sort"), size_t(o.get<int>("workspace"))};
+}
+
+Scorer::Scorer(const Options& modelOptions, const std::vector<std::shared_ptr<Vocab>>& vocabs,
+               const std::vector<Device>& devices, const ScoringBatches& batches)
+    : models_(modelOptions, vocabs, devices, batches.workspaceMB), batches_(batches) {}
+
+std::vector<PairScore> Scorer::score(const std::vector<std::vector<int>>& sources,
+                                     const std::vector<std::vector<int>>& targets, bool wordLogProbs) {
+  ABORT_IF(sources.size() != targets.size(), "{} sources but {} targets to score", sources.size(), targets.size());
+  std::vector<size_t> srcLengths, trgLengths;
+  for(size_t i = 0; i < sources.size(); ++i) {
+    srcLengths.push_back(sources[i].size());
+    trgLengths.push_back(targets[i].size());
+  }
+  DecodingLimits limits;
+  limits.maxiBatch = batches_.maxiBatch;
+  limits.sortByLength = batches_.sortBy != "none";
+  limits.miniBatchWords = batches_.miniBatchWords;
+  std::vector<std::vector<size_t>> batchLines =
+      decodingBatches(srcLengths, batches_.miniBatch, limits, batches_.sortBy == "trg" ? &trgLengths : nullptr);
+
+  std::vector<PairScore> out(sources.size());
+  std::atomic<size_t> nextBatch{0};
+  parallelFor(models_.size(), [&](size_t d) {
+    ExpressionGraph& graph = models_.graph(d);
+    for(size_t b = nextBatch++; b < batchLines.size(); b = nextBatch++) {
+      std::vector<const std::vector<int>*> src, trg;
+      for(size_t line : batchLines[b]) {
+        src.push_back(&sources[line]);
+        trg.push_back(&targets[line]);
+      }
+      graph.clear();
+      Expr ce = models_.model(d).labelCrossEntropies(graph, Batch::fromPairs(src, trg), /*training=*/false);
+      graph.forward({ce});
+      std::vector<float> labelCe = kernels::toHost(ce->val());  // sentence by sentence
+      size_t at = 0;
+      for(size_t line : batchLines[b]) {
+        PairScore& s = out[line];
+        s.labels = targets[line].size();
+        for(size_t k = 0; k < s.labels; ++k) {
+          s.logProb -= labelCe[at + k];
+          if(wordLogProbs)
+            s.wordLogProbs.push_back(-labelCe[at + k]);
+        }
+        at += s.labels;
+      }
+      ABORT_IF(at != labelCe.size(), "The model gave {} label cross-entropies for {} target labels", labelCe.size(), at);
+    }
+  });
+  return out;
+}
+
+}  // namespace marian

@@ -1,0 +1,54 @@
+#pragma once
+// defines: marian::Scorer — what a model says of given translations: each target's
+// log-probability given its source, teacher-forced as validation's cross-entropy is computed
+// (no label smoothing, no dropout), on one graph per device, the pairs batched as marian-scorer's
+// options say and the scores returned in input order.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "data/vocab.h"
+#include "translator/device_models.h"
+
+namespace marian {
+
+// How pairs become mini-batches: --mini-batch pairs, or with --mini-batch-words until their
+// source words pass it; sorted within windows of --maxi-batch mini-batches by --maxi-batch-sort
+// (none, src, trg), so a mini-batch pads little.
+struct ScoringBatches {
+  size_t miniBatch = 64;
+  size_t miniBatchWords = 0;
+  size_t maxiBatch = 100;
+  std::string sortBy = "trg";
+  size_t workspaceMB = 2048;
+};
+// marian-scorer's (--mini-batch, --mini-batch-words, --maxi-batch, --maxi-batch-sort, --workspace).
+ScoringBatches scoringBatches(const Options& options);
+
+struct PairScore {
+  double logProb = 0;               // the sum of its target labels' log-probabilities (</s> included)
+  size_t labels = 0;                // the target's tokens, </s> included
+  std::vector<float> wordLogProbs;  // each label's, when asked for
+};
+
+class Scorer {
+public:
+  Scorer(const Options& modelOptions, const std::vector<std::shared_ptr<Vocab>>& vocabs,
+         const std::vector<Device>& devices, const ScoringBatches& batches);
+  // Parameter values from a model file or flat (DeviceModels::load, setValues).
+  void load(const std::string& modelPath) { models_.load(modelPath); }
+  void setValues(const std::vector<float>& values) { models_.setValues(values); }
+  size_t parameterCount() const { return models_.parameterCount(); }
+  size_t devices() const { return models_.size(); }
+
+  // The pairs' scores, in their order: sources[i] and targets[i] are ids with </s>.
+  std::vector<PairScore> score(const std::vector<std::vector<int>>& sources,
+                               const std::vector<std::vector<int>>& targets, bool wordLogProbs);
+
+private:
+  DeviceModels models_;
+  ScoringBatches batches_;
+};
+
+}  // namespace marian
