@@ -391,7 +391,8 @@ TEST(HostileInput, ToolArgumentsAreCheckedAndHelpIsAnswered) {
   EXPECT_NE(readFile(out).find("1 hypothesis lines on stdin but 2 reference lines"), std::string::npos) << readFile(out);
   EXPECT_NE(sh(bin + "/marian-evaluate --metric ter -r " + out + ".ref < " + out + ".ref > " + out + " 2>&1"), 0);
   EXPECT_NE(readFile(out).find("Unknown --metric 'ter': bleu or chrf"), std::string::npos) << readFile(out);
-  for(std::string tool : {"marian-vocab", "marian-evaluate", "marian-commbench", "marian", "marian-decoder"}) {
+  for(std::string tool : {"marian-vocab", "marian-evaluate", "marian-commbench", "marian", "marian-decoder",
+                          "marian-scorer"}) {
     SCOPED_TRACE(tool);
     EXPECT_EQ(sh(bin + "/" + tool + " --help > " + out + " 2>&1"), 0);
     EXPECT_NE(readFile(out).find("Usage:"), std::string::npos) << readFile(out);
