@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "data/batch_generator.h"
 #include "data/corpus.h"
+#include "data/pair_reader.h"
 #include "data/text_file.h"
 #include "data/vocab.h"
 #include "data_files.h"
@@ -70,6 +71,32 @@ TEST(TextFile, LineReadersReadFilesInStep) {
   EXPECT_NE(error.find("Source file '" + temp("bad.txt") + "' line 2 is not valid UTF-8"), std::string::npos) << error;
   EXPECT_NE(errorOf([] { LineReader("/no/such/file.txt", "Target file"); }).find("Target file '/no/such/file.txt'"),
             std::string::npos);
+  // an empty file has no line; nor has a lone '\r' after the last '\n'; a truncated .gz is named
+  write(temp("empty.txt"), "");
+  EXPECT_FALSE(LineReader(temp("empty.txt"), "Source file").next(a));
+  write(temp("cr.txt"), "one\n\r");
+  EXPECT_EQ(readLines(temp("cr.txt")), std::vector<std::string>{"one"});
+  std::ifstream gz(temp("step.txt.gz"), std::ios::binary);
+  std::string packedText((std::istreambuf_iterator<char>(gz)), std::istreambuf_iterator<char>());
+  write(temp("cut.txt.gz"), packedText.substr(0, packedText.size() / 2));
+  error = errorOf([&] { readLines(temp("cut.txt.gz"), "Target file"); });
+  EXPECT_NE(error.find("Target file '" + temp("cut.txt.gz") + "' is corrupt or truncated"), std::string::npos) << error;
+}
+
+// marian-scorer's n-best lists: each hypothesis paired with its source's line (ids may skip lines),
+// and written back as Marian's ScoreCollectorNBest::addToNBest writes it.
+TEST(PairReader, NBestHypothesesPairWithTheirSourceLineAndGetTheFeature) {
+  write(temp("nb.src"), "s0\ns1\ns2\n");
+  write(temp("nb.nbest"), "0 ||| h0a ||| F0= -1 ||| -1\n0 ||| h0b ||| F0= -2 ||| -2\n2 ||| h2 ||| F0= -3 ||| -3\n");
+  PairReader reader({temp("nb.src"), temp("nb.nbest")}, /*tsv=*/false, /*nbest=*/true);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for(TextPair p; reader.next(p);)
+    pairs.push_back({p.src, p.trg});
+  EXPECT_EQ(pairs, (std::vector<std::pair<std::string, std::string>>{{"s0", "h0a"}, {"s0", "h0b"}, {"s2", "h2"}}));
+  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "Score", -2.25f, ""),
+            "0 ||| a b ||| F0= -1.5 Score= -2.25 ||| -0.75");
+  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "R2L", -2.25f, "WordScores= -0.10000 -2.15000"),
+            "0 ||| a b ||| WordScores= -0.10000 -2.15000 ||| F0= -1.5 R2L= -2.25 ||| -0.75");
 }
 
 TEST(Vocab, YamlRoundTripUnknownWordsAndFrequencyOrder) {

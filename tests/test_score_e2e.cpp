@@ -84,6 +84,26 @@ TEST(Score, EachScoreIsTheLogProbabilityBeamSearchGives) {
     ASSERT_EQ(scored.size(), given.size());
     ASSERT_GT(given.size(), 100u);
     std::regex feature("^(.*) \\|\\|\\| F0= ([0-9.e+-]+) Check= ([0-9.e+-]+) \\|\\|\\| (.*)$");
+    // an n-best list whose ids skip lines: each hypothesis scores as its pair with that source line
+    std::vector<std::string> sources = linesOf(readFile(d + "/valid.src")), targets = linesOf(readFile(d + "/valid.trg"));
+    {
+      std::ofstream list(m + "/skips.nbest"), src(m + "/skips.src"), trg(m + "/skips.trg");
+      for(size_t id : {3, 3, 7, 20}) {
+        list << id << " ||| " << targets[id] << " ||| F0= 0 ||| 0\n";
+        src << sources[id] << "\n";
+        trg << targets[id] << "\n";
+      }
+    }
+    ASSERT_EQ(score(name, "--n-best -t " + d + "/valid.src " + m + "/skips.nbest", m + "/skips.scored"), 0);
+    ASSERT_EQ(score(name, "-t " + m + "/skips.src " + m + "/skips.trg", m + "/skips.pairs"), 0);
+    std::vector<std::string> skips = linesOf(readFile(m + "/skips.scored")), pairs = linesOf(readFile(m + "/skips.pairs"));
+    ASSERT_EQ(skips.size(), 4u);
+    ASSERT_EQ(pairs.size(), 4u);
+    for(size_t i = 0; i < 4; ++i) {
+      std::smatch s;
+      ASSERT_TRUE(std::regex_search(skips[i], s, std::regex("Score= ([0-9.e+-]+)"))) << skips[i];
+      expectNear(std::stod(s[1]), std::stod(pairs[i]), 1e-5, skips[i]);
+    }
     for(size_t i = 0; i < given.size(); ++i) {
       std::smatch s;
       ASSERT_TRUE(std::regex_match(scored[i], s, feature)) << scored[i];
@@ -205,9 +225,18 @@ TEST(Score, BadInputsAreErrorsThatNameThem) {
     EXPECT_NE(score("score_transformer", args, m + "/bad"), 0);
     EXPECT_NE(readFile(m + "/bad.log").find(message), std::string::npos) << readFile(m + "/bad.log");
   }
-  // a long pair cropped instead when asked, as Marian
-  EXPECT_EQ(score("score_transformer", valid + "--max-length 3 --max-length-crop", m + "/cropped"), 0)
+  // a long pair cropped instead when asked, as Marian: scored as its first two words and </s>
+  ASSERT_EQ(score("score_transformer", valid + "--max-length 3 --max-length-crop", m + "/cropped"), 0)
       << readFile(m + "/cropped.log");
+  ASSERT_EQ(sh("cut -d' ' -f1-2 " + d + "/valid.src > " + m + "/two.src && cut -d' ' -f1-2 " + d + "/valid.trg > " + m +
+               "/two.trg"),
+            0);
+  ASSERT_EQ(score("score_transformer", "-t " + m + "/two.src " + m + "/two.trg", m + "/two"), 0);
+  std::vector<std::string> cropped = linesOf(readFile(m + "/cropped")), two = linesOf(readFile(m + "/two"));
+  ASSERT_EQ(cropped.size(), linesOf(readFile(d + "/valid.src")).size());
+  ASSERT_EQ(two.size(), cropped.size());
+  for(size_t i = 0; i < two.size(); ++i)
+    expectNear(std::stod(cropped[i]), std::stod(two[i]), 2e-6, "line " + std::to_string(i + 1));
   // a model and a vocabulary that do not exist
   std::string bin = std::string(MARIAN_BIN_DIR) + "/marian-scorer ";
   EXPECT_NE(sh(bin + "-m " + m + "/none.npz -v " + d + "/vocab.src.yml " + d + "/vocab.trg.yml " + valid + "2> " + m +

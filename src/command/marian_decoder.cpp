@@ -44,7 +44,6 @@ int main(int argc, char** argv) {
     auto models = o.get<std::vector<std::string>>("models", {});
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
-    ABORT_IF(vocabPaths.size() != 2, "Give a source and a target vocabulary with -v/--vocabs, got {}", vocabPaths.size());
     ABORT_IF(!o.get<std::string>("alignment").empty(),
              "--alignment {} is not supported by this program: its beam search does not return attention weights",
              o.get<std::string>("alignment"));
@@ -74,7 +73,7 @@ int main(int argc, char** argv) {
     // the input translated and written a part at a time: memory is a part's, and what is done is
     // out (a pipe sees it) before the rest is read
     bool nBest = o.get<bool>("n-best"), wordScores = o.get<bool>("word-scores");
-    auto scoresOf = [&](const Hypothesis& h) { return wordScores ? wordScoresField(h.wordScores) : std::string(); };
+    auto scoresOf = [&](const Hypothesis& h) { return wordScores ? " ||| " + wordScoresText(h.wordScores) : std::string(); };
     size_t written = 0;  // lines translated before this part
     double seconds = 0;
     std::vector<std::string> part;

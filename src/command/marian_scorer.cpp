@@ -36,23 +36,6 @@ double summaryOf(const std::string& summary, double ce, size_t labels, size_t pa
   return ce / double(pairs);  // cross-entropy, ce-mean
 }
 
-// The n-best line with the feature added after the others, as Marian's ScoreCollectorNBest (its
-// fields split at "|||", spaces kept): "0 ||| text ||| F0= -1.2 Score= -3.45678 ||| -0.6".
-std::string withFeature(const std::string& nbestLine, const std::string& feature, float score,
-                        const std::string& wordScores) {
-  std::vector<std::string> fields;
-  size_t from = 0;
-  for(size_t at; (at = nbestLine.find("|||", from)) != std::string::npos; from = at + 3)
-    fields.push_back(nbestLine.substr(from, at - from));
-  fields.push_back(nbestLine.substr(from));
-  std::string added = wordScores.empty() ? "" : wordScores.substr(4) + " |||";  // " WordScores= ... |||"
-  fields[2] = added + fields[2] + feature + "= " + formatNumber("%g", double(score)) + " ";
-  std::string line = fields[0];
-  for(size_t i = 1; i < fields.size(); ++i)
-    line += "|||" + fields[i];
-  return line;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,11 +47,13 @@ int main(int argc, char** argv) {
     logProgramStart(argc, argv, o);
     std::string modelPath = o.get<std::string>("model");
     std::string summary = o.has("summary") ? o.get<std::string>("summary") : "";
-    bool normalize = o.get<bool>("normalize"), wordScores = o.get<bool>("word-scores"), nbest = o.get<bool>("n-best");
+    float normalize = o.get<float>("normalize");  // Marian's bare -n: 1
+    bool wordScores = o.get<bool>("word-scores"), nbest = o.get<bool>("n-best");
+    std::string feature = o.get<std::string>("n-best-feature");
     ABORT_IF(!o.get<std::string>("alignment").empty(),
              "--alignment {} is not supported by this program: its models do not return attention weights",
              o.get<std::string>("alignment"));
-    ABORT_IF(!summary.empty() && normalize, "--normalize cannot be used with --summary (Marian's rule): the summary "
+    ABORT_IF(!summary.empty() && normalize != 0.f, "--normalize cannot be used with --summary (Marian's rule): the summary "
                                             "is of the whole set");
     ABORT_IF(!summary.empty() && wordScores, "--word-scores cannot be used with --summary (Marian's rule)");
     ABORT_IF(!o.has("train-sets"), "Give the pairs to score with -t/--train-sets SOURCE TARGET");
@@ -120,14 +105,15 @@ int main(int argc, char** argv) {
       for(size_t i = 0; i < scores.size(); ++i) {
         ce -= scores[i].logProb;
         labels += scores[i].labels;
-        // Marian's arithmetic: float scores, divided by the target's length with --normalize
+        // Marian's arithmetic: float scores, divided by the target's length with --normalize (the
+        // length to the power N: Marian's bare -n is 1)
         float score = float(scores[i].logProb);
-        if(normalize && score != 0.f)
-          score /= float(scores[i].labels);
-        std::string words = wordScores ? wordScoresField(scores[i].wordLogProbs) : "";
+        if(normalize != 0.f && score != 0.f)
+          score /= std::pow(float(scores[i].labels), normalize);
+        std::string words = wordScores ? wordScoresText(scores[i].wordLogProbs) : "";
         if(summary.empty())
-          text += nbest ? withFeature(nbestLines[i], o.get<std::string>("n-best-feature"), score, words) + "\n"
-                        : formatNumber("%f", double(score)) + words + "\n";
+          text += nbest ? nbestWithFeature(nbestLines[i], feature, score, words) + "\n"
+                        : formatNumber("%f", double(score)) + (words.empty() ? "" : " ||| " + words) + "\n";
       }
       if(out) {
         out->write(text);

@@ -51,8 +51,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"sentencepiece-alphas", "[]"},
     {"disp-label-index", "*"}, {"logical-epoch", "[1e, 0]"}, {"sqlite", "\"\""}, {"sqlite-drop", "*"},
     {"exponential-smoothing-replace-freq", "0"}, {"guided-alignment", "none"}, {"guided-alignment-cost", "*"},
-    {"guided-alignment-weight", "*"}, {"data-weighting", "\"\""}, {"data-weighting-type", "*"},
-    {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
+    {"guided-alignment-weight", "*"}, {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
     {"embedding-fix-trg", "false"},
     // marian-decoder's (marian's are options here): decoding runs in float32
     {"fp16", "false"}, {"precision", "[float32]|[float32, float32]"},

@@ -74,7 +74,8 @@ const std::vector<Spec>& specs() {
       {"output", "o", kString, "stdout", kTranslate | kScore, "Output file; stdout by default"},
       {"n-best", "", kFlag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},
       {"beam-size", "b", Int(1, 1000), "12", kBoth, "Beam size (1: greedy)"},
-      {"normalize", "n", Float(0, 100), "0", kBoth, "Divide scores by length^N", "1"},
+      {"normalize", "n", Float(0, 100), "0", kAnyProgram,
+       "Divide scores by length^N (marian-scorer: each score by its target's tokens, </s> included, as Marian's bare -n)", "1"},
       {"word-penalty", "", Float(-1e6, 1e6), "0", kBoth, "Subtract N per word from the score"},
       {"max-length-factor", "", Float(0.01, 1000), "3", kBoth, "Translations are at most N times the longest source of their mini-batch (Marian's rule)"},
       {"max-length-factor-per-sentence", "", kFlag, "false", kBoth | kOurs, "--max-length-factor times each sentence's own source length instead (a translation then does not depend on its mini-batch)"},
@@ -89,13 +90,10 @@ const std::vector<Spec>& specs() {
       {"model", "m", kString, "model.npz", kScore, "Model file to score with (its architecture from the configuration it holds)"},
       {"train-sets", "t", kStrings, "", kScore, "Sentence pairs to score: a source and a target file (plain or .gz); with --tsv one file; with --n-best the source and an n-best list"},
       {"tsv", "", kFlag, "false", kScore, "The pairs are one file with a source and a target per line, separated by a TAB"},
-      {"tsv-fields", "", Int(0, 2), "0", kScore, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
       {"mini-batch", "", Int(1, 1e7), "64", kScore, "Sentence pairs per mini-batch"},
-      {"mini-batch-words", "", Int(0, 1e9), "0", kScore, "Source words per mini-batch, as Marian: a batch ends with the pair that passes them (instead of --mini-batch pairs)"},
-      {"max-length", "", Int(2, 1e6), "1000", kScore, "A pair with a side longer than this (tokens, </s> included) is an error naming its line, unless --max-length-crop crops it (Marian drops it and its score)"},
+      {"max-length", "", Int(2, 1e6), "1000", kScore, "A pair with a side longer than this (tokens, </s> included) is an error naming its line, unless --max-length-crop crops it (Marian's scorer writes no score from that pair on)"},
       {"n-best", "", kFlag, "false", kScore, "Score an n-best list (the last --train-sets: id ||| translation ||| features ||| score, the id its source's line): each line gets the feature FEATURE= score"},
       {"n-best-feature", "", kString, "Score", kScore, "Name of the feature --n-best adds"},
-      {"normalize", "n", kFlag, "false", kScore, "Divide each score by its target's length (tokens, </s> included)"},
       {"summary", "", Choice("cross-entropy|ce-mean|ce-mean-words|ce-sum|perplexity"), "", kScore,
        "Print one figure for the whole set instead of a score a pair: cross-entropy (ce-mean, per pair), "
        "ce-mean-words (per target token), ce-sum, perplexity (exp of ce-mean-words)", "cross-entropy"},
@@ -139,7 +137,7 @@ const std::vector<Spec>& specs() {
       {"cost-type", "", Choice("ce-sum|ce-mean|ce-mean-words"), "ce-sum", kTrain, "Training cost: ce-sum, ce-mean, ce-mean-words"},
       // data
       {"train-sets", "t", kStrings, "", kTrain | kNode, "Parallel training corpus (plain text or .gz)"},
-      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
+      {"mini-batch-words", "", Int(0, 1e9), "0", kTrain | kScore, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
       {"mini-batch-fit", "", kFlag, "false", kTrain,
        "Mini-batches as large as fit --workspace at their sentences' length (overrides --mini-batch and --mini-batch-words)"},
       {"mini-batch-fit-step", "", Int(1, 1e4), "10", kTrain, "Length steps of --mini-batch-fit's statistics"},
@@ -152,7 +150,12 @@ const std::vector<Spec>& specs() {
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
       {"data-threads", "", Int(1, 256), "8", kTrain | kNode, "Threads that read and encode the training corpus, in the background of training"},
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
-      {"tsv-fields", "", Int(0, 2), "0", kTrain, "Fields of each --tsv line: 2 (0: as many as vocabularies)"},
+      {"tsv-fields", "", Int(0, 3), "0", kTrain | kScore, "Fields of each --tsv line: 2, or 3 with --data-weighting's (0: as many as needed)"},
+      {"data-weighting", "", kString, "\"\"", kTrain | kNode,
+       "A file of weights, a line per training pair: each label's cross-entropy is multiplied by its weight (Marian's). "
+       "With --tsv, the index (0-based) of the TSV field that holds them"},
+      {"data-weighting-type", "", Choice("sentence|word"), "sentence", kTrain,
+       "--data-weighting's lines: sentence, one weight a pair; word, one a target token (</s>'s may be left out: 1)"},
       {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
       {"max-length-crop", "", kFlag, "false", kAnyProgram, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer
@@ -262,6 +265,7 @@ const std::vector<Spec>& specs() {
 
 const std::vector<std::string>& pathOptions() {
   static const std::vector<std::string> paths = {"models", "vocabs", "input", "output", "model", "pretrained-model",
+                                                 "data-weighting",
                                                  "train-sets", "valid-sets", "valid-translation-output", "valid-log",
                                                  "valid-script-path", "log", "timeline", "tempdir"};
   return paths;

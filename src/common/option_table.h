@@ -53,8 +53,8 @@ const std::vector<Spec>& specs();
 // The options that name files or folders (--relative-paths resolves them).
 const std::vector<std::string>& pathOptions();
 
-// The option of that name in this program (marian, marian-decoder); an option of the other
-// program otherwise, so that the caller can say it does not belong here.
+// The option of that name in this program (marian, marian-decoder, marian-scorer: modeBit); an
+// option of another program otherwise, so that the caller can say it does not belong here.
 const Spec* findSpec(const std::string& name, int modeBit);
 // This program's option of that name for this mode, or nullptr.
 const Spec* ownSpec(const std::string& name, int modeBit);
@@ -67,8 +67,7 @@ YAML::Node fromCommandLine(const Spec& spec, const std::vector<std::string>& val
 // A list option's implicit values, split at spaces ("--cost-scaling" given bare: 8 10000 1 8).
 std::vector<std::string> implicitList(const Spec& spec);
 // The table's default of a known option that has one (null otherwise; an option whose default
-// differs between marian and marian-decoder, --workspace, --mini-batch, --maxi-batch and others,
-// has none here).
+// differs between the programs, --workspace, --mini-batch, --maxi-batch and others, has none here).
 YAML::Node specDefault(const std::string& key);
 // Errors unless `value` is a choice of the option `key` in one of the programs.
 void checkChoiceOfAnyProgram(const std::string& key, const std::string& value);

@@ -130,6 +130,9 @@ void checkTrainingFiles(const Options& opt) {
              train.size());
   for(const std::string& f : train)
     ABORT_IF(!fileExists(f), "Training file '{}' (--train-sets) does not exist", f);
+  std::string weights = opt.get<std::string>("data-weighting");
+  ABORT_IF(!opt.get<bool>("tsv") && !weights.empty() && !fileExists(weights),
+           "Weights file '{}' (--data-weighting) does not exist", weights);
   auto valid = opt.get<std::vector<std::string>>("valid-sets", {});
   ABORT_IF(!valid.empty() && valid.size() != 2, "--valid-sets needs a source and a target file, got {}", valid.size());
   for(const std::string& f : valid)

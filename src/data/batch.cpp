@@ -30,17 +30,45 @@ std::vector<IdSpan> spans(const std::vector<const std::vector<int>*>& sents) {
 }
 }  // namespace
 
+namespace {
+// Each target's weights, one a token, into the batch's trgWeights (1 at padding).
+void fillWeights(const std::vector<std::vector<float>>& rows, Batch& b) {
+  if(rows.empty())
+    return;
+  b.trgWeights.assign(size_t(b.sentences) * b.trgLen, 1.f);
+  for(size_t s = 0; s < rows.size(); ++s)
+    std::copy(rows[s].begin(), rows[s].end(), b.trgWeights.begin() + s * b.trgLen);
+}
+
+// The weights of rows [begin, begin + n) at their real positions (none when the batch has none).
+std::vector<std::vector<float>> weightRows(const Batch& b, int begin, int n) {
+  std::vector<std::vector<float>> out;
+  for(int s = begin; !b.trgWeights.empty() && s < begin + n; ++s) {
+    std::vector<float> row;
+    for(int t = 0; t < b.trgLen && b.trgMask[size_t(s) * b.trgLen + t] != 0.f; ++t)
+      row.push_back(b.trgWeights[size_t(s) * b.trgLen + t]);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+}  // namespace
+
 Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices) {
   Batch b;
   b.sentences = int(indices.size());
   std::vector<IdSpan> src, trg;
+  std::vector<std::vector<float>> weights;
   for(size_t i : indices) {
     PairView p = corpus[i];
     src.push_back(p.src);
     trg.push_back(p.trg);
+    if(p.weights)  // a sentence's weight at each of its tokens
+      weights.push_back(p.weightCount == 1 ? std::vector<float>(p.trg.size(), p.weights[0])
+                                           : std::vector<float>(p.weights, p.weights + p.weightCount));
   }
   fill(src, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
   fill(trg, b.trgLen, b.trgIds, b.trgMask, b.trgWords);
+  fillWeights(weights, b);
   return b;
 }
 
@@ -87,7 +115,9 @@ Batch Batch::fromPairs(const std::vector<const std::vector<int>*>& sources,
 
 Batch Batch::slice(int begin, int n) const {
   ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);
-  return fromRows(rows(srcIds, srcMask, srcLen, begin, n), rows(trgIds, trgMask, trgLen, begin, n));
+  Batch b = fromRows(rows(srcIds, srcMask, srcLen, begin, n), rows(trgIds, trgMask, trgLen, begin, n));
+  fillWeights(weightRows(*this, begin, n), b);
+  return b;
 }
 
 Batch Batch::merge(const std::vector<Batch>& batches) {
@@ -95,15 +125,20 @@ Batch Batch::merge(const std::vector<Batch>& batches) {
   if(batches.size() == 1)
     return batches[0];
   std::vector<std::vector<int>> src, trg;
+  std::vector<std::vector<float>> weights;
   std::vector<int> parts;
   for(const Batch& b : batches) {
     ABORT_IF(!b.parts.empty(), "Batch::merge of a merged batch");
+    ABORT_IF(b.trgWeights.empty() != batches[0].trgWeights.empty(), "Batch::merge of weighted and unweighted batches");
     auto s = rows(b.srcIds, b.srcMask, b.srcLen, 0, b.sentences), t = rows(b.trgIds, b.trgMask, b.trgLen, 0, b.sentences);
+    auto w = weightRows(b, 0, b.sentences);
     src.insert(src.end(), s.begin(), s.end());
     trg.insert(trg.end(), t.begin(), t.end());
+    weights.insert(weights.end(), w.begin(), w.end());
     parts.push_back(b.sentences);
   }
   Batch merged = fromRows(src, trg);
+  fillWeights(weights, merged);
   merged.parts = std::move(parts);
   return merged;
 }

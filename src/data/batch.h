@@ -12,6 +12,9 @@ struct Batch {
   int srcLen = 0, trgLen = 0;          // longest sentence, </s> included
   std::vector<int> srcIds, trgIds;     // [sentences, len], padded with </s>
   std::vector<float> srcMask, trgMask; // 1 for words, 0 for padding
+  // --data-weighting's weight of each target position, [sentences, trgLen] as trgIds (a sentence's
+  // weight at each of its positions; 1 at padding); empty without weights
+  std::vector<float> trgWeights;
   size_t srcWords = 0, trgWords = 0;   // real tokens, </s> included (trgWords = labels)
   // Sentences of each mini-batch merged into this one (--optimizer-delay); empty: one batch.
   std::vector<int> parts;

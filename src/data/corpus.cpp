@@ -1,5 +1,6 @@
 #include "data/corpus.h"
 
+#include <cstdlib>
 #include <exception>
 #include <thread>
 
@@ -10,10 +11,11 @@
 namespace marian {
 
 bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine, size_t line, SentencePair& p,
-                         size_t& skippedEmpty, size_t& skippedLong) const {
+                         size_t& skippedEmpty, size_t& skippedLong, const std::string& weights) const {
   p.src = vocabs[0]->encode(srcLine);
   p.trg = vocabs[1]->encode(trgLine);
   p.line = line;
+  p.weights.clear();
   if(p.src.size() <= 1 || p.trg.size() <= 1) {
     ++skippedEmpty;
     return false;
@@ -34,7 +36,31 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
       }
     }
   }
+  if(weighting != DataWeighting::none)
+    readWeights(weights, line, p);
   return true;
+}
+
+void PairEncoder::readWeights(const std::string& text, size_t line, SentencePair& p) const {
+  const char* at = text.c_str();
+  for(char* end = nullptr;; at = end) {
+    float w = std::strtof(at, &end);
+    if(end == at)
+      break;
+    p.weights.push_back(w);
+  }
+  size_t n = p.weights.size(), tokens = p.trg.size();
+  if(weighting == DataWeighting::sentence) {
+    ABORT_IF(n != 1, "Line {} has {} weights: --data-weighting-type sentence takes one a line", line + 1, n);
+    return;
+  }
+  if(crop && n > maxLength)  // as the target was cropped (Marian cuts the weights at --max-length)
+    p.weights.resize(maxLength);
+  n = p.weights.size();
+  ABORT_IF(n != tokens && n + 1 != tokens,
+           "Line {} has {} weights for {} target tokens ({} with </s>): --data-weighting-type word takes one a token, "
+           "</s> left out or not", line + 1, n, tokens - 1, tokens);
+  p.weights.resize(tokens, 1.f);  // </s>'s, when left out
 }
 
 std::string PairEncoder::describe() const {
@@ -48,7 +74,7 @@ Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::sha
   std::vector<std::string> trg = readLines(files[1], "Corpus file");
   ABORT_IF(src.size() != trg.size(), "Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length",
            files[0], src.size(), files[1], trg.size());
-  PairEncoder encoder{vocabs, maxLength, crop};
+  PairEncoder encoder{vocabs, maxLength, crop, DataWeighting::none};
   std::vector<Builder> all(1);
   SentencePair p;
   for(size_t i = 0; i < src.size(); ++i)
@@ -64,21 +90,33 @@ void Corpus::Builder::add(const SentencePair& p) {
   srcLengths.push_back(uint32_t(p.src.size()));
   trgLengths.push_back(uint32_t(p.trg.size()));
   lines.push_back(p.line);
+  weights.insert(weights.end(), p.weights.begin(), p.weights.end());
 }
 
 void Corpus::join(std::vector<Builder>& parts) {
-  size_t pairs = 0, ids = 0;
+  size_t pairs = 0, ids = 0, weights = 0;
   for(const Builder& b : parts) {
     pairs += b.begins.size();
     ids += b.ids.size();
+    weights += b.weights.size();
   }
   ids_.reserve(ids);
   pairs_.reserve(pairs);
+  weights_.reserve(weights);
+  // a weight a target token (a target has two at least, </s> included), else one a pair, or none
+  bool perToken = weights > pairs;
+  weightBegins_.reserve(perToken ? pairs : 0);
   for(Builder& b : parts) {
-    uint64_t offset = ids_.size();
+    uint64_t offset = ids_.size(), weightAt = weights_.size();
     ids_.insert(ids_.end(), b.ids.begin(), b.ids.end());
-    for(size_t i = 0; i < b.begins.size(); ++i)
+    weights_.insert(weights_.end(), b.weights.begin(), b.weights.end());
+    for(size_t i = 0; i < b.begins.size(); ++i) {
       pairs_.push_back(Entry{offset + b.begins[i], b.srcLengths[i], b.trgLengths[i], b.lines[i]});
+      if(perToken) {
+        weightBegins_.push_back(weightAt);
+        weightAt += b.trgLengths[i];
+      }
+    }
     skippedEmpty_ += b.skippedEmpty;
     skippedLong_ += b.skippedLong;
     b = Builder();  // each part freed once copied
@@ -105,7 +143,7 @@ Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, 
         Builder& b = parts[i];
         SentencePair p;
         for(const RawPair& r : raw)
-          if(encoder.encode(r.src, r.trg, r.line, p, b.skippedEmpty, b.skippedLong))
+          if(encoder.encode(r.src, r.trg, r.line, p, b.skippedEmpty, b.skippedLong, r.weights))
             b.add(p);
       } catch(...) {
         failed[i] = std::current_exception();

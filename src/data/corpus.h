@@ -33,12 +33,19 @@ struct IdSpan {
 struct PairView {
   IdSpan src, trg;
   size_t line;  // 0-based line in the files
+  // --data-weighting's: one weight (sentence) or one per target token (word); none: nullptr
+  const float* weights = nullptr;
+  size_t weightCount = 0;
 };
+
+// How a pair's weights are read (--data-weighting-type): none, one a sentence, one a target token.
+enum class DataWeighting { none, sentence, word };
 
 // One pair as the encoder makes it.
 struct SentencePair {
   std::vector<int> src, trg;  // ids with </s> appended
   size_t line;                // 0-based line in the files
+  std::vector<float> weights;  // as DataWeighting says: empty, 1, or trg.size()
 };
 
 // Pairs with an empty side, or a side longer than maxLength tokens (</s> included, as Marian
@@ -47,13 +54,18 @@ struct PairEncoder {
   std::vector<std::shared_ptr<Vocab>> vocabs;  // source, target
   size_t maxLength = 0;
   bool crop = false;
+  DataWeighting weighting = DataWeighting::none;
 
   // The options that decide which pairs an epoch holds and how long they are, as the command line
   // gives them: "--max-length 100", with " --max-length-crop" when on.
   std::string describe() const;
-  // false: skipped (counted in skippedEmpty or skippedLong)
+  // false: skipped (counted in skippedEmpty or skippedLong). `weights`: the pair's line of weights
+  // (numbers separated by spaces, which the corpus pass checked); as Marian, a word's weights are
+  // one per target token, </s>'s left out or not (then 1), cut as the target is cropped; another
+  // count is an error naming the line.
   bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
-              size_t& skippedLong) const;
+              size_t& skippedLong, const std::string& weights = "") const;
+  void readWeights(const std::string& text, size_t line, SentencePair& out) const;
 };
 
 // How a caller steers an encoding of chunks: every encoding thread calls onThreadStart first and
@@ -82,18 +94,24 @@ public:
   size_t size() const { return pairs_.size(); }
   PairView operator[](size_t i) const {
     const Entry& e = pairs_[i];
+    const float* weights = weights_.empty() ? nullptr : weights_.data() + (weightBegins_.empty() ? i : weightBegins_[i]);
     return PairView{IdSpan{ids_.data() + e.begin, e.srcLength}, IdSpan{ids_.data() + e.begin + e.srcLength, e.trgLength},
-                    size_t(e.line)};
+                    size_t(e.line), weights, weights ? (weightBegins_.empty() ? 1 : size_t(e.trgLength)) : 0};
   }
+  bool weighted() const { return !weights_.empty(); }
   size_t skippedLong() const { return skippedLong_; }
   size_t skippedEmpty() const { return skippedEmpty_; }
-  size_t bytes() const { return ids_.capacity() * sizeof(int) + pairs_.capacity() * sizeof(Entry); }
+  size_t bytes() const {
+    return ids_.capacity() * sizeof(int) + pairs_.capacity() * sizeof(Entry) + weights_.capacity() * sizeof(float) +
+           weightBegins_.capacity() * sizeof(uint64_t);
+  }
 
   // Pairs in the making: appended one by one, then joined into a Corpus.
   struct Builder {
     std::vector<int> ids;
     std::vector<uint64_t> begins, lines;
     std::vector<uint32_t> srcLengths, trgLengths;
+    std::vector<float> weights;  // every pair's, one after the other
     size_t skippedLong = 0, skippedEmpty = 0;
     void add(const SentencePair& p);
   };
@@ -108,6 +126,10 @@ private:
 
   std::vector<int> ids_;
   std::vector<Entry> pairs_;
+  // --data-weighting's weights: one a pair (sentence), or one a target token, pair i's from
+  // weightBegins_[i] (word); both empty without weights
+  std::vector<float> weights_;
+  std::vector<uint64_t> weightBegins_;
   size_t skippedLong_ = 0, skippedEmpty_ = 0;
 };
 

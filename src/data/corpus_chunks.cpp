@@ -113,27 +113,67 @@ std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& nam
 }  // namespace
 
 
-std::string lineProblem(const char* line, size_t n, bool tsv) {
+std::string lineProblem(const char* line, size_t n, size_t tsvFields) {
   size_t bad = firstInvalidUtf8(line, n);
   if(bad != std::string::npos)
     return "is not valid UTF-8 (byte " + std::to_string(bad + 1) + " of the line)";
-  if(tsv) {
+  if(tsvFields > 0) {
     size_t fields = 1;
     for(const char* t = line; (t = static_cast<const char*>(std::memchr(t, '\t', size_t(line + n - t)))); ++t)
       ++fields;
-    if(fields != 2)
-      return "has " + std::to_string(fields) + " field(s): --tsv needs a source and a target separated by one TAB";
+    if(fields != tsvFields)
+      return "has " + std::to_string(fields) + " field(s): --tsv needs " +
+             (tsvFields == 2 ? "a source and a target separated by one TAB"
+                             : "a source, a target and the weights (--data-weighting) separated by TABs");
   }
   return "";
 }
 
+std::string weightsProblem(const char* line, size_t n) {
+  std::string text(line, n);
+  const char* p = text.c_str();
+  size_t count = 0;
+  for(;;) {
+    while(*p == ' ')
+      ++p;
+    if(!*p)
+      break;
+    char* end = nullptr;
+    std::strtof(p, &end);
+    if(end == p || (*end && *end != ' '))
+      return "is not a list of weights (numbers separated by spaces): '" + text + "'";
+    ++count;
+    p = end;
+  }
+  return count == 0 ? "has no weight (--data-weighting)" : "";
+}
+
+std::string CorpusChunks::problemOf(size_t k, const char* line, size_t n) const {
+  if(k == 2)  // the weights file
+    return weightsProblem(line, n);
+  std::string problem = lineProblem(line, n, tsv_ ? (tsvWeightsField_ >= 0 ? 3 : 2) : 0);
+  if(problem.empty() && tsvWeightsField_ >= 0) {
+    const char* field = line;
+    for(int f = 0; f < tsvWeightsField_; ++f)
+      field = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field))) + 1;
+    const char* end = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field)));
+    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field));
+    if(!problem.empty())
+      problem = "field " + std::to_string(tsvWeightsField_) + " " + problem;
+  }
+  return problem;
+}
+
 CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
-                           const std::string& tempdir)
-    : tsv_(tsv), chunkLines_(chunkLines) {
+                           const std::string& tempdir, int tsvWeightsField)
+    : tsv_(tsv), tsvWeightsField_(tsvWeightsField), chunkLines_(chunkLines) {
   ABORT_IF(chunkLines == 0, "CorpusChunks: chunks need at least one line");
   ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
            files.size());
-  ABORT_IF(!tsv && files.size() != 2, "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
+  ABORT_IF(!tsv && files.size() != 2 && files.size() != 3,
+           "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
+  ABORT_IF(tsvWeightsField > 2 || (tsvWeightsField >= 0 && !tsv), "CorpusChunks: weights field {} of a TSV line",
+           tsvWeightsField);
   try {
     scan(files, tempdir);
   } catch(...) {  // the destructor does not run for a constructor that throws
@@ -173,7 +213,7 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
         if(n > 0 && text[n - 1] == '\r')
           --n;
         std::string problem = carryCut ? "is longer than " + std::to_string(kLongestLine >> 20) + " MB: is this a text file?"
-                                       : lineProblem(text, n, tsv_);
+                                       : problemOf(k, text, n);
         if(problem.empty())
           s.emptyLines += n == 0;
         else if(s.badLines++ < kNamedProblems)
@@ -256,11 +296,12 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
                          (s.badLines > kNamedProblems ? " (the first " + std::to_string(kNamedProblems) + " here)" : "") +
                          ": " + join(s.problems, "; "));
   }
-  if(sides_.size() == 2 && sides_[0].lines != sides_[1].lines)
-    problems.push_back(format("Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
-                              sides_[0].name, sides_[0].lines, sides_[1].name, sides_[1].lines,
-                              sides_[0].lines < sides_[1].lines ? sides_[0].name : sides_[1].name,
-                              std::min(sides_[0].lines, sides_[1].lines)));
+  for(size_t k = 1; k < sides_.size(); ++k)
+    if(sides_[0].lines != sides_[k].lines)
+      problems.push_back(format("Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
+                                sides_[0].name, sides_[0].lines, sides_[k].name, sides_[k].lines,
+                                sides_[0].lines < sides_[k].lines ? sides_[0].name : sides_[k].name,
+                                std::min(sides_[0].lines, sides_[k].lines)));
   ABORT_IF(!problems.empty(), "{}", join(problems, "\n"));
   lines_ = sides_[0].lines;
 }
@@ -288,7 +329,8 @@ uint64_t CorpusChunks::bytes() const {
 std::string CorpusChunks::identity() const {
   std::string id = format("{} lines", grouped(lines_));
   for(size_t k = 0; k < sides_.size(); ++k)
-    id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : "; target ") + sides_[k].content.str();
+    id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : k == 1 ? "; target " : "; weights ") +
+          sides_[k].content.str();
   return id;
 }
 
@@ -312,8 +354,9 @@ std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) c
   ABORT_IF(lines.size() != count, "Corpus file '{}' changed while training: chunk {} has {} lines, not {}", side.name,
            chunk, lines.size(), count);
   // the pass checked every line: a problem here means the file changed since
+  size_t k = size_t(&side - sides_.data());
   for(size_t i = 0; i < lines.size(); ++i) {
-    std::string problem = lineProblem(lines[i].data(), lines[i].size(), tsv_);
+    std::string problem = problemOf(k, lines[i].data(), lines[i].size());
     ABORT_IF(!problem.empty(), "Corpus file '{}' line {} {} (the file changed while training)", side.name, first + i + 1,
              problem);
   }
@@ -328,15 +371,29 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
     std::vector<std::string> lines = linesOf(sides_[0], chunk);
     pairs.reserve(lines.size());
     for(size_t i = 0; i < lines.size(); ++i) {
-      size_t tab = lines[i].find('\t');  // exactly one: linesOf checked
-      pairs.push_back(RawPair{lines[i].substr(0, tab), lines[i].substr(tab + 1), first + i});
+      std::vector<std::string> fields;  // as many as linesOf checked
+      for(size_t from = 0;;) {
+        size_t tab = lines[i].find('\t', from);
+        fields.push_back(lines[i].substr(from, tab == std::string::npos ? std::string::npos : tab - from));
+        if(tab == std::string::npos)
+          break;
+        from = tab + 1;
+      }
+      std::string weights;
+      if(tsvWeightsField_ >= 0) {
+        weights = std::move(fields[size_t(tsvWeightsField_)]);
+        fields.erase(fields.begin() + tsvWeightsField_);
+      }
+      pairs.push_back(RawPair{std::move(fields[0]), std::move(fields[1]), first + i, std::move(weights)});
     }
     return pairs;
   }
   std::vector<std::string> src = linesOf(sides_[0], chunk), trg = linesOf(sides_[1], chunk);
+  std::vector<std::string> weights = sides_.size() == 3 ? linesOf(sides_[2], chunk) : std::vector<std::string>();
   pairs.reserve(src.size());
   for(size_t i = 0; i < src.size(); ++i)
-    pairs.push_back(RawPair{std::move(src[i]), std::move(trg[i]), first + i});
+    pairs.push_back(RawPair{std::move(src[i]), std::move(trg[i]), first + i,
+                            weights.empty() ? std::string() : std::move(weights[i])});
   return pairs;
 }
 

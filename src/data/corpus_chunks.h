@@ -6,7 +6,7 @@
 // same number of lines, so that bad data is named, every bad line at once, before training starts; a .gz file (or a
 // pipe) is copied, decompressed, into --tempdir during that pass (the copy is unlinked at once,
 // so it goes when the run ends, however it ends). The two sides come from two files or from one
-// TSV file.
+// TSV file; --data-weighting's weights from a third file or a third TSV field.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,13 +17,16 @@ namespace marian {
 
 struct RawPair {
   std::string src, trg;
-  size_t line;  // 0-based
+  size_t line;          // 0-based
+  std::string weights;  // the line's weights (--data-weighting), as written; empty without
 };
 
 class CorpusChunks {
 public:
-  // files: a source and a target file, or one TSV file when tsv (source TAB target per line).
-  CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines, const std::string& tempdir);
+  // files: a source and a target file, or one TSV file when tsv (source TAB target per line);
+  // with weights, a third file of them, or the index of the TSV field that holds them among three.
+  CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines, const std::string& tempdir,
+               int tsvWeightsField = -1);
   ~CorpusChunks();
   CorpusChunks(const CorpusChunks&) = delete;
   CorpusChunks& operator=(const CorpusChunks&) = delete;
@@ -55,12 +58,19 @@ private:
   void scan(const std::vector<std::string>& files, const std::string& tempdir);  // the pass
   std::vector<std::string> linesOf(const Side& side, size_t chunk) const;
 
-  std::vector<Side> sides_;  // two files, or one TSV file
+  // a line's problem on side k: its weights are numbers, its TSV fields as many as expected
+  std::string problemOf(size_t k, const char* line, size_t n) const;
+
+  std::vector<Side> sides_;  // two files and perhaps the weights, or one TSV file
   bool tsv_;
+  int tsvWeightsField_;      // -1: no weights field
   size_t chunkLines_, lines_ = 0;
 };
 
-// What is wrong with a corpus line (without its line ending), in words that follow "line N", or "".
-std::string lineProblem(const char* line, size_t n, bool tsv);
+// What is wrong with a corpus line (without its line ending), in words that follow "line N", or "":
+// not UTF-8, or (tsvFields > 0) not that many TAB-separated fields.
+std::string lineProblem(const char* line, size_t n, size_t tsvFields);
+// What is wrong with a line of weights (--data-weighting): not numbers separated by spaces, or none.
+std::string weightsProblem(const char* line, size_t n);
 
 }  // namespace marian

@@ -3,10 +3,14 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/format.h"
 #include "data/corpus_chunks.h"
 
 namespace marian {
 
+namespace {
+// An n-best line's fields, split at " ||| " as Marian reads them; fewer than four is an error
+// naming `where`.
 std::vector<std::string> nbestFields(const std::string& line, const std::string& where) {
   std::vector<std::string> fields;
   const std::string sep = " ||| ";
@@ -17,6 +21,23 @@ std::vector<std::string> nbestFields(const std::string& line, const std::string&
   ABORT_IF(fields.size() < 4, "{} has {} field(s), not an n-best line (id ||| translation ||| features ||| score)",
            where, fields.size());
   return fields;
+}
+}  // namespace
+
+std::string nbestWithFeature(const std::string& nbestLine, const std::string& feature, float score,
+                             const std::string& wordScores) {
+  std::vector<std::string> fields;
+  size_t from = 0;
+  for(size_t at; (at = nbestLine.find("|||", from)) != std::string::npos; from = at + 3)
+    fields.push_back(nbestLine.substr(from, at - from));
+  fields.push_back(nbestLine.substr(from));
+  ABORT_IF(fields.size() < 3, "An n-best line without its features: '{}'", nbestLine);
+  std::string added = wordScores.empty() ? "" : " " + wordScores + " |||";
+  fields[2] = added + fields[2] + feature + "= " + formatNumber("%g", double(score)) + " ";
+  std::string line = fields[0];
+  for(size_t i = 1; i < fields.size(); ++i)
+    line += "|||" + fields[i];
+  return line;
 }
 
 PairReader::PairReader(const std::vector<std::string>& files, bool tsv, bool nbest) : tsv_(tsv), nbest_(nbest) {
@@ -45,7 +66,7 @@ bool PairReader::next(TextPair& pair) {
     if(!first_->next(text))
       return false;
     pair.line = first_->linesRead();
-    std::string problem = lineProblem(text.data(), text.size(), /*tsv=*/true);
+    std::string problem = lineProblem(text.data(), text.size(), /*tsvFields=*/2);
     ABORT_IF(!problem.empty(), "TSV file '{}' line {} {}", first_->path(), pair.line, problem);
     size_t tab = text.find('\t');
     pair.src = text.substr(0, tab);

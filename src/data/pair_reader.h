@@ -36,8 +36,10 @@ private:
   std::string sourceText_;
 };
 
-// An n-best line's fields, split at " ||| " as Marian splits them; fewer than four is an error
-// naming `where`.
-std::vector<std::string> nbestFields(const std::string& line, const std::string& where);
+// An n-best line with a feature added after its others, as Marian's scorer writes it (its fields
+// split at "|||", spaces kept): "0 ||| text ||| F0= -1.2 Score= -3.45678 ||| -0.6"; `wordScores`
+// ("WordScores= ...", or empty) goes before the features as a field of its own.
+std::string nbestWithFeature(const std::string& nbestLine, const std::string& feature, float score,
+                             const std::string& wordScores);
 
 }  // namespace marian

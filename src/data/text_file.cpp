@@ -23,10 +23,9 @@ void checkUtf8(const std::string& line, size_t number, const std::string& where)
 
 std::vector<std::string> readLines(const std::string& path, const std::string& what) {
   std::vector<std::string> lines;
-  forEachLine(path, what, [&](std::string& line) {
-    checkUtf8(line, lines.size() + 1, what + " '" + path + "'");
+  LineReader reader(path, what);
+  for(std::string line; reader.next(line);)
     lines.push_back(std::move(line));
-  });
   return lines;
 }
 
@@ -40,10 +39,9 @@ void forEachInputLine(const std::string& path, const std::string& what,
                       const std::function<void(std::string& line)>& onLine, const std::function<void()>& onIdle) {
   size_t number = 0;
   if(path != "stdin" && path != "-") {
-    forEachLine(path, what, [&](std::string& line) {
-      checkUtf8(line, ++number, what + " file '" + path + "'");
+    LineReader reader(path, what + " file");
+    for(std::string line; reader.next(line);)
       onLine(line);
-    });
     return;
   }
   // read(2) on the descriptor, not std::cin: whether a line is waiting is known only without a
@@ -172,7 +170,7 @@ bool LineReader::next(std::string& line) {
   for(;;) {
     if(pos_ == end_ && !fill()) {
       done_ = true;
-      if(!any)
+      if(!any || line == "\r")  // nor is a lone '\r' there
         return false;
       break;
     }

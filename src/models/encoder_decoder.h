@@ -28,7 +28,8 @@ public:
   // (label-smoothed in training, padding excluded), shape [1, labels]: the first sentence's in
   // order, then the second's, and so on. training = dropout on.
   virtual Expr labelCrossEntropies(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
-  // Their sum, [1, 1]: what training minimizes and validation reports.
+  // Their sum, [1, 1], each weighted by the batch's trgWeights where it has them (--data-weighting):
+  // what training minimizes and validation reports.
   Expr loss(ExpressionGraph& graph, const Batch& batch, bool training);
 
   // Incremental decoding (beam search). The model keeps what later steps need in `state`, one

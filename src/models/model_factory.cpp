@@ -1,12 +1,6 @@
 #include "models/encoder_decoder.h"
 
-#include "graph/operators.h"
-
 namespace marian {
-
-Expr EncoderDecoder::loss(ExpressionGraph& graph, const Batch& batch, bool training) {
-  return sum(labelCrossEntropies(graph, batch, training), -1);
-}
 
 std::unique_ptr<EncoderDecoder> createTransformer(const Options& o, size_t srcVocab, size_t trgVocab);
 std::unique_ptr<EncoderDecoder> createS2S(const Options& o, size_t srcVocab, size_t trgVocab);

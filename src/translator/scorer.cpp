@@ -47,6 +47,11 @@ std::vector<PairScore> Scorer::score(const std::vector<std::vector<int>>& source
       Expr ce = models_.model(d).labelCrossEntropies(graph, Batch::fromPairs(src, trg), /*training=*/false);
       graph.forward({ce});
       std::vector<float> labelCe = kernels::toHost(ce->val());  // sentence by sentence
+      size_t labels = 0;
+      for(size_t line : batchLines[b])
+        labels += targets[line].size();
+      ABORT_IF(labels != labelCe.size(), "The model gave {} label cross-entropies for {} target labels", labelCe.size(),
+               labels);
       size_t at = 0;
       for(size_t line : batchLines[b]) {
         PairScore& s = out[line];
@@ -58,7 +63,6 @@ std::vector<PairScore> Scorer::score(const std::vector<std::vector<int>>& source
         }
         at += s.labels;
       }
-      ABORT_IF(at != labelCe.size(), "The model gave {} label cross-entropies for {} target labels", labelCe.size(), at);
     }
   });
   return out;

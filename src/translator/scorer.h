@@ -17,11 +17,9 @@ namespace marian {
 // source words pass it; sorted within windows of --maxi-batch mini-batches by --maxi-batch-sort
 // (none, src, trg), so a mini-batch pads little.
 struct ScoringBatches {
-  size_t miniBatch = 64;
-  size_t miniBatchWords = 0;
-  size_t maxiBatch = 100;
-  std::string sortBy = "trg";
-  size_t workspaceMB = 2048;
+  size_t miniBatch, miniBatchWords, maxiBatch;
+  std::string sortBy;
+  size_t workspaceMB;
 };
 // marian-scorer's (--mini-batch, --mini-batch-words, --maxi-batch, --maxi-batch-sort, --workspace).
 ScoringBatches scoringBatches(const Options& options);
@@ -36,11 +34,9 @@ class Scorer {
 public:
   Scorer(const Options& modelOptions, const std::vector<std::shared_ptr<Vocab>>& vocabs,
          const std::vector<Device>& devices, const ScoringBatches& batches);
-  // Parameter values from a model file or flat (DeviceModels::load, setValues).
+  // Parameter values from a model file (DeviceModels::load).
   void load(const std::string& modelPath) { models_.load(modelPath); }
-  void setValues(const std::vector<float>& values) { models_.setValues(values); }
   size_t parameterCount() const { return models_.parameterCount(); }
-  size_t devices() const { return models_.size(); }
 
   // The pairs' scores, in their order: sources[i] and targets[i] are ids with </s>.
   std::vector<PairScore> score(const std::vector<std::vector<int>>& sources,

@@ -11,8 +11,8 @@
 
 namespace marian {
 
-std::string wordScoresField(const std::vector<float>& scores) {
-  std::string text = " ||| WordScores=";
+std::string wordScoresText(const std::vector<float>& scores) {
+  std::string text = "WordScores=";
   for(float score : scores)
     text += " " + formatNumber("%.5f", double(score));
   return text;

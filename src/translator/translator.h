@@ -60,8 +60,8 @@ private:
   DecodingLimits limits_;
 };
 
-// Marian's word scores after a line: " ||| WordScores= -0.12345 -1.23456 ..." (5 decimals).
-std::string wordScoresField(const std::vector<float>& scores);
+// Marian's word scores, "WordScores= -0.12345 -1.23456 ..." (5 decimals), a field of its lines.
+std::string wordScoresText(const std::vector<float>& scores);
 // The beam options of decoding and validation (--beam-size, --normalize, --word-penalty,
 // --max-length-factor).
 BeamOptions beamOptions(const Options& options);

@@ -23,8 +23,25 @@ TrainingData TrainingData::load(const Options& o) {
     ABORT_IF(d != 0 && d < 3, "--dim-vocabs {}: a vocabulary needs </s>, <unk> and at least one word (0: all words)", d);
   bool joint = vocabPaths[0] == vocabPaths[1];
   bool tsv = o.get<bool>("tsv");
+  // --data-weighting: a file of weights beside the corpus, or with --tsv the index of their field
+  std::string weighting = o.get<std::string>("data-weighting");
+  int weightsField = -1;
+  if(tsv && !weighting.empty()) {
+    ABORT_IF(weighting.find_first_not_of("0123456789") != std::string::npos || weighting.size() > 1 ||
+                 std::stoi(weighting) > 2,
+             "--data-weighting '{}' with --tsv: the index (0-based) of the TSV field that holds the weights, 0, 1 or 2",
+             weighting);
+    weightsField = std::stoi(weighting);
+  }
   int tsvFields = o.get<int>("tsv-fields");
-  ABORT_IF(tsv && tsvFields != 0 && tsvFields != 2, "--tsv-fields {}: a parallel corpus has 2 fields per line", tsvFields);
+  int fields = weightsField >= 0 ? 3 : 2;
+  ABORT_IF(tsv && tsvFields != 0 && tsvFields != fields, "--tsv-fields {}: a parallel corpus has {} fields per line{}",
+           tsvFields, fields, weightsField >= 0 ? " (a source, a target and the weights)" : "");
+  // the TSV fields of the source and the target: those the weights leave
+  std::vector<size_t> textFields;
+  for(int f = 0; f < fields; ++f)
+    if(f != weightsField)
+      textFields.push_back(size_t(f));
   // Vocabularies this run creates go again if the corpus turns out unusable: a later run on good
   // data must not silently load them.
   std::vector<std::string> created;
@@ -41,14 +58,21 @@ TrainingData TrainingData::load(const Options& o) {
       VocabTraining training{size_t(o.get<int>("sentencepiece-max-lines")), o.get<std::string>("sentencepiece-options"),
                              o.get<std::string>("tempdir"), {}};
       if(tsv)
-        training.tsvFields = joint ? std::vector<size_t>{0, 1} : std::vector<size_t>{i};
+        training.tsvFields = joint ? textFields : std::vector<size_t>{textFields[i]};
       data.vocabs.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
     }
     size_t maxLength = size_t(o.get<int>("max-length"));
-    data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop")};
+    data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop"),
+                               weighting.empty()                                    ? DataWeighting::none
+                               : o.get<std::string>("data-weighting-type") == "word" ? DataWeighting::word
+                                                                                    : DataWeighting::sentence};
     size_t window = size_t(o.get<int>("shuffle-window"));
     auto passStart = std::chrono::steady_clock::now();
-    data.chunks = std::make_shared<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"));
+    std::vector<std::string> files = trainSets;  // with a file of weights as the third
+    if(!tsv && !weighting.empty())
+      files.push_back(weighting);
+    data.chunks = std::make_shared<CorpusChunks>(files, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"),
+                                                 weightsField);
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     data.corpusIdentity = data.chunks->identity();
     data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();
@@ -68,7 +92,7 @@ TrainingData TrainingData::load(const Options& o) {
                 "pairs (--shuffle-window), chunks of {} line(s); every line checked in {} s, {} empty (their pairs skipped)",
           grouped(data.chunks->lines()), formatNumber("%.1f", double(data.chunks->bytes()) / 1e6), grouped(window),
           data.chunks->chunkLines(), formatNumber("%.1f", passSeconds),
-          empty.size() == 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
+          empty.size() >= 2 ? format("{} and {}", empty[0], empty[1]) : format("{}", empty[0]));
     }
   } catch(const std::exception&) {
     removeCreatedVocabs(created);
