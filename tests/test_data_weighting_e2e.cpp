@@ -1,11 +1,12 @@
 // Marian's --data-weighting end to end on the synthetic corpus: weights of 1 train exactly as no
-// weights (a sentence's, a word's with and without </s>'s, a TSV field, a streamed corpus, two
-// ranks under mpirun); a weight of 2 doubles each label's cost and its gradient (with SGD the same
-// parameters as twice the learning rate: Costs exactly twice); a word's weights equal to its
-// sentence's weigh as the sentence's; a resume goes on exactly; bad weights are errors naming the
-// file and line. Real Marian's Costs with weights: bench/trajectory-vs-marian --args.
+// weights (a sentence's, a word's with and without </s>'s, a streamed corpus); a weight of 2
+// doubles each label's cost and its gradient (with SGD the same parameters as twice the learning
+// rate: Costs twice to the printed digit, validation unweighted and the same); a word's weights
+// equal to its sentence's weigh as the sentence's; a TSV field serves as a file; a resume goes on
+// exactly; two ranks under mpirun train as two ranks in one process; bad weights are errors
+// naming the file and line. The data layer's cases: test_data_weights.cpp. Real Marian's Costs
+// with weights: bench/trajectory-vs-marian --args.
 #include <fstream>
-#include <random>
 
 #include "e2e_helpers.h"
 
@@ -68,11 +69,15 @@ TEST(DataWeighting, WeightsOfOneTrainAsNone) {
 }
 
 // With SGD, loss x 2 moves the parameters as learning rate x 2 does (both powers of two: exact),
-// so every displayed Cost of the weighted run is twice the other's.
+// so every displayed Cost of the weighted run is twice the other's and validation, which is not
+// weighted, gives the same cross-entropy.
 TEST(DataWeighting, AWeightOfTwoDoublesTheCostAndTheGradient) {
   std::string twos = weightsFile("twos.w", [](size_t, size_t) { return "2"; });
-  RunResult weighted = trained("weights-twos", "--data-weighting " + twos);
-  RunResult faster = trained("weights-none-2lr", "--learn-rate 0.002");
+  std::string valid = " --valid-freq 12 --valid-metrics cross-entropy" + e2e::validation();
+  RunResult weighted = trained("weights-twos", "--data-weighting " + twos + valid);
+  RunResult faster = trained("weights-none-2lr", "--learn-rate 0.002" + valid);
+  EXPECT_EQ(e2e::validCE(weighted.log), e2e::validCE(faster.log));
+  EXPECT_EQ(e2e::validCE(weighted.log).size(), 1u) << weighted.log;
   auto a = costs(weighted.log), b = costs(faster.log);
   ASSERT_EQ(a.size(), b.size());
   for(size_t i = 0; i < a.size(); ++i)
@@ -142,14 +147,15 @@ TEST(DataWeighting, TsvFieldsStreamedCorpusAndResume) {
   EXPECT_EQ(rest[1], whole[3]);
 }
 
-TEST(DataWeighting, TwoRanksUnderMpirunWithWeightsOfOneTrainAsNone) {
-  std::string ones = weightsFile("ones.w", [](size_t, size_t) { return "1"; });
-  RunResult none = e2e::run("weights-mpi-none", kRun + "--sync-sgd", true, e2e::mpirun(2));
-  ASSERT_EQ(none.status, 0) << none.log;
-  RunResult weighted = e2e::run("weights-mpi-ones", kRun + "--sync-sgd --data-weighting " + ones, true, e2e::mpirun(2));
-  ASSERT_EQ(weighted.status, 0) << weighted.log;
-  EXPECT_EQ(costs(weighted.log), costs(none.log));
-  EXPECT_EQ(costs(none.log).size(), 4u) << none.log;
+// Each rank reads its share's weights: two ranks under mpirun give the Costs of two ranks in one
+// process (whose equality to mpirun's without weights test_ranks_in_process_e2e checks).
+TEST(DataWeighting, TwoRanksUnderMpirunTrainAsTwoRanksInOneProcess) {
+  std::string weights = weightsFile("mixed.w", [](size_t i, size_t) { return sentenceWeight(i); });
+  RunResult mpi = e2e::run("weights-mpi", kRun + "--sync-sgd --data-weighting " + weights, true, e2e::mpirun(2));
+  ASSERT_EQ(mpi.status, 0) << mpi.log;
+  RunResult threads = trained("weights-in-process", "--sync-sgd --ranks-in-process 2 --data-weighting " + weights);
+  EXPECT_EQ(costs(mpi.log), costs(threads.log));
+  EXPECT_EQ(costs(mpi.log).size(), 4u) << mpi.log;
 }
 
 TEST(DataWeighting, BadWeightsAreErrorsThatNameThem) {
@@ -162,9 +168,10 @@ TEST(DataWeighting, BadWeightsAreErrorsThatNameThem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--data-weighting " + d + "/none.w", "Weights file '" + d + "/none.w' (--data-weighting) does not exist"},
       {"--data-weighting " + shortFile, "differ in length"},
-      {"--data-weighting " + word, "line 5 is not a list of weights (numbers separated by spaces): '1 x'"},
-      {"--data-weighting " + two, "Line 7 has 2 weights: --data-weighting-type sentence takes one a line"},
-      {"--data-weighting " + count + " --data-weighting-type word", "Line 10 has "},
+      {"--data-weighting " + word, "line 5 is not a list of weights (finite numbers separated by spaces): '1 x'"},
+      {"--data-weighting " + two, "line 7 has 2 weights: --data-weighting-type sentence takes one a line"},
+      {"--data-weighting " + count + " --data-weighting-type word", "Weights file '" + count + "' line 10 has "},
+      {"--tsv --train-sets " + d + "/train.src --data-weighting 3", "--data-weighting '3' with --tsv: the index (0-based) of the TSV field"},
       {"--data-weighting " + count + " --data-weighting-type phrase", "--data-weighting-type must be sentence or word"},
   };
   for(const auto& [args, message] : cases) {

@@ -70,11 +70,10 @@ TEST(Options, MarianWrittenModelConfigIsRead) {
   EXPECT_TRUE(o.get<bool>("mini-batch-fit"));  // the recipe's batching takes effect
   EXPECT_EQ(o.get<int>("mini-batch-fit-step"), 10);
   // a feature that changes the model, set: refused, naming it
-  std::string rightLeft = marianYml;
-  rightLeft.replace(rightLeft.find("right-left: false"), 17, "right-left: true");
-  write(temp("right-left.yml"), rightLeft);
-  EXPECT_NE(errorOf({"-c", temp("right-left.yml")}).find("'right-left: true'"), std::string::npos)
-      << errorOf({"-c", temp("right-left.yml")});
+  EXPECT_FALSE(o.get<bool>("right-left"));  // Marian's written right-left: false, taken
+  write(temp("omit-bias.yml"), marianYml + "output-omit-bias: true\n");
+  EXPECT_NE(errorOf({"-c", temp("omit-bias.yml")}).find("'output-omit-bias: true'"), std::string::npos)
+      << errorOf({"-c", temp("omit-bias.yml")});
   // in a user's own config an option neither program has stays an error
   write(temp("user.yml"), "enc-depth: 2\ncheck-nans: false\n");
   EXPECT_NE(errorOf({"-c", temp("user.yml")}).find("Unknown option 'check-nans'"), std::string::npos);
@@ -131,14 +130,14 @@ TEST(Options, WrittenConfigHoldsOnlyMarianKeysWhileOursHaveDefaults) {
 // where none changes a result here), an error naming option and value when they ask for more.
 TEST(Options, MarianOnlyOptionsAreAcceptedWhileTheyAskForNothing) {
   write(temp("inert.yml"),
-        "check-nan: true\nright-left: false\n"
+        "check-nan: true\noutput-omit-bias: false\n"
         "exponential-smoothing-replace-freq: 0\nlogical-epoch: [1e, 0]\nsentencepiece-alphas: []\nsqlite: \"\"\n"
         "mini-batch-warmup: 0\nquiet-validation: true\n");
-  Options o = parse({"-c", temp("inert.yml"), "--ignore-model-config=false", "--right-left=false",
+  Options o = parse({"-c", temp("inert.yml"), "--ignore-model-config=false", "--output-omit-bias=false",
                      "--embedding-fix-src=false"});
-  EXPECT_FALSE(o.has("right-left"));  // nothing of them reaches the options
+  EXPECT_FALSE(o.has("output-omit-bias"));  // nothing of them reaches the options
   for(const auto& [yaml, shown] : std::vector<std::pair<std::string, std::string>>{
-          {"right-left: true\n", "'right-left: true'"},
+          {"output-omit-bias: true\n", "'output-omit-bias: true'"},
           {"exponential-smoothing-replace-freq: 100\n", "'exponential-smoothing-replace-freq: 100'"},
           {"logical-epoch: [2e]\n", "'logical-epoch: [2e]'"},
           {"mini-batch-warmup: 1000\n", "'mini-batch-warmup: 1000'"}}) {

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     size_t labels = 0, scored = 0;
     auto scorePart = [&] {
       auto start = std::chrono::steady_clock::now();
-      std::vector<PairScore> scores = scorer.score(sources, targets, wordScores);
+      std::vector<PairScore> scores = scorer.score(std::move(sources), std::move(targets), wordScores);
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string text;
       for(size_t i = 0; i < scores.size(); ++i) {

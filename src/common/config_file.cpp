@@ -37,9 +37,13 @@ namespace {
 // configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
 void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
   std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
-  for(const std::string& key : pathOptions())
-    if(loaded[key].IsDefined())
+  for(const std::string& key : pathOptions()) {
+    // --data-weighting with --tsv is the index of a field, not a path
+    bool fieldIndex = key == "data-weighting" && loaded[key].IsScalar() &&
+                      loaded[key].Scalar().find_first_not_of("0123456789") == std::string::npos;
+    if(loaded[key].IsDefined() && !fieldIndex)
       loaded[key] = absolutePaths(loaded[key], base);
+  }
   loaded.remove("relative-paths");
 }
 

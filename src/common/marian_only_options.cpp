@@ -29,7 +29,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     // model
     {"factors-dim-emb", "0"}, {"factors-combine", "*"}, {"lemma-dependency", "*"}, {"lemma-dim-emb", "0"},
     {"input-types", "[]"}, {"input-reorder", "[]"}, {"input-join-fields", "false"}, {"best-deep", "false"},
-    {"right-left", "false"}, {"output-omit-bias", "false"}, {"transformer-no-projection", "false"},
+    {"output-omit-bias", "false"}, {"transformer-no-projection", "false"},
     {"transformer-rnn-projection", "false"}, {"transformer-pool", "false"},
     {"transformer-decoder-autoreg", "self-attention"}, {"transformer-dim-aan", "*"}, {"transformer-aan-depth", "*"},
     {"transformer-aan-activation", "*"}, {"transformer-aan-nogate", "*"}, {"transformer-guided-alignment-layer", "*"},

@@ -1,6 +1,7 @@
 #include "data/corpus.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <charconv>
 #include <exception>
 #include <thread>
 
@@ -38,28 +39,50 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
   }
   if(weighting != DataWeighting::none)
     readWeights(weights, line, p);
+  if(rightLeft) {
+    reverseWords(p.src);
+    reverseWords(p.trg);
+    if(weighting == DataWeighting::word)
+      reverseWordValues(p.weights, p.trg.size());
+  }
   return true;
 }
 
+void reverseWords(std::vector<int>& ids) {
+  if(!ids.empty())
+    std::reverse(ids.begin(), ids.end() - 1);
+}
+
+void reverseWordValues(std::vector<float>& values, size_t tokens) {
+  std::reverse(values.begin(), values.size() == tokens && !values.empty() ? values.end() - 1 : values.end());
+}
+
 void PairEncoder::readWeights(const std::string& text, size_t line, SentencePair& p) const {
-  const char* at = text.c_str();
-  for(char* end = nullptr;; at = end) {
-    float w = std::strtof(at, &end);
-    if(end == at)
+  const char* at = text.data();
+  const char* end = at + text.size();
+  for(;;) {  // numbers separated by spaces, as the corpus pass checked
+    while(at < end && *at == ' ')
+      ++at;
+    float w = 0;
+    std::from_chars_result r = std::from_chars(at, end, w);
+    if(at == end || r.ec != std::errc())
       break;
     p.weights.push_back(w);
+    at = r.ptr;
   }
   size_t n = p.weights.size(), tokens = p.trg.size();
   if(weighting == DataWeighting::sentence) {
-    ABORT_IF(n != 1, "Line {} has {} weights: --data-weighting-type sentence takes one a line", line + 1, n);
+    ABORT_IF(n != 1, "{} line {} has {} weights: --data-weighting-type sentence takes one a line", weightsSource,
+             line + 1, n);
     return;
   }
   if(crop && n > maxLength)  // as the target was cropped (Marian cuts the weights at --max-length)
     p.weights.resize(maxLength);
   n = p.weights.size();
   ABORT_IF(n != tokens && n + 1 != tokens,
-           "Line {} has {} weights for {} target tokens ({} with </s>): --data-weighting-type word takes one a token, "
-           "</s> left out or not", line + 1, n, tokens - 1, tokens);
+           "{} line {} has {} weights for {} target tokens ({} with </s>): --data-weighting-type word takes one a "
+           "token, </s>'s left out or not",
+           weightsSource, line + 1, n, tokens - 1, tokens);
   p.weights.resize(tokens, 1.f);  // </s>'s, when left out
 }
 
@@ -68,13 +91,13 @@ std::string PairEncoder::describe() const {
 }
 
 Corpus::Corpus(const std::vector<std::string>& files, const std::vector<std::shared_ptr<Vocab>>& vocabs,
-               size_t maxLength, bool crop) {
+               size_t maxLength, bool crop, bool rightLeft) {
   ABORT_IF(files.size() != 2 || vocabs.size() != 2, "A parallel corpus needs two files and two vocabularies");
   std::vector<std::string> src = readLines(files[0], "Corpus file");
   std::vector<std::string> trg = readLines(files[1], "Corpus file");
   ABORT_IF(src.size() != trg.size(), "Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length",
            files[0], src.size(), files[1], trg.size());
-  PairEncoder encoder{vocabs, maxLength, crop, DataWeighting::none};
+  PairEncoder encoder{vocabs, maxLength, crop, DataWeighting::none, rightLeft};
   std::vector<Builder> all(1);
   SentencePair p;
   for(size_t i = 0; i < src.size(); ++i)

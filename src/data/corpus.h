@@ -41,6 +41,12 @@ struct PairView {
 // How a pair's weights are read (--data-weighting-type): none, one a sentence, one a target token.
 enum class DataWeighting { none, sentence, word };
 
+// Marian's --right-left: a sentence's words (ids with </s>) in reverse order, </s> kept last.
+void reverseWords(std::vector<int>& ids);
+// The same of a target's per-token values (its weights, or scores): the words' reversed, </s>'s
+// (the last of ids.size() values) kept last; fewer values (no </s>'s) are reversed whole.
+void reverseWordValues(std::vector<float>& values, size_t tokens);
+
 // One pair as the encoder makes it.
 struct SentencePair {
   std::vector<int> src, trg;  // ids with </s> appended
@@ -55,6 +61,8 @@ struct PairEncoder {
   size_t maxLength = 0;
   bool crop = false;
   DataWeighting weighting = DataWeighting::none;
+  bool rightLeft = false;  // --right-left: both sides' words reversed (after cropping, as Marian)
+  std::string weightsSource = "";  // where the weights are, for errors: "Weights file 'w.txt'"
 
   // The options that decide which pairs an epoch holds and how long they are, as the command line
   // gives them: "--max-length 100", with " --max-length-crop" when on.
@@ -65,6 +73,8 @@ struct PairEncoder {
   // count is an error naming the line.
   bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
               size_t& skippedLong, const std::string& weights = "") const;
+
+private:
   void readWeights(const std::string& text, size_t line, SentencePair& out) const;
 };
 
@@ -84,7 +94,7 @@ class Corpus {
 public:
   // Two line-aligned files read whole (validation sets).
   Corpus(const std::vector<std::string>& files, const std::vector<std::shared_ptr<Vocab>>& vocabs,
-         size_t maxLength, bool crop = false);
+         size_t maxLength, bool crop = false, bool rightLeft = false);
   // The chunks named, in that order, encoded by `threads` threads (the result does not depend
   // on their number); `control`: see EncodingControl (a cancelled encoding throws
   // EncodingCancelled).
@@ -98,7 +108,6 @@ public:
     return PairView{IdSpan{ids_.data() + e.begin, e.srcLength}, IdSpan{ids_.data() + e.begin + e.srcLength, e.trgLength},
                     size_t(e.line), weights, weights ? (weightBegins_.empty() ? 1 : size_t(e.trgLength)) : 0};
   }
-  bool weighted() const { return !weights_.empty(); }
   size_t skippedLong() const { return skippedLong_; }
   size_t skippedEmpty() const { return skippedEmpty_; }
   size_t bytes() const {

@@ -6,6 +6,8 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -129,51 +131,53 @@ std::string lineProblem(const char* line, size_t n, size_t tsvFields) {
   return "";
 }
 
-std::string weightsProblem(const char* line, size_t n) {
-  std::string text(line, n);
-  const char* p = text.c_str();
+std::string weightsProblem(const char* line, size_t n, bool onePerLine) {
+  const char* end = line + n;
   size_t count = 0;
-  for(;;) {
-    while(*p == ' ')
+  for(const char* p = line;;) {
+    while(p < end && *p == ' ')
       ++p;
-    if(!*p)
+    if(p == end)
       break;
-    char* end = nullptr;
-    std::strtof(p, &end);
-    if(end == p || (*end && *end != ' '))
-      return "is not a list of weights (numbers separated by spaces): '" + text + "'";
+    float w = 0;
+    std::from_chars_result r = std::from_chars(p, end, w);
+    if(r.ec != std::errc() || (r.ptr < end && *r.ptr != ' ') || !std::isfinite(w))
+      return "is not a list of weights (finite numbers separated by spaces): '" + std::string(line, n) + "'";
     ++count;
-    p = end;
+    p = r.ptr;
   }
-  return count == 0 ? "has no weight (--data-weighting)" : "";
+  if(count == 0)
+    return "has no weight (--data-weighting)";
+  return onePerLine && count > 1 ? "has " + std::to_string(count) + " weights: --data-weighting-type sentence takes one a line"
+                                 : "";
 }
 
 std::string CorpusChunks::problemOf(size_t k, const char* line, size_t n) const {
   if(k == 2)  // the weights file
-    return weightsProblem(line, n);
-  std::string problem = lineProblem(line, n, tsv_ ? (tsvWeightsField_ >= 0 ? 3 : 2) : 0);
-  if(problem.empty() && tsvWeightsField_ >= 0) {
+    return weightsProblem(line, n, weights_.onePerLine);
+  std::string problem = lineProblem(line, n, tsv_ ? (weights_.tsvField >= 0 ? 3 : 2) : 0);
+  if(problem.empty() && weights_.tsvField >= 0) {
     const char* field = line;
-    for(int f = 0; f < tsvWeightsField_; ++f)
+    for(int f = 0; f < weights_.tsvField; ++f)
       field = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field))) + 1;
     const char* end = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field)));
-    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field));
+    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field), weights_.onePerLine);
     if(!problem.empty())
-      problem = "field " + std::to_string(tsvWeightsField_) + " " + problem;
+      problem = "field " + std::to_string(weights_.tsvField) + " " + problem;
   }
   return problem;
 }
 
 CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
-                           const std::string& tempdir, int tsvWeightsField)
-    : tsv_(tsv), tsvWeightsField_(tsvWeightsField), chunkLines_(chunkLines) {
+                           const std::string& tempdir, Weights weights)
+    : tsv_(tsv), weights_(weights), chunkLines_(chunkLines) {
   ABORT_IF(chunkLines == 0, "CorpusChunks: chunks need at least one line");
   ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
            files.size());
   ABORT_IF(!tsv && files.size() != 2 && files.size() != 3,
-           "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
-  ABORT_IF(tsvWeightsField > 2 || (tsvWeightsField >= 0 && !tsv), "CorpusChunks: weights field {} of a TSV line",
-           tsvWeightsField);
+           "A parallel corpus needs two files and perhaps one of weights (or --tsv and one), got {}", files.size());
+  ABORT_IF(weights.tsvField > 2 || (weights.tsvField >= 0 && !tsv), "CorpusChunks: weights field {} of a TSV line",
+           weights.tsvField);
   try {
     scan(files, tempdir);
   } catch(...) {  // the destructor does not run for a constructor that throws
@@ -286,13 +290,15 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
       std::rethrow_exception(f);
   // every problem the pass found, in one error
   std::vector<std::string> problems;
-  for(const Side& s : sides_) {
+  for(size_t k = 0; k < sides_.size(); ++k) {
+    const Side& s = sides_[k];
+    std::string file = (k == 2 ? "Weights file '" : "Corpus file '") + s.name + "'";
     if(s.lines == 0)
-      problems.push_back("Corpus file '" + s.name + "' is empty");
+      problems.push_back(file + " is empty");
     else if(s.badLines == 1)
-      problems.push_back("Corpus file '" + s.name + "' " + s.problems[0]);
+      problems.push_back(file + " " + s.problems[0]);
     else if(s.badLines > 1)
-      problems.push_back("Corpus file '" + s.name + "' has " + std::to_string(s.badLines) + " bad lines" +
+      problems.push_back(file + " has " + std::to_string(s.badLines) + " bad lines" +
                          (s.badLines > kNamedProblems ? " (the first " + std::to_string(kNamedProblems) + " here)" : "") +
                          ": " + join(s.problems, "; "));
   }
@@ -334,7 +340,8 @@ std::string CorpusChunks::identity() const {
   return id;
 }
 
-std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) const {
+std::vector<std::string> CorpusChunks::linesOf(size_t k, size_t chunk) const {
+  const Side& side = sides_[k];
   uint64_t from = side.offsets[chunk];
   uint64_t to = chunk + 1 < side.offsets.size() ? side.offsets[chunk + 1] : side.size;
   std::string text = readRange(side.fd, from, to, side.name);
@@ -354,7 +361,6 @@ std::vector<std::string> CorpusChunks::linesOf(const Side& side, size_t chunk) c
   ABORT_IF(lines.size() != count, "Corpus file '{}' changed while training: chunk {} has {} lines, not {}", side.name,
            chunk, lines.size(), count);
   // the pass checked every line: a problem here means the file changed since
-  size_t k = size_t(&side - sides_.data());
   for(size_t i = 0; i < lines.size(); ++i) {
     std::string problem = problemOf(k, lines[i].data(), lines[i].size());
     ABORT_IF(!problem.empty(), "Corpus file '{}' line {} {} (the file changed while training)", side.name, first + i + 1,
@@ -367,11 +373,20 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
   ABORT_IF(chunk >= chunks(), "CorpusChunks: chunk {} of {}", chunk, chunks());
   size_t first = chunk * chunkLines_;
   std::vector<RawPair> pairs;
-  if(tsv_) {
-    std::vector<std::string> lines = linesOf(sides_[0], chunk);
+  if(tsv_ && weights_.tsvField < 0) {
+    std::vector<std::string> lines = linesOf(0, chunk);
     pairs.reserve(lines.size());
     for(size_t i = 0; i < lines.size(); ++i) {
-      std::vector<std::string> fields;  // as many as linesOf checked
+      size_t tab = lines[i].find('\t');  // exactly one: linesOf checked
+      pairs.push_back(RawPair{lines[i].substr(0, tab), lines[i].substr(tab + 1), first + i, ""});
+    }
+    return pairs;
+  }
+  if(tsv_) {
+    std::vector<std::string> lines = linesOf(0, chunk);
+    pairs.reserve(lines.size());
+    for(size_t i = 0; i < lines.size(); ++i) {
+      std::vector<std::string> fields;  // three: linesOf checked
       for(size_t from = 0;;) {
         size_t tab = lines[i].find('\t', from);
         fields.push_back(lines[i].substr(from, tab == std::string::npos ? std::string::npos : tab - from));
@@ -379,17 +394,14 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
           break;
         from = tab + 1;
       }
-      std::string weights;
-      if(tsvWeightsField_ >= 0) {
-        weights = std::move(fields[size_t(tsvWeightsField_)]);
-        fields.erase(fields.begin() + tsvWeightsField_);
-      }
+      std::string weights = std::move(fields[size_t(weights_.tsvField)]);
+      fields.erase(fields.begin() + weights_.tsvField);
       pairs.push_back(RawPair{std::move(fields[0]), std::move(fields[1]), first + i, std::move(weights)});
     }
     return pairs;
   }
-  std::vector<std::string> src = linesOf(sides_[0], chunk), trg = linesOf(sides_[1], chunk);
-  std::vector<std::string> weights = sides_.size() == 3 ? linesOf(sides_[2], chunk) : std::vector<std::string>();
+  std::vector<std::string> src = linesOf(0, chunk), trg = linesOf(1, chunk);
+  std::vector<std::string> weights = sides_.size() == 3 ? linesOf(2, chunk) : std::vector<std::string>();
   pairs.reserve(src.size());
   for(size_t i = 0; i < src.size(); ++i)
     pairs.push_back(RawPair{std::move(src[i]), std::move(trg[i]), first + i,

@@ -23,10 +23,16 @@ struct RawPair {
 
 class CorpusChunks {
 public:
+  // Where --data-weighting's weights are: a third file (files[2]), or a TSV field among three; a
+  // line of one weight (sentence) or of any number (word).
+  struct Weights {
+    int tsvField;
+    bool onePerLine;
+  };
   // files: a source and a target file, or one TSV file when tsv (source TAB target per line);
-  // with weights, a third file of them, or the index of the TSV field that holds them among three.
+  // with weights, a third file of them, or the TSV field weights.tsvField.
   CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines, const std::string& tempdir,
-               int tsvWeightsField = -1);
+               Weights weights = Weights{-1, false});
   ~CorpusChunks();
   CorpusChunks(const CorpusChunks&) = delete;
   CorpusChunks& operator=(const CorpusChunks&) = delete;
@@ -56,21 +62,22 @@ private:
     std::vector<std::string> problems;  // the first bad lines, named
   };
   void scan(const std::vector<std::string>& files, const std::string& tempdir);  // the pass
-  std::vector<std::string> linesOf(const Side& side, size_t chunk) const;
+  std::vector<std::string> linesOf(size_t k, size_t chunk) const;  // of side k
 
   // a line's problem on side k: its weights are numbers, its TSV fields as many as expected
   std::string problemOf(size_t k, const char* line, size_t n) const;
 
   std::vector<Side> sides_;  // two files and perhaps the weights, or one TSV file
   bool tsv_;
-  int tsvWeightsField_;      // -1: no weights field
+  Weights weights_;
   size_t chunkLines_, lines_ = 0;
 };
 
 // What is wrong with a corpus line (without its line ending), in words that follow "line N", or "":
 // not UTF-8, or (tsvFields > 0) not that many TAB-separated fields.
 std::string lineProblem(const char* line, size_t n, size_t tsvFields);
-// What is wrong with a line of weights (--data-weighting): not numbers separated by spaces, or none.
-std::string weightsProblem(const char* line, size_t n);
+// What is wrong with a line of weights (--data-weighting): not finite numbers separated by spaces,
+// none, or (onePerLine) more than one.
+std::string weightsProblem(const char* line, size_t n, bool onePerLine);
 
 }  // namespace marian

@@ -16,11 +16,16 @@ ScoringBatches scoringBatches(const Options& o) {
 
 Scorer::Scorer(const Options& modelOptions, const std::vector<std::shared_ptr<Vocab>>& vocabs,
                const std::vector<Device>& devices, const ScoringBatches& batches)
-    : models_(modelOptions, vocabs, devices, batches.workspaceMB), batches_(batches) {}
+    : models_(modelOptions, vocabs, devices, batches.workspaceMB), batches_(batches),
+      rightLeft_(modelOptions.get<bool>("right-left")) {}
 
-std::vector<PairScore> Scorer::score(const std::vector<std::vector<int>>& sources,
-                                     const std::vector<std::vector<int>>& targets, bool wordLogProbs) {
+std::vector<PairScore> Scorer::score(std::vector<std::vector<int>> sources, std::vector<std::vector<int>> targets,
+                                     bool wordLogProbs) {
   ABORT_IF(sources.size() != targets.size(), "{} sources but {} targets to score", sources.size(), targets.size());
+  for(size_t i = 0; rightLeft_ && i < sources.size(); ++i) {
+    reverseWords(sources[i]);
+    reverseWords(targets[i]);
+  }
   std::vector<size_t> srcLengths, trgLengths;
   for(size_t i = 0; i < sources.size(); ++i) {
     srcLengths.push_back(sources[i].size());

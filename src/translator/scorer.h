@@ -38,13 +38,16 @@ public:
   void load(const std::string& modelPath) { models_.load(modelPath); }
   size_t parameterCount() const { return models_.parameterCount(); }
 
-  // The pairs' scores, in their order: sources[i] and targets[i] are ids with </s>.
-  std::vector<PairScore> score(const std::vector<std::vector<int>>& sources,
-                               const std::vector<std::vector<int>>& targets, bool wordLogProbs);
+  // The pairs' scores, in their order: sources[i] and targets[i] are ids with </s> in reading
+  // order (a right-left model reverses them; its word log-probabilities stay in its order, as
+  // Marian's).
+  std::vector<PairScore> score(std::vector<std::vector<int>> sources, std::vector<std::vector<int>> targets,
+                               bool wordLogProbs);
 
 private:
   DeviceModels models_;
   ScoringBatches batches_;
+  bool rightLeft_;
 };
 
 }  // namespace marian

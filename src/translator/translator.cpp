@@ -38,8 +38,8 @@ DecodingLimits decodingLimits(const Options& o) {
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
                        const BeamOptions& beam, size_t miniBatch, const std::vector<Device>& devices,
                        const DecodingLimits& limits)
-    : models_(modelOptions, vocabs, devices, limits.workspaceMB), vocabs_(std::move(vocabs)), beam_(beam),
-      miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
+    : models_(modelOptions, vocabs, devices, limits.workspaceMB), rightLeft_(modelOptions.get<bool>("right-left")),
+      vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
   beam_.eosId = vocabs_[1]->eosId();
   beam_.unkId = vocabs_[1]->unkId();
   for(size_t d = 0; d < models_.size(); ++d)
@@ -59,6 +59,8 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
       ids.back() = vocabs_[0]->eosId();
       ++cropped;
     }
+    if(rightLeft_)
+      reverseWords(ids);
   }
   if(cropped)
     LOG(warn, "[translate] {} input(s) longer than --max-length {} cropped to it", cropped, limits_.maxLength);
@@ -75,8 +77,12 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
       for(size_t line : batchLines[b])
         rows.push_back(&sources[line]);
       auto nbest = searches_[t]->search(Batch::fromSources(rows));
-      for(size_t i = 0; i < batchLines[b].size(); ++i)
+      for(size_t i = 0; i < batchLines[b].size(); ++i) {
+        if(rightLeft_)  // the words in reading order; their scores stay in the model's, as Marian prints them
+          for(Hypothesis& h : nbest[i])
+            std::reverse(h.words.begin(), h.words.end());
         out[batchLines[b][i]] = std::move(nbest[i]);
+      }
     }
   });
   return out;

@@ -54,6 +54,7 @@ public:
 private:
   DeviceModels models_;
   std::vector<std::unique_ptr<BeamSearch>> searches_;  // one per device
+  bool rightLeft_;  // --right-left: the sources reversed, the translations back in reading order
   std::vector<std::shared_ptr<Vocab>> vocabs_;
   BeamOptions beam_;
   size_t miniBatch_;

@@ -32,9 +32,13 @@ std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, s
   // CPU devices with bfloat16 products keep their products' operands in bfloat16 for backward
   if(devicesFromOptions(options).front().type == DeviceType::cpu)
     graph.setProductType(productTypeFromOptions(options, {}));
+  bool weighted = !options.get<std::string>("data-weighting").empty();
   auto fits = [&](size_t n, size_t len) {
     graph.clear();
-    Expr ce = model->loss(graph, fitProbeBatch(n, len), /*training=*/true);
+    Batch probe = fitProbeBatch(n, len);
+    if(weighted)  // the weights' product is part of the training graph (Marian's probe has them too)
+      probe.trgWeights.assign(n * len, 1.f);
+    Expr ce = model->loss(graph, probe, /*training=*/true);
     Expr cost = ce * 1.f;  // as DeviceWorker scales it and keeps both
     return graph.workspaceBytes({ce, cost}, /*withBackward=*/true) <= workspace;
   };

@@ -62,17 +62,20 @@ TrainingData TrainingData::load(const Options& o) {
       data.vocabs.push_back(loadOrCreateVocab(vocabPaths[i], from, size_t(dims[i]), training));
     }
     size_t maxLength = size_t(o.get<int>("max-length"));
-    data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop"),
-                               weighting.empty()                                    ? DataWeighting::none
+    DataWeighting weightType = weighting.empty()                                    ? DataWeighting::none
                                : o.get<std::string>("data-weighting-type") == "word" ? DataWeighting::word
-                                                                                    : DataWeighting::sentence};
+                                                                                    : DataWeighting::sentence;
+    data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop"), weightType,
+                               o.get<bool>("right-left"),
+                               tsv ? "TSV file '" + trainSets[0] + "' (field " + weighting + ")"
+                                   : "Weights file '" + weighting + "'"};
     size_t window = size_t(o.get<int>("shuffle-window"));
     auto passStart = std::chrono::steady_clock::now();
     std::vector<std::string> files = trainSets;  // with a file of weights as the third
     if(!tsv && !weighting.empty())
       files.push_back(weighting);
     data.chunks = std::make_shared<CorpusChunks>(files, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"),
-                                                 weightsField);
+                                                 CorpusChunks::Weights{weightsField, weightType == DataWeighting::sentence});
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     data.corpusIdentity = data.chunks->identity();
     data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();

@@ -80,7 +80,8 @@ Validator::Validator(const Options& o, const std::vector<std::shared_ptr<Vocab>>
                                                       : std::vector<std::string>{};
   if(sets.empty())  // valid-script alone (checkMetrics)
     return;
-  corpus_ = std::make_unique<Corpus>(sets, vocabs, size_t(o.get<int>("valid-max-length")), /*crop=*/true);
+  corpus_ = std::make_unique<Corpus>(sets, vocabs, size_t(o.get<int>("valid-max-length")), /*crop=*/true,
+                                     o.get<bool>("right-left"));
   ABORT_IF(corpus_->size() == 0, "The validation set has no sentence pairs");
   BatchingOptions b;  // Marian's validation batches: in file order, maxi-batches of 10 sorted by source
   b.miniBatch = size_t(o.get<int>("valid-mini-batch"));
