@@ -168,7 +168,7 @@ TEST(DataWeighting, BadWeightsAreErrorsThatNameThem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--data-weighting " + d + "/none.w", "Weights file '" + d + "/none.w' (--data-weighting) does not exist"},
       {"--data-weighting " + shortFile, "differ in length"},
-      {"--data-weighting " + word, "line 5 is not a list of weights (finite numbers separated by spaces): '1 x'"},
+      {"--data-weighting " + word, "line 5 is not a list of weights (numbers separated by spaces): '1 x'"},
       {"--data-weighting " + two, "line 7 has 2 weights: --data-weighting-type sentence takes one a line"},
       {"--data-weighting " + count + " --data-weighting-type word", "Weights file '" + count + "' line 10 has "},
       {"--tsv --train-sets " + d + "/train.src --data-weighting 3", "--data-weighting '3' with --tsv: the index (0-based) of the TSV field"},

@@ -33,7 +33,7 @@ Corpus corpusOf(const std::string& src, const std::string& trg, const std::strin
   write(temp("c.trg"), trg);
   write(temp("c.w"), weights);
   CorpusChunks chunks({temp("c.src"), temp("c.trg"), temp("c.w")}, false, 2, "",
-                      CorpusChunks::Weights{-1, type == DataWeighting::sentence});
+                      ChunkWeights{-1, type == DataWeighting::sentence});
   PairEncoder encoder{{vocab(), vocab()}, maxLength, crop, type, rightLeft, "Weights file 'c.w'"};
   std::vector<size_t> all(chunks.chunks());
   for(size_t c = 0; c < all.size(); ++c)
@@ -65,22 +65,25 @@ TEST(DataWeights, EachPairKeepsItsLinesWeightsWhenOthersAreSkipped) {
   EXPECT_EQ(weightsOf(reversed[0]), (std::vector<float>{3.f, 2.f, 1.f, 4.f}));
   std::vector<int> trg(reversed[0].trg.begin(), reversed[0].trg.end());
   EXPECT_EQ(trg, vocab()->encode("e d c"));
+  // cropped first, then reversed (Marian's order): "a b c d" to "a b </s>", then "b a </s>"
+  Corpus both = corpusOf("a b c d\n", "a\n", "1\n", DataWeighting::sentence, 3, true, true);
+  EXPECT_EQ(std::vector<int>(both[0].src.begin(), both[0].src.end()), vocab()->encode("b a"));
 }
 
 TEST(DataWeights, ATsvFieldServesAsAFile) {
   write(temp("c.tsv"), "a b\tb\t0.5\nc\td e\t1.5\n");
-  CorpusChunks chunks({temp("c.tsv")}, true, 8, "", CorpusChunks::Weights{2, true});
+  CorpusChunks chunks({temp("c.tsv")}, true, 8, "", ChunkWeights{2, true});
   std::vector<RawPair> pairs = chunks.read(0);
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[1].src, "c");
   EXPECT_EQ(pairs[1].trg, "d e");
   EXPECT_EQ(pairs[1].weights, "1.5");
   write(temp("first.tsv"), "0.5\ta b\tb\n");
-  std::vector<RawPair> first = CorpusChunks({temp("first.tsv")}, true, 8, "", CorpusChunks::Weights{0, true}).read(0);
+  std::vector<RawPair> first = CorpusChunks({temp("first.tsv")}, true, 8, "", ChunkWeights{0, true}).read(0);
   EXPECT_EQ(first[0].src, "a b");
   EXPECT_EQ(first[0].weights, "0.5");
   write(temp("two.tsv"), "a\tb\n");
-  std::string e = errorOf([&] { CorpusChunks({temp("two.tsv")}, true, 8, "", CorpusChunks::Weights{2, true}); });
+  std::string e = errorOf([&] { CorpusChunks({temp("two.tsv")}, true, 8, "", ChunkWeights{2, true}); });
   EXPECT_NE(e.find("line 1 has 2 field(s): --tsv needs a source, a target and the weights"), std::string::npos) << e;
 }
 
@@ -107,7 +110,13 @@ TEST(DataWeights, BadWeightsAreNamed) {
   std::string e = passError("1\nx\n", DataWeighting::sentence);
   EXPECT_NE(e.find("Weights file '" + temp("c.w") + "' line 2 is not a list of weights"), std::string::npos) << e;
   e = passError("1\nnan\n", DataWeighting::word);
-  EXPECT_NE(e.find("line 2 is not a list of weights (finite numbers"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 2 has a weight out of float's range, or not finite: 'nan'"), std::string::npos) << e;
+  e = passError("1\n1e-50\n", DataWeighting::sentence);
+  EXPECT_NE(e.find("line 2 has a weight out of float's range"), std::string::npos) << e;
+  // as Marian's std::stof reads them: a sign, an exponent, TABs
+  Corpus signs = corpusOf("a\nb\n", "b\nc\n", "+1.5\n\t2e-1 \n", DataWeighting::sentence);
+  EXPECT_EQ(weightsOf(signs[0]), std::vector<float>{1.5f});
+  EXPECT_EQ(weightsOf(signs[1]), std::vector<float>{0.2f});
   e = passError("1 2\n1\n", DataWeighting::sentence);
   EXPECT_NE(e.find("line 1 has 2 weights: --data-weighting-type sentence takes one a line"), std::string::npos) << e;
   e = passError("1\n\n", DataWeighting::word);

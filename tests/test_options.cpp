@@ -318,6 +318,18 @@ TEST(Options, RelativePathsAreResolvedAgainstTheConfigFile) {
   EXPECT_EQ(o.get<std::vector<std::string>>("train-sets"), (std::vector<std::string>{dir + "/x.src", dir + "/x.trg"}));
   EXPECT_EQ(o.get<std::string>("model"), dir + "/m/model.npz");
   EXPECT_EQ(o.get<std::string>("log"), "/abs/train.log");
+  // --data-weighting with --tsv is a field's index, not a path: as read, and as written again
+  write(dir + "/x.tsv", "a\tb\t1\n");
+  write(dir + "/tsv.yml", "relative-paths: true\ntsv: true\ntrain-sets: [x.tsv]\ndata-weighting: 2\n");
+  write(dir + "/w.yml", "relative-paths: true\ntrain-sets: [x.src, x.trg]\ndata-weighting: w.txt\n");
+  write(dir + "/w.txt", "1\n");
+  std::string tsvCfg = dir + "/tsv.yml", fileCfg = dir + "/w.yml";
+  const char* tsvArgv[] = {"marian", "-c", tsvCfg.c_str(), "--relative-paths"};
+  Options tsv = parseOptions(4, tsvArgv, ProgramMode::training).options;
+  EXPECT_EQ(tsv.get<std::string>("data-weighting"), "2");
+  EXPECT_NE(tsv.asYaml().find("data-weighting: 2\n"), std::string::npos) << tsv.asYaml();
+  const char* fileArgv[] = {"marian", "-c", fileCfg.c_str()};
+  EXPECT_EQ(parseOptions(3, fileArgv, ProgramMode::training).options.get<std::string>("data-weighting"), dir + "/w.txt");
 }
 
 TEST(Options, AbbreviatedOptionsAreUnknown) {

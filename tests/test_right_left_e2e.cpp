@@ -64,18 +64,27 @@ std::string score(const std::string& model, const std::string& src, const std::s
 
 TEST(RightLeft, IsTheLeftToRightModelOfReversedSentencesInTrainingDecodingAndScoring) {
   std::string d = e2e::corpusDir();
-  const std::string run = " --after-batches 40 --disp-freq 5 --valid-freq 40 --valid-metrics cross-entropy ";
-  RunResult r2l = e2e::run("right-left", run + "--right-left" + e2e::validation());
+  const std::string run = " --after-batches 40 --disp-freq 5 --valid-freq 40 --valid-metrics cross-entropy bleu "
+                          "--beam-size 2 --valid-translation-output ";
+  RunResult r2l = e2e::run("right-left", run + d + "/r2l.valid.out --right-left" + e2e::validation());
   ASSERT_EQ(r2l.status, 0) << r2l.log;
-  RunResult l2r = e2e::run("right-left-reversed", run + "--train-sets " + reversedFile(d + "/train.src") + " " +
-                                                     reversedFile(d + "/train.trg") + " --valid-sets " +
-                                                     reversedFile(d + "/valid.src") + " " +
+  RunResult l2r = e2e::run("right-left-reversed", run + d + "/l2r.valid.out --train-sets " +
+                                                     reversedFile(d + "/train.src") + " " + reversedFile(d + "/train.trg") +
+                                                     " --valid-sets " + reversedFile(d + "/valid.src") + " " +
                                                      reversedFile(d + "/valid.trg"));
   ASSERT_EQ(l2r.status, 0) << l2r.log;
   EXPECT_EQ(costs(r2l.log), costs(l2r.log));
   EXPECT_EQ(costs(r2l.log).size(), 8u) << r2l.log;
   EXPECT_EQ(e2e::validCE(r2l.log), e2e::validCE(l2r.log));
   EXPECT_EQ(e2e::validCE(r2l.log).size(), 1u) << r2l.log;
+  // validation's translations in reading order: the other's read backwards (BLEU on words is the same)
+  EXPECT_EQ(readFile(d + "/r2l.valid.out"), readFile(reversedFile(d + "/l2r.valid.out")));
+  EXPECT_FALSE(readFile(d + "/r2l.valid.out").empty());
+  std::regex bleu("\\[valid\\] Ep\\. \\d+ : Up\\. 40 : bleu : ([0-9.]+)");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(r2l.log, a, bleu)) << r2l.log;
+  ASSERT_TRUE(std::regex_search(l2r.log, b, bleu)) << l2r.log;
+  EXPECT_EQ(a[1], b[1]);
   EXPECT_NE(readFile(d + "/right-left/model.npz.yml").find("right-left: true"), std::string::npos);
 
   // decoding: the right-to-left model's n-best lists are the other's of the reversed sources, each

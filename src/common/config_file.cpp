@@ -30,6 +30,14 @@ YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& b
   return seq;
 }
 
+YAML::Node absolutePathsOf(const std::string& key, const YAML::Node& value, const YAML::Node& tsv,
+                           const std::filesystem::path& base) {
+  bool fieldIndex = key == "data-weighting" && value.IsScalar() && !value.Scalar().empty() &&
+                    value.Scalar().find_first_not_of("0123456789") == std::string::npos &&
+                    !(tsv.IsDefined() && tsv.IsScalar() && tsv.Scalar() == "false");
+  return fieldIndex ? YAML::Node(value) : absolutePaths(value, base);
+}
+
 namespace {
 
 // Marian's "relative-paths: true" in a config file: the file's paths are relative to its folder.
@@ -37,13 +45,9 @@ namespace {
 // configuration written from them (model.npz.yml, --dump-config) reads the same from anywhere.
 void resolvePathsOfFile(YAML::Node& loaded, const std::string& file) {
   std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(file)).parent_path();
-  for(const std::string& key : pathOptions()) {
-    // --data-weighting with --tsv is the index of a field, not a path
-    bool fieldIndex = key == "data-weighting" && loaded[key].IsScalar() &&
-                      loaded[key].Scalar().find_first_not_of("0123456789") == std::string::npos;
-    if(loaded[key].IsDefined() && !fieldIndex)
-      loaded[key] = absolutePaths(loaded[key], base);
-  }
+  for(const std::string& key : pathOptions())
+    if(loaded[key].IsDefined())
+      loaded[key] = absolutePathsOf(key, loaded[key], static_cast<const YAML::Node&>(loaded)["tsv"], base);
   loaded.remove("relative-paths");
 }
 

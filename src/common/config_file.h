@@ -16,6 +16,10 @@ namespace marian {
 // A path option's value (a path or a list of them) with each relative path taken from `base`,
 // made absolute (empty, stdin and stdout stay as they are).
 YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& base);
+// The same of the option `key`'s value, except --data-weighting's where it is a TSV field's index
+// (digits, and `tsv`, the configuration's "tsv" where it has one, not false).
+YAML::Node absolutePathsOf(const std::string& key, const YAML::Node& value, const YAML::Node& tsv,
+                           const std::filesystem::path& base);
 
 // `text` (the configuration read from `file`) over `config`, for the program of `modeBit`.
 // Keys given twice are an error, as are wrong values and unknown keys; Marian's options this

@@ -101,9 +101,10 @@ const std::vector<Spec>& specs() {
       {"model", "m", kString, "model.npz", kTrain, "Path to the model file"},
       {"pretrained-model", "", kString, "\"\"", kTrain | kNode, "Start a new training from this model's parameters (those of the same name; the others drawn as usual); a resume ignores it"},
       {"type", "", kString, "transformer", kBoth | kModel, "Model type: transformer, s2s"},
-      {"right-left", "", kFlag, "false", kBoth | kModel,
+      {"right-left", "", kFlag, "false", kAnyProgram | kModel,
        "A right-to-left model (Marian's): every sentence's words reversed, source and target, </s> last; "
-       "translations come out in reading order, word scores in the model's"},
+       "translations come out in reading order, word scores in the model's (marian-scorer: the model's own "
+       "setting wins)"},
       {"dim-emb", "", Int(1, 65536), "512", kBoth | kModel, "Embedding size"},
       {"dim-rnn", "", Int(1, 65536), "1024", kBoth | kModel, "RNN state size (s2s)"},
       {"enc-depth", "", Int(1, 1000), "1", kBoth | kModel, "Encoder layers"},
@@ -153,7 +154,7 @@ const std::vector<Spec>& specs() {
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
       {"data-threads", "", Int(1, 256), "8", kTrain | kNode, "Threads that read and encode the training corpus, in the background of training"},
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
-      {"tsv-fields", "", Int(0, 3), "0", kTrain | kScore, "Fields of each --tsv line: 2 (marian: 3 with --data-weighting's field; 0: as many as needed)"},
+      {"tsv-fields", "", Int(0, 3), "0", kTrain | kScore, "Fields of each --tsv line: 2 (in training 3 with --data-weighting's field; 0: as many as needed)"},
       {"data-weighting", "", kString, "\"\"", kTrain | kNode,
        "A file of weights, a line per training pair: each label's cross-entropy is multiplied by its weight (Marian's). "
        "With --tsv, the index (0-based) of the TSV field that holds them"},

@@ -90,7 +90,9 @@ std::string Options::asYaml(const std::set<std::string>* only) const {
       continue;
     // a new node, not assigned to `value`: assigning a YAML::Node writes through to the options
     const YAML::Node shown =
-        relative && paths.count(key) ? absolutePaths(value, std::filesystem::current_path()) : value;
+        relative && paths.count(key)
+            ? absolutePathsOf(key, value, static_cast<const YAML::Node&>(*node_)["tsv"], std::filesystem::current_path())
+            : value;
     out << YAML::Key << key << YAML::Value;
     if(shown.IsSequence())
       out << YAML::Flow;

@@ -1,7 +1,6 @@
 #include "data/corpus.h"
 
 #include <algorithm>
-#include <charconv>
 #include <exception>
 #include <thread>
 
@@ -43,7 +42,7 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     reverseWords(p.src);
     reverseWords(p.trg);
     if(weighting == DataWeighting::word)
-      reverseWordValues(p.weights, p.trg.size());
+      reverseWordWeights(p.weights);
   }
   return true;
 }
@@ -53,36 +52,24 @@ void reverseWords(std::vector<int>& ids) {
     std::reverse(ids.begin(), ids.end() - 1);
 }
 
-void reverseWordValues(std::vector<float>& values, size_t tokens) {
-  std::reverse(values.begin(), values.size() == tokens && !values.empty() ? values.end() - 1 : values.end());
+void reverseWordWeights(std::vector<float>& weights) {
+  if(!weights.empty())
+    std::reverse(weights.begin(), weights.end() - 1);
 }
 
 void PairEncoder::readWeights(const std::string& text, size_t line, SentencePair& p) const {
-  const char* at = text.data();
-  const char* end = at + text.size();
-  for(;;) {  // numbers separated by spaces, as the corpus pass checked
-    while(at < end && *at == ' ')
-      ++at;
-    float w = 0;
-    std::from_chars_result r = std::from_chars(at, end, w);
-    if(at == end || r.ec != std::errc())
-      break;
-    p.weights.push_back(w);
-    at = r.ptr;
-  }
-  size_t n = p.weights.size(), tokens = p.trg.size();
-  if(weighting == DataWeighting::sentence) {
-    ABORT_IF(n != 1, "{} line {} has {} weights: --data-weighting-type sentence takes one a line", weightsSource,
-             line + 1, n);
+  // numbers separated by spaces, as the corpus pass checked (which named a line with another)
+  forEachWeight(text.data(), text.size(), [&](float w) { p.weights.push_back(w); });
+  size_t given = p.weights.size(), tokens = p.trg.size();
+  if(weighting == DataWeighting::sentence)
     return;
-  }
-  if(crop && n > maxLength)  // as the target was cropped (Marian cuts the weights at --max-length)
+  if(crop && given > maxLength)  // as the target was cropped (Marian cuts the weights at --max-length)
     p.weights.resize(maxLength);
-  n = p.weights.size();
+  size_t n = p.weights.size();
   ABORT_IF(n != tokens && n + 1 != tokens,
            "{} line {} has {} weights for {} target tokens ({} with </s>): --data-weighting-type word takes one a "
            "token, </s>'s left out or not",
-           weightsSource, line + 1, n, tokens - 1, tokens);
+           weightsSource, line + 1, given, tokens - 1, tokens);
   p.weights.resize(tokens, 1.f);  // </s>'s, when left out
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::IdSpan, marian::PairView, marian::SentencePair, marian::PairEncoder (the one
-// rule by which a line pair becomes a training pair), marian::Corpus — encoded sentence pairs
+// rule by which a line pair, and its --data-weighting weights, becomes a training pair; Marian's
+// --right-left reversal, reverseWords), marian::Corpus — encoded sentence pairs
 // held in memory: the whole training corpus (--shuffle-in-ram, or a corpus that fits the shuffle
 // window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
 // array and 24 bytes per pair beside it: millions of small vectors would cost several times the
@@ -43,9 +44,9 @@ enum class DataWeighting { none, sentence, word };
 
 // Marian's --right-left: a sentence's words (ids with </s>) in reverse order, </s> kept last.
 void reverseWords(std::vector<int>& ids);
-// The same of a target's per-token values (its weights, or scores): the words' reversed, </s>'s
-// (the last of ids.size() values) kept last; fewer values (no </s>'s) are reversed whole.
-void reverseWordValues(std::vector<float>& values, size_t tokens);
+// The same of a target's weights, one a token with </s>'s last (Marian reverses the line as
+// written, so a line that gives </s>'s weight, or a cropped one, moves it).
+void reverseWordWeights(std::vector<float>& weights);
 
 // One pair as the encoder makes it.
 struct SentencePair {
@@ -62,7 +63,7 @@ struct PairEncoder {
   bool crop = false;
   DataWeighting weighting = DataWeighting::none;
   bool rightLeft = false;  // --right-left: both sides' words reversed (after cropping, as Marian)
-  std::string weightsSource = "";  // where the weights are, for errors: "Weights file 'w.txt'"
+  std::string weightsSource = "Weights";  // where the weights are, for errors: "Weights file 'w.txt'"
 
   // The options that decide which pairs an epoch holds and how long they are, as the command line
   // gives them: "--max-length 100", with " --max-length-crop" when on.

@@ -131,37 +131,51 @@ std::string lineProblem(const char* line, size_t n, size_t tsvFields) {
   return "";
 }
 
-std::string weightsProblem(const char* line, size_t n, bool onePerLine) {
+WeightsResult forEachWeight(const char* line, size_t n, const std::function<void(float)>& onWeight) {
   const char* end = line + n;
-  size_t count = 0;
   for(const char* p = line;;) {
-    while(p < end && *p == ' ')
+    while(p < end && (*p == ' ' || *p == '\t'))
       ++p;
     if(p == end)
-      break;
+      return WeightsResult::ok;
+    if(*p == '+' && p + 1 < end && *(p + 1) != '-')  // from_chars takes no '+', stof does
+      ++p;
     float w = 0;
     std::from_chars_result r = std::from_chars(p, end, w);
-    if(r.ec != std::errc() || (r.ptr < end && *r.ptr != ' ') || !std::isfinite(w))
-      return "is not a list of weights (finite numbers separated by spaces): '" + std::string(line, n) + "'";
-    ++count;
+    if(r.ec == std::errc::invalid_argument || (r.ptr < end && *r.ptr != ' ' && *r.ptr != '\t'))
+      return WeightsResult::notANumber;
+    if(r.ec != std::errc() || !std::isfinite(w))
+      return WeightsResult::outOfRange;
+    onWeight(w);
     p = r.ptr;
   }
+}
+
+std::string weightsProblem(const char* line, size_t n, bool sentenceLevel) {
+  size_t count = 0;
+  WeightsResult r = forEachWeight(line, n, [&](float) { ++count; });
+  std::string text(line, n);
+  if(r == WeightsResult::notANumber)
+    return "is not a list of weights (numbers separated by spaces): '" + text + "'";
+  if(r == WeightsResult::outOfRange)
+    return "has a weight out of float's range, or not finite: '" + text + "'";
   if(count == 0)
     return "has no weight (--data-weighting)";
-  return onePerLine && count > 1 ? "has " + std::to_string(count) + " weights: --data-weighting-type sentence takes one a line"
-                                 : "";
+  return sentenceLevel && count > 1
+             ? "has " + std::to_string(count) + " weights: --data-weighting-type sentence takes one a line"
+             : "";
 }
 
 std::string CorpusChunks::problemOf(size_t k, const char* line, size_t n) const {
   if(k == 2)  // the weights file
-    return weightsProblem(line, n, weights_.onePerLine);
+    return weightsProblem(line, n, weights_.sentenceLevel);
   std::string problem = lineProblem(line, n, tsv_ ? (weights_.tsvField >= 0 ? 3 : 2) : 0);
   if(problem.empty() && weights_.tsvField >= 0) {
     const char* field = line;
     for(int f = 0; f < weights_.tsvField; ++f)
       field = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field))) + 1;
     const char* end = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field)));
-    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field), weights_.onePerLine);
+    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field), weights_.sentenceLevel);
     if(!problem.empty())
       problem = "field " + std::to_string(weights_.tsvField) + " " + problem;
   }
@@ -169,7 +183,7 @@ std::string CorpusChunks::problemOf(size_t k, const char* line, size_t n) const 
 }
 
 CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
-                           const std::string& tempdir, Weights weights)
+                           const std::string& tempdir, ChunkWeights weights)
     : tsv_(tsv), weights_(weights), chunkLines_(chunkLines) {
   ABORT_IF(chunkLines == 0, "CorpusChunks: chunks need at least one line");
   ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
@@ -358,12 +372,13 @@ std::vector<std::string> CorpusChunks::linesOf(size_t k, size_t chunk) const {
     lines.emplace_back(text, p, end - p);
     p = nl + 1;
   }
-  ABORT_IF(lines.size() != count, "Corpus file '{}' changed while training: chunk {} has {} lines, not {}", side.name,
+  const char* file = k == 2 ? "Weights file" : "Corpus file";
+  ABORT_IF(lines.size() != count, "{} '{}' changed while training: chunk {} has {} lines, not {}", file, side.name,
            chunk, lines.size(), count);
   // the pass checked every line: a problem here means the file changed since
   for(size_t i = 0; i < lines.size(); ++i) {
     std::string problem = problemOf(k, lines[i].data(), lines[i].size());
-    ABORT_IF(!problem.empty(), "Corpus file '{}' line {} {} (the file changed while training)", side.name, first + i + 1,
+    ABORT_IF(!problem.empty(), "{} '{}' line {} {} (the file changed while training)", file, side.name, first + i + 1,
              problem);
   }
   return lines;

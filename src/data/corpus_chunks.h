@@ -2,12 +2,13 @@
 // defines: marian::CorpusChunks — a parallel corpus left on disk, cut into chunks of consecutive
 // lines whose byte offsets are known, so that any chunk can be read alone (and by several
 // threads at once) while only the offsets stay in memory. One pass at the start counts the lines,
-// records the offsets, checks every line (UTF-8, one TAB in a TSV line) and that the sides have the
+// records the offsets, checks every line (UTF-8, a TSV line's fields, the weights) and that the sides have the
 // same number of lines, so that bad data is named, every bad line at once, before training starts; a .gz file (or a
 // pipe) is copied, decompressed, into --tempdir during that pass (the copy is unlinked at once,
 // so it goes when the run ends, however it ends). The two sides come from two files or from one
 // TSV file; --data-weighting's weights from a third file or a third TSV field.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,18 +22,19 @@ struct RawPair {
   std::string weights;  // the line's weights (--data-weighting), as written; empty without
 };
 
+// Where --data-weighting's weights are: a third file (files[2]), or a TSV field among three; a line
+// of one weight (sentence level) or of any number (word level).
+struct ChunkWeights {
+  int tsvField = -1;
+  bool sentenceLevel = false;
+};
+
 class CorpusChunks {
 public:
-  // Where --data-weighting's weights are: a third file (files[2]), or a TSV field among three; a
-  // line of one weight (sentence) or of any number (word).
-  struct Weights {
-    int tsvField;
-    bool onePerLine;
-  };
   // files: a source and a target file, or one TSV file when tsv (source TAB target per line);
   // with weights, a third file of them, or the TSV field weights.tsvField.
   CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines, const std::string& tempdir,
-               Weights weights = Weights{-1, false});
+               ChunkWeights weights = ChunkWeights());
   ~CorpusChunks();
   CorpusChunks(const CorpusChunks&) = delete;
   CorpusChunks& operator=(const CorpusChunks&) = delete;
@@ -69,15 +71,20 @@ private:
 
   std::vector<Side> sides_;  // two files and perhaps the weights, or one TSV file
   bool tsv_;
-  Weights weights_;
+  ChunkWeights weights_;
   size_t chunkLines_, lines_ = 0;
 };
 
 // What is wrong with a corpus line (without its line ending), in words that follow "line N", or "":
 // not UTF-8, or (tsvFields > 0) not that many TAB-separated fields.
 std::string lineProblem(const char* line, size_t n, size_t tsvFields);
+// The weights of a line (--data-weighting) in order: numbers separated by spaces or TABs, as
+// Marian's std::stof reads them (a sign, an exponent); stops at the first that is not a number or
+// not a finite float.
+enum class WeightsResult { ok, notANumber, outOfRange };
+WeightsResult forEachWeight(const char* line, size_t n, const std::function<void(float)>& onWeight);
 // What is wrong with a line of weights (--data-weighting): not finite numbers separated by spaces,
-// none, or (onePerLine) more than one.
-std::string weightsProblem(const char* line, size_t n, bool onePerLine);
+// none, or (sentenceLevel) more than one.
+std::string weightsProblem(const char* line, size_t n, bool sentenceLevel);
 
 }  // namespace marian

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/parallel.h"
+#include "data/corpus.h"
 #include "tensors/kernels.h"
 #include "translator/translator.h"
 

@@ -8,6 +8,7 @@
 #include "common/logging.h"
 #include "common/parallel.h"
 #include "data/batch_generator.h"
+#include "data/corpus.h"
 
 namespace marian {
 

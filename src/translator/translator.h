@@ -47,6 +47,8 @@ public:
   void setValues(const std::vector<float>& values) { models_.setValues(values); }
   size_t parameterCount() const { return models_.parameterCount(); }
 
+  // Each line's n-best list; a right-left model's hypotheses in reading order, their word scores
+  // in the model's (as Marian prints them).
   std::vector<std::vector<Hypothesis>> translate(const std::vector<std::string>& lines);
   // detokenized text of a hypothesis
   std::string text(const Hypothesis& h) const { return vocabs_[1]->decode(h.words); }

@@ -75,7 +75,7 @@ TrainingData TrainingData::load(const Options& o) {
     if(!tsv && !weighting.empty())
       files.push_back(weighting);
     data.chunks = std::make_shared<CorpusChunks>(files, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"),
-                                                 CorpusChunks::Weights{weightsField, weightType == DataWeighting::sentence});
+                                                 ChunkWeights{weightsField, weightType == DataWeighting::sentence});
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     data.corpusIdentity = data.chunks->identity();
     data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();
