@@ -43,6 +43,15 @@ inline std::string readFile(const std::string& path) {
   return s.str();
 }
 
+// The lines of a text (a file's, read with readFile), without their endings.
+inline std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for(std::string l; std::getline(in, l);)
+    lines.push_back(l);
+  return lines;
+}
+
 // The options of a tiny transformer on the synthetic corpus, with the model in its own folder.
 inline std::string tinyModelOptions(const std::string& modelDir) {
   std::string d = corpusDir();

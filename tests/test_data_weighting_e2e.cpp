@@ -16,13 +16,7 @@ using e2e::costs;
 using e2e::readFile;
 using e2e::RunResult;
 
-std::vector<std::string> lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream in(path);
-  for(std::string l; std::getline(in, l);)
-    out.push_back(l);
-  return out;
-}
+std::vector<std::string> lines(const std::string& path) { return e2e::linesOf(readFile(path)); }
 size_t tokens(const std::string& line) { return size_t(std::count(line.begin(), line.end(), ' ')) + 1; }
 
 // A weights file beside the corpus: `weight(line, tokens)` gives each line's text.

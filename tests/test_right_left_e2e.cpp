@@ -14,6 +14,7 @@
 namespace {
 
 using e2e::costs;
+using e2e::linesOf;
 using e2e::readFile;
 using e2e::RunResult;
 
@@ -31,13 +32,6 @@ std::string reversedLine(const std::string& line) {
   return out;
 }
 
-std::vector<std::string> linesOf(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for(std::string l; std::getline(in, l);)
-    lines.push_back(l);
-  return lines;
-}
 
 // FILE with each line's words reversed, as FILE.rev
 std::string reversedFile(const std::string& path) {

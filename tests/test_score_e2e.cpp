@@ -16,17 +16,11 @@
 namespace {
 
 using e2e::corpusDir;
+using e2e::linesOf;
 using e2e::readFile;
 
 int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
-std::vector<std::string> linesOf(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for(std::string l; std::getline(in, l);)
-    lines.push_back(l);
-  return lines;
-}
 
 // A model `name` trained for 60 updates, validated at its end with the scorer's three summaries.
 const std::string& trained(const std::string& name, const std::string& extra) {
