@@ -104,6 +104,28 @@ TEST(Translate, NBestListFormat) {
   EXPECT_NE(readFile(out + ".log").find("sentences/s"), std::string::npos);
 }
 
+// --output-sampling with beam 1: the same --seed gives the same samples on one thread and on two;
+// another seed other samples; top-1 sampling is greedy decoding.
+TEST(Translate, OutputSamplingDrawsReproducibleSamples) {
+  train("nbest", kTransformer + " --after-batches 300");
+  std::string out = dir() + "/nbest/sampled";
+  auto sampled = [&](const std::string& args) {
+    EXPECT_EQ(sh(decoder("nbest", "-b 1 --mini-batch 8 " + args, out)), 0) << readFile(out + ".log");
+    return readFile(out);
+  };
+  std::string seven = sampled("--output-sampling --seed 7");
+  EXPECT_NE(readFile(out + ".log").find("Output sampling from the full distribution with temperature 1"),
+            std::string::npos) << readFile(out + ".log");
+  EXPECT_EQ(sampled("--output-sampling full 1 --seed 7 --cpu-threads 2"), seven);
+  std::string eight = sampled("--output-sampling --seed 8");
+  EXPECT_NE(eight, seven);
+  std::string greedy = sampled("");
+  EXPECT_NE(seven, greedy);  // the model after 300 updates is not that sure
+  EXPECT_EQ(sampled("--output-sampling topk 1 --seed 9"), greedy);
+  EXPECT_NE(sh(decoder("nbest", "--output-sampling beam", out)), 0);
+  EXPECT_NE(readFile(out + ".log").find("Unknown --output-sampling method 'beam'"), std::string::npos);
+}
+
 // The s2s computes Marian v1.12's function: the F0 scores of marian-decoder's n-best lists equal
 // the log-probabilities that an independent numpy implementation of Marian's s2s (written from
 // marian-dev's rnn/cells.h GRU and gruOps with the "final" flag of decoder_cell2, rnn/attention.h

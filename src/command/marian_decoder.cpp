@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 #include "common/file_util.h"
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
     Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
                           decodingLimits(o));
     translator.load(models[0]);
+    uint64_t seed = uint64_t(o.get<size_t>("seed"));  // 0: drawn, as Marian's
+    translator.setSamplingSeed(seed ? seed : std::random_device()() * 0x100000001ull + std::random_device()());
     LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
         o.get<int>("beam-size"));
 

@@ -82,6 +82,10 @@ const std::vector<Spec>& specs() {
       {"allow-unk", "", kFlag, "false", kBoth, "Let translations contain <unk> (Marian suppresses it by default)"},
       {"no-spm-encode", "", kFlag, "false", kTranslate, "The input is already SentencePiece pieces separated by spaces"},
       {"no-spm-decode", "", kFlag, "false", kTranslate, "Write SentencePiece pieces separated by spaces, not text"},
+      {"output-sampling", "", kStrings, "[]", kTranslate,
+       "Sample translations (Marian's): full [T], topk [K [T]], nucleus [P [T]], epsilon [E [T]], each step's "
+       "distribution pruned, at temperature T, with Gumbel noise (beam 1: a sample; more: stochastic beam search); "
+       "--seed fixes the samples (0: drawn)", "full 1.0"},
       {"word-scores", "", kFlag, "false", kTranslate | kScore, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
       {"alignment", "", kString, "\"\"", kTranslate | kScore, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
       {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},

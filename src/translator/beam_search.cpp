@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "data/vocab.h"
+#include "tensors/counter_hash.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -15,7 +16,7 @@ BeamSearch::BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const Beam
   ABORT_IF(options.maxLengthFactor <= 0, "--max-length-factor must be > 0");
 }
 
-std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
+std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint64_t samplingSeed) {
   int B = batch.sentences, S = batch.srcLen, K = options_.beamSize;
   DecoderState& state = state_;
   state.clear();
@@ -72,6 +73,11 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch) {
     graph_.forward(keep);
     std::vector<float> lp = kernels::toHost(logProbs->val());
     size_t V = lp.size() / size_t(H);
+    if(options_.sampling.on()) {  // each row's distribution sampled: its best continuation is a draw
+      uint32_t base = hashBase(samplingSeed + 0x9e3779b97f4a7c15ull * uint64_t(t + 1));
+      for(int h = 0; h < H; ++h)
+        options_.sampling.apply(lp.data() + size_t(h) * V, V, base, size_t(h));
+    }
 
     std::vector<Live> next;
     for(int h0 = 0; h0 < H;) {  // the live hypotheses of one sentence are adjacent

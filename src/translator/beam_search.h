@@ -11,6 +11,7 @@
 #include "data/batch.h"
 #include "graph/expression_graph.h"
 #include "models/encoder_decoder.h"
+#include "translator/output_sampling.h"
 
 namespace marian {
 
@@ -23,6 +24,7 @@ struct BeamOptions {
   bool maxLengthPerSentence = false;  // ... times the sentence's own source instead
   bool allowUnk = false;        // Marian's --allow-unk
   int eosId = 0, unkId = 1;     // the target vocabulary's
+  OutputSampling sampling;      // Marian's --output-sampling (off by default)
 };
 
 struct Hypothesis {
@@ -37,7 +39,8 @@ public:
   // The graph holds the model's parameters, already loaded.
   BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const BeamOptions& options);
   // For every sentence of the batch, its finished hypotheses, best first (at most beamSize).
-  std::vector<std::vector<Hypothesis>> search(const Batch& batch);
+  // samplingSeed: the batch's draws of --output-sampling (each step's noise derives from it).
+  std::vector<std::vector<Hypothesis>> search(const Batch& batch, uint64_t samplingSeed = 0);
 
 private:
   EncoderDecoder& model_;

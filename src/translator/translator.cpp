@@ -27,6 +27,8 @@ BeamOptions beamOptions(const Options& o) {
   b.maxLengthFactor = o.get<float>("max-length-factor");
   b.maxLengthPerSentence = o.get<bool>("max-length-factor-per-sentence");
   b.allowUnk = o.get<bool>("allow-unk");
+  if(o.has("output-sampling"))  // the decoder's (validation translates with beam search)
+    b.sampling = OutputSampling(o.get<std::vector<std::string>>("output-sampling"));
   return b;
 }
 
@@ -43,6 +45,12 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
       vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
   beam_.eosId = vocabs_[1]->eosId();
   beam_.unkId = vocabs_[1]->unkId();
+  if(beam_.sampling.on()) {
+    LOG(info, "[translate] Output sampling {}{}", beam_.sampling.describe(),
+        beam.beamSize > 1 ? format(" with beam {}: stochastic beam search (Marian's warning: a sample needs beam 1)",
+                                   beam.beamSize)
+                          : "");
+  }
   for(size_t d = 0; d < models_.size(); ++d)
     searches_.push_back(std::make_unique<BeamSearch>(models_.model(d), models_.graph(d), beam_));
 }
@@ -71,13 +79,18 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   std::vector<std::vector<size_t>> batchLines = decodingBatches(lengths, miniBatch_, limits_);
   size_t batches = batchLines.size();
   std::vector<std::vector<Hypothesis>> out(lines.size());
+  uint64_t batchesBefore = batchesDone_;
+  batchesDone_ += batches;
   std::atomic<size_t> nextBatch{0};
   parallelFor(searches_.size(), [&](size_t t) {
     for(size_t b = nextBatch++; b < batches; b = nextBatch++) {
       std::vector<const std::vector<int>*> rows;
       for(size_t line : batchLines[b])
         rows.push_back(&sources[line]);
-      auto nbest = searches_[t]->search(Batch::fromSources(rows));
+      // the batch's draws: the seed and the batch's place in the whole input, whichever thread
+      // searches it (batches never cross a window, so they are the same on any number of threads)
+      uint64_t seed = samplingSeed_ ^ (0x9e3779b97f4a7c15ull * (batchesBefore + b + 1));
+      auto nbest = searches_[t]->search(Batch::fromSources(rows), seed);
       for(size_t i = 0; i < batchLines[b].size(); ++i) {
         if(rightLeft_)  // the words in reading order; their scores stay in the model's, as Marian prints them
           for(Hypothesis& h : nbest[i])

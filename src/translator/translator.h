@@ -41,6 +41,8 @@ public:
   // one graph per device (CPU cores or GPUs), each translating its share of the mini-batches.
   Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
              size_t miniBatch, const std::vector<Device>& devices, const DecodingLimits& limits);
+  // --output-sampling's draws derive from this seed (the decoder's --seed).
+  void setSamplingSeed(uint64_t seed) { samplingSeed_ = seed; }
   ~Translator();
   // Parameter values from a model file or flat (DeviceModels::load, setValues).
   void load(const std::string& modelPath) { models_.load(modelPath); }
@@ -57,6 +59,7 @@ private:
   DeviceModels models_;
   std::vector<std::unique_ptr<BeamSearch>> searches_;  // one per device
   bool rightLeft_;  // --right-left: the sources reversed, the translations back in reading order
+  uint64_t samplingSeed_ = 0, batchesDone_ = 0;  // --output-sampling's seed; the batches translated so far
   std::vector<std::shared_ptr<Vocab>> vocabs_;
   BeamOptions beam_;
   size_t miniBatch_;
