@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "common/error.h"
@@ -14,14 +15,21 @@
 namespace marian {
 namespace {
 
-// How often each word is the best after sampling, over `draws` rows of the same log-probabilities.
-std::vector<double> frequencies(const OutputSampling& s, const std::vector<double>& probs, int draws = 20000) {
+// How often each word is the best after sampling, over `draws` rows of the same log-probabilities
+// (each a row of another batch's step); every sampled row is a distribution again.
+std::vector<double> frequencies(const OutputSampling& s, const std::vector<double>& probs, int forbidden = -1,
+                                int draws = 20000) {
   std::vector<double> count(probs.size(), 0);
   for(int d = 0; d < draws; ++d) {
     std::vector<float> row;
     for(double p : probs)
       row.push_back(float(std::log(p)));
-    s.apply(row.data(), row.size(), hashBase(uint64_t(d) + 1), size_t(d % 7));
+    s.apply(row.data(), row.size(), OutputSampling::stepKey(OutputSampling::batchKey(7, uint64_t(d)), d % 5),
+            size_t(d % 3), forbidden);
+    double mass = 0;
+    for(float x : row)
+      mass += std::exp(double(x));
+    EXPECT_NEAR(mass, 1.0, 1e-5) << "draw " << d;
     size_t best = 0;
     for(size_t i = 1; i < row.size(); ++i)
       if(row[i] > row[best])
@@ -60,6 +68,22 @@ TEST(OutputSampling, EachMethodDrawsFromItsDistribution) {
   expectDistribution(frequencies(OutputSampling({"epsilon", "0.9"}), kProbs), {1, 0, 0, 0}, "epsilon 0.9");
   // topk 1 is greedy
   expectDistribution(frequencies(OutputSampling({"topk", "1", "3"}), kProbs), {1, 0, 0, 0}, "topk 1");
+  // the temperature after pruning, as Marian's: nucleus 0.45 keeps the first word alone (tempered
+  // first, the mass before the second would be 0.38 and keep it)
+  expectDistribution(frequencies(OutputSampling({"nucleus", "0.45", "2"}), kProbs), {1, 0, 0, 0}, "nucleus 0.45 2");
+  // <unk> (here word 0) never kept: topk 1 takes the next best
+  expectDistribution(frequencies(OutputSampling({"topk", "1"}), kProbs, /*forbidden=*/0), {0, 1, 0, 0}, "topk 1 no unk");
+}
+
+// No two batches, steps or seeds share draws, however small the seed (a linear mix of small seeds
+// made batch b's step t + 1 batch b + 1's step t).
+TEST(OutputSampling, BatchesStepsAndSeedsDrawApart) {
+  std::set<uint64_t> keys;
+  for(uint64_t seed : {1, 2, 7, 42})
+    for(uint64_t batch = 0; batch < 200; ++batch)
+      for(int step = 0; step < 200; ++step)
+        keys.insert(OutputSampling::stepKey(OutputSampling::batchKey(seed, batch), step));
+  EXPECT_EQ(keys.size(), 4u * 200 * 200);
 }
 
 TEST(OutputSampling, TheNoiseIsGumbels) {

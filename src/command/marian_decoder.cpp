@@ -1,11 +1,13 @@
 // marian-decoder: translates with a trained model, `marian-decoder -m model.npz -v src.spm trg.spm
 // < input > output` or `-c model.npz.decoder.yml`. The architecture comes from the configuration
 // the model file holds (special:model.yml), as in Marian.
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -68,8 +70,12 @@ int main(int argc, char** argv) {
     Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
                           decodingLimits(o));
     translator.load(models[0]);
-    uint64_t seed = uint64_t(o.get<size_t>("seed"));  // 0: drawn, as Marian's
-    translator.setSamplingSeed(seed ? seed : std::random_device()() * 0x100000001ull + std::random_device()());
+    uint64_t seed = uint64_t(o.get<size_t>("seed"));  // 0: drawn, as Marian's (and said, to repeat the samples)
+    if(seed == 0 && !o.get<std::vector<std::string>>("output-sampling").empty()) {
+      seed = std::max<uint64_t>(1, std::random_device()());
+      LOG(info, "[translate] Output sampling with the drawn --seed {}", seed);
+    }
+    translator.setSamplingSeed(seed);
     LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
         o.get<int>("beam-size"));
 
@@ -113,9 +119,15 @@ int main(int argc, char** argv) {
       if(part.size() == partLines)
         translatePart();
     };
-    auto onIdle = [&] {
-      if(!part.empty() && part.size() >= windowLines)
-        translatePart();
+    auto onIdle = [&] {  // whole windows, so that batches (and samples) do not depend on the pipe's pace
+      if(part.empty() || part.size() < windowLines)
+        return;
+      size_t whole = part.size() / windowLines * windowLines;
+      std::vector<std::string> rest(std::make_move_iterator(part.begin() + long(whole)),
+                                    std::make_move_iterator(part.end()));
+      part.resize(whole);
+      translatePart();
+      part = std::move(rest);
     };
     forEachInputLine(inputs[0], "Input", onLine, onIdle);
     if(!part.empty())

@@ -5,7 +5,6 @@
 
 #include "common/error.h"
 #include "data/vocab.h"
-#include "tensors/counter_hash.h"
 #include "tensors/kernels.h"
 
 namespace marian {
@@ -74,9 +73,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     std::vector<float> lp = kernels::toHost(logProbs->val());
     size_t V = lp.size() / size_t(H);
     if(options_.sampling.on()) {  // each row's distribution sampled: its best continuation is a draw
-      uint32_t base = hashBase(samplingSeed + 0x9e3779b97f4a7c15ull * uint64_t(t + 1));
+      uint64_t step = OutputSampling::stepKey(samplingSeed, t);
       for(int h = 0; h < H; ++h)
-        options_.sampling.apply(lp.data() + size_t(h) * V, V, base, size_t(h));
+        options_.sampling.apply(lp.data() + size_t(h) * V, V, step, size_t(h), options_.allowUnk ? -1 : options_.unkId);
     }
 
     std::vector<Live> next;

@@ -39,7 +39,7 @@ public:
   // The graph holds the model's parameters, already loaded.
   BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const BeamOptions& options);
   // For every sentence of the batch, its finished hypotheses, best first (at most beamSize).
-  // samplingSeed: the batch's draws of --output-sampling (each step's noise derives from it).
+  // samplingSeed: the batch's draws of --output-sampling (OutputSampling::batchKey).
   std::vector<std::vector<Hypothesis>> search(const Batch& batch, uint64_t samplingSeed = 0);
 
 private:

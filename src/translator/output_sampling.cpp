@@ -14,9 +14,18 @@ namespace marian {
 namespace {
 constexpr float kPruned = -std::numeric_limits<float>::infinity();
 
-// log-softmax of a row in place (pruned words stay -inf)
+uint64_t splitmix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// log-softmax of a row in place (pruned words stay -inf; a row of nothing but -inf stays so)
 void renormalize(float* x, size_t n) {
   float top = *std::max_element(x, x + n);
+  if(!std::isfinite(top))
+    return;
   double sum = 0;
   for(size_t i = 0; i < n; ++i)
     sum += std::exp(double(x[i] - top));
@@ -73,6 +82,10 @@ OutputSampling::OutputSampling(const std::vector<std::string>& values) {
   ABORT_IF(!(temperature_ > 0), "--output-sampling: the temperature must be > 0, not {}", temperature_);
 }
 
+uint64_t OutputSampling::batchKey(uint64_t seed, uint64_t batch) { return splitmix64(splitmix64(seed) + batch); }
+
+uint64_t OutputSampling::stepKey(uint64_t batchKey, int step) { return splitmix64(batchKey + uint64_t(step)); }
+
 std::string OutputSampling::describe() const {
   switch(method_) {
     case Method::full: return format("from the full distribution with temperature {}", temperature_);
@@ -83,7 +96,9 @@ std::string OutputSampling::describe() const {
   }
 }
 
-void OutputSampling::apply(float* x, size_t n, uint32_t base, size_t row) const {
+void OutputSampling::apply(float* x, size_t n, uint64_t stepKey, size_t row, int forbidden) const {
+  if(forbidden >= 0 && size_t(forbidden) < n)
+    x[forbidden] = kPruned;
   if(method_ == Method::topk && size_t(param_) < n) {
     std::vector<float> sorted(x, x + n);
     std::nth_element(sorted.begin(), sorted.begin() + long(param_) - 1, sorted.end(), std::greater<float>());
@@ -95,7 +110,7 @@ void OutputSampling::apply(float* x, size_t n, uint32_t base, size_t row) const 
     for(size_t i = 0; i < n; ++i)
       if(x[i] < kth || (x[i] == kth && kept++ >= size_t(param_)))
         x[i] = kPruned;
-  } else if(method_ == Method::nucleus) {
+  } else if(method_ == Method::nucleus && param_ < 1.f) {
     // the words by probability, kept while the mass before them is at most P (Marian's exclusive
     // cumulative sum): the most probable always
     std::vector<size_t> order(n);
@@ -115,11 +130,12 @@ void OutputSampling::apply(float* x, size_t n, uint32_t base, size_t row) const 
       if(x[i] < threshold)
         x[i] = kPruned;
   }
-  if(method_ != Method::full)
-    renormalize(x, n);
+  renormalize(x, n);  // after pruning (a full row is one already, but for <unk>)
+  uint64_t rowKey = splitmix64(stepKey + row);
+  uint32_t base = uint32_t(rowKey ^ (rowKey >> 32));
   for(size_t i = 0; i < n; ++i)
     if(x[i] != kPruned)
-      x[i] = x[i] / temperature_ + gumbelOf(counterHash(base, uint64_t(row) * n + i));
+      x[i] = x[i] / temperature_ + gumbelOf(counterHash(base, i));
   renormalize(x, n);
 }
 

@@ -46,10 +46,10 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
   beam_.eosId = vocabs_[1]->eosId();
   beam_.unkId = vocabs_[1]->unkId();
   if(beam_.sampling.on()) {
-    LOG(info, "[translate] Output sampling {}{}", beam_.sampling.describe(),
-        beam.beamSize > 1 ? format(" with beam {}: stochastic beam search (Marian's warning: a sample needs beam 1)",
-                                   beam.beamSize)
-                          : "");
+    LOG(info, "[translate] Output sampling {}", beam_.sampling.describe());
+    if(beam.beamSize > 1)
+      LOG(warn, "[translate] Output sampling with beam {} is stochastic beam search (a sample needs --beam-size 1), "
+                "as Marian warns", beam.beamSize);
   }
   for(size_t d = 0; d < models_.size(); ++d)
     searches_.push_back(std::make_unique<BeamSearch>(models_.model(d), models_.graph(d), beam_));
@@ -89,7 +89,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
         rows.push_back(&sources[line]);
       // the batch's draws: the seed and the batch's place in the whole input, whichever thread
       // searches it (batches never cross a window, so they are the same on any number of threads)
-      uint64_t seed = samplingSeed_ ^ (0x9e3779b97f4a7c15ull * (batchesBefore + b + 1));
+      uint64_t seed = OutputSampling::batchKey(samplingSeed_, batchesBefore + b);
       auto nbest = searches_[t]->search(Batch::fromSources(rows), seed);
       for(size_t i = 0; i < batchLines[b].size(); ++i) {
         if(rightLeft_)  // the words in reading order; their scores stay in the model's, as Marian prints them
