@@ -112,17 +112,25 @@ void OutputSampling::apply(float* x, size_t n, uint64_t stepKey, size_t row, int
         x[i] = kPruned;
   } else if(method_ == Method::nucleus && param_ < 1.f) {
     // the words by probability, kept while the mass before them is at most P (Marian's exclusive
-    // cumulative sum): the most probable always
+    // cumulative sum): the most probable always. Only a prefix is sorted, grown until the mass
+    // passes P (a few hundred of a vocabulary's words, where a whole sort cost more than the step)
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] > x[b]; });
-    double before = 0;
-    for(size_t i : order) {
-      double p = std::exp(double(x[i]));
-      if(before > double(param_))
-        x[i] = kPruned;
-      before += p;
+    auto first = [&](size_t a, size_t b) { return x[a] > x[b] || (x[a] == x[b] && a < b); };
+    size_t kept = n;
+    for(size_t m = std::min<size_t>(n, 64);; m = std::min(n, m * 4)) {
+      std::partial_sort(order.begin(), order.begin() + long(m), order.end(), first);
+      double before = 0;
+      size_t i = 0;
+      while(i < m && before <= double(param_))
+        before += std::exp(double(x[order[i++]]));
+      if(before > double(param_) || m == n) {  // the words after the i-th have more mass before them
+        kept = i;
+        break;
+      }
     }
+    for(size_t j = kept; j < n; ++j)
+      x[order[j]] = kPruned;
   } else if(method_ == Method::epsilon) {
     float top = *std::max_element(x, x + n);
     float threshold = std::min(top, std::log(param_));  // the best word at least
