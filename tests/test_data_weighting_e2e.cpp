@@ -139,6 +139,18 @@ TEST(DataWeighting, TsvFieldsStreamedCorpusAndResume) {
   ASSERT_EQ(rest.size(), 2u) << resumed.log;
   EXPECT_EQ(rest[0], whole[2]);
   EXPECT_EQ(rest[1], whole[3]);
+  // other weights on resume: the corpus is the same, so training goes on where it stood with them
+  // (as Marian's), and its Costs are those weights'
+  ASSERT_EQ(e2e::run("weights-reweighted", kRun + "--shuffle-window 500 --data-weighting " + weights +
+                                               " --after-batches 6").status,
+            0);
+  RunResult reweighted = e2e::run("weights-reweighted", kRun + "--shuffle-window 500 --data-weighting " + ones,
+                                  /*fresh=*/false);
+  ASSERT_EQ(reweighted.status, 0) << reweighted.log;
+  auto other = costs(reweighted.log);
+  ASSERT_EQ(other.size(), 2u) << reweighted.log;
+  EXPECT_EQ(other[0].first, 9);
+  EXPECT_NE(other[0].second, whole[2].second);
 }
 
 // Each rank reads its share's weights: two ranks under mpirun give the Costs of two ranks in one

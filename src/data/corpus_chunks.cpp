@@ -348,10 +348,13 @@ uint64_t CorpusChunks::bytes() const {
 
 std::string CorpusChunks::identity() const {
   std::string id = format("{} lines", grouped(lines_));
-  for(size_t k = 0; k < sides_.size(); ++k)
-    id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : k == 1 ? "; target " : "; weights ") +
-          sides_[k].content.str();
+  for(size_t k = 0; k < sides_.size() && k < 2; ++k)
+    id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : "; target ") + sides_[k].content.str();
   return id;
+}
+
+std::string CorpusChunks::weightsIdentity() const {
+  return sides_.size() == 3 ? "weights " + sides_[2].content.str() : "";
 }
 
 std::vector<std::string> CorpusChunks::linesOf(size_t k, size_t chunk) const {

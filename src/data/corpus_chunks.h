@@ -49,8 +49,12 @@ public:
   std::vector<RawPair> read(size_t chunk) const;
   // The bytes of text on disk (the decompressed size for .gz): what a full pass reads.
   uint64_t bytes() const;
-  // What identifies the corpus's text (decompressed): its line count and each file's content hash.
+  // What identifies the corpus's text (decompressed): its line count and each file's content hash
+  // (a TSV file's with the weights it holds).
   std::string identity() const;
+  // The weights file's content hash ("" without one): not the corpus's, as a resume may train on
+  // with other weights (Marian's too), but the ranks' copies must agree.
+  std::string weightsIdentity() const;
 
 private:
   struct Side {

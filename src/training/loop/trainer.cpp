@@ -63,7 +63,8 @@ public:
                                                      /*lockstep=*/false);
     if(transport_) {  // before a resume's checks: a node's own copy that differs is named as such
       std::string pretrained = options_.get<std::string>("pretrained-model");
-      checkRanksAgree(*transport_, {data_.corpusIdentity, data_.vocabIdentity,
+      std::string corpus = data_.corpusIdentity + (data_.weightsIdentity.empty() ? "" : "; " + data_.weightsIdentity);
+      checkRanksAgree(*transport_, {corpus, data_.vocabIdentity,
                                     pretrained.empty() ? "" : hashFile(pretrained).str(),
                                     EpochData::epochCut(epochOptions.batching, data_.encoder), devices.size(),
                                     gpusOf(devices), options_.sharedByRanks()});

@@ -78,6 +78,7 @@ TrainingData TrainingData::load(const Options& o) {
                                                  ChunkWeights{weightsField, weightType == DataWeighting::sentence});
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     data.corpusIdentity = data.chunks->identity();
+    data.weightsIdentity = data.chunks->weightsIdentity();
     data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();
     if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
       std::vector<size_t> all(data.chunks->chunks());
