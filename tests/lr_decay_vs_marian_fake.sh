@@ -11,14 +11,9 @@ trap 'rm -rf "$work"' EXIT
 bench=$root/bench/lr-decay-vs-marian
 fail() { echo "lr-decay-vs-marian: $1"; echo "$out"; exit 1; }
 
-# standin DIR EXTRA-ARGS: DIR/marian runs this program with EXTRA-ARGS last
-standin() {
-  mkdir -p "$1"
-  printf '#!/usr/bin/env bash\nexec "%s/marian" "$@" %s\n' "$ours" "$2" > "$1/marian"
-  chmod +x "$1/marian"
-}
-standin "$work/same" ""
-standin "$work/later" "--lr-decay-start 5"
+. "$root/tests/marian_bench_checks.sh"
+standin "$work/same" marian ""
+standin "$work/later" marian "--lr-decay-start 5"
 export OURS=$ours
 out=$(MARIAN=$work/same "$bench" --work "$work/w1" batches stalled at-reload) || fail "the same program failed"
 grep -q 'every rate and decay agrees' <<< "$out" || fail "no verdict"
@@ -35,6 +30,5 @@ status=0
 MARIAN=$work/same "$bench" --work "$work/w3" plateau > /dev/null 2>&1 || status=$?
 [ $status = 2 ] || fail "an unknown scenario did not exit 2"
 
-. "$root/tests/marian_bench_checks.sh"
 expect_skip_and_usage_error "$bench" "$work/none"
 echo "lr-decay-vs-marian: ok"

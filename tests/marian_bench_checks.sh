@@ -1,5 +1,13 @@
 # Sourced by the tests of the benchmarks that need real Marian (MARIAN): without it a run says
 # so, exits 0 and makes no work folder; an unknown argument exits 2. Needs fail() of the caller.
+
+# standin DIR PROGRAM EXTRA-ARGS: DIR/PROGRAM runs this program's PROGRAM (in $ours, the build
+# folder under test) with EXTRA-ARGS last, in real Marian's place
+standin() {
+  mkdir -p "$1"
+  printf '#!/usr/bin/env bash\nexec "%s/%s" "$@" %s\n' "$ours" "$2" "$3" > "$1/$2"
+  chmod +x "$1/$2"
+}
 # expect_skip_and_usage_error BENCH WORK_FOLDER
 expect_skip_and_usage_error() {
   local skip status

@@ -10,14 +10,9 @@ trap 'rm -rf "$work"' EXIT
 bench=$root/bench/scorer-vs-marian
 fail() { echo "scorer-vs-marian: $1"; echo "$out"; exit 1; }
 
-# standin DIR EXTRA-ARGS: DIR/marian-scorer runs this program's with EXTRA-ARGS last
-standin() {
-  mkdir -p "$1"
-  printf '#!/usr/bin/env bash\nexec "%s/marian-scorer" "$@" %s\n' "$ours" "$2" > "$1/marian-scorer"
-  chmod +x "$1/marian-scorer"
-}
-standin "$work/same" ""
-standin "$work/cropped" "--max-length 6 --max-length-crop"
+. "$root/tests/marian_bench_checks.sh"
+standin "$work/same" marian-scorer ""
+standin "$work/cropped" marian-scorer "--max-length 6 --max-length-crop"
 export OURS=$ours
 out=$(MARIAN=$work/same "$bench" --work "$work/w") || fail "the same program failed"
 grep -q 'every score agrees' <<< "$out" || fail "no verdict"
@@ -35,6 +30,5 @@ status=0
 MARIAN=$work/same "$bench" --model "$work/w/transformer/model.npz" > /dev/null 2>&1 || status=$?
 [ $status = 2 ] || fail "--model without --vocabs and --pairs did not exit 2"
 
-. "$root/tests/marian_bench_checks.sh"
 expect_skip_and_usage_error "$bench" "$work/none"
 echo "scorer-vs-marian: ok"

@@ -55,6 +55,15 @@ void expectNear(double a, double b, double relative, const std::string& what) {
   EXPECT_LE(std::fabs(a - b), relative * std::max(std::fabs(a), std::fabs(b))) << what << ": " << a << " vs " << b;
 }
 
+// Two files of plain scores: as many lines, each within `relative` of the other's.
+void expectSameScores(const std::string& file, const std::string& expectedFile, double relative = 2e-6) {
+  std::vector<std::string> got = linesOf(readFile(file)), expected = linesOf(readFile(expectedFile));
+  ASSERT_EQ(got.size(), expected.size()) << file;
+  ASSERT_FALSE(got.empty()) << file;
+  for(size_t i = 0; i < got.size(); ++i)
+    expectNear(std::stod(got[i]), std::stod(expected[i]), relative, file + " line " + std::to_string(i + 1));
+}
+
 }  // namespace
 
 // The score of a translation is the log-probability beam search gave it: marian-decoder's F0 of
@@ -159,15 +168,11 @@ TEST(Score, BatchingSortingAndDevicesKeepScoresAndOrder) {
   trained("score_s2s", kS2S);
   std::string m = corpusDir() + "/score_s2s";
   ASSERT_EQ(score("score_s2s", validPairs() + "--mini-batch 1 --maxi-batch-sort none", m + "/one"), 0);
-  std::vector<std::string> reference = linesOf(readFile(m + "/one"));
   for(std::string args : {"--mini-batch 64", "--mini-batch 5 --maxi-batch 3 --maxi-batch-sort src",
                           "--mini-batch-words 40 --cpu-threads 2", "--mini-batch 7 --maxi-batch 1 --cpu-threads 2"}) {
     SCOPED_TRACE(args);
     ASSERT_EQ(score("score_s2s", validPairs() + args, m + "/other"), 0) << readFile(m + "/other.log");
-    std::vector<std::string> other = linesOf(readFile(m + "/other"));
-    ASSERT_EQ(other.size(), reference.size());
-    for(size_t i = 0; i < other.size(); ++i)
-      expectNear(std::stod(other[i]), std::stod(reference[i]), 2e-6, "line " + std::to_string(i + 1));
+    expectSameScores(m + "/other", m + "/one");
   }
 }
 
@@ -182,10 +187,7 @@ TEST(Score, TsvAndGzInputsAndGzOutput) {
       << readFile(m + "/tsv.stdout.log");
   EXPECT_EQ(readFile(m + "/tsv.stdout"), "");
   ASSERT_EQ(sh("gzip -dc " + m + "/tsv.gz > " + m + "/tsv"), 0);
-  std::vector<std::string> files = linesOf(readFile(m + "/files")), tsv = linesOf(readFile(m + "/tsv"));
-  ASSERT_EQ(tsv.size(), files.size());
-  for(size_t i = 0; i < tsv.size(); ++i)
-    expectNear(std::stod(tsv[i]), std::stod(files[i]), 2e-6, "line " + std::to_string(i + 1));
+  expectSameScores(m + "/tsv", m + "/files");
 }
 
 // Every bad input stops the scorer with an error that names it.
@@ -226,11 +228,8 @@ TEST(Score, BadInputsAreErrorsThatNameThem) {
                "/two.trg"),
             0);
   ASSERT_EQ(score("score_transformer", "-t " + m + "/two.src " + m + "/two.trg", m + "/two"), 0);
-  std::vector<std::string> cropped = linesOf(readFile(m + "/cropped")), two = linesOf(readFile(m + "/two"));
-  ASSERT_EQ(cropped.size(), linesOf(readFile(d + "/valid.src")).size());
-  ASSERT_EQ(two.size(), cropped.size());
-  for(size_t i = 0; i < two.size(); ++i)
-    expectNear(std::stod(cropped[i]), std::stod(two[i]), 2e-6, "line " + std::to_string(i + 1));
+  EXPECT_EQ(linesOf(readFile(m + "/cropped")).size(), linesOf(readFile(d + "/valid.src")).size());
+  expectSameScores(m + "/cropped", m + "/two");
   // a model and a vocabulary that do not exist
   std::string bin = std::string(MARIAN_BIN_DIR) + "/marian-scorer ";
   EXPECT_NE(sh(bin + "-m " + m + "/none.npz -v " + d + "/vocab.src.yml " + d + "/vocab.trg.yml " + valid + "2> " + m +

@@ -12,14 +12,9 @@ trap 'rm -rf "$work"' EXIT
 bench=$root/bench/trajectory-vs-marian
 fail() { echo "trajectory-vs-marian: $1"; echo "$out"; exit 1; }
 
-# standin DIR EXTRA-ARGS: DIR/marian runs this program with EXTRA-ARGS last
-standin() {
-  mkdir -p "$1"
-  printf '#!/usr/bin/env bash\nexec "%s/marian" "$@" %s\n' "$ours" "$2" > "$1/marian"
-  chmod +x "$1/marian"
-}
-standin "$work/same" ""
-standin "$work/faster" "--learn-rate 0.003"
+. "$root/tests/marian_bench_checks.sh"
+standin "$work/same" marian ""
+standin "$work/faster" marian "--learn-rate 0.003"
 # this program through OURS, the build folder under test, which leaves a mark that it ran
 mkdir -p "$work/ours"
 printf '#!/usr/bin/env bash\ntouch "%s/ours/ran"\nexec "%s/marian" "$@"\n' "$work" "$ours" > "$work/ours/marian"
@@ -63,6 +58,5 @@ MARIAN=$work/same "$bench" --dropout 0.1 --seeds 5 --work "$work/w4" > /dev/null
 [ $? = 2 ] || fail "--dropout with one seed did not exit 2"
 set -e
 
-. "$root/tests/marian_bench_checks.sh"
 expect_skip_and_usage_error "$bench" "$work/none"
 echo "trajectory-vs-marian: ok"
