@@ -13,6 +13,7 @@
 #include "common/logging.h"
 #include "common/model_config.h"
 #include "common/options.h"
+#include "data/corpus.h"
 #include "data/pair_reader.h"
 #include "data/text_output.h"
 #include "data/vocab.h"
@@ -85,8 +86,7 @@ int main(int argc, char** argv) {
         ABORT_IF(!crop, "The {} at {} has {} tokens (</s> included), more than --max-length {}: give "
                         "--max-length-crop to crop it, or a larger --max-length",
                  side ? "target" : "source", pairs.where(pair), ids.size(), maxLength);
-        ids.resize(maxLength);
-        ids.back() = vocabs[side]->eosId();
+        cropWords(ids, maxLength, vocabs[side]->eosId());
       }
       return ids;
     };

@@ -57,18 +57,23 @@ Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices)
   Batch b;
   b.sentences = int(indices.size());
   std::vector<IdSpan> src, trg;
-  std::vector<std::vector<float>> weights;
+  bool weighted = false;
   for(size_t i : indices) {
     PairView p = corpus[i];
     src.push_back(p.src);
     trg.push_back(p.trg);
-    if(p.weights)  // a sentence's weight at each of its tokens
-      weights.push_back(p.weightCount == 1 ? std::vector<float>(p.trg.size(), p.weights[0])
-                                           : std::vector<float>(p.weights, p.weights + p.weightCount));
+    weighted = weighted || p.weights;
   }
   fill(src, b.srcLen, b.srcIds, b.srcMask, b.srcWords);
   fill(trg, b.trgLen, b.trgIds, b.trgMask, b.trgWords);
-  fillWeights(weights, b);
+  if(weighted) {  // each token's weight (a sentence's at each of its tokens), 1 at padding
+    b.trgWeights.assign(size_t(b.sentences) * b.trgLen, 1.f);
+    for(size_t s = 0; s < indices.size(); ++s) {
+      PairView p = corpus[indices[s]];
+      for(size_t t = 0; t < p.trg.size(); ++t)
+        b.trgWeights[s * b.trgLen + t] = p.weights[p.weightCount == 1 ? 0 : t];
+    }
+  }
   return b;
 }
 

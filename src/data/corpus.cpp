@@ -28,13 +28,8 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     }
     // cropped to </s> alone, a side would be the empty sentence every corpus skips
     ABORT_IF(maxLength < 2, "--max-length-crop needs --max-length 2 or more (a word and </s>), not {}", maxLength);
-    for(int k = 0; k < 2; ++k) {
-      std::vector<int>& side = k == 0 ? p.src : p.trg;
-      if(side.size() > maxLength) {
-        side.resize(maxLength);
-        side.back() = vocabs[size_t(k)]->eosId();
-      }
-    }
+    cropWords(p.src, maxLength, vocabs[0]->eosId());
+    cropWords(p.trg, maxLength, vocabs[1]->eosId());
   }
   if(weighting != DataWeighting::none)
     readWeights(weights, line, p);
@@ -42,19 +37,17 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     reverseWords(p.src);
     reverseWords(p.trg);
     if(weighting == DataWeighting::word)
-      reverseWordWeights(p.weights);
+      reverseWords(p.weights);
   }
   return true;
 }
 
-void reverseWords(std::vector<int>& ids) {
-  if(!ids.empty())
-    std::reverse(ids.begin(), ids.end() - 1);
-}
-
-void reverseWordWeights(std::vector<float>& weights) {
-  if(!weights.empty())
-    std::reverse(weights.begin(), weights.end() - 1);
+bool cropWords(std::vector<int>& ids, size_t maxLength, int eosId) {
+  if(ids.size() <= maxLength)
+    return false;
+  ids.resize(maxLength);
+  ids.back() = eosId;
+  return true;
 }
 
 void PairEncoder::readWeights(const std::string& text, size_t line, SentencePair& p) const {

@@ -6,6 +6,7 @@
 // window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
 // array and 24 bytes per pair beside it: millions of small vectors would cost several times the
 // memory, scattered over the allocator's per-thread arenas, and never go back to the system.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -42,11 +43,17 @@ struct PairView {
 // How a pair's weights are read (--data-weighting-type): none, one a sentence, one a target token.
 enum class DataWeighting { none, sentence, word };
 
-// Marian's --right-left: a sentence's words (ids with </s>) in reverse order, </s> kept last.
-void reverseWords(std::vector<int>& ids);
-// The same of a target's weights, one a token with </s>'s last (Marian reverses the line as
+// Marian's --right-left: a sentence's words (ids with </s>) in reverse order, </s> kept last; the
+// same of a target's weights, one a token with </s>'s last (Marian reverses a line of weights as
 // written, so a line that gives </s>'s weight, or a cropped one, moves it).
-void reverseWordWeights(std::vector<float>& weights);
+template <class T>
+void reverseWords(std::vector<T>& values) {
+  if(!values.empty())
+    std::reverse(values.begin(), values.end() - 1);
+}
+// Marian's crop of a sentence longer than maxLength tokens (</s> included): its first words and
+// </s>. Whether it was cropped.
+bool cropWords(std::vector<int>& ids, size_t maxLength, int eosId);
 
 // One pair as the encoder makes it.
 struct SentencePair {

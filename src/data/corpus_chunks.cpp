@@ -391,20 +391,11 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
   ABORT_IF(chunk >= chunks(), "CorpusChunks: chunk {} of {}", chunk, chunks());
   size_t first = chunk * chunkLines_;
   std::vector<RawPair> pairs;
-  if(tsv_ && weights_.tsvField < 0) {
-    std::vector<std::string> lines = linesOf(0, chunk);
-    pairs.reserve(lines.size());
-    for(size_t i = 0; i < lines.size(); ++i) {
-      size_t tab = lines[i].find('\t');  // exactly one: linesOf checked
-      pairs.push_back(RawPair{lines[i].substr(0, tab), lines[i].substr(tab + 1), first + i, ""});
-    }
-    return pairs;
-  }
   if(tsv_) {
     std::vector<std::string> lines = linesOf(0, chunk);
     pairs.reserve(lines.size());
     for(size_t i = 0; i < lines.size(); ++i) {
-      std::vector<std::string> fields;  // three: linesOf checked
+      std::vector<std::string> fields;  // two, or three with the weights: linesOf checked
       for(size_t from = 0;;) {
         size_t tab = lines[i].find('\t', from);
         fields.push_back(lines[i].substr(from, tab == std::string::npos ? std::string::npos : tab - from));
@@ -412,8 +403,11 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
           break;
         from = tab + 1;
       }
-      std::string weights = std::move(fields[size_t(weights_.tsvField)]);
-      fields.erase(fields.begin() + weights_.tsvField);
+      std::string weights;
+      if(weights_.tsvField >= 0) {
+        weights = std::move(fields[size_t(weights_.tsvField)]);
+        fields.erase(fields.begin() + weights_.tsvField);
+      }
       pairs.push_back(RawPair{std::move(fields[0]), std::move(fields[1]), first + i, std::move(weights)});
     }
     return pairs;

@@ -46,7 +46,8 @@ PairReader::PairReader(const std::vector<std::string>& files, bool tsv, bool nbe
            files.size());
   ABORT_IF(!tsv && files.size() != 2, "Give a source and a {} file with -t/--train-sets (or --tsv and one), got {}",
            nbest ? "n-best" : "target", files.size());
-  first_ = std::make_unique<LineReader>(files[0], tsv ? "TSV file" : "Source file");
+  // a TSV line's problems, UTF-8 included, are lineProblem's (next)
+  first_ = std::make_unique<LineReader>(files[0], tsv ? "TSV file" : "Source file", /*checkUtf8=*/!tsv);
   if(!tsv)
     second_ = std::make_unique<LineReader>(files[1], nbest ? "N-best list" : "Target file");
 }

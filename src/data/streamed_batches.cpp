@@ -7,19 +7,13 @@
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "common/splitmix.h"
 #include "common/timeline.h"
 #include "data/corpus_chunks.h"
 
 namespace marian {
 
 namespace {
-
-uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 uint64_t mix(std::initializer_list<uint64_t> values) {
   uint64_t h = 0x6a09e667f3bcc909ull;

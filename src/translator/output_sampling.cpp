@@ -7,19 +7,13 @@
 
 #include "common/error.h"
 #include "common/format.h"
+#include "common/splitmix.h"
 #include "tensors/counter_hash.h"
 
 namespace marian {
 
 namespace {
 constexpr float kPruned = -std::numeric_limits<float>::infinity();
-
-uint64_t splitmix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // log-softmax of a row in place (pruned words stay -inf; a row of nothing but -inf stays so)
 void renormalize(float* x, size_t n) {
@@ -82,9 +76,9 @@ OutputSampling::OutputSampling(const std::vector<std::string>& values) {
   ABORT_IF(!(temperature_ > 0), "--output-sampling: the temperature must be > 0, not {}", temperature_);
 }
 
-uint64_t OutputSampling::batchKey(uint64_t seed, uint64_t batch) { return splitmix64(splitmix64(seed) + batch); }
+uint64_t OutputSampling::batchKey(uint64_t seed, uint64_t batch) { return splitmix(splitmix(seed) + batch); }
 
-uint64_t OutputSampling::stepKey(uint64_t batchKey, int step) { return splitmix64(batchKey + uint64_t(step)); }
+uint64_t OutputSampling::stepKey(uint64_t batchKey, int step) { return splitmix(batchKey + uint64_t(step)); }
 
 std::string OutputSampling::describe() const {
   switch(method_) {
@@ -139,8 +133,7 @@ void OutputSampling::apply(float* x, size_t n, uint64_t stepKey, size_t row, int
         x[i] = kPruned;
   }
   renormalize(x, n);  // after pruning (a full row is one already, but for <unk>)
-  uint64_t rowKey = splitmix64(stepKey + row);
-  uint32_t base = uint32_t(rowKey ^ (rowKey >> 32));
+  uint32_t base = hashBase(splitmix(stepKey + row));
   for(size_t i = 0; i < n; ++i)
     if(x[i] != kPruned)
       x[i] = x[i] / temperature_ + gumbelOf(counterHash(base, i));

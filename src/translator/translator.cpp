@@ -63,11 +63,8 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
   for(const std::string& line : lines) {
     sources.push_back(vocabs_[0]->encode(line, true));
     std::vector<int>& ids = sources.back();
-    if(limits_.maxLength && ids.size() > limits_.maxLength) {  // tokens with </s>, as Marian
-      ids.resize(limits_.maxLength);
-      ids.back() = vocabs_[0]->eosId();
+    if(limits_.maxLength && cropWords(ids, limits_.maxLength, vocabs_[0]->eosId()))
       ++cropped;
-    }
     if(rightLeft_)
       reverseWords(ids);
   }
