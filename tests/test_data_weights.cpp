@@ -32,8 +32,8 @@ Corpus corpusOf(const std::string& src, const std::string& trg, const std::strin
   write(temp("c.src"), src);
   write(temp("c.trg"), trg);
   write(temp("c.w"), weights);
-  CorpusChunks chunks({temp("c.src"), temp("c.trg"), temp("c.w")}, false, 2, "",
-                      ChunkWeights{-1, type == DataWeighting::sentence});
+  CorpusChunks chunks({temp("c.src"), temp("c.trg")}, false, 2, "",
+                      LineExtras{{temp("c.w")}, {}, type == DataWeighting::sentence});
   PairEncoder encoder{{vocab(), vocab()}, maxLength, crop, type, rightLeft, "Weights file 'c.w'"};
   std::vector<size_t> all(chunks.chunks());
   for(size_t c = 0; c < all.size(); ++c)
@@ -72,18 +72,18 @@ TEST(DataWeights, EachPairKeepsItsLinesWeightsWhenOthersAreSkipped) {
 
 TEST(DataWeights, ATsvFieldServesAsAFile) {
   write(temp("c.tsv"), "a b\tb\t0.5\nc\td e\t1.5\n");
-  CorpusChunks chunks({temp("c.tsv")}, true, 8, "", ChunkWeights{2, true});
+  CorpusChunks chunks({temp("c.tsv")}, true, 8, "", LineExtras{{"", 2}, {}, true});
   std::vector<RawPair> pairs = chunks.read(0);
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[1].src, "c");
   EXPECT_EQ(pairs[1].trg, "d e");
   EXPECT_EQ(pairs[1].weights, "1.5");
   write(temp("first.tsv"), "0.5\ta b\tb\n");
-  std::vector<RawPair> first = CorpusChunks({temp("first.tsv")}, true, 8, "", ChunkWeights{0, true}).read(0);
+  std::vector<RawPair> first = CorpusChunks({temp("first.tsv")}, true, 8, "", LineExtras{{"", 0}, {}, true}).read(0);
   EXPECT_EQ(first[0].src, "a b");
   EXPECT_EQ(first[0].weights, "0.5");
   write(temp("two.tsv"), "a\tb\n");
-  std::string e = errorOf([&] { CorpusChunks({temp("two.tsv")}, true, 8, "", ChunkWeights{2, true}); });
+  std::string e = errorOf([&] { CorpusChunks({temp("two.tsv")}, true, 8, "", LineExtras{{"", 2}, {}, true}); });
   EXPECT_NE(e.find("line 1 has 2 field(s): --tsv needs a source, a target and the weights"), std::string::npos) << e;
 }
 

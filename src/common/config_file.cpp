@@ -32,10 +32,12 @@ YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& b
 
 YAML::Node absolutePathsOf(const std::string& key, const YAML::Node& value, const YAML::Node& tsv,
                            const std::filesystem::path& base) {
-  bool fieldIndex = key == "data-weighting" && value.IsScalar() && !value.Scalar().empty() &&
+  bool extra = key == "data-weighting" || key == "guided-alignment";  // a file, or a TSV field's index
+  bool fieldIndex = extra && value.IsScalar() && !value.Scalar().empty() &&
                     value.Scalar().find_first_not_of("0123456789") == std::string::npos &&
                     !(tsv.IsDefined() && tsv.IsScalar() && tsv.Scalar() == "false");
-  return fieldIndex ? YAML::Node(value) : absolutePaths(value, base);
+  bool off = key == "guided-alignment" && value.IsScalar() && value.Scalar() == "none";
+  return fieldIndex || off ? YAML::Node(value) : absolutePaths(value, base);
 }
 
 namespace {

@@ -16,8 +16,9 @@ namespace marian {
 // A path option's value (a path or a list of them) with each relative path taken from `base`,
 // made absolute (empty, stdin and stdout stay as they are).
 YAML::Node absolutePaths(const YAML::Node& value, const std::filesystem::path& base);
-// The same of the option `key`'s value, except --data-weighting's where it is a TSV field's index
-// (digits, and `tsv`, the configuration's "tsv" where it has one, not false).
+// The same of the option `key`'s value, except --data-weighting's and --guided-alignment's where it
+// is a TSV field's index (digits, and `tsv`, the configuration's "tsv" where it has one, not false)
+// and --guided-alignment's none.
 YAML::Node absolutePathsOf(const std::string& key, const YAML::Node& value, const YAML::Node& tsv,
                            const std::filesystem::path& base);
 

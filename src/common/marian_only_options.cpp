@@ -32,7 +32,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"output-omit-bias", "false"}, {"transformer-no-projection", "false"},
     {"transformer-rnn-projection", "false"}, {"transformer-pool", "false"},
     {"transformer-decoder-autoreg", "self-attention"}, {"transformer-dim-aan", "*"}, {"transformer-aan-depth", "*"},
-    {"transformer-aan-activation", "*"}, {"transformer-aan-nogate", "*"}, {"transformer-guided-alignment-layer", "*"},
+    {"transformer-aan-activation", "*"}, {"transformer-aan-nogate", "*"},
     {"transformer-train-position-embeddings", "false"}, {"transformer-disable-position-embeddings", "false"},
     {"transformer-depth-scaling", "false"}, {"transformer-attention-mask", "default"},
     {"transformer-alibi-shift", "false"}, {"transformer-alibi-trainable", "false"}, {"alibi", "false"},
@@ -50,8 +50,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     {"multi-loss-type", "sum"}, {"unlikelihood-loss", "false"}, {"factor-weight", "1"},
     {"sentencepiece-alphas", "[]"},
     {"disp-label-index", "*"}, {"logical-epoch", "[1e, 0]"}, {"sqlite", "\"\""}, {"sqlite-drop", "*"},
-    {"exponential-smoothing-replace-freq", "0"}, {"guided-alignment", "none"}, {"guided-alignment-cost", "*"},
-    {"guided-alignment-weight", "*"}, {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
+    {"exponential-smoothing-replace-freq", "0"}, {"embedding-vectors", "[]"}, {"embedding-normalization", "false"}, {"embedding-fix-src", "false"},
     {"embedding-fix-trg", "false"},
     // marian-decoder's (marian's are options here): decoding runs in float32
     {"fp16", "false"}, {"precision", "[float32]|[float32, float32]"},

@@ -126,6 +126,8 @@ const std::vector<Spec>& specs() {
       {"transformer-ffn-depth", "", Int(1, 1000), "2", kBoth | kModel, "Dense layers in each feed-forward block"},
       {"transformer-decoder-dim-ffn", "", Int(0, 1 << 20), "0", kBoth | kModel, "Decoder's feed-forward inner size; 0: --transformer-dim-ffn"},
       {"transformer-decoder-ffn-depth", "", Int(0, 1000), "0", kBoth | kModel, "Decoder's feed-forward depth; 0: --transformer-ffn-depth"},
+      {"transformer-guided-alignment-layer", "", kString, "last", kBoth | kModel,
+       "The decoder layer (1-based, or last) whose context attention's first head --guided-alignment guides"},
       {"transformer-tied-layers", "", Ints(1, 1000), "[]", kBoth | kModel, "Decoder layer i takes the parameters of layer N_i (one number per decoder layer)"},
       {"transformer-preprocess", "", kString, "\"\"", kBoth | kModel, "Ops before each block: d(ropout) a(dd) n(orm)"},
       {"transformer-postprocess", "", kString, "dan", kBoth | kModel, "Ops after each block"},
@@ -158,12 +160,21 @@ const std::vector<Spec>& specs() {
        "Sentence pairs in memory at once when the corpus is streamed from disk (over all ranks): chunks of the corpus in random order, mixed and batched in windows this large; a corpus of at most this many pairs is held in memory whole"},
       {"data-threads", "", Int(1, 256), "8", kTrain | kNode, "Threads that read and encode the training corpus, in the background of training"},
       {"tsv", "", kFlag, "false", kTrain, "The training corpus is one file with a source and a target per line, separated by a TAB"},
-      {"tsv-fields", "", Int(0, 3), "0", kTrain | kScore, "Fields of each --tsv line: 2 (in training 3 with --data-weighting's field; 0: as many as needed)"},
+      {"tsv-fields", "", Int(0, 4), "0", kTrain | kScore, "Fields of each --tsv line: 2 (in training one more for each of --data-weighting's and --guided-alignment's fields; 0: as many as needed)"},
       {"data-weighting", "", kString, "\"\"", kTrain | kNode,
        "A file of weights, a line per training pair: each label's cross-entropy is multiplied by its weight (Marian's). "
        "With --tsv, the index (0-based) of the TSV field that holds them"},
       {"data-weighting-type", "", Choice("sentence|word"), "sentence", kTrain,
        "--data-weighting's lines: sentence, one weight a pair; word, one a target token (</s>'s may be left out: 1)"},
+      {"guided-alignment", "", kString, "none", kTrain | kNode,
+       "A file of word alignments, a line per training pair ('0-0 1-2': source-target token positions, 0-based, "
+       "in the vocabulary's tokens): training guides one attention head towards them (Marian's). With --tsv, the "
+       "index (0-based) of the TSV field that holds them; none: off"},
+      {"guided-alignment-cost", "", Choice("ce"), "ce", kTrain,
+       "Guided alignment's cost: ce, the cross-entropy of the attention at the aligned source positions (Marian "
+       "v1.12 has dropped mse and mult too)"},
+      {"guided-alignment-weight", "", Float(0, 1e6), "0.1", kTrain,
+       "Guided alignment's weight: its cost and its points (as labels) count this much beside the translation's"},
       {"no-restore-corpus", "", kFlag, "false", kTrain, "On resume, start the epoch's corpus from its beginning"},
       {"max-length-crop", "", kFlag, "false", kAnyProgram, "Crop sentences longer than --max-length instead of skipping them (decoding always crops)"},
       // optimizer
@@ -273,7 +284,7 @@ const std::vector<Spec>& specs() {
 
 const std::vector<std::string>& pathOptions() {
   static const std::vector<std::string> paths = {"models", "vocabs", "input", "output", "model", "pretrained-model",
-                                                 "data-weighting",
+                                                 "data-weighting", "guided-alignment",
                                                  "train-sets", "valid-sets", "valid-translation-output", "valid-log",
                                                  "valid-script-path", "log", "timeline", "tempdir"};
   return paths;

@@ -135,6 +135,9 @@ void checkTrainingFiles(const Options& opt) {
   std::string weights = opt.get<std::string>("data-weighting");
   ABORT_IF(!opt.get<bool>("tsv") && !weights.empty() && !fileExists(weights),
            "Weights file '{}' (--data-weighting) does not exist", weights);
+  std::string alignment = opt.get<std::string>("guided-alignment");
+  ABORT_IF(!opt.get<bool>("tsv") && alignment != "none" && !fileExists(alignment),
+           "Alignment file '{}' (--guided-alignment) does not exist", alignment);
   auto valid = opt.get<std::vector<std::string>>("valid-sets", {});
   ABORT_IF(!valid.empty() && valid.size() != 2, "--valid-sets needs a source and a target file, got {}", valid.size());
   for(const std::string& f : valid)

@@ -40,6 +40,26 @@ void fillWeights(const std::vector<std::vector<float>>& rows, Batch& b) {
     std::copy(rows[s].begin(), rows[s].end(), b.trgWeights.begin() + s * b.trgLen);
 }
 
+// Sentence `sentence`'s alignment points onto the batch, each with its share of its target position.
+void addAlignment(int sentence, const AlignmentPoint* points, size_t n, std::vector<Batch::AlignmentLink>& out) {
+  std::vector<int> onTarget;  // the points on each target position
+  for(size_t i = 0; i < n; ++i) {
+    if(onTarget.size() <= points[i].trg)
+      onTarget.resize(points[i].trg + 1, 0);
+    ++onTarget[points[i].trg];
+  }
+  for(size_t i = 0; i < n; ++i)
+    out.push_back(Batch::AlignmentLink{sentence, int(points[i].src), int(points[i].trg),
+                                       1.f / float(onTarget[points[i].trg])});
+}
+
+// The alignment links of sentences [begin, begin + n), numbered from `first`.
+void copyAlignment(const Batch& from, int begin, int n, int first, std::vector<Batch::AlignmentLink>& out) {
+  for(const Batch::AlignmentLink& l : from.guidedAlignment)
+    if(l.sentence >= begin && l.sentence < begin + n)
+      out.push_back(Batch::AlignmentLink{l.sentence - begin + first, l.src, l.trg, l.share});
+}
+
 // The weights of rows [begin, begin + n) at their real positions (none when the batch has none).
 std::vector<std::vector<float>> weightRows(const Batch& b, int begin, int n) {
   std::vector<std::vector<float>> out;
@@ -73,6 +93,10 @@ Batch Batch::fromPairs(const Corpus& corpus, const std::vector<size_t>& indices)
       for(size_t t = 0; t < p.trg.size(); ++t)
         b.trgWeights[s * b.trgLen + t] = p.weights[p.weightCount == 1 ? 0 : t];
     }
+  }
+  for(size_t s = 0; s < indices.size(); ++s) {
+    PairView p = corpus[indices[s]];
+    addAlignment(int(s), p.alignment, p.alignmentCount, b.guidedAlignment);
   }
   return b;
 }
@@ -122,6 +146,7 @@ Batch Batch::slice(int begin, int n) const {
   ABORT_IF(begin < 0 || n <= 0 || begin + n > sentences, "Batch slice [{}, {}) of {}", begin, begin + n, sentences);
   Batch b = fromRows(rows(srcIds, srcMask, srcLen, begin, n), rows(trgIds, trgMask, trgLen, begin, n));
   fillWeights(weightRows(*this, begin, n), b);
+  copyAlignment(*this, begin, n, 0, b.guidedAlignment);
   return b;
 }
 
@@ -132,18 +157,23 @@ Batch Batch::merge(const std::vector<Batch>& batches) {
   std::vector<std::vector<int>> src, trg;
   std::vector<std::vector<float>> weights;
   std::vector<int> parts;
+  std::vector<AlignmentLink> alignment;
   for(const Batch& b : batches) {
     ABORT_IF(!b.parts.empty(), "Batch::merge of a merged batch");
     ABORT_IF(b.trgWeights.empty() != batches[0].trgWeights.empty(), "Batch::merge of weighted and unweighted batches");
+    ABORT_IF(b.guidedAlignment.empty() != batches[0].guidedAlignment.empty(),
+             "Batch::merge of batches with and without alignments");
     auto s = rows(b.srcIds, b.srcMask, b.srcLen, 0, b.sentences), t = rows(b.trgIds, b.trgMask, b.trgLen, 0, b.sentences);
     auto w = weightRows(b, 0, b.sentences);
     src.insert(src.end(), s.begin(), s.end());
     trg.insert(trg.end(), t.begin(), t.end());
     weights.insert(weights.end(), w.begin(), w.end());
+    copyAlignment(b, 0, b.sentences, int(src.size()) - b.sentences, alignment);
     parts.push_back(b.sentences);
   }
   Batch merged = fromRows(src, trg);
   fillWeights(weights, merged);
+  merged.guidedAlignment = std::move(alignment);
   merged.parts = std::move(parts);
   return merged;
 }

@@ -15,6 +15,14 @@ struct Batch {
   // --data-weighting's weight of each target position, [sentences, trgLen] as trgIds (a sentence's
   // weight at each of its positions; 1 at padding); empty without weights
   std::vector<float> trgWeights;
+  // --guided-alignment's points of each sentence (its source and target positions) and the share
+  // each has of its target position (1 / the sentence's points on it, Marian's normalization);
+  // in sentence order, empty without
+  struct AlignmentLink {
+    int sentence, src, trg;
+    float share;
+  };
+  std::vector<AlignmentLink> guidedAlignment;
   size_t srcWords = 0, trgWords = 0;   // real tokens, </s> included (trgWords = labels)
   // Sentences of each mini-batch merged into this one (--optimizer-delay); empty: one batch.
   std::vector<int> parts;

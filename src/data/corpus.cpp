@@ -11,16 +11,19 @@
 namespace marian {
 
 bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine, size_t line, SentencePair& p,
-                         size_t& skippedEmpty, size_t& skippedLong, const std::string& weights) const {
+                         size_t& skippedEmpty, size_t& skippedLong, const std::string& weights,
+                         const std::string& alignment) const {
   p.src = vocabs[0]->encode(srcLine);
   p.trg = vocabs[1]->encode(trgLine);
   p.line = line;
   p.weights.clear();
+  p.alignment.clear();
   if(p.src.size() <= 1 || p.trg.size() <= 1) {
     ++skippedEmpty;
     return false;
   }
   // lengths with </s>, as Marian counts them (corpus_base.cpp: words.size() > maxLength_)
+  bool srcCropped = false, trgCropped = false;
   if(p.src.size() > maxLength || p.trg.size() > maxLength) {
     if(!crop) {
       ++skippedLong;
@@ -28,18 +31,44 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     }
     // cropped to </s> alone, a side would be the empty sentence every corpus skips
     ABORT_IF(maxLength < 2, "--max-length-crop needs --max-length 2 or more (a word and </s>), not {}", maxLength);
-    cropWords(p.src, maxLength, vocabs[0]->eosId());
-    cropWords(p.trg, maxLength, vocabs[1]->eosId());
+    srcCropped = cropWords(p.src, maxLength, vocabs[0]->eosId());
+    trgCropped = cropWords(p.trg, maxLength, vocabs[1]->eosId());
   }
   if(weighting != DataWeighting::none)
     readWeights(weights, line, p);
+  if(guidedAlignment)
+    readAlignment(alignment, line, srcCropped, trgCropped, p);
   if(rightLeft) {
     reverseWords(p.src);
     reverseWords(p.trg);
     if(weighting == DataWeighting::word)
       reverseWords(p.weights);
+    // a word's position i of n tokens (</s> last) is n - 2 - i once reversed; </s> stays
+    for(AlignmentPoint& a : p.alignment) {
+      if(a.src + 1 < p.src.size())
+        a.src = uint32_t(p.src.size() - 2 - a.src);
+      if(a.trg + 1 < p.trg.size())
+        a.trg = uint32_t(p.trg.size() - 2 - a.trg);
+    }
   }
   return true;
+}
+
+void PairEncoder::readAlignment(const std::string& text, size_t line, bool srcCropped, bool trgCropped,
+                                SentencePair& p) const {
+  size_t srcEos = p.src.size() - 1, trgEos = p.trg.size() - 1;
+  forEachAlignmentPoint(text.data(), text.size(), [&](AlignmentPoint a) {
+    // a cropped side's </s> took the place of its last kept word: points on that word and on
+    // those cut go with them
+    if((srcCropped && a.src >= srcEos) || (trgCropped && a.trg >= trgEos))
+      return;
+    ABORT_IF(a.src > srcEos || a.trg > trgEos,
+             "{} line {}: the point {}-{} is past the pair's {} source and {} target tokens (</s> included); "
+             "alignments count the vocabulary's tokens (SentencePiece pieces), from 0",
+             alignmentSource, line + 1, a.src, a.trg, srcEos + 1, trgEos + 1);
+    p.alignment.push_back(a);
+  });
+  p.alignment.push_back(AlignmentPoint{uint32_t(srcEos), uint32_t(trgEos)});  // as Marian, for both </s>
 }
 
 bool cropWords(std::vector<int>& ids, size_t maxLength, int eosId) {
@@ -94,18 +123,28 @@ void Corpus::Builder::add(const SentencePair& p) {
   trgLengths.push_back(uint32_t(p.trg.size()));
   lines.push_back(p.line);
   weights.insert(weights.end(), p.weights.begin(), p.weights.end());
+  if(!p.alignment.empty()) {
+    alignment.insert(alignment.end(), p.alignment.begin(), p.alignment.end());
+    alignmentCounts.push_back(uint32_t(p.alignment.size()));
+  }
 }
 
 void Corpus::join(std::vector<Builder>& parts) {
-  size_t pairs = 0, ids = 0, weights = 0;
+  size_t pairs = 0, ids = 0, weights = 0, points = 0;
   for(const Builder& b : parts) {
     pairs += b.begins.size();
     ids += b.ids.size();
     weights += b.weights.size();
+    points += b.alignment.size();
   }
   ids_.reserve(ids);
   pairs_.reserve(pairs);
   weights_.reserve(weights);
+  // with alignments every pair has one point at least (</s>-</s>)
+  alignment_.reserve(points);
+  alignmentBegins_.reserve(points > 0 ? pairs + 1 : 0);
+  if(points > 0)
+    alignmentBegins_.push_back(0);
   // a weight a target token (a target has two at least, </s> included), else one a pair, or none
   bool perToken = weights > pairs;
   weightBegins_.reserve(perToken ? pairs : 0);
@@ -113,6 +152,9 @@ void Corpus::join(std::vector<Builder>& parts) {
     uint64_t offset = ids_.size(), weightAt = weights_.size();
     ids_.insert(ids_.end(), b.ids.begin(), b.ids.end());
     weights_.insert(weights_.end(), b.weights.begin(), b.weights.end());
+    alignment_.insert(alignment_.end(), b.alignment.begin(), b.alignment.end());
+    for(uint32_t count : b.alignmentCounts)
+      alignmentBegins_.push_back(alignmentBegins_.back() + count);
     for(size_t i = 0; i < b.begins.size(); ++i) {
       pairs_.push_back(Entry{offset + b.begins[i], b.srcLengths[i], b.trgLengths[i], b.lines[i]});
       if(perToken) {
@@ -146,7 +188,7 @@ Corpus::Corpus(const CorpusChunks& chunks, const std::vector<size_t>& chunkIds, 
         Builder& b = parts[i];
         SentencePair p;
         for(const RawPair& r : raw)
-          if(encoder.encode(r.src, r.trg, r.line, p, b.skippedEmpty, b.skippedLong, r.weights))
+          if(encoder.encode(r.src, r.trg, r.line, p, b.skippedEmpty, b.skippedLong, r.weights, r.alignment))
             b.add(p);
       } catch(...) {
         failed[i] = std::current_exception();

@@ -1,6 +1,7 @@
 #pragma once
 // defines: marian::IdSpan, marian::PairView, marian::SentencePair, marian::PairEncoder (the one
-// rule by which a line pair, and its --data-weighting weights, becomes a training pair; Marian's
+// rule by which a line pair, its --data-weighting weights and --guided-alignment alignments,
+// becomes a training pair; Marian's
 // --right-left reversal, reverseWords), marian::Corpus — encoded sentence pairs
 // held in memory: the whole training corpus (--shuffle-in-ram, or a corpus that fits the shuffle
 // window), one window of a streamed one, or a validation set. A Corpus keeps every id in one
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "data/vocab.h"
+#include "data/word_alignment.h"
 
 namespace marian {
 
@@ -38,6 +40,9 @@ struct PairView {
   // --data-weighting's: one weight (sentence) or one per target token (word); none: nullptr
   const float* weights = nullptr;
   size_t weightCount = 0;
+  // --guided-alignment's points (</s>-</s> last); none: nullptr
+  const AlignmentPoint* alignment = nullptr;
+  size_t alignmentCount = 0;
 };
 
 // How a pair's weights are read (--data-weighting-type): none, one a sentence, one a target token.
@@ -60,6 +65,8 @@ struct SentencePair {
   std::vector<int> src, trg;  // ids with </s> appended
   size_t line;                // 0-based line in the files
   std::vector<float> weights;  // as DataWeighting says: empty, 1, or trg.size()
+  // --guided-alignment's points in src and trg, </s>-</s> last (Marian adds it); empty without
+  std::vector<AlignmentPoint> alignment;
 };
 
 // Pairs with an empty side, or a side longer than maxLength tokens (</s> included, as Marian
@@ -71,6 +78,8 @@ struct PairEncoder {
   DataWeighting weighting = DataWeighting::none;
   bool rightLeft = false;  // --right-left: both sides' words reversed (after cropping, as Marian)
   std::string weightsSource = "Weights";  // where the weights are, for errors: "Weights file 'w.txt'"
+  bool guidedAlignment = false;             // pairs carry --guided-alignment's points
+  std::string alignmentSource = "Alignments";  // where they are, for errors: "Alignment file 'a.txt'"
 
   // The options that decide which pairs an epoch holds and how long they are, as the command line
   // gives them: "--max-length 100", with " --max-length-crop" when on.
@@ -78,12 +87,16 @@ struct PairEncoder {
   // false: skipped (counted in skippedEmpty or skippedLong). `weights`: the pair's line of weights
   // (numbers separated by spaces, which the corpus pass checked); as Marian, a word's weights are
   // one per target token, </s>'s left out or not (then 1), cut as the target is cropped; another
-  // count is an error naming the line.
+  // count is an error naming the line. `alignment`: the pair's line of word alignments (which the
+  // corpus pass checked): points on words a crop cut go with them, a point past a sentence's
+  // tokens is an error naming the line, </s>-</s> is added, and --right-left reverses them with
+  // the words.
   bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
-              size_t& skippedLong, const std::string& weights = "") const;
+              size_t& skippedLong, const std::string& weights = "", const std::string& alignment = "") const;
 
 private:
   void readWeights(const std::string& text, size_t line, SentencePair& out) const;
+  void readAlignment(const std::string& text, size_t line, bool srcCropped, bool trgCropped, SentencePair& out) const;
 };
 
 // How a caller steers an encoding of chunks: every encoding thread calls onThreadStart first and
@@ -113,14 +126,18 @@ public:
   PairView operator[](size_t i) const {
     const Entry& e = pairs_[i];
     const float* weights = weights_.empty() ? nullptr : weights_.data() + (weightBegins_.empty() ? i : weightBegins_[i]);
+    bool aligned = !alignmentBegins_.empty();
     return PairView{IdSpan{ids_.data() + e.begin, e.srcLength}, IdSpan{ids_.data() + e.begin + e.srcLength, e.trgLength},
-                    size_t(e.line), weights, weights ? (weightBegins_.empty() ? 1 : size_t(e.trgLength)) : 0};
+                    size_t(e.line), weights, weights ? (weightBegins_.empty() ? 1 : size_t(e.trgLength)) : 0,
+                    aligned ? alignment_.data() + alignmentBegins_[i] : nullptr,
+                    aligned ? size_t(alignmentBegins_[i + 1] - alignmentBegins_[i]) : 0};
   }
   size_t skippedLong() const { return skippedLong_; }
   size_t skippedEmpty() const { return skippedEmpty_; }
   size_t bytes() const {
     return ids_.capacity() * sizeof(int) + pairs_.capacity() * sizeof(Entry) + weights_.capacity() * sizeof(float) +
-           weightBegins_.capacity() * sizeof(uint64_t);
+           (weightBegins_.capacity() + alignmentBegins_.capacity()) * sizeof(uint64_t) +
+           alignment_.capacity() * sizeof(AlignmentPoint);
   }
 
   // Pairs in the making: appended one by one, then joined into a Corpus.
@@ -129,6 +146,8 @@ public:
     std::vector<uint64_t> begins, lines;
     std::vector<uint32_t> srcLengths, trgLengths;
     std::vector<float> weights;  // every pair's, one after the other
+    std::vector<AlignmentPoint> alignment;  // every pair's, one after the other
+    std::vector<uint32_t> alignmentCounts;  // a pair's points (empty without)
     size_t skippedLong = 0, skippedEmpty = 0;
     void add(const SentencePair& p);
   };
@@ -147,6 +166,10 @@ private:
   // weightBegins_[i] (word); both empty without weights
   std::vector<float> weights_;
   std::vector<uint64_t> weightBegins_;
+  // --guided-alignment's points: pair i's from alignmentBegins_[i] to alignmentBegins_[i + 1];
+  // both empty without
+  std::vector<AlignmentPoint> alignment_;
+  std::vector<uint64_t> alignmentBegins_;
   size_t skippedLong_ = 0, skippedEmpty_ = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "common/file_util.h"
 #include "common/format.h"
 #include "data/text_file.h"
+#include "data/word_alignment.h"
 
 namespace marian {
 
@@ -115,7 +116,7 @@ std::string readRange(int fd, uint64_t from, uint64_t to, const std::string& nam
 }  // namespace
 
 
-std::string lineProblem(const char* line, size_t n, size_t tsvFields) {
+std::string lineProblem(const char* line, size_t n, size_t tsvFields, const std::string& fieldsNamed) {
   size_t bad = firstInvalidUtf8(line, n);
   if(bad != std::string::npos)
     return "is not valid UTF-8 (byte " + std::to_string(bad + 1) + " of the line)";
@@ -124,9 +125,7 @@ std::string lineProblem(const char* line, size_t n, size_t tsvFields) {
     for(const char* t = line; (t = static_cast<const char*>(std::memchr(t, '\t', size_t(line + n - t)))); ++t)
       ++fields;
     if(fields != tsvFields)
-      return "has " + std::to_string(fields) + " field(s): --tsv needs " +
-             (tsvFields == 2 ? "a source and a target separated by one TAB"
-                             : "a source, a target and the weights (--data-weighting) separated by TABs");
+      return "has " + std::to_string(fields) + " field(s): --tsv needs " + fieldsNamed;
   }
   return "";
 }
@@ -166,34 +165,78 @@ std::string weightsProblem(const char* line, size_t n, bool sentenceLevel) {
              : "";
 }
 
+CorpusChunks::Kind CorpusChunks::kindOfSide(size_t k) const {
+  if(int(k) == weightsSide_)
+    return Kind::weights;
+  if(int(k) == alignmentSide_)
+    return Kind::alignment;
+  return tsv_ ? Kind::tsv : Kind::text;
+}
+
+std::string CorpusChunks::extraProblem(Kind kind, const char* text, size_t n) const {
+  return kind == Kind::weights ? weightsProblem(text, n, extras_.sentenceWeights) : alignmentProblem(text, n);
+}
+
+size_t CorpusChunks::tsvFields() const {
+  return 2 + size_t(extras_.weights.tsvField >= 0) + size_t(extras_.alignment.tsvField >= 0);
+}
+
+std::string CorpusChunks::fileLabel(size_t k) const {
+  Kind kind = kindOfSide(k);
+  const char* what = kind == Kind::weights ? "Weights file '" : kind == Kind::alignment ? "Alignment file '" : "Corpus file '";
+  return what + sides_[k].name + "'";
+}
+
 std::string CorpusChunks::problemOf(size_t k, const char* line, size_t n) const {
-  if(k == 2)  // the weights file
-    return weightsProblem(line, n, weights_.sentenceLevel);
-  std::string problem = lineProblem(line, n, tsv_ ? (weights_.tsvField >= 0 ? 3 : 2) : 0);
-  if(problem.empty() && weights_.tsvField >= 0) {
+  Kind kind = kindOfSide(k);
+  if(kind == Kind::weights || kind == Kind::alignment)
+    return extraProblem(kind, line, n);
+  if(kind == Kind::text)
+    return lineProblem(line, n, 0);
+  std::vector<std::string> items = {"a source", "a target"};
+  if(extras_.weights.tsvField >= 0)
+    items.push_back("the weights (--data-weighting)");
+  if(extras_.alignment.tsvField >= 0)
+    items.push_back("the word alignments (--guided-alignment)");
+  std::string named = items[0];
+  for(size_t i = 1; i < items.size(); ++i)
+    named += (i + 1 == items.size() ? " and " : ", ") + items[i];
+  std::string problem =
+      lineProblem(line, n, tsvFields(), named + (items.size() == 2 ? " separated by one TAB" : " separated by TABs"));
+  for(auto [extra, extraKind] : {std::pair{&extras_.weights, Kind::weights}, std::pair{&extras_.alignment, Kind::alignment}}) {
+    if(!problem.empty() || extra->tsvField < 0)
+      continue;
     const char* field = line;
-    for(int f = 0; f < weights_.tsvField; ++f)
+    for(int f = 0; f < extra->tsvField; ++f)
       field = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field))) + 1;
     const char* end = static_cast<const char*>(std::memchr(field, '\t', size_t(line + n - field)));
-    problem = weightsProblem(field, end ? size_t(end - field) : size_t(line + n - field), weights_.sentenceLevel);
+    problem = extraProblem(extraKind, field, end ? size_t(end - field) : size_t(line + n - field));
     if(!problem.empty())
-      problem = "field " + std::to_string(weights_.tsvField) + " " + problem;
+      problem = "field " + std::to_string(extra->tsvField) + " " + problem;
   }
   return problem;
 }
 
 CorpusChunks::CorpusChunks(const std::vector<std::string>& files, bool tsv, size_t chunkLines,
-                           const std::string& tempdir, ChunkWeights weights)
-    : tsv_(tsv), weights_(weights), chunkLines_(chunkLines) {
+                           const std::string& tempdir, const LineExtras& extras)
+    : tsv_(tsv), extras_(extras), chunkLines_(chunkLines) {
   ABORT_IF(chunkLines == 0, "CorpusChunks: chunks need at least one line");
   ABORT_IF(tsv && files.size() != 1, "--tsv reads one training file with a source and a target per line, got {}",
            files.size());
-  ABORT_IF(!tsv && files.size() != 2 && files.size() != 3,
-           "A parallel corpus needs two files and perhaps one of weights (or --tsv and one), got {}", files.size());
-  ABORT_IF(weights.tsvField > 2 || (weights.tsvField >= 0 && !tsv), "CorpusChunks: weights field {} of a TSV line",
-           weights.tsvField);
+  ABORT_IF(!tsv && files.size() != 2, "A parallel corpus needs two files (or --tsv and one), got {}", files.size());
+  std::vector<std::string> all = files;  // the texts, then the extras' own files
+  for(auto [extra, side] : {std::pair{&extras.weights, &weightsSide_}, std::pair{&extras.alignment, &alignmentSide_}}) {
+    ABORT_IF(extra->tsvField >= int(tsvFields()) || (extra->tsvField >= 0 && (!tsv || !extra->file.empty())),
+             "CorpusChunks: extra field {} of a TSV line of {}", extra->tsvField, tsvFields());
+    if(!extra->file.empty()) {
+      *side = int(all.size());
+      all.push_back(extra->file);
+    }
+  }
+  ABORT_IF(extras.weights.tsvField >= 0 && extras.weights.tsvField == extras.alignment.tsvField,
+           "CorpusChunks: weights and alignments in the same TSV field {}", extras.weights.tsvField);
   try {
-    scan(files, tempdir);
+    scan(all, tempdir);
   } catch(...) {  // the destructor does not run for a constructor that throws
     for(Side& side : sides_)
       if(side.fd >= 0)
@@ -306,7 +349,7 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
   std::vector<std::string> problems;
   for(size_t k = 0; k < sides_.size(); ++k) {
     const Side& s = sides_[k];
-    std::string file = (k == 2 ? "Weights file '" : "Corpus file '") + s.name + "'";
+    std::string file = fileLabel(k);
     if(s.lines == 0)
       problems.push_back(file + " is empty");
     else if(s.badLines == 1)
@@ -348,13 +391,18 @@ uint64_t CorpusChunks::bytes() const {
 
 std::string CorpusChunks::identity() const {
   std::string id = format("{} lines", grouped(lines_));
-  for(size_t k = 0; k < sides_.size() && k < 2; ++k)
+  for(size_t k = 0; k < sides_.size() && kindOfSide(k) != Kind::weights && kindOfSide(k) != Kind::alignment; ++k)
     id += std::string(tsv_ ? "; TSV " : k == 0 ? "; source " : "; target ") + sides_[k].content.str();
   return id;
 }
 
-std::string CorpusChunks::weightsIdentity() const {
-  return sides_.size() == 3 ? "weights " + sides_[2].content.str() : "";
+std::string CorpusChunks::extrasIdentity() const {
+  std::string id;
+  if(weightsSide_ >= 0)
+    id = "weights " + sides_[size_t(weightsSide_)].content.str();
+  if(alignmentSide_ >= 0)
+    id += (id.empty() ? "" : "; ") + std::string("alignments ") + sides_[size_t(alignmentSide_)].content.str();
+  return id;
 }
 
 std::vector<std::string> CorpusChunks::linesOf(size_t k, size_t chunk) const {
@@ -375,14 +423,13 @@ std::vector<std::string> CorpusChunks::linesOf(size_t k, size_t chunk) const {
     lines.emplace_back(text, p, end - p);
     p = nl + 1;
   }
-  const char* file = k == 2 ? "Weights file" : "Corpus file";
-  ABORT_IF(lines.size() != count, "{} '{}' changed while training: chunk {} has {} lines, not {}", file, side.name,
-           chunk, lines.size(), count);
+  std::string file = fileLabel(k);
+  ABORT_IF(lines.size() != count, "{} changed while training: chunk {} has {} lines, not {}", file, chunk,
+           lines.size(), count);
   // the pass checked every line: a problem here means the file changed since
   for(size_t i = 0; i < lines.size(); ++i) {
     std::string problem = problemOf(k, lines[i].data(), lines[i].size());
-    ABORT_IF(!problem.empty(), "{} '{}' line {} {} (the file changed while training)", file, side.name, first + i + 1,
-             problem);
+    ABORT_IF(!problem.empty(), "{} line {} {} (the file changed while training)", file, first + i + 1, problem);
   }
   return lines;
 }
@@ -395,7 +442,7 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
     std::vector<std::string> lines = linesOf(0, chunk);
     pairs.reserve(lines.size());
     for(size_t i = 0; i < lines.size(); ++i) {
-      std::vector<std::string> fields;  // two, or three with the weights: linesOf checked
+      std::vector<std::string> fields;  // as many as tsvFields(): linesOf checked
       for(size_t from = 0;;) {
         size_t tab = lines[i].find('\t', from);
         fields.push_back(lines[i].substr(from, tab == std::string::npos ? std::string::npos : tab - from));
@@ -403,21 +450,31 @@ std::vector<RawPair> CorpusChunks::read(size_t chunk) const {
           break;
         from = tab + 1;
       }
-      std::string weights;
-      if(weights_.tsvField >= 0) {
-        weights = std::move(fields[size_t(weights_.tsvField)]);
-        fields.erase(fields.begin() + weights_.tsvField);
+      RawPair pair{"", "", first + i, "", ""};
+      std::vector<std::string> text;  // the fields the extras leave: source and target
+      for(size_t f = 0; f < fields.size(); ++f) {
+        if(int(f) == extras_.weights.tsvField)
+          pair.weights = std::move(fields[f]);
+        else if(int(f) == extras_.alignment.tsvField)
+          pair.alignment = std::move(fields[f]);
+        else
+          text.push_back(std::move(fields[f]));
       }
-      pairs.push_back(RawPair{std::move(fields[0]), std::move(fields[1]), first + i, std::move(weights)});
+      pair.src = std::move(text[0]);
+      pair.trg = std::move(text[1]);
+      pairs.push_back(std::move(pair));
     }
     return pairs;
   }
   std::vector<std::string> src = linesOf(0, chunk), trg = linesOf(1, chunk);
-  std::vector<std::string> weights = sides_.size() == 3 ? linesOf(2, chunk) : std::vector<std::string>();
+  std::vector<std::string> weights = weightsSide_ >= 0 ? linesOf(size_t(weightsSide_), chunk) : std::vector<std::string>();
+  std::vector<std::string> alignments =
+      alignmentSide_ >= 0 ? linesOf(size_t(alignmentSide_), chunk) : std::vector<std::string>();
   pairs.reserve(src.size());
   for(size_t i = 0; i < src.size(); ++i)
     pairs.push_back(RawPair{std::move(src[i]), std::move(trg[i]), first + i,
-                            weights.empty() ? std::string() : std::move(weights[i])});
+                            weights.empty() ? std::string() : std::move(weights[i]),
+                            alignments.empty() ? std::string() : std::move(alignments[i])});
   return pairs;
 }
 

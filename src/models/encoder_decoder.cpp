@@ -1,6 +1,7 @@
 #include "models/encoder_decoder.h"
 
 #include "graph/operators.h"
+#include "models/guided_alignment.h"
 
 namespace marian {
 
@@ -14,7 +15,10 @@ Expr EncoderDecoder::loss(ExpressionGraph& graph, const Batch& batch, bool train
     int labels = int(weights.size());
     ce = ce * graph.constant({1, labels}, std::move(weights));
   }
-  return sum(ce, -1);
+  Expr total = sum(ce, -1);
+  if(training && !batch.guidedAlignment.empty())  // as Marian's, training's alone (not validation's)
+    total = total + guidedAlignmentCost(graph, batch, guidedAttention_, guidedAlignmentWeight_);
+  return total;
 }
 
 }  // namespace marian

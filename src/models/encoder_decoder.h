@@ -28,9 +28,12 @@ public:
   // (label-smoothed in training, padding excluded), shape [1, labels]: the first sentence's in
   // order, then the second's, and so on. training = dropout on.
   virtual Expr labelCrossEntropies(ExpressionGraph& graph, const Batch& batch, bool training) = 0;
-  // Their sum, [1, 1], each weighted by the batch's trgWeights where it has them (--data-weighting):
+  // Their sum, [1, 1], each weighted by the batch's trgWeights where it has them (--data-weighting),
+  // in training plus the guided alignment cost where the batch has alignments (--guided-alignment):
   // what training minimizes and validation reports.
   Expr loss(ExpressionGraph& graph, const Batch& batch, bool training);
+  // --guided-alignment-weight (createModel sets it from training's options)
+  void setGuidedAlignmentWeight(float weight) { guidedAlignmentWeight_ = weight; }
 
   // Incremental decoding (beam search). The model keeps what later steps need in `state`, one
   // row per hypothesis: the encoder's states and what is computed from them once, the keys and
@@ -41,6 +44,15 @@ public:
   // The log-probabilities [rows, trgVocab] of each row's next word at position `step.position`
   // (0: the first word).
   virtual Expr decodeStep(ExpressionGraph& graph, const DecodingStep& step, DecoderState& state) = 0;
+
+protected:
+  // What labelCrossEntropies sets for a batch with guidedAlignment (null for one without): the
+  // attention --guided-alignment guides, P(source position | target position) [sentences, heads,
+  // trgLen, srcLen], the guided head first.
+  Expr guidedAttention_;
+
+private:
+  float guidedAlignmentWeight_ = 0.1f;
 };
 
 // Model options come from the effective configuration (--type, --dim-emb, ...); vocabulary

@@ -83,6 +83,7 @@ public:
     training_ = training;
     Expr context = encode(g, batch);
     Decoded d = decode(g, batch, context);
+    guidedAttention_ = batch.guidedAlignment.empty() ? nullptr : concat(d.attention, 2);  // [B, 1, Tt, Ts]
     Expr hidden = deepOutput(g, d.prevWords, stack(d.states), stack(d.contexts));
     return layers::labelCrossEntropies(g, hidden, ties_.output ? d.trgTable : nullptr, trgVocab_, batch,
                                        training ? smoothing_ : 0.f, "decoder_ff_logit_l2");
@@ -260,6 +261,7 @@ private:
     Expr prevWords;               // the previous words' embeddings [B, Tt, E] (zeros first)
     std::vector<Expr> states;     // the decoder states s_t, Tt x [B, H]
     std::vector<Expr> contexts;   // the attention contexts c_t, Tt x [B, C]
+    std::vector<Expr> attention;  // with guided alignment, the attention weights, Tt x [B, 1, 1, Ts]
   };
 
   // DecoderS2S::startState: tanh(Dense decoder_ff_state(the mean of the context over real words))
@@ -314,6 +316,7 @@ private:
   //   s' = GRU decoder_cell2(c, h1), a final cell
   struct Cond {
     Expr s, c;
+    Expr weights;  // the attention weights [B, Ts]
   };
   Cond conditionalGru(const Gru& cell1, const Gru& cell2, const Attention& att, Expr x1, Expr s, Expr context,
                       Expr srcMask) const {
@@ -325,7 +328,7 @@ private:
     Expr energies = reshape(dot(tanh(att.mappedContext + reshape(query, {B, 1, C})), att.va), {B, Ts});
     Expr weights = softmax(maskFill(energies, srcMask));
     Expr c = reshape(bdot(reshape(weights, {B, 1, Ts}), context), {B, C});
-    return {gruStep(cell2, gruInput(cell2, c), h1, nullptr), c};
+    return {gruStep(cell2, gruInput(cell2, c), h1, nullptr), c, weights};
   }
 
   // The whole target at once (training): DecoderS2S::startState and the conditional GRU over
@@ -349,6 +352,8 @@ private:
       s = next.s;
       d.states.push_back(next.s);
       d.contexts.push_back(next.c);
+      if(!batch.guidedAlignment.empty())
+        d.attention.push_back(reshape(next.weights, {B, 1, 1, Ts}));
     }
     return d;
   }

@@ -38,6 +38,14 @@ public:
         dropoutSrc_(o.get<float>("dropout-src")), dropoutTrg_(o.get<float>("dropout-trg")),
         smoothing_(o.get<float>("label-smoothing")),
         ties_(EmbeddingTies::fromOptions(o, srcVocab, trgVocab)) {
+    // Marian's --transformer-guided-alignment-layer: last, or a layer's number from 1
+    std::string guided = o.get<std::string>("transformer-guided-alignment-layer", "last");
+    ABORT_IF(guided != "last" && (guided.empty() || guided.size() > 6 || guided.find_first_not_of("0123456789") != std::string::npos),
+             "--transformer-guided-alignment-layer '{}': last, or the number of a decoder layer (from 1)", guided);
+    alignmentLayer_ = guided == "last" ? decDepth_ : std::stoi(guided);
+    ABORT_IF(alignmentLayer_ < 1 || alignmentLayer_ > decDepth_,
+             "--transformer-guided-alignment-layer {}: the decoder has layers 1 to {} (--dec-depth)", alignmentLayer_,
+             decDepth_);
     ABORT_IF(dim_ % heads_ != 0, "--dim-emb {} is not divisible by --transformer-heads {}", dim_, heads_);
     ABORT_IF(!tiedLayers_.empty() && int(tiedLayers_.size()) != decDepth_,
              "--transformer-tied-layers names {} layers but the decoder has {} (--dec-depth): give one layer number "
@@ -62,7 +70,8 @@ public:
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
     Encoded enc = encode(g, srcTable, batch, srcMask);
     Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, batch.trgLen));
-    Expr dec = decode(g, trgTable, batch, trg, enc, srcMask);
+    guidedAttention_ = nullptr;
+    Expr dec = decode(g, trgTable, batch, trg, enc, srcMask, batch.guidedAlignment.empty() ? nullptr : &guidedAttention_);
     return layers::crossEntropiesOfRows(g, dec, ties_.output ? trgTable : nullptr, trgVocab_,
                                         trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
@@ -230,9 +239,11 @@ private:
   // queries over the keys and values that `kv` gives (from that input, from the encoder, or
   // cached); mask (null: none) broadcasts onto [B, heads, Tq, Tk]; the output projected and
   // post-processed with x as the residual. The queries go to heads as the positions q, or as
-  // `heads` where those rows are laid out otherwise (decoding's rows by sentence).
+  // `heads` where those rows are laid out otherwise (decoding's rows by sentence). keepWeights:
+  // where to keep the attention weights [B, heads, Tq, Tk] (before their dropout, as Marian).
   Expr attentionBlock(ExpressionGraph& g, const std::string& prefix, Expr x, const Positions& q,
-                      const KeysValuesOf& kv, Expr mask, const Positions* heads = nullptr) {
+                      const KeysValuesOf& kv, Expr mask, const Positions* heads = nullptr,
+                      Expr* keepWeights = nullptr) {
     const Positions& layout = heads ? *heads : q;
     Expr in = process(g, prefix + "_Wo", pre_, x, q, nullptr, "_pre");
     Expr Q = splitHeads(projection(g, prefix, "q", in), layout);
@@ -240,6 +251,8 @@ private:
     float scale = 1.f / std::sqrt(float(dim_ / heads_));
     Expr scores = bdot(Q, keys.K, false, true, scale);
     Expr weights = softmax(mask ? maskFill(scores, mask) : scores);
+    if(keepWeights)
+      *keepWeights = weights;
     Expr context = joinHeads(bdot(drop(weights, dropoutAtt_), keys.V), layout);
     return process(g, prefix + "_Wo", post_, projection(g, prefix, "o", context), q, x);
   }
@@ -286,20 +299,22 @@ private:
   // the decoder state's name of a layer's cache (by layer, not by parameters: tied layers differ)
   static std::string cacheName(int l, const char* what) { return "l" + std::to_string(l) + "_" + what; }
 
-  // contextHeads: how the queries meet the encoder's [sentences, ...] keys (null: as trg)
+  // contextHeads: how the queries meet the encoder's [sentences, ...] keys (null: as trg);
+  // keepContextWeights: where to keep the context attention's weights
   Expr decoderLayer(ExpressionGraph& g, int l, Expr x, const Positions& trg, const KeysValuesOf& self,
                     Expr selfMask, const KeysValuesOf& context, Expr srcMask,
-                    const Positions* contextHeads = nullptr) {
+                    const Positions* contextHeads = nullptr, Expr* keepContextWeights = nullptr) {
     std::string prefix = decoderPrefix(l);
     x = attentionBlock(g, prefix + "_self", x, trg, self, selfMask);
-    x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask, contextHeads);
+    x = attentionBlock(g, prefix + "_context", x, trg, context, srcMask, contextHeads, keepContextWeights);
     return ffnBlock(g, prefix, x, trg, decFfn_, decFfnDepth_);
   }
 
   // The whole target at once (training): each position attends to itself and those before it.
-  // Returns the states of the real target positions trg.
+  // Returns the states of the real target positions trg; keepAlignment: where to keep the context
+  // attention weights of --transformer-guided-alignment-layer.
   Expr decode(ExpressionGraph& g, Expr table, const Batch& batch, const Positions& trg, const Encoded& enc,
-              Expr srcMask) {
+              Expr srcMask, Expr* keepAlignment) {
     int T = batch.trgLen;
     // each position's input is the word before it, a zero vector at the first position
     std::vector<int> previous, previousTime;
@@ -325,7 +340,8 @@ private:
       std::string prefix = decoderPrefix(l);
       x = decoderLayer(
           g, l, x, trg, [&](Expr in) { return keysValues(g, prefix + "_self", in, trg); }, selfMask,
-          [&](Expr) { return keysValues(g, prefix + "_context", enc.states, enc.positions); }, srcMask);
+          [&](Expr) { return keysValues(g, prefix + "_context", enc.states, enc.positions); }, srcMask, nullptr,
+          l == alignmentLayer_ ? keepAlignment : nullptr);
     }
     return top(g, "decoder", x, trg, in.bottom);
   }
@@ -333,6 +349,7 @@ private:
   int srcVocab_, trgVocab_, dim_, heads_, ffn_, ffnDepth_, decFfn_, decFfnDepth_;
   std::vector<int> tiedLayers_;
   int encDepth_, decDepth_;
+  int alignmentLayer_;  // the decoder layer whose context attention is guided (from 1)
   std::string activation_, pre_, post_, postEmb_, postTop_;
   float dropout_, dropoutAtt_, dropoutFfn_, dropoutSrc_, dropoutTrg_, smoothing_;
   EmbeddingTies ties_;

@@ -33,11 +33,16 @@ std::vector<size_t> fitBatchSentences(const Options& options, size_t srcVocab, s
   if(devicesFromOptions(options).front().type == DeviceType::cpu)
     graph.setProductType(productTypeFromOptions(options, {}));
   bool weighted = !options.get<std::string>("data-weighting").empty();
+  bool aligned = options.get<std::string>("guided-alignment") != "none";
   auto fits = [&](size_t n, size_t len) {
     graph.clear();
     Batch probe = fitProbeBatch(n, len);
     if(weighted)  // the weights' product is part of the training graph (Marian's probe has them too)
       probe.trgWeights.assign(n * len, 1.f);
+    for(size_t s = 0; aligned && s < n; ++s)  // two points a target word, as Marian's probe (its cost's graph)
+      for(size_t t = 0; t < len; ++t)
+        for(size_t src : {t, (t + 1) % len})
+          probe.guidedAlignment.push_back(Batch::AlignmentLink{int(s), int(src), int(t), 0.5f});
     Expr ce = model->loss(graph, probe, /*training=*/true);
     Expr cost = ce * 1.f;  // as DeviceWorker scales it and keeps both
     return graph.workspaceBytes({ce, cost}, /*withBackward=*/true) <= workspace;

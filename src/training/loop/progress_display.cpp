@@ -10,11 +10,12 @@ namespace marian {
 
 ProgressDisplay::ProgressDisplay(const Options& o)
     : costType_(o.get<std::string>("cost-type")), labelCounts_(o.get<bool>("disp-label-counts")),
-      lrReport_(o.get<bool>("lr-report")), last_(std::chrono::steady_clock::now()) {}
+      lrReport_(o.get<bool>("lr-report")), alignmentWeight_(o.get<float>("guided-alignment-weight")),
+      last_(std::chrono::steady_clock::now()) {}
 
-void ProgressDisplay::add(double ceSum, uint64_t labels, uint64_t sentences, uint64_t words) {
+void ProgressDisplay::add(double ceSum, uint64_t labels, size_t alignmentPoints, uint64_t sentences, uint64_t words) {
   costSum_ += ceSum;
-  labels_ += labels;
+  labels_ += double(labels) + alignmentWeight_ * double(alignmentPoints);
   sentences_ += sentences;
   updates_ += 1;
   words_ += words;
@@ -26,10 +27,10 @@ std::string ProgressDisplay::costText(const TrainingState& state, uint64_t lastU
     return fixed8(sentences_ ? costSum_ / double(sentences_) : 0.0);
   if(costType_ == "ce-sum" && !labelCounts_)
     return fixed8(updates_ ? costSum_ / double(updates_) : 0.0);
-  std::string perLabel = fixed8(labels_ ? costSum_ / double(labels_) : 0.0);
+  std::string perLabel = fixed8(labels_ > 0 ? costSum_ / labels_ : 0.0);
   if(costType_ != "ce-sum")
     return perLabel;
-  return perLabel + " * " + grouped(labels_) + " @ " + grouped(lastUpdateLabels) + " after " +
+  return perLabel + " * " + grouped(uint64_t(labels_)) + " @ " + grouped(lastUpdateLabels) + " after " +
          grouped(state.labelsTotal);
 }
 
@@ -42,8 +43,8 @@ void ProgressDisplay::show(const TrainingState& state, float lr, uint64_t lastUp
       formatNumber("%.2f", double(words_) / std::max(seconds, 1e-9)), formatNumber("%.4f", state.gradientNormAvg),
       rate, status);
   last_ = now;
-  costSum_ = 0;
-  labels_ = sentences_ = updates_ = words_ = 0;
+  costSum_ = labels_ = 0;
+  sentences_ = updates_ = words_ = 0;
 }
 
 }  // namespace marian

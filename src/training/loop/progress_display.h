@@ -16,8 +16,8 @@ namespace marian {
 class ProgressDisplay {
 public:
   explicit ProgressDisplay(const Options& options);
-  // One update's summed cross-entropy, labels, sentences and target words.
-  void add(double ceSum, uint64_t labels, uint64_t sentences, uint64_t words);
+  // One update's summed cost, target labels, --guided-alignment points, sentences and target words.
+  void add(double ceSum, uint64_t labels, size_t alignmentPoints, uint64_t sentences, uint64_t words);
   // The line for what was added since the last one (lr: the next update's rate; status: the
   // graph group's), which starts the counts again.
   void show(const TrainingState& state, float lr, uint64_t lastUpdateLabels, const std::string& status);
@@ -31,9 +31,10 @@ private:
   std::string costText(const TrainingState& state, uint64_t lastUpdateLabels) const;
   std::string costType_;
   bool labelCounts_, lrReport_;
+  double alignmentWeight_;  // --guided-alignment-weight: Marian's cost counts a point as that much of a label
   std::chrono::steady_clock::time_point last_;
-  double costSum_ = 0;
-  uint64_t labels_ = 0, sentences_ = 0, updates_ = 0, words_ = 0;
+  double costSum_ = 0, labels_ = 0;  // the labels the cost is per: target labels and weighted points
+  uint64_t sentences_ = 0, updates_ = 0, words_ = 0;
 };
 
 }  // namespace marian

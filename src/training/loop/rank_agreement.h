@@ -14,7 +14,7 @@
 namespace marian {
 
 struct RankSetup {
-  std::string corpus;        // TrainingData::corpusIdentity and weightsIdentity (lines, each file's bytes and CRC-32)
+  std::string corpus;        // TrainingData::corpusIdentity and extrasIdentity (lines, each file's bytes and CRC-32)
   std::string vocabularies;  // TrainingData::vocabIdentity
   std::string pretrained;    // --pretrained-model's ContentHash ("" without one)
   std::string batching;      // BatchingOptions::describe(): the cut (--mini-batch-fit's sizes for --workspace)

@@ -63,7 +63,7 @@ public:
                                                      /*lockstep=*/false);
     if(transport_) {  // before a resume's checks: a node's own copy that differs is named as such
       std::string pretrained = options_.get<std::string>("pretrained-model");
-      std::string corpus = data_.corpusIdentity + (data_.weightsIdentity.empty() ? "" : "; " + data_.weightsIdentity);
+      std::string corpus = data_.corpusIdentity + (data_.extrasIdentity.empty() ? "" : "; " + data_.extrasIdentity);
       checkRanksAgree(*transport_, {corpus, data_.vocabIdentity,
                                     pretrained.empty() ? "" : hashFile(pretrained).str(),
                                     EpochData::epochCut(epochOptions.batching, data_.encoder), devices.size(),
@@ -216,8 +216,8 @@ public:
           }
           state_.noteGradientNorm(float(s.gradientNorm));
           bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
-          display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels, uint64_t(batch.sentences),
-                       batch.trgWords);
+          display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels,
+                       overflowSkipped ? 0 : batch.guidedAlignment.size(), uint64_t(batch.sentences), batch.trgWords);
           ABORT_IF(!std::isfinite(s.ceSum) && !s.skipped,
                    "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
                    "lower --learn-rate or --clip-norm)",

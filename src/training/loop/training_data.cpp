@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <tuple>
 
 #include "common/content_hash.h"
 #include "common/error.h"
@@ -23,24 +24,38 @@ TrainingData TrainingData::load(const Options& o) {
     ABORT_IF(d != 0 && d < 3, "--dim-vocabs {}: a vocabulary needs </s>, <unk> and at least one word (0: all words)", d);
   bool joint = vocabPaths[0] == vocabPaths[1];
   bool tsv = o.get<bool>("tsv");
-  // --data-weighting: a file of weights beside the corpus, or with --tsv the index of their field
+  // --data-weighting's weights and --guided-alignment's alignments: files beside the corpus, or
+  // with --tsv the indices of their fields (as Marian: distinct, among the line's fields)
   std::string weighting = o.get<std::string>("data-weighting");
-  int weightsField = -1;
-  if(tsv && !weighting.empty()) {
-    ABORT_IF(weighting.find_first_not_of("0123456789") != std::string::npos || weighting.size() > 1 ||
-                 std::stoi(weighting) > 2,
-             "--data-weighting '{}' with --tsv: the index (0-based) of the TSV field that holds the weights, 0, 1 or 2",
-             weighting);
-    weightsField = std::stoi(weighting);
+  std::string alignment = o.get<std::string>("guided-alignment");
+  bool aligned = alignment != "none";
+  LineExtras extras;
+  extras.sentenceWeights = o.get<std::string>("data-weighting-type") != "word";
+  int fields = 2 + int(!weighting.empty()) + int(aligned);
+  for(auto [given, option, extra] : {std::tuple{weighting, "data-weighting", &extras.weights},
+                                     std::tuple{aligned ? alignment : std::string(), "guided-alignment", &extras.alignment}}) {
+    if(given.empty())
+      continue;
+    if(!tsv) {
+      extra->file = given;
+      continue;
+    }
+    ABORT_IF(given.find_first_not_of("0123456789") != std::string::npos || given.size() > 1 ||
+                 std::stoi(given) >= fields,
+             "--{} '{}' with --tsv: the index (0-based) of the TSV field that holds them, 0 to {}", option, given,
+             fields - 1);
+    extra->tsvField = std::stoi(given);
   }
+  ABORT_IF(extras.weights.tsvField >= 0 && extras.weights.tsvField == extras.alignment.tsvField,
+           "--data-weighting and --guided-alignment name the same TSV field {}", extras.weights.tsvField);
   int tsvFields = o.get<int>("tsv-fields");
-  int fields = weightsField >= 0 ? 3 : 2;
-  ABORT_IF(tsv && tsvFields != 0 && tsvFields != fields, "--tsv-fields {}: a parallel corpus has {} fields per line{}",
-           tsvFields, fields, weightsField >= 0 ? " (a source, a target and the weights)" : "");
-  // the TSV fields of the source and the target: those the weights leave
+  ABORT_IF(tsv && tsvFields != 0 && tsvFields != fields,
+           "--tsv-fields {}: a parallel corpus has {} fields per line (a source and a target{}{})", tsvFields, fields,
+           weighting.empty() ? "" : ", the weights", aligned ? ", the alignments" : "");
+  // the TSV fields of the source and the target: those the extras leave
   std::vector<size_t> textFields;
   for(int f = 0; f < fields; ++f)
-    if(f != weightsField)
+    if(f != extras.weights.tsvField && f != extras.alignment.tsvField)
       textFields.push_back(size_t(f));
   // Vocabularies this run creates go again if the corpus turns out unusable: a later run on good
   // data must not silently load them.
@@ -68,17 +83,17 @@ TrainingData TrainingData::load(const Options& o) {
     data.encoder = PairEncoder{data.vocabs, maxLength, o.get<bool>("max-length-crop"), weightType,
                                o.get<bool>("right-left"),
                                tsv ? "TSV file '" + trainSets[0] + "' (field " + weighting + ")"
-                                   : "Weights file '" + weighting + "'"};
+                                   : "Weights file '" + weighting + "'",
+                               aligned,
+                               tsv ? "TSV file '" + trainSets[0] + "' (field " + alignment + ")"
+                                   : "Alignment file '" + alignment + "'"};
     size_t window = size_t(o.get<int>("shuffle-window"));
     auto passStart = std::chrono::steady_clock::now();
-    std::vector<std::string> files = trainSets;  // with a file of weights as the third
-    if(!tsv && !weighting.empty())
-      files.push_back(weighting);
-    data.chunks = std::make_shared<CorpusChunks>(files, tsv, EpochData::chunkLines(window), o.get<std::string>("tempdir"),
-                                                 ChunkWeights{weightsField, weightType == DataWeighting::sentence});
+    data.chunks = std::make_shared<CorpusChunks>(trainSets, tsv, EpochData::chunkLines(window),
+                                                 o.get<std::string>("tempdir"), extras);
     double passSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - passStart).count();
     data.corpusIdentity = data.chunks->identity();
-    data.weightsIdentity = data.chunks->weightsIdentity();
+    data.extrasIdentity = data.chunks->extrasIdentity();
     data.vocabIdentity = "source " + hashFile(vocabPaths[0]).str() + "; target " + hashFile(vocabPaths[1]).str();
     if(o.get<bool>("shuffle-in-ram") || data.chunks->lines() <= window) {
       std::vector<size_t> all(data.chunks->chunks());

@@ -29,7 +29,8 @@ struct TrainingData {
   // named (ModelFolder::checkTrainedOn), and so is a rank whose copies differ from rank 0's
   // (checkRanksAgree).
   std::string corpusIdentity, vocabIdentity;
-  std::string weightsIdentity;  // --data-weighting's file (CorpusChunks::weightsIdentity), for the ranks
+  // the files of --data-weighting and --guided-alignment (CorpusChunks::extrasIdentity), for the ranks
+  std::string extrasIdentity;
 
   // Errors name the option or file at fault.
   static TrainingData load(const Options& options);
