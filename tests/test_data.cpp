@@ -93,9 +93,9 @@ TEST(PairReader, NBestHypothesesPairWithTheirSourceLineAndGetTheFeature) {
   for(TextPair p; reader.next(p);)
     pairs.push_back({p.src, p.trg});
   EXPECT_EQ(pairs, (std::vector<std::pair<std::string, std::string>>{{"s0", "h0a"}, {"s0", "h0b"}, {"s2", "h2"}}));
-  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "Score", -2.25f, ""),
+  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "Score", -2.25f, {}),
             "0 ||| a b ||| F0= -1.5 Score= -2.25 ||| -0.75");
-  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "R2L", -2.25f, "WordScores= -0.10000 -2.15000"),
+  EXPECT_EQ(nbestWithFeature("0 ||| a b ||| F0= -1.5 ||| -0.75", "R2L", -2.25f, {"WordScores= -0.10000 -2.15000"}),
             "0 ||| a b ||| WordScores= -0.10000 -2.15000 ||| F0= -1.5 R2L= -2.25 ||| -0.75");
 }
 

@@ -3,10 +3,15 @@
 // its cost grows by the weight times one guided cost (Costs of weights 0, 1 and 2 on the same
 // first batch); the s2s trains with it too; a TSV field serves as a file; a streamed corpus
 // resumes exactly; two ranks under mpirun train as two ranks in one process; bad alignments and
-// options are errors naming them. The data layer and the cost: test_guided_alignment.cpp. Real
-// Marian's Costs: bench/trajectory-vs-marian --args "--guided-alignment FILE".
+// options are errors naming them. Then --alignment: the decoder's and the scorer's alignments of a
+// guided model (transformer, s2s, right-left) are its guided attention, in reading order (what a
+// guided model learned to align: the relative positions). The data layer and the cost:
+// test_guided_alignment.cpp. Real Marian's Costs: bench/trajectory-vs-marian --args
+// "--guided-alignment FILE"; its decoder's and scorer's alignments: bench/scorer-vs-marian.
+#include <algorithm>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "e2e_helpers.h"
 
@@ -201,4 +206,136 @@ TEST(GuidedAlignmentTraining, BadAlignmentsAndOptionsAreErrorsThatNameThem) {
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.log.find(message), std::string::npos) << r.log;
   }
+}
+
+namespace {
+
+int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
+std::vector<std::string> fieldsOf(const std::string& line) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
+    out.push_back(line.substr(from, at - from));
+  out.push_back(line.substr(from));
+  return out;
+}
+// "0.9,0.1 0.2,0.8": a row a target token
+std::vector<std::vector<double>> softOf(const std::string& field) {
+  std::vector<std::vector<double>> rows;
+  std::istringstream in(field);
+  for(std::string row; in >> row;) {
+    rows.emplace_back();
+    std::istringstream values(row);
+    for(std::string v; std::getline(values, v, ',');)
+      rows.back().push_back(std::stod(v));
+  }
+  return rows;
+}
+// the points of "0-0 1-2"
+std::vector<std::pair<size_t, size_t>> hardOf(const std::string& field) {
+  std::vector<std::pair<size_t, size_t>> points;
+  std::istringstream in(field);
+  for(std::string p; in >> p;)
+    points.push_back({std::stoul(p.substr(0, p.find('-'))), std::stoul(p.substr(p.find('-') + 1))});
+  return points;
+}
+
+}  // namespace
+
+// A guided model's alignments from marian-decoder (--alignment soft and hard, with an n-best list
+// and word scores in Marian's field order) and from marian-scorer on the decoder's translations:
+// each soft row a distribution over the source's tokens (</s> included), one a target token; the
+// hard points each row's most likely source token; the scorer's forced alignment of a
+// translation the decoder's own (teacher-forced in one pass against step by step); and what the
+// model learned: the scorer's alignments of the reference translations are where it was guided
+// (on most tokens after 200 updates), in reading order for a right-left model.
+TEST(GuidedAlignmentOutput, DecoderAndScorerPrintTheGuidedAttention) {
+  std::string d = e2e::corpusDir(), aln = alignmentFile();
+  sh("head -60 " + d + "/valid.src > " + d + "/valid60.src");
+  sh("head -60 " + d + "/valid.trg > " + d + "/valid60.trg");
+  std::vector<std::string> references = lines(d + "/valid60.trg");
+  std::vector<std::string> sources = lines(d + "/valid60.src");
+  const std::vector<std::pair<std::string, std::string>> models = {
+      {"aligned-transformer", "--dec-depth 2"},
+      {"aligned-layer1", "--dec-depth 2 --transformer-guided-alignment-layer 1"},
+      {"aligned-s2s", "--type s2s --dim-rnn 32"},
+      {"aligned-r2l", "--right-left"}};
+  for(const auto& [name, extra] : models) {
+    SCOPED_TRACE(name);
+    RunResult r = e2e::run(name, " --after-batches 200 --disp-freq 100 --guided-alignment " + aln +
+                                     " --guided-alignment-weight 1 " + extra);
+    ASSERT_EQ(r.status, 0) << r.log;
+    std::string m = d + "/" + name, model = " -m " + m + "/model.npz -v " + d + "/vocab.src.yml " + d + "/vocab.trg.yml ";
+    std::string decoder = std::string(MARIAN_BIN_DIR) + "/marian-decoder" + model + "--mini-batch 8 -i " + d + "/valid60.src";
+    ASSERT_EQ(sh(decoder + " --alignment soft --word-scores -b 3 --n-best > " + m + "/nbest 2>/dev/null"), 0);
+    ASSERT_EQ(sh(decoder + " --alignment soft > " + m + "/soft 2>/dev/null"), 0);
+    ASSERT_EQ(sh(decoder + " --alignment hard > " + m + "/hard 2>/dev/null"), 0);
+    std::vector<std::string> nbest = lines(m + "/nbest"), soft = lines(m + "/soft"), hard = lines(m + "/hard");
+    ASSERT_EQ(soft.size(), sources.size());
+    ASSERT_EQ(hard.size(), sources.size());
+    ASSERT_GE(nbest.size(), sources.size());
+    for(const std::string& line : nbest) {  // id ||| text ||| soft ||| WordScores= ... ||| F0= ... ||| score
+      std::vector<std::string> f = fieldsOf(line);
+      ASSERT_EQ(f.size(), 6u) << line;
+      EXPECT_EQ(f[3].rfind("WordScores= ", 0), 0u) << line;
+      EXPECT_EQ(softOf(f[2]).size(), words(f[1]) + 1) << line;
+    }
+    // the scorer's forced alignment of each best translation
+    {
+      std::ofstream out(m + "/best.trg");
+      for(const std::string& line : soft)
+        out << fieldsOf(line)[0] << "\n";
+    }
+    ASSERT_EQ(sh(std::string(MARIAN_BIN_DIR) + "/marian-scorer" + model + "-t " + d + "/valid60.src " + m +
+                 "/best.trg --alignment soft > " + m + "/scored 2>/dev/null"),
+              0);
+    std::vector<std::string> scored = lines(m + "/scored");
+    ASSERT_EQ(scored.size(), sources.size());
+    for(size_t i = 0; i < sources.size(); ++i) {
+      std::vector<std::string> f = fieldsOf(soft[i]), h = fieldsOf(hard[i]);
+      ASSERT_EQ(f.size(), 2u) << soft[i];
+      EXPECT_EQ(h[0], f[0]);
+      auto rows = softOf(f[1]), forced = softOf(fieldsOf(scored[i])[1]);
+      size_t srcTokens = words(sources[i]) + 1, trgTokens = words(f[0]) + 1;
+      ASSERT_EQ(rows.size(), trgTokens) << soft[i];
+      ASSERT_EQ(forced.size(), trgTokens) << scored[i];
+      std::vector<std::pair<size_t, size_t>> expectedHard;
+      for(size_t t = 0; t < trgTokens; ++t) {
+        ASSERT_EQ(rows[t].size(), srcTokens) << soft[i];
+        ASSERT_EQ(forced[t].size(), srcTokens) << scored[i];
+        double total = 0;
+        for(size_t s = 0; s < srcTokens; ++s) {
+          total += rows[t][s];
+          EXPECT_NEAR(forced[t][s], rows[t][s], 1e-4) << "line " << i + 1 << " target " << t << " source " << s;
+        }
+        EXPECT_NEAR(total, 1.0, 1e-4) << soft[i];
+        expectedHard.push_back({size_t(std::max_element(rows[t].begin(), rows[t].end()) - rows[t].begin()), t});
+      }
+      std::sort(expectedHard.begin(), expectedHard.end());
+      EXPECT_EQ(hardOf(h[1]), expectedHard) << hard[i];
+    }
+    // the references aligned as the model was guided (alignmentOf's points, and </s> to </s>)
+    ASSERT_EQ(sh(std::string(MARIAN_BIN_DIR) + "/marian-scorer" + model + "-t " + d + "/valid60.src " + d +
+                 "/valid60.trg --alignment > " + m + "/references 2>/dev/null"),
+              0);
+    std::vector<std::string> aligned = lines(m + "/references");
+    ASSERT_EQ(aligned.size(), references.size());
+    size_t points = 0, asGuided = 0;
+    for(size_t i = 0; i < aligned.size(); ++i) {
+      size_t S = words(sources[i]), T = words(references[i]);
+      std::vector<std::pair<size_t, size_t>> guided = hardOf(alignmentOf(S, T));
+      guided.push_back({S, T});
+      for(auto point : hardOf(fieldsOf(aligned[i])[1])) {
+        ++points;
+        asGuided += std::find(guided.begin(), guided.end(), point) != guided.end();
+      }
+    }
+    EXPECT_GT(double(asGuided), 0.85 * double(points)) << asGuided << " of " << points << " points as guided";
+  }
+  int status = sh(std::string(MARIAN_BIN_DIR) + "/marian-decoder -m " + d + "/aligned-transformer/model.npz -v " + d +
+                  "/vocab.src.yml " + d + "/vocab.trg.yml --alignment diagonal < /dev/null > " + d + "/bad.out 2>&1");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(readFile(d + "/bad.out").find("--alignment 'diagonal': hard, soft, or a threshold in (0, 1]"),
+            std::string::npos)
+      << readFile(d + "/bad.out");
 }

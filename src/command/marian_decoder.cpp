@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "data/text_file.h"
 #include "data/text_output.h"
 #include "data/vocab.h"
+#include "data/word_alignment.h"
 #include "tensors/backend.h"
 #include "tensors/devices_from_options.h"
 #include "translator/translator.h"
@@ -47,9 +49,10 @@ int main(int argc, char** argv) {
     auto models = o.get<std::vector<std::string>>("models", {});
     ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
-    ABORT_IF(!o.get<std::string>("alignment").empty(),
-             "--alignment {} is not supported by this program: its beam search does not return attention weights",
-             o.get<std::string>("alignment"));
+    std::string alignment = o.get<std::string>("alignment");
+    std::optional<AlignmentOutput> alignmentOutput;  // --alignment: checked before any work
+    if(!alignment.empty())
+      alignmentOutput.emplace(alignment);
     // Marian's --ignore-model-config: the architecture from this command line and -c files
     Options architecture = o.get<bool>("ignore-model-config")
                                ? modelOptions(modelConfigYaml(o, {0, 0}), "the decoder's options (--ignore-model-config)")
@@ -82,7 +85,11 @@ int main(int argc, char** argv) {
     // the input translated and written a part at a time: memory is a part's, and what is done is
     // out (a pipe sees it) before the rest is read
     bool nBest = o.get<bool>("n-best"), wordScores = o.get<bool>("word-scores");
-    auto scoresOf = [&](const Hypothesis& h) { return wordScores ? " ||| " + wordScoresText(h.wordScores) : std::string(); };
+    // the fields after a translation, as Marian's: " ||| alignment" and " ||| WordScores= ..."
+    auto fieldsOf = [&](const Hypothesis& h) {
+      return (alignmentOutput ? " ||| " + alignmentOutput->text(h.alignment) : std::string()) +
+             (wordScores ? " ||| " + wordScoresText(h.wordScores) : std::string());
+    };
     size_t written = 0;  // lines translated before this part
     double seconds = 0;
     std::vector<std::string> part;
@@ -97,11 +104,11 @@ int main(int argc, char** argv) {
           continue;
         }
         if(!nBest) {
-          text << translator.text(nbest[i][0]) << scoresOf(nbest[i][0]) << "\n";
+          text << translator.text(nbest[i][0]) << fieldsOf(nbest[i][0]) << "\n";
           continue;
         }
         for(const Hypothesis& h : nbest[i])
-          text << written + i << " ||| " << translator.text(h) << scoresOf(h) << " ||| F0= " << h.score << " ||| "
+          text << written + i << " ||| " << translator.text(h) << fieldsOf(h) << " ||| F0= " << h.score << " ||| "
                << h.normalized << "\n";
       }
       out.write(text.str());

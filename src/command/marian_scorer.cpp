@@ -51,9 +51,11 @@ int main(int argc, char** argv) {
     float normalize = o.get<float>("normalize");  // Marian's bare -n: 1
     bool wordScores = o.get<bool>("word-scores"), nbest = o.get<bool>("n-best");
     std::string feature = o.get<std::string>("n-best-feature");
-    ABORT_IF(!o.get<std::string>("alignment").empty(),
-             "--alignment {} is not supported by this program: its models do not return attention weights",
-             o.get<std::string>("alignment"));
+    std::string alignment = o.get<std::string>("alignment");
+    std::optional<AlignmentOutput> alignmentOutput;  // --alignment: checked before any work
+    if(!alignment.empty())
+      alignmentOutput.emplace(alignment);
+    ABORT_IF(!summary.empty() && alignmentOutput, "--alignment cannot be used with --summary (Marian's rule)");
     ABORT_IF(!summary.empty() && normalize != 0.f, "--normalize cannot be used with --summary (Marian's rule): the summary "
                                             "is of the whole set");
     ABORT_IF(!summary.empty() && wordScores, "--word-scores cannot be used with --summary (Marian's rule)");
@@ -99,7 +101,8 @@ int main(int argc, char** argv) {
     size_t labels = 0, scored = 0;
     auto scorePart = [&] {
       auto start = std::chrono::steady_clock::now();
-      std::vector<PairScore> scores = scorer.score(std::move(sources), std::move(targets), wordScores);
+      std::vector<PairScore> scores =
+          scorer.score(std::move(sources), std::move(targets), wordScores, alignmentOutput.has_value());
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string text;
       for(size_t i = 0; i < scores.size(); ++i) {
@@ -110,10 +113,22 @@ int main(int argc, char** argv) {
         float score = float(scores[i].logProb);
         if(normalize != 0.f && score != 0.f)
           score /= std::pow(float(scores[i].labels), normalize);
-        std::string words = wordScores ? wordScoresText(scores[i].wordLogProbs) : "";
-        if(summary.empty())
-          text += nbest ? nbestWithFeature(nbestLines[i], feature, score, words) + "\n"
-                        : formatNumber("%f", double(score)) + (words.empty() ? "" : " ||| " + words) + "\n";
+        // the fields after the score, as Marian's: the alignment, then the word scores
+        std::vector<std::string> fields;
+        if(alignmentOutput)
+          fields.push_back(alignmentOutput->text(scores[i].alignment));
+        if(wordScores)
+          fields.push_back(wordScoresText(scores[i].wordLogProbs));
+        if(!summary.empty())
+          continue;
+        if(nbest) {
+          text += nbestWithFeature(nbestLines[i], feature, score, fields) + "\n";
+          continue;
+        }
+        text += formatNumber("%f", double(score));
+        for(const std::string& field : fields)
+          text += " ||| " + field;
+        text += "\n";
       }
       if(out) {
         out->write(text);

@@ -87,7 +87,10 @@ const std::vector<Spec>& specs() {
        "distribution pruned, at temperature T, with Gumbel noise (beam 1: a sample; more: stochastic beam search); "
        "--seed fixes the samples (0: drawn)", "full 1.0"},
       {"word-scores", "", kFlag, "false", kTranslate | kScore, "Print each token's score (</s> included; not normalized): ||| WordScores= ..."},
-      {"alignment", "", kString, "\"\"", kTranslate | kScore, "Word alignments (Marian's hard, soft, 0.0-1.0): not supported by this program", "1"},
+      {"alignment", "", kString, "\"\"", kTranslate | kScore,
+       "Print word alignments after each translation (score), from the attention --guided-alignment guides: hard "
+       "(each target token's most likely source token), soft (every probability), or a threshold in (0, 1] (the "
+       "points above it); bare: 1, hard (Marian's). Tokens are the vocabulary's, </s> included", "1"},
       {"ignore-model-config", "", kFlag, "false", kTranslate, "Take the architecture from these options, not from the model's embedded configuration"},
       {"mini-batch-words", "", Int(0, 1e9), "0", kTranslate, "Source words per mini-batch, as Marian: a batch ends with the sentence that passes them (instead of --mini-batch sentences; --mini-batch x --maxi-batch are still the sentences read ahead)"},
       // scoring (marian-scorer): Marian's scorer options

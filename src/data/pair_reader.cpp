@@ -25,14 +25,16 @@ std::vector<std::string> nbestFields(const std::string& line, const std::string&
 }  // namespace
 
 std::string nbestWithFeature(const std::string& nbestLine, const std::string& feature, float score,
-                             const std::string& wordScores) {
+                             const std::vector<std::string>& fieldsBefore) {
   std::vector<std::string> fields;
   size_t from = 0;
   for(size_t at; (at = nbestLine.find("|||", from)) != std::string::npos; from = at + 3)
     fields.push_back(nbestLine.substr(from, at - from));
   fields.push_back(nbestLine.substr(from));
   ABORT_IF(fields.size() < 3, "An n-best line without its features: '{}'", nbestLine);
-  std::string added = wordScores.empty() ? "" : " " + wordScores + " |||";
+  std::string added;
+  for(const std::string& field : fieldsBefore)
+    added += " " + field + " |||";
   fields[2] = added + fields[2] + feature + "= " + formatNumber("%g", double(score)) + " ";
   std::string line = fields[0];
   for(size_t i = 1; i < fields.size(); ++i)

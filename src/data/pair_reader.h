@@ -37,9 +37,9 @@ private:
 };
 
 // An n-best line with a feature added after its others, as Marian's scorer writes it (its fields
-// split at "|||", spaces kept): "0 ||| text ||| F0= -1.2 Score= -3.45678 ||| -0.6"; `wordScores`
-// ("WordScores= ...", or empty) goes before the features as a field of its own.
+// split at "|||", spaces kept): "0 ||| text ||| F0= -1.2 Score= -3.45678 ||| -0.6"; each of
+// `fieldsBefore` (an alignment, "WordScores= ...") goes before the features as a field of its own.
 std::string nbestWithFeature(const std::string& nbestLine, const std::string& feature, float score,
-                             const std::string& wordScores);
+                             const std::vector<std::string>& fieldsBefore);
 
 }  // namespace marian

@@ -17,7 +17,7 @@ Expr EncoderDecoder::loss(ExpressionGraph& graph, const Batch& batch, bool train
   }
   Expr total = sum(ce, -1);
   if(training && !batch.guidedAlignment.empty())  // as Marian's, training's alone (not validation's)
-    total = total + guidedAlignmentCost(graph, batch, guidedAttention_, guidedAlignmentWeight_);
+    total = total + guidedAlignmentCost(graph, batch, alignment_, guidedAlignmentWeight_);
   return total;
 }
 

@@ -34,6 +34,13 @@ public:
   Expr loss(ExpressionGraph& graph, const Batch& batch, bool training);
   // --guided-alignment-weight (createModel sets it from training's options)
   void setGuidedAlignmentWeight(float weight) { guidedAlignmentWeight_ = weight; }
+  // The attention that --guided-alignment guides and --alignment prints (the transformer's first
+  // head of --transformer-guided-alignment-layer's context attention, the s2s' attention): after
+  // labelCrossEntropies, P(source position | target position) [sentences, heads, trgLen, srcLen],
+  // the guided head first; after decodeStep, [rows, srcLen], each row's P(source position) at
+  // this step. Null unless wanted (wantAlignment, or a batch with guidedAlignment in training).
+  Expr alignment() const { return alignment_; }
+  void wantAlignment(bool wanted) { alignmentWanted_ = wanted; }
 
   // Incremental decoding (beam search). The model keeps what later steps need in `state`, one
   // row per hypothesis: the encoder's states and what is computed from them once, the keys and
@@ -46,10 +53,9 @@ public:
   virtual Expr decodeStep(ExpressionGraph& graph, const DecodingStep& step, DecoderState& state) = 0;
 
 protected:
-  // What labelCrossEntropies sets for a batch with guidedAlignment (null for one without): the
-  // attention --guided-alignment guides, P(source position | target position) [sentences, heads,
-  // trgLen, srcLen], the guided head first.
-  Expr guidedAttention_;
+  // What alignment() returns: set by each labelCrossEntropies and decodeStep
+  Expr alignment_;
+  bool alignmentWanted_ = false;
 
 private:
   float guidedAlignmentWeight_ = 0.1f;

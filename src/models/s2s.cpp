@@ -82,8 +82,8 @@ public:
   Expr labelCrossEntropies(ExpressionGraph& g, const Batch& batch, bool training) override {
     training_ = training;
     Expr context = encode(g, batch);
-    Decoded d = decode(g, batch, context);
-    guidedAttention_ = batch.guidedAlignment.empty() ? nullptr : concat(d.attention, 2);  // [B, 1, Tt, Ts]
+    Decoded d = decode(g, batch, context, alignmentWanted_ || (training && !batch.guidedAlignment.empty()));
+    alignment_ = d.attention.empty() ? nullptr : concat(d.attention, 2);  // [B, 1, Tt, Ts]
     Expr hidden = deepOutput(g, d.prevWords, stack(d.states), stack(d.contexts));
     return layers::labelCrossEntropies(g, hidden, ties_.output ? d.trgTable : nullptr, trgVocab_, batch,
                                        training ? smoothing_ : 0.f, "decoder_ff_logit_l2");
@@ -114,6 +114,7 @@ public:
     Gru cell1 = gru(g, "decoder_cell1", dimEmb_, false), cell2 = gru(g, "decoder_cell2", context->shape().back(), true);
     Cond next = conditionalGru(cell1, cell2, att, gruInput(cell1, y), state.get(g, "s"), context, state.get(g, "srcMask"));
     state.set("s", next.s);
+    alignment_ = alignmentWanted_ ? next.weights : nullptr;  // [rows, Ts]
     Expr hidden = deepOutput(g, y, next.s, next.c);
     return logSoftmax(
         layers::outputLayer(g, hidden, ties_.output ? trgTable : nullptr, trgVocab_, "decoder_ff_logit_l2"));
@@ -261,7 +262,7 @@ private:
     Expr prevWords;               // the previous words' embeddings [B, Tt, E] (zeros first)
     std::vector<Expr> states;     // the decoder states s_t, Tt x [B, H]
     std::vector<Expr> contexts;   // the attention contexts c_t, Tt x [B, C]
-    std::vector<Expr> attention;  // with guided alignment, the attention weights, Tt x [B, 1, 1, Ts]
+    std::vector<Expr> attention;  // when aligned, the attention weights, Tt x [B, 1, 1, Ts]
   };
 
   // DecoderS2S::startState: tanh(Dense decoder_ff_state(the mean of the context over real words))
@@ -333,7 +334,7 @@ private:
 
   // The whole target at once (training): DecoderS2S::startState and the conditional GRU over
   // every target position.
-  Decoded decode(ExpressionGraph& g, const Batch& batch, Expr context) {
+  Decoded decode(ExpressionGraph& g, const Batch& batch, Expr context, bool aligned) {
     int B = batch.sentences, Ts = batch.srcLen, Tt = batch.trgLen;
     Expr s = startState(g, context, batch);
     Decoded d;
@@ -352,7 +353,7 @@ private:
       s = next.s;
       d.states.push_back(next.s);
       d.contexts.push_back(next.c);
-      if(!batch.guidedAlignment.empty())
+      if(aligned)
         d.attention.push_back(reshape(next.weights, {B, 1, 1, Ts}));
     }
     return d;

@@ -70,8 +70,9 @@ public:
     Expr srcMask = g.constant({batch.sentences, 1, 1, batch.srcLen}, batch.srcMask);
     Encoded enc = encode(g, srcTable, batch, srcMask);
     Positions trg = positionsOnGraph(g, layers::realPositions(batch.trgMask, batch.sentences, batch.trgLen));
-    guidedAttention_ = nullptr;
-    Expr dec = decode(g, trgTable, batch, trg, enc, srcMask, batch.guidedAlignment.empty() ? nullptr : &guidedAttention_);
+    alignment_ = nullptr;
+    bool aligned = alignmentWanted_ || (training && !batch.guidedAlignment.empty());
+    Expr dec = decode(g, trgTable, batch, trg, enc, srcMask, aligned ? &alignment_ : nullptr);
     return layers::crossEntropiesOfRows(g, dec, ties_.output ? trgTable : nullptr, trgVocab_,
                                         trg.real.pick(batch.trgIds), training ? smoothing_ : 0.f);
   }
@@ -108,6 +109,7 @@ public:
              rows);
     // the context attention's queries by sentence: [sentences, heads, its hypotheses, d]
     Positions bySentence = positionsOnGraph(g, rowsBySentence(*step.sentences, srcMask->shape()[0]));
+    Expr contextWeights;  // of the guided layer, [sentences, heads, hypotheses, srcLen], when wanted
     for(int l = 1; l <= decDepth_; ++l) {
       auto self = [&](Expr in) {  // the cached positions and this one
         KeysValues kv = keysValues(g, decoderPrefix(l) + "_self", in, here);
@@ -122,7 +124,14 @@ public:
       auto context = [&](Expr) {
         return KeysValues{state.get(g, cacheName(l, "context_k")), state.get(g, cacheName(l, "context_v"))};
       };
-      x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask, &bySentence);  // one query: no causal mask
+      x = decoderLayer(g, l, x, here, self, nullptr, context, srcMask, &bySentence,  // one query: no causal mask
+                       alignmentWanted_ && l == alignmentLayer_ ? &contextWeights : nullptr);
+    }
+    alignment_ = nullptr;
+    if(contextWeights) {  // the first head's row of each hypothesis: [rows, srcLen]
+      const Shape& w = contextWeights->shape();
+      Expr head = reshape(slice(contextWeights, 1, 0, 1), {w[0] * w[2], w[3]});
+      alignment_ = marian::rows(head, g.indices(bySentence.real.flat));
     }
     x = top(g, "decoder", x, here, in.bottom);
     return logSoftmax(layers::outputLayer(g, x, ties_.output ? trgTable : nullptr, trgVocab_));

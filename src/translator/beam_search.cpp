@@ -13,6 +13,7 @@ BeamSearch::BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const Beam
     : model_(model), graph_(graph), options_(options), state_(graph.device()) {
   ABORT_IF(options.beamSize < 1, "--beam-size must be >= 1, not {}", options.beamSize);
   ABORT_IF(options.maxLengthFactor <= 0, "--max-length-factor must be > 0");
+  model_.wantAlignment(options.alignment);
 }
 
 std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint64_t samplingSeed) {
@@ -29,24 +30,28 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     float score;
     std::vector<float> wordScores;
     int row;  // its row in the decoder state
+    SoftAlignment alignment;
   };
   std::vector<Live> live;
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
-  std::vector<int> maxLength(static_cast<size_t>(B));
+  std::vector<int> maxLength(static_cast<size_t>(B)), srcLength(static_cast<size_t>(B));
   for(int s = 0; s < B; ++s) {
     float own = 0;  // tokens of the sentence's source, </s> included
     for(int t = 0; t < S; ++t)
       own += batch.srcMask[size_t(s) * S + t];
+    srcLength[size_t(s)] = int(own);
     if(own <= 1.f) {  // an empty line: as Marian, </s> at once with score 0, the empty translation,
       // ranked as a finished translation of length 1 ((0 - penalty x 1) / 1^normalize)
-      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, -options_.wordPenalty, {0.f}});
+      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, -options_.wordPenalty, {0.f}, {}});
+      if(options_.alignment)  // </s> on the source's one token
+        finished[size_t(s)].back().alignment = {{1.f}};
       continue;
     }
     // Marian's cap: the longest source of the batch (its width S), so a sentence's translation
     // depends on its batch; or, when asked, the sentence's own source
     float length = options_.maxLengthPerSentence ? own : float(S);
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
-    live.push_back({s, {}, 0.f, {}, s});
+    live.push_back({s, {}, 0.f, {}, s, {}});
   }
 
   for(int t = 0; !live.empty(); ++t) {
@@ -69,8 +74,13 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     Expr logProbs = model_.decodeStep(graph_, step, state);
     std::vector<Expr> keep = state.pendingValues();
     keep.push_back(logProbs);
+    Expr alignment = options_.alignment ? model_.alignment() : nullptr;  // [H, S]
+    ABORT_IF(options_.alignment && !alignment, "--alignment: this model gives no attention to align with");
+    if(alignment)
+      keep.push_back(alignment);
     graph_.forward(keep);
     std::vector<float> lp = kernels::toHost(logProbs->val());
+    std::vector<float> attention = alignment ? kernels::toHost(alignment->val()) : std::vector<float>();
     size_t V = lp.size() / size_t(H);
     if(options_.sampling.on()) {  // each row's distribution sampled: its best continuation is a draw
       uint64_t step = OutputSampling::stepKey(samplingSeed, t);
@@ -119,8 +129,15 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         const Live& from = live[h];
         std::vector<float> wordScores = from.wordScores;
         wordScores.push_back(candidates[c].first - from.score);
+        SoftAlignment aligned;
+        if(!attention.empty()) {  // this token's P(source token), over the sentence's own tokens
+          aligned = from.alignment;
+          const float* row = attention.data() + h * size_t(S);
+          aligned.emplace_back(row, row + srcLength[size_t(s)]);
+        }
         if(w == options_.eosId || last) {
-          Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores)};
+          Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores),
+                           std::move(aligned)};
           if(w != options_.eosId)
             done1.words.push_back(w);
           // as Marian's History: the word penalty and the length normalisation on the finished
@@ -130,7 +147,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
                              (options_.normalize > 0 ? std::pow(length, options_.normalize) : 1.f);
           done.push_back(std::move(done1));
         } else {
-          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row};
+          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row, std::move(aligned)};
           n.words.push_back(w);
           next.push_back(std::move(n));
         }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/batch.h"
+#include "data/word_alignment.h"
 #include "graph/expression_graph.h"
 #include "models/encoder_decoder.h"
 #include "translator/output_sampling.h"
@@ -25,6 +26,7 @@ struct BeamOptions {
   bool allowUnk = false;        // Marian's --allow-unk
   int eosId = 0, unkId = 1;     // the target vocabulary's
   OutputSampling sampling;      // Marian's --output-sampling (off by default)
+  bool alignment = false;       // keep each hypothesis's soft alignment (Marian's --alignment)
 };
 
 struct Hypothesis {
@@ -32,6 +34,9 @@ struct Hypothesis {
   float score = 0;         // summed log-probabilities (Marian's F0)
   float normalized = 0;    // what the n-best list is sorted by: with the word penalty and normalisation
   std::vector<float> wordScores;  // each token's share of score, </s> included (Marian's --word-scores)
+  // with BeamOptions::alignment, each token's (</s> included) P(source token) over the
+  // sentence's source tokens: the model's alignment() at each step, as Marian's --alignment
+  SoftAlignment alignment;
 };
 
 class BeamSearch {

@@ -21,7 +21,7 @@ Scorer::Scorer(const Options& modelOptions, const std::vector<std::shared_ptr<Vo
       rightLeft_(modelOptions.get<bool>("right-left")) {}
 
 std::vector<PairScore> Scorer::score(std::vector<std::vector<int>> sources, std::vector<std::vector<int>> targets,
-                                     bool wordLogProbs) {
+                                     bool wordLogProbs, bool alignments) {
   ABORT_IF(sources.size() != targets.size(), "{} sources but {} targets to score", sources.size(), targets.size());
   for(size_t i = 0; rightLeft_ && i < sources.size(); ++i) {
     reverseWords(sources[i]);
@@ -40,6 +40,8 @@ std::vector<PairScore> Scorer::score(std::vector<std::vector<int>> sources, std:
       decodingBatches(srcLengths, batches_.miniBatch, limits, batches_.sortBy == "trg" ? &trgLengths : nullptr);
 
   std::vector<PairScore> out(sources.size());
+  for(size_t d = 0; d < models_.size(); ++d)
+    models_.model(d).wantAlignment(alignments);
   std::atomic<size_t> nextBatch{0};
   parallelFor(models_.size(), [&](size_t d) {
     ExpressionGraph& graph = models_.graph(d);
@@ -50,17 +52,31 @@ std::vector<PairScore> Scorer::score(std::vector<std::vector<int>> sources, std:
         trg.push_back(&targets[line]);
       }
       graph.clear();
-      Expr ce = models_.model(d).labelCrossEntropies(graph, Batch::fromPairs(src, trg), /*training=*/false);
-      graph.forward({ce});
+      Batch batch = Batch::fromPairs(src, trg);
+      Expr ce = models_.model(d).labelCrossEntropies(graph, batch, /*training=*/false);
+      Expr attention = alignments ? models_.model(d).alignment() : nullptr;  // [sentences, heads, trgLen, srcLen]
+      ABORT_IF(alignments && !attention, "--alignment: this model gives no attention to align with");
+      graph.forward(attention ? std::vector<Expr>{ce, attention} : std::vector<Expr>{ce});
       std::vector<float> labelCe = kernels::toHost(ce->val());  // sentence by sentence
+      std::vector<float> weights = attention ? kernels::toHost(attention->val()) : std::vector<float>();
       size_t labels = 0;
       for(size_t line : batchLines[b])
         labels += targets[line].size();
       ABORT_IF(labels != labelCe.size(), "The model gave {} label cross-entropies for {} target labels", labelCe.size(),
                labels);
-      size_t at = 0;
+      size_t at = 0, row = 0;
       for(size_t line : batchLines[b]) {
         PairScore& s = out[line];
+        if(attention) {  // the guided head's rows of the real target tokens, over the real source tokens
+          int heads = attention->shape()[1];
+          for(size_t t = 0; t < targets[line].size(); ++t) {
+            const float* p = weights.data() + ((row * size_t(heads)) * size_t(batch.trgLen) + t) * size_t(batch.srcLen);
+            s.alignment.emplace_back(p, p + sources[line].size());
+          }
+          if(rightLeft_)
+            s.alignment = readingOrder(s.alignment);
+        }
+        ++row;
         s.labels = targets[line].size();
         for(size_t k = 0; k < s.labels; ++k) {
           s.logProb -= labelCe[at + k];

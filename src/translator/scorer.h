@@ -9,6 +9,7 @@
 
 #include "common/options.h"
 #include "data/vocab.h"
+#include "data/word_alignment.h"
 #include "translator/device_models.h"
 
 namespace marian {
@@ -28,6 +29,7 @@ struct PairScore {
   double logProb = 0;               // the sum of its target labels' log-probabilities (</s> included)
   size_t labels = 0;                // the target's tokens, </s> included
   std::vector<float> wordLogProbs;  // each label's, when asked for
+  SoftAlignment alignment;          // when asked for: each target token's P(source token) (Model::alignment)
 };
 
 class Scorer {
@@ -40,9 +42,9 @@ public:
 
   // The pairs' scores, in their order: sources[i] and targets[i] are ids with </s> in reading
   // order (a right-left model reverses them; its word log-probabilities stay in its order, as
-  // Marian's).
+  // Marian's, its alignments come back in reading order).
   std::vector<PairScore> score(std::vector<std::vector<int>> sources, std::vector<std::vector<int>> targets,
-                               bool wordLogProbs);
+                               bool wordLogProbs, bool alignments = false);
 
 private:
   DeviceModels models_;

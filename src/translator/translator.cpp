@@ -29,6 +29,7 @@ BeamOptions beamOptions(const Options& o) {
   b.allowUnk = o.get<bool>("allow-unk");
   if(o.has("output-sampling"))  // the decoder's (validation translates with beam search)
     b.sampling = OutputSampling(o.get<std::vector<std::string>>("output-sampling"));
+  b.alignment = o.has("alignment") && !o.get<std::string>("alignment").empty();  // the decoder's
   return b;
 }
 
@@ -89,9 +90,11 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
       uint64_t seed = OutputSampling::batchKey(samplingSeed_, batchesBefore + b);
       auto nbest = searches_[t]->search(Batch::fromSources(rows), seed);
       for(size_t i = 0; i < batchLines[b].size(); ++i) {
-        if(rightLeft_)  // the words in reading order; their scores stay in the model's, as Marian prints them
-          for(Hypothesis& h : nbest[i])
+        if(rightLeft_)  // the words and alignments in reading order; the scores stay in the model's, as Marian's
+          for(Hypothesis& h : nbest[i]) {
             std::reverse(h.words.begin(), h.words.end());
+            h.alignment = readingOrder(h.alignment);
+          }
         out[batchLines[b][i]] = std::move(nbest[i]);
       }
     }
