@@ -4,7 +4,8 @@
 // line, --right-left reverses them with the words, TSV fields serve as files; a batch's points
 // share their target position (Marian's normalization) and stay with their sentences through
 // slices and merges; the cost is minus the shared log of the guided head (by hand), and its
-// gradient the finite differences'. Training with it: test_guided_alignment_e2e.cpp; real
+// gradient the finite differences'; --alignment's hard, soft and threshold texts, and a
+// right-left model's alignments put in reading order. Training with it: test_guided_alignment_e2e.cpp; real
 // Marian's Costs: bench/trajectory-vs-marian --args.
 #include <gtest/gtest.h>
 
@@ -101,11 +102,13 @@ TEST(GuidedAlignment, EachPairKeepsItsLinesPointsWithEosAdded) {
   // --right-left: word i of n tokens is n - 2 - i, </s> stays
   Corpus reversed = corpusOf("a b c\n", "d e\n", "0-0 2-1 3-2\n", 5, false, true);
   EXPECT_EQ(pointsOf(reversed[0]), (Points{{2, 1}, {0, 0}, {3, 2}, {3, 2}}));
-  // a point past a sentence's tokens (</s> included) names its line
+  // a point past a sentence's tokens (</s> included; before a crop) names its line
   std::string e = errorOf([&] { corpusOf("a b\nc\n", "d\ne\n", "0-0\n2-1 0-2\n"); });
   EXPECT_NE(e.find("Alignment file 'c.aln' line 2: the point 2-1 is past the pair's 2 source and 2 target tokens"),
             std::string::npos)
       << e;
+  e = errorOf([&] { corpusOf("a\n", "a b c d e f\n", "9-5\n", 4, true); });  // the target cropped, not the source
+  EXPECT_NE(e.find("line 1: the point 9-5 is past the pair's 2 source and 7 target tokens"), std::string::npos) << e;
 }
 
 TEST(GuidedAlignment, TsvFieldsServeAsFiles) {
@@ -186,6 +189,29 @@ TEST(GuidedAlignment, CostIsMinusTheSharedLogOfTheGuidedHead) {
   EXPECT_NE(e.find("attention [2x1x2x4] for a batch of 2 sentences, 3 target and 4 source positions"),
             std::string::npos)
       << e;
+}
+
+TEST(GuidedAlignment, AlignmentOutputWritesMariansHardSoftAndThresholdForms) {
+  SoftAlignment a = {{0.5f, 0.5f, 0.f}, {0.1f, 0.2f, 0.7f}, {0.6f, 0.3f, 0.1f}};
+  // hard: each target token's first most likely source token, points by source, then target
+  EXPECT_EQ(AlignmentOutput("hard").text(a), "0-0 0-2 2-1");
+  EXPECT_EQ(AlignmentOutput("1").text(a), "0-0 0-2 2-1");  // Marian's bare --alignment
+  EXPECT_EQ(AlignmentOutput("0.2").text(a), "0-0 0-2 1-0 1-2 2-1");
+  EXPECT_EQ(AlignmentOutput("0.5").text(a), "0-2 2-1");  // above it, not at it
+  EXPECT_EQ(AlignmentOutput("soft").text({{0.9f, 0.1f}, {0.25f, 0.75f}}), "0.9,0.1 0.25,0.75");
+  EXPECT_EQ(AlignmentOutput("soft").text({{1.f / 3, 2e-7f}}), "0.333333,2e-07");  // a stream's 6 digits
+  EXPECT_EQ(AlignmentOutput("hard").text({}), "");
+  for(const char* bad : {"", "0", "1.5", "-0.1", "0.5x", "x", "HARD"}) {
+    SCOPED_TRACE(bad);
+    std::string e = errorOf([&] { AlignmentOutput{bad}; });
+    EXPECT_NE(e.find("hard, soft, or a threshold in (0, 1]"), std::string::npos) << e;
+  }
+  // a right-left model's rows and columns reversed but for </s>'s; a target cut at the length
+  // limit (no </s> row) reversed whole
+  SoftAlignment modelOrder = {{0.1f, 0.2f, 0.7f}, {0.3f, 0.4f, 0.3f}, {0.5f, 0.f, 0.5f}};
+  EXPECT_EQ(readingOrder(modelOrder), (SoftAlignment{{0.4f, 0.3f, 0.3f}, {0.2f, 0.1f, 0.7f}, {0.f, 0.5f, 0.5f}}));
+  EXPECT_EQ(readingOrder(modelOrder, false),
+            (SoftAlignment{{0.f, 0.5f, 0.5f}, {0.4f, 0.3f, 0.3f}, {0.2f, 0.1f, 0.7f}}));
 }
 
 }  // namespace marian

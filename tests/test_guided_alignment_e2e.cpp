@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "e2e_helpers.h"
 
@@ -24,29 +25,29 @@ using e2e::RunResult;
 std::vector<std::string> lines(const std::string& path) { return e2e::linesOf(readFile(path)); }
 size_t words(const std::string& line) { return line.empty() ? 0 : size_t(std::count(line.begin(), line.end(), ' ')) + 1; }
 
-// Each line's alignment: target word j to source word j * S / T, and every third target word to
-// the next source word too.
-std::string alignmentOf(size_t srcWords, size_t trgWords) {
+// Each line's alignment: target word j to source word j * S / T (shifted: the source word after
+// it, or the last), and every third target word to the next source word too.
+std::string alignmentOf(size_t srcWords, size_t trgWords, bool shifted = false) {
   std::string line;
   for(size_t j = 0; j < trgWords && srcWords > 0; ++j) {
-    size_t i = j * srcWords / trgWords;
+    size_t i = std::min(j * srcWords / trgWords + (shifted ? 1 : 0), srcWords - 1);
     line += (line.empty() ? "" : " ") + std::to_string(i) + "-" + std::to_string(j);
     if(j % 3 == 0 && i + 1 < srcWords)
       line += " " + std::to_string(i + 1) + "-" + std::to_string(j);
   }
   return line;
 }
-std::vector<std::string> alignments() {
+std::vector<std::string> alignments(bool shifted = false) {
   std::string d = e2e::corpusDir();
   std::vector<std::string> src = lines(d + "/train.src"), trg = lines(d + "/train.trg"), out;
   for(size_t i = 0; i < src.size(); ++i)
-    out.push_back(alignmentOf(words(src[i]), words(trg[i])));
+    out.push_back(alignmentOf(words(src[i]), words(trg[i]), shifted));
   return out;
 }
-std::string alignmentFile() {
-  std::string path = e2e::corpusDir() + "/train.aln";
+std::string alignmentFile(bool shifted = false) {
+  std::string path = e2e::corpusDir() + (shifted ? "/train-shifted.aln" : "/train.aln");
   std::ofstream out(path);
-  for(const std::string& a : alignments())
+  for(const std::string& a : alignments(shifted))
     out << a << "\n";
   return path;
 }
@@ -248,21 +249,22 @@ std::vector<std::pair<size_t, size_t>> hardOf(const std::string& field) {
 // hard points each row's most likely source token; the scorer's forced alignment of a
 // translation the decoder's own (teacher-forced in one pass against step by step); and what the
 // model learned: the scorer's alignments of the reference translations are where it was guided
-// (on most tokens after 200 updates), in reading order for a right-left model.
+// (on most tokens after 200 updates), in reading order for a right-left model (guided off the
+// diagonal, which a reversal of both sides would keep).
 TEST(GuidedAlignmentOutput, DecoderAndScorerPrintTheGuidedAttention) {
-  std::string d = e2e::corpusDir(), aln = alignmentFile();
+  std::string d = e2e::corpusDir(), aln = alignmentFile(), shiftedAln = alignmentFile(true);
   sh("head -60 " + d + "/valid.src > " + d + "/valid60.src");
   sh("head -60 " + d + "/valid.trg > " + d + "/valid60.trg");
   std::vector<std::string> references = lines(d + "/valid60.trg");
   std::vector<std::string> sources = lines(d + "/valid60.src");
-  const std::vector<std::pair<std::string, std::string>> models = {
-      {"aligned-transformer", "--dec-depth 2"},
-      {"aligned-layer1", "--dec-depth 2 --transformer-guided-alignment-layer 1"},
-      {"aligned-s2s", "--type s2s --dim-rnn 32"},
-      {"aligned-r2l", "--right-left"}};
-  for(const auto& [name, extra] : models) {
+  const std::vector<std::tuple<std::string, std::string, bool>> models = {
+      {"aligned-transformer", "--dec-depth 2", false},
+      {"aligned-layer1", "--dec-depth 2 --transformer-guided-alignment-layer 1", false},
+      {"aligned-s2s", "--type s2s --dim-rnn 32", false},
+      {"aligned-r2l", "--right-left", true}};
+  for(const auto& [name, extra, shifted] : models) {
     SCOPED_TRACE(name);
-    RunResult r = e2e::run(name, " --after-batches 200 --disp-freq 100 --guided-alignment " + aln +
+    RunResult r = e2e::run(name, " --after-batches 200 --disp-freq 100 --guided-alignment " + (shifted ? shiftedAln : aln) +
                                      " --guided-alignment-weight 1 " + extra);
     ASSERT_EQ(r.status, 0) << r.log;
     std::string m = d + "/" + name, model = " -m " + m + "/model.npz -v " + d + "/vocab.src.yml " + d + "/vocab.trg.yml ";
@@ -323,7 +325,7 @@ TEST(GuidedAlignmentOutput, DecoderAndScorerPrintTheGuidedAttention) {
     size_t points = 0, asGuided = 0;
     for(size_t i = 0; i < aligned.size(); ++i) {
       size_t S = words(sources[i]), T = words(references[i]);
-      std::vector<std::pair<size_t, size_t>> guided = hardOf(alignmentOf(S, T));
+      std::vector<std::pair<size_t, size_t>> guided = hardOf(alignmentOf(S, T, shifted));
       guided.push_back({S, T});
       for(auto point : hardOf(fieldsOf(aligned[i])[1])) {
         ++points;

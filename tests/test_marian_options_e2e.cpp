@@ -367,7 +367,7 @@ TEST(MarianOptions, PretrainedModelStartsANewTrainingFromItsWeights) {
 
 // marian-decoder with Marian's --word-scores (one score per token, </s> included, adding up to
 // F0), --mini-batch-words (same translations), --ignore-model-config (the architecture from the
-// command line), --allow-unk, and --alignment refused as unsupported.
+// command line), --allow-unk, and --alignment (a field added, the translations unchanged).
 TEST(MarianOptions, DecoderOptionsOfMarian) {
   RunResult trained = e2e::run("decopts", "--after-batches 30");
   ASSERT_EQ(trained.status, 0) << trained.log;
@@ -401,9 +401,15 @@ TEST(MarianOptions, DecoderOptionsOfMarian) {
   EXPECT_EQ(readFile(m + "/ignore"), readFile(m + "/one"));
   EXPECT_NE(decode("-b 2 --ignore-model-config", m + "/ignore-bad"), 0);  // dim-emb 512 is not the model's
   EXPECT_NE(readFile(m + "/ignore-bad.log").find("encoder_Wemb"), std::string::npos) << readFile(m + "/ignore-bad.log");
-  EXPECT_NE(decode("--alignment hard", m + "/align"), 0);
-  EXPECT_NE(readFile(m + "/align.log").find("--alignment hard is not supported"), std::string::npos)
-      << readFile(m + "/align.log");
+  // --alignment adds a field to each line and changes no translation
+  ASSERT_EQ(decode("-b 2 --alignment hard", m + "/align"), 0) << readFile(m + "/align.log");
+  std::vector<std::string> aligned = e2e::linesOf(readFile(m + "/align")), plain = e2e::linesOf(readFile(m + "/one"));
+  ASSERT_EQ(aligned.size(), plain.size());
+  for(size_t i = 0; i < aligned.size(); ++i)
+    EXPECT_EQ(aligned[i].substr(0, aligned[i].find(" ||| ")), plain[i]);
+  EXPECT_NE(decode("--alignment diagonal", m + "/align-bad"), 0);
+  EXPECT_NE(readFile(m + "/align-bad.log").find("--alignment 'diagonal': hard, soft, or a threshold"), std::string::npos)
+      << readFile(m + "/align-bad.log");
 }
 
 // A SentencePiece vocabulary with spm_train's special ids (</s> = 2, <unk> = 0) trains, validates

@@ -23,7 +23,7 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     return false;
   }
   // lengths with </s>, as Marian counts them (corpus_base.cpp: words.size() > maxLength_)
-  bool srcCropped = false, trgCropped = false;
+  size_t srcTokens = p.src.size(), trgTokens = p.trg.size();  // before a crop
   if(p.src.size() > maxLength || p.trg.size() > maxLength) {
     if(!crop) {
       ++skippedLong;
@@ -31,13 +31,13 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
     }
     // cropped to </s> alone, a side would be the empty sentence every corpus skips
     ABORT_IF(maxLength < 2, "--max-length-crop needs --max-length 2 or more (a word and </s>), not {}", maxLength);
-    srcCropped = cropWords(p.src, maxLength, vocabs[0]->eosId());
-    trgCropped = cropWords(p.trg, maxLength, vocabs[1]->eosId());
+    cropWords(p.src, maxLength, vocabs[0]->eosId());
+    cropWords(p.trg, maxLength, vocabs[1]->eosId());
   }
   if(weighting != DataWeighting::none)
     readWeights(weights, line, p);
   if(guidedAlignment)
-    readAlignment(alignment, line, srcCropped, trgCropped, p);
+    readAlignment(alignment, line, srcTokens, trgTokens, p);
   if(rightLeft) {
     reverseWords(p.src);
     reverseWords(p.trg);
@@ -54,19 +54,19 @@ bool PairEncoder::encode(const std::string& srcLine, const std::string& trgLine,
   return true;
 }
 
-void PairEncoder::readAlignment(const std::string& text, size_t line, bool srcCropped, bool trgCropped,
+void PairEncoder::readAlignment(const std::string& text, size_t line, size_t srcTokens, size_t trgTokens,
                                 SentencePair& p) const {
   size_t srcEos = p.src.size() - 1, trgEos = p.trg.size() - 1;
   forEachAlignmentPoint(text.data(), text.size(), [&](AlignmentPoint a) {
-    // a cropped side's </s> took the place of its last kept word: points on that word and on
-    // those cut go with them
-    if((srcCropped && a.src >= srcEos) || (trgCropped && a.trg >= trgEos))
-      return;
-    ABORT_IF(a.src > srcEos || a.trg > trgEos,
+    ABORT_IF(a.src >= srcTokens || a.trg >= trgTokens,
              "{} line {}: the point {}-{} is past the pair's {} source and {} target tokens (</s> included); "
              "alignments count the vocabulary's tokens (SentencePiece pieces), from 0",
-             alignmentSource, line + 1, a.src, a.trg, srcEos + 1, trgEos + 1);
-    p.alignment.push_back(a);
+             alignmentSource, line + 1, a.src, a.trg, srcTokens, trgTokens);
+    // a cropped side's </s> took the place of its last kept word: points on that word and on
+    // those cut go with them
+    bool cut = (p.src.size() < srcTokens && a.src >= srcEos) || (p.trg.size() < trgTokens && a.trg >= trgEos);
+    if(!cut)
+      p.alignment.push_back(a);
   });
   p.alignment.push_back(AlignmentPoint{uint32_t(srcEos), uint32_t(trgEos)});  // as Marian, for both </s>
 }

@@ -88,15 +88,16 @@ struct PairEncoder {
   // (numbers separated by spaces, which the corpus pass checked); as Marian, a word's weights are
   // one per target token, </s>'s left out or not (then 1), cut as the target is cropped; another
   // count is an error naming the line. `alignment`: the pair's line of word alignments (which the
-  // corpus pass checked): points on words a crop cut go with them, a point past a sentence's
-  // tokens is an error naming the line, </s>-</s> is added, and --right-left reverses them with
-  // the words.
+  // corpus pass checked): a point past a sentence's tokens (before a crop) is an error naming the
+  // line, points on words a crop cut go with them, </s>-</s> is added, and --right-left reverses
+  // them with the words.
   bool encode(const std::string& src, const std::string& trg, size_t line, SentencePair& out, size_t& skippedEmpty,
               size_t& skippedLong, const std::string& weights = "", const std::string& alignment = "") const;
 
 private:
   void readWeights(const std::string& text, size_t line, SentencePair& out) const;
-  void readAlignment(const std::string& text, size_t line, bool srcCropped, bool trgCropped, SentencePair& out) const;
+  // srcTokens, trgTokens: the pair's before a crop
+  void readAlignment(const std::string& text, size_t line, size_t srcTokens, size_t trgTokens, SentencePair& out) const;
 };
 
 // How a caller steers an encoding of chunks: every encoding thread calls onThreadStart first and

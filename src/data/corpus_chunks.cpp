@@ -361,8 +361,8 @@ void CorpusChunks::scan(const std::vector<std::string>& files, const std::string
   }
   for(size_t k = 1; k < sides_.size(); ++k)
     if(sides_[0].lines != sides_[k].lines)
-      problems.push_back(format("Corpus files '{}' ({} lines) and '{}' ({} lines) differ in length: '{}' ends after line {}",
-                                sides_[0].name, sides_[0].lines, sides_[k].name, sides_[k].lines,
+      problems.push_back(format("{} ({} lines) and {} ({} lines) differ in length: '{}' ends after line {}",
+                                fileLabel(0), sides_[0].lines, fileLabel(k), sides_[k].lines,
                                 sides_[0].lines < sides_[k].lines ? sides_[0].name : sides_[k].name,
                                 std::min(sides_[0].lines, sides_[k].lines)));
   ABORT_IF(!problems.empty(), "{}", join(problems, "\n"));

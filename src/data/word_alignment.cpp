@@ -45,10 +45,10 @@ std::string alignmentProblem(const char* line, size_t n) {
          "separated by spaces): '" + std::string(line, n) + "'";
 }
 
-SoftAlignment readingOrder(const SoftAlignment& modelOrder) {
+SoftAlignment readingOrder(const SoftAlignment& modelOrder, bool trgEndsWithEos) {
   SoftAlignment out = modelOrder;
   if(!out.empty())
-    std::reverse(out.begin(), out.end() - 1);
+    std::reverse(out.begin(), out.end() - (trgEndsWithEos ? 1 : 0));
   for(std::vector<float>& row : out)
     if(!row.empty())
       std::reverse(row.begin(), row.end() - 1);

@@ -25,8 +25,9 @@ std::string alignmentProblem(const char* line, size_t n);
 
 // P(source token | target token): a row a target token, a value a source token (</s> last in both).
 using SoftAlignment = std::vector<std::vector<float>>;
-// The same in reading order for a right-left model (whose tokens are reversed but for </s>).
-SoftAlignment readingOrder(const SoftAlignment& modelOrder);
+// The same in reading order for a right-left model (whose tokens are reversed but for </s>);
+// trgEndsWithEos: whether the last row is </s>'s (a translation cut at its length limit has none).
+SoftAlignment readingOrder(const SoftAlignment& modelOrder, bool trgEndsWithEos = true);
 
 // Marian's --alignment: hard, each target token's most likely source token (the first of equals);
 // soft, every probability ("0.1,0.9 0.8,0.2": a target token's by commas, the tokens by spaces);

@@ -30,7 +30,21 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     float score;
     std::vector<float> wordScores;
     int row;  // its row in the decoder state
-    SoftAlignment alignment;
+    int alignment;  // its last token's entry of `alignments` (-1: none)
+  };
+  // --alignment: each token's P(source token) with the entry of the token before it, so that a
+  // step adds one row per hypothesis and a finished one traces its rows back (as Marian's)
+  struct AlignmentEntry {
+    int before;
+    std::vector<float> row;
+  };
+  std::vector<AlignmentEntry> alignments;
+  auto traceBack = [&](int entry) {
+    SoftAlignment rows;
+    for(; entry >= 0; entry = alignments[size_t(entry)].before)
+      rows.push_back(alignments[size_t(entry)].row);
+    std::reverse(rows.begin(), rows.end());
+    return rows;
   };
   std::vector<Live> live;
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(B));
@@ -51,7 +65,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     // depends on its batch; or, when asked, the sentence's own source
     float length = options_.maxLengthPerSentence ? own : float(S);
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
-    live.push_back({s, {}, 0.f, {}, s, {}});
+    live.push_back({s, {}, 0.f, {}, s, -1});
   }
 
   for(int t = 0; !live.empty(); ++t) {
@@ -129,15 +143,15 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         const Live& from = live[h];
         std::vector<float> wordScores = from.wordScores;
         wordScores.push_back(candidates[c].first - from.score);
-        SoftAlignment aligned;
+        int aligned = -1;
         if(!attention.empty()) {  // this token's P(source token), over the sentence's own tokens
-          aligned = from.alignment;
           const float* row = attention.data() + h * size_t(S);
-          aligned.emplace_back(row, row + srcLength[size_t(s)]);
+          aligned = int(alignments.size());
+          alignments.push_back({from.alignment, std::vector<float>(row, row + srcLength[size_t(s)])});
         }
         if(w == options_.eosId || last) {
           Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores),
-                           std::move(aligned)};
+                           traceBack(aligned)};
           if(w != options_.eosId)
             done1.words.push_back(w);
           // as Marian's History: the word penalty and the length normalisation on the finished
@@ -147,7 +161,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
                              (options_.normalize > 0 ? std::pow(length, options_.normalize) : 1.f);
           done.push_back(std::move(done1));
         } else {
-          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row, std::move(aligned)};
+          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row, aligned};
           n.words.push_back(w);
           next.push_back(std::move(n));
         }

@@ -93,7 +93,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
         if(rightLeft_)  // the words and alignments in reading order; the scores stay in the model's, as Marian's
           for(Hypothesis& h : nbest[i]) {
             std::reverse(h.words.begin(), h.words.end());
-            h.alignment = readingOrder(h.alignment);
+            h.alignment = readingOrder(h.alignment, /*trgEndsWithEos=*/h.alignment.size() > h.words.size());
           }
         out[batchLines[b][i]] = std::move(nbest[i]);
       }

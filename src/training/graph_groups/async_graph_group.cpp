@@ -77,7 +77,7 @@ private:
     double ce = workers_[d]->computeGradients(work.batch.split(), gradientScale(normalizeGradient_, work.batch.trgWords),
                                               batchRandomSeed(seed_, work.update, d));
     shards_->push(d, work.lr, clipNorm_, work.update);
-    return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+    return StepStats::of(work.batch, ce);
   }
 
   Options options_;

@@ -79,6 +79,7 @@ public:
         finished_.ceSum += stats.ceSum;
         finished_.labels += stats.labels;
         finished_.sentences += stats.sentences;
+        finished_.alignmentPoints += stats.alignmentPoints;
       }
       idle_.notify_all();
     }

@@ -16,12 +16,17 @@
 namespace marian {
 
 struct StepStats {
-  double ceSum = 0;  // summed cross-entropy of the target labels
+  double ceSum = 0;  // summed cost (cross-entropy of the target labels, and --guided-alignment's)
   size_t labels = 0, sentences = 0;  // of this rank's batch
+  size_t alignmentPoints = 0;        // its --guided-alignment points (the display counts them as labels)
   bool skipped = false;  // cost scaling skipped the update (its gradient, or cost, was not finite)
   // the L2 norm of the gradient the optimizer stepped with, per label of the update (Marian's
   // gNorm); 0 where none is computed (asynchronous updates, as Marian's)
   double gradientNorm = 0;
+  // A batch's counts, with its summed cost
+  static StepStats of(const Batch& batch, double cost) {
+    return {cost, batch.trgWords, size_t(batch.sentences), batch.guidedAlignment.size()};
+  }
 };
 
 class GraphGroup {

@@ -261,7 +261,7 @@ private:
     std::lock_guard<std::mutex> lock(c.mutex);
     c.busySeconds += std::chrono::duration<double>(computeEnd - begin).count();
     c.steps += 1;
-    return {ce, work.batch.trgWords, size_t(work.batch.sentences)};
+    return StepStats::of(work.batch, ce);
   }
 
   // Stops the threads; the servers stop only when every rank is done with them.

@@ -299,11 +299,10 @@ public:
                            seconds(computed, exchanged) + seconds(steppedAt, std::chrono::steady_clock::now()));
     }
 
-    StepStats stats;
+    double cost = 0;
     for(double c : ce)
-      stats.ceSum += c;
-    stats.labels = batch.trgWords;
-    stats.sentences = size_t(batch.sentences);
+      cost += c;
+    StepStats stats = StepStats::of(batch, cost);
     stats.skipped = !stepped;
     // Marian's gNorm: the norm per label (the sum's, or the normalized gradient's own)
     if(stepped)

@@ -217,7 +217,7 @@ public:
           state_.noteGradientNorm(float(s.gradientNorm));
           bool overflowSkipped = s.skipped && !std::isfinite(s.ceSum);  // cost scaling: a float16 forward overflowed
           display_.add(overflowSkipped ? 0.0 : s.ceSum, overflowSkipped ? 0 : s.labels,
-                       overflowSkipped ? 0 : batch.guidedAlignment.size(), uint64_t(batch.sentences), batch.trgWords);
+                       overflowSkipped ? 0 : s.alignmentPoints, uint64_t(batch.sentences), batch.trgWords);
           ABORT_IF(!std::isfinite(s.ceSum) && !s.skipped,
                    "Cost is {} at update {}: training diverged; the last saved checkpoint is kept (try a "
                    "lower --learn-rate or --clip-norm)",

@@ -29,6 +29,7 @@ TrainingData TrainingData::load(const Options& o) {
   std::string weighting = o.get<std::string>("data-weighting");
   std::string alignment = o.get<std::string>("guided-alignment");
   bool aligned = alignment != "none";
+  ABORT_IF(alignment.empty(), "--guided-alignment '': give a file of alignments{}, or none", tsv ? " (with --tsv, a field's index)" : "");
   LineExtras extras;
   extras.sentenceWeights = o.get<std::string>("data-weighting-type") != "word";
   int fields = 2 + int(!weighting.empty()) + int(aligned);
@@ -46,6 +47,7 @@ TrainingData TrainingData::load(const Options& o) {
              fields - 1);
     extra->tsvField = std::stoi(given);
   }
+  // (before a vocabulary is trained from the fields left)
   ABORT_IF(extras.weights.tsvField >= 0 && extras.weights.tsvField == extras.alignment.tsvField,
            "--data-weighting and --guided-alignment name the same TSV field {}", extras.weights.tsvField);
   int tsvFields = o.get<int>("tsv-fields");
