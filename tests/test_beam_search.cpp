@@ -357,8 +357,8 @@ TEST(BeamSearch, NBestListsAreScoredSortedAndNormalised) {
 }
 
 // The decoder's mini-batches as Marian's BatchGenerator cuts them: each window of --maxi-batch
-// mini-batches sorted longest first; --mini-batch-words ends a batch with the line whose source
-// words pass it; no batch crosses a window.
+// mini-batches sorted longest first (unsorted: its last line first); --mini-batch-words ends a
+// batch with the line whose source words pass it; no batch crosses a window.
 TEST(DecodingBatches, LongestFirstInEachWindowAndWordsAsMarian) {
   std::vector<size_t> lengths = {3, 9, 5, 7, 2, 4};
   DecodingLimits limits;
@@ -369,12 +369,16 @@ TEST(DecodingBatches, LongestFirstInEachWindowAndWordsAsMarian) {
   EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{1, 3}, {2, 0}, {5, 4}}));
   limits.miniBatchWords = 6;
   EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{1}, {3}, {2, 0}, {5, 4}}));
-  limits.sortByLength = false;  // input order, windows kept
+  limits.sortByLength = false;  // Marian's queue by id: each window's last line first
   limits.miniBatchWords = 0;
-  EXPECT_EQ(decodingBatches(lengths, 3, limits), (Lines{{0, 1, 2}, {3, 4, 5}}));
+  EXPECT_EQ(decodingBatches(lengths, 3, limits), (Lines{{5, 4, 3}, {2, 1, 0}}));
+  EXPECT_EQ(decodingBatches(lengths, 2, limits), (Lines{{3, 2}, {1, 0}, {5, 4}}));
   limits.maxiBatch = 0;  // one window: the whole input
   limits.sortByLength = true;
   EXPECT_EQ(decodingBatches(lengths, 4, limits), (Lines{{1, 3, 2, 5}, {0, 4}}));
+  // equal lengths by the tie lengths (marian-scorer's other side), longest first
+  std::vector<size_t> same = {4, 4, 4, 4}, other = {1, 3, 2, 5};
+  EXPECT_EQ(decodingBatches(same, 2, limits, nullptr, &other), (Lines{{3, 1}, {2, 0}}));
 }
 
 // <unk> made the most probable word by its output bias: chosen everywhere with allowUnk, never

@@ -37,7 +37,8 @@ std::vector<PairScore> Scorer::score(std::vector<std::vector<int>> sources, std:
   limits.sortByLength = batches_.sortBy != "none";
   limits.miniBatchWords = batches_.miniBatchWords;
   std::vector<std::vector<size_t>> batchLines =
-      decodingBatches(srcLengths, batches_.miniBatch, limits, batches_.sortBy == "trg" ? &trgLengths : nullptr);
+      batches_.sortBy == "trg" ? decodingBatches(srcLengths, batches_.miniBatch, limits, &trgLengths, &srcLengths)
+                               : decodingBatches(srcLengths, batches_.miniBatch, limits, nullptr, &trgLengths);
 
   std::vector<PairScore> out(sources.size());
   for(size_t d = 0; d < models_.size(); ++d)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <queue>
 
 #include "common/error.h"
 #include "common/logging.h"
@@ -103,16 +104,30 @@ std::vector<std::vector<Hypothesis>> Translator::translate(const std::vector<std
 }
 
 std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& lengths, size_t miniBatch,
-                                                 const DecodingLimits& limits, const std::vector<size_t>* sortLengths) {
+                                                 const DecodingLimits& limits, const std::vector<size_t>* sortLengths,
+                                                 const std::vector<size_t>* tieLengths) {
   const std::vector<size_t>& key = sortLengths ? *sortLengths : lengths;
-  // by length within each maxi-batch window, longest first as Marian's queue gives them, so a
-  // batch pads little (and the short ones share the last)
-  std::vector<size_t> order(lengths.size());
-  std::iota(order.begin(), order.end(), 0);
-  size_t window = limits.maxiBatch ? limits.maxiBatch * miniBatch : order.size();
-  for(size_t begin = 0; limits.sortByLength && begin < order.size(); begin += window)
-    std::stable_sort(order.begin() + long(begin), order.begin() + long(std::min(order.size(), begin + window)),
-                     [&](size_t a, size_t b) { return key[a] > key[b]; });
+  // Marian's maxi-batch (BatchGenerator::fetchBatches): the window's lines pushed in input order
+  // onto a std::priority_queue and popped from its top: the longest first (by the key, then by
+  // tieLengths), equal ones in the heap's order; unsorted, the last line first (Marian orders by
+  // id). So a line shares its batch, and with it its length limit, with the lines it does there.
+  auto before = [&](size_t a, size_t b) {
+    if(!limits.sortByLength)
+      return a < b;
+    if(key[a] != key[b])
+      return key[a] < key[b];
+    return tieLengths && (*tieLengths)[a] < (*tieLengths)[b];
+  };
+  std::vector<size_t> order;
+  order.reserve(lengths.size());
+  size_t window = limits.maxiBatch ? limits.maxiBatch * miniBatch : lengths.size();
+  for(size_t begin = 0; begin < lengths.size(); begin += window) {
+    std::priority_queue<size_t, std::vector<size_t>, decltype(before)> queue(before);
+    for(size_t i = begin; i < std::min(lengths.size(), begin + window); ++i)
+      queue.push(i);
+    for(; !queue.empty(); queue.pop())
+      order.push_back(queue.top());
+  }
   // mini-batches as Marian's (miniBatchIsFull), none crossing a window
   std::vector<std::vector<size_t>> batches;
   for(size_t begin = 0; begin < order.size();) {

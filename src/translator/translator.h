@@ -29,11 +29,14 @@ struct DecodingLimits {
 
 // The input lines of each mini-batch, by the lines' source lengths (</s> counted): --mini-batch
 // lines, or with --mini-batch-words as Marian's, until their source words pass it; within
-// windows of --maxi-batch mini-batches sorted longest first when sortByLength, by `sortLengths`
-// where given (marian-scorer's target lengths), else by `lengths`.
+// windows of --maxi-batch mini-batches in Marian's order: longest first when sortByLength, by
+// `sortLengths` where given (marian-scorer's target lengths), else by `lengths`, then by
+// `tieLengths` where given (marian-scorer's other side), equal lines as Marian's queue pops them;
+// unsorted, each window's last line first, as Marian's.
 std::vector<std::vector<size_t>> decodingBatches(const std::vector<size_t>& lengths, size_t miniBatch,
                                                  const DecodingLimits& limits,
-                                                 const std::vector<size_t>* sortLengths = nullptr);
+                                                 const std::vector<size_t>* sortLengths = nullptr,
+                                                 const std::vector<size_t>* tieLengths = nullptr);
 
 class Translator {
 public:
