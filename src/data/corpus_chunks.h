@@ -78,14 +78,15 @@ private:
   void scan(const std::vector<std::string>& files, const std::string& tempdir);  // the pass
   std::vector<std::string> linesOf(size_t k, size_t chunk) const;  // of side k
 
-  // a line's problem on side k: its weights are numbers, its TSV fields as many as expected
+  // a line's problem on side k: UTF-8, its TSV fields as many as expected, its extras' text
   std::string problemOf(size_t k, const char* line, size_t n) const;
-  // what the extra of field `field` (of side 0's TSV line) or of side k holds: "weights" or "alignment"
+  // what side k holds: a side's text, TSV lines, or an extra's own file
   enum class Kind { text, tsv, weights, alignment };
   Kind kindOfSide(size_t k) const;
+  // what is wrong with an extra's text (a line of its file, or its TSV field)
   std::string extraProblem(Kind kind, const char* text, size_t n) const;
   std::string fileLabel(size_t k) const;  // "Corpus file 'x'", "Weights file 'x'", ...
-  size_t tsvFields() const;
+  size_t tsvFields() const;  // of a TSV line: the source, the target and the extras' fields
 
   std::vector<Side> sides_;  // two files or one TSV file, then the extras' own files
   bool tsv_;
