@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/scorer-vs-marian's verdict, with this program in real Marian's place: the same program
 # passes every scoring (plain, --normalize, --word-scores, each --summary, --alignment, --n-best)
-# and every decoder alignment on both model types; one whose scores differ (long pairs cropped)
+# and every decoder alignment on both model types, and their ensemble; one whose scores differ (long pairs cropped)
 # fails naming the model, the scoring and the first line that differs. Without MARIAN it says so and exits 0; an unknown argument exits 2.
 set -euo pipefail
 root=$1 ours=$2
@@ -20,6 +20,7 @@ out=$(MARIAN=$work/same "$bench" --work "$work/w") || fail "the same program fai
 grep -q 'every score agrees' <<< "$out" || fail "no verdict"
 [ "$(grep -cE '^(transformer|s2s) +[a-z+ -]+ +[0-9]+ +[0-9.e+-]+ +[0-9.e+-]+ +0$' <<< "$out")" = 34 ] ||
   fail "not 14 scorings and 3 decoder alignments of each model, each without a bad line"
+grep -qE '^ensemble +decoder ensemble n-best +[0-9]+ .* 0$' <<< "$out" || fail "no ensemble of the two models"
 set +e
 out=$(MARIAN=$work/cropped "$bench" --work "$work/w")
 status=$?

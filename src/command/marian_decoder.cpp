@@ -47,17 +47,24 @@ int main(int argc, char** argv) {
     const Options& o = *started;
     logProgramStart(argc, argv, o);
     auto models = o.get<std::vector<std::string>>("models", {});
-    ABORT_IF(models.size() != 1, "Give one model with -m/--models (ensembles are not supported), got {}", models.size());
+    ABORT_IF(models.empty(), "Give a model with -m/--models (or several: an ensemble)");
+    // Marian's ensemble weights: one a model, 1 each when not given
+    auto weights = o.get<std::vector<float>>("weights");
+    if(weights.empty())
+      weights.assign(models.size(), 1.f);
     auto vocabPaths = o.get<std::vector<std::string>>("vocabs", {});
     std::string alignment = o.get<std::string>("alignment");
     std::optional<AlignmentOutput> alignmentOutput;  // --alignment: checked before any work
     if(!alignment.empty())
       alignmentOutput.emplace(alignment);
-    // Marian's --ignore-model-config: the architecture from this command line and -c files
-    Options architecture = o.get<bool>("ignore-model-config")
-                               ? modelOptions(modelConfigYaml(o, {0, 0}), "the decoder's options (--ignore-model-config)")
-                               : architectureOfModel(models[0]);
-    std::vector<std::shared_ptr<Vocab>> vocabs = modelVocabs(architecture, vocabPaths, models[0]);
+    // Marian's --ignore-model-config: the architecture from this command line and -c files (every
+    // model's); else each model's own
+    std::vector<Options> architectures;
+    for(const std::string& model : models)
+      architectures.push_back(o.get<bool>("ignore-model-config")
+                                  ? modelOptions(modelConfigYaml(o, {0, 0}), "the decoder's options (--ignore-model-config)")
+                                  : architectureOfModel(model));
+    std::vector<std::shared_ptr<Vocab>> vocabs = modelVocabs(architectures[0], vocabPaths, models[0]);
     if(o.get<bool>("no-spm-encode"))  // the input is already in pieces
       vocabs[0] = unitsOf(vocabs[0]);
     if(o.get<bool>("no-spm-decode"))  // the output stays in pieces
@@ -70,16 +77,19 @@ int main(int argc, char** argv) {
     TextOutput out(o.get<std::string>("output"), "the translations");
     std::vector<Device> devices = devicesFromOptions(o);
     setGpuTf32(o.get<bool>("tf32"));
-    Translator translator(architecture, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
+    Translator translator(architectures, weights, vocabs, beamOptions(o), size_t(o.get<int>("mini-batch")), devices,
                           decodingLimits(o));
-    translator.load(models[0]);
+    translator.load(models);
     uint64_t seed = uint64_t(o.get<size_t>("seed"));  // 0: drawn, as Marian's (and said, to repeat the samples)
     if(seed == 0 && !o.get<std::vector<std::string>>("output-sampling").empty()) {
       seed = std::max<uint64_t>(1, std::random_device()());
       LOG(info, "[translate] Output sampling with the drawn --seed {}", seed);
     }
     translator.setSamplingSeed(seed);
-    LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", models[0], translator.parameterCount(),
+    std::string loaded = models[0];
+    for(size_t m = 1; m < models.size(); ++m)
+      loaded += ", " + models[m];
+    LOG(info, "[translate] Loaded {} ({} parameters), beam size {}", loaded, translator.parameterCount(),
         o.get<int>("beam-size"));
 
     // the input translated and written a part at a time: memory is a part's, and what is done is
@@ -107,9 +117,13 @@ int main(int argc, char** argv) {
           text << translator.text(nbest[i][0]) << fieldsOf(nbest[i][0]) << "\n";
           continue;
         }
-        for(const Hypothesis& h : nbest[i])
-          text << written + i << " ||| " << translator.text(h) << fieldsOf(h) << " ||| F0= " << h.score << " ||| "
-               << h.normalized << "\n";
+        for(const Hypothesis& h : nbest[i]) {
+          // as Marian's: each model's own log-probability, F0= ... F1= ..., then the ranking score
+          text << written + i << " ||| " << translator.text(h) << fieldsOf(h) << " |||";
+          for(size_t m = 0; m < h.modelScores.size(); ++m)
+            text << " F" << m << "= " << h.modelScores[m];
+          text << " ||| " << h.normalized << "\n";
+        }
       }
       out.write(text.str());
       out.flush();

@@ -68,7 +68,7 @@ constexpr MarianOnlyOption kMarianOnly[] = {
     // translation (the first three are the decoder's here; Marian's training has them too)
     {"ignore-model-config", "false"}, {"n-best", "false"}, {"word-scores", "false"}, {"allow-special", "false"}, {"force-decode", "false"}, {"stat-freq", "*"}, {"no-spm-encode", "false"},
     {"no-spm-decode", "false"},
-    {"skip-cost", "false"}, {"shortlist", "[]"}, {"weights", "[]|[1]"}, {"output-sampling", "[]"},
+    {"skip-cost", "false"}, {"shortlist", "[]"}, {"output-sampling", "[]"},
     {"output-approx-knn", "[]"}, {"optimize", "false"}, {"gemm-type", "float32"}, {"quantize-range", "*"},
     {"encryption-key-path", "\"\""},
 };

@@ -69,7 +69,8 @@ const std::vector<Spec>& specs() {
       {"sentencepiece-max-lines", "", Int(1, 2e9), "2000000", kTrain, "Lines sampled to train a missing SentencePiece vocabulary"},
       {"tempdir", "", kString, "/tmp", kTrain | kNode, "Folder for temporary files (the lines sampled for SentencePiece, a decompressed copy of a .gz training corpus)"},
       // translation (marian-decoder) and validation by translation
-      {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it)"},
+      {"models", "m", kStrings, "", kTranslate, "Model file to translate with (its configuration MODEL.yml beside it); several: an ensemble, each step's log-probabilities summed"},
+      {"weights", "", Floats(-1e6, 1e6), "[]", kTranslate, "An ensemble's weights, one a model (default: 1 each): each model's log-probabilities count this much (Marian's)"},
       {"input", "i", kStrings, "[stdin]", kTranslate, "Input file (plain or .gz); stdin by default"},
       {"output", "o", kString, "stdout", kTranslate | kScore, "Output file; stdout by default"},
       {"n-best", "", kFlag, "false", kTranslate, "Print the n-best list: id ||| translation ||| F0= score ||| normalized score"},

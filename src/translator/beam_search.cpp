@@ -10,27 +10,40 @@
 namespace marian {
 
 BeamSearch::BeamSearch(EncoderDecoder& model, ExpressionGraph& graph, const BeamOptions& options)
-    : model_(model), graph_(graph), options_(options), state_(graph.device()) {
+    : BeamSearch(std::vector<ScoringModel>{{&model, &graph, 1.f}}, options) {}
+
+BeamSearch::BeamSearch(std::vector<ScoringModel> models, const BeamOptions& options)
+    : models_(std::move(models)), options_(options) {
   ABORT_IF(options.beamSize < 1, "--beam-size must be >= 1, not {}", options.beamSize);
   ABORT_IF(options.maxLengthFactor <= 0, "--max-length-factor must be > 0");
-  model_.wantAlignment(options.alignment);
+  ABORT_IF(models_.empty(), "Beam search needs a model");
+  for(size_t m = 0; m < models_.size(); ++m) {
+    models_[m].model->wantAlignment(options.alignment && m == 0);
+    states_.push_back(std::make_unique<DecoderState>(models_[m].graph->device()));
+  }
 }
+
+BeamSearch::~BeamSearch() = default;
 
 std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint64_t samplingSeed) {
   int B = batch.sentences, S = batch.srcLen, K = options_.beamSize;
-  DecoderState& state = state_;
-  state.clear();
-  graph_.clear();
-  model_.startDecoding(graph_, batch, state);
-  graph_.forward(state.pendingValues());
+  size_t M = models_.size();
+  for(size_t m = 0; m < M; ++m) {
+    ExpressionGraph& graph = *models_[m].graph;
+    states_[m]->clear();
+    graph.clear();
+    models_[m].model->startDecoding(graph, batch, *states_[m]);
+    graph.forward(states_[m]->pendingValues());
+  }
 
   struct Live {
     int sentence;
     std::vector<int> words;
     float score;
     std::vector<float> wordScores;
-    int row;  // its row in the decoder state
+    int row;  // its row in the decoder states
     int alignment;  // its last token's entry of `alignments` (-1: none)
+    std::vector<float> modelScores;  // each model's summed log-probability
   };
   // --alignment: each token's P(source token) with the entry of the token before it, so that a
   // step adds one row per hypothesis and a finished one traces its rows back (as Marian's)
@@ -56,7 +69,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     srcLength[size_t(s)] = int(own);
     if(own <= 1.f) {  // an empty line: as Marian, </s> at once with score 0, the empty translation,
       // ranked as a finished translation of length 1 ((0 - penalty x 1) / 1^normalize)
-      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, -options_.wordPenalty, {0.f}, {}});
+      finished[size_t(s)].push_back(Hypothesis{{}, 0.f, -options_.wordPenalty, {0.f}, {}, std::vector<float>(M, 0.f)});
       if(options_.alignment)  // </s> on the source's one token
         finished[size_t(s)].back().alignment = {{1.f}};
       continue;
@@ -65,7 +78,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
     // depends on its batch; or, when asked, the sentence's own source
     float length = options_.maxLengthPerSentence ? own : float(S);
     maxLength[size_t(s)] = std::max(1, int(std::ceil(options_.maxLengthFactor * length)));
-    live.push_back({s, {}, 0.f, {}, s, -1});
+    live.push_back({s, {}, 0.f, {}, s, -1, std::vector<float>(M, 0.f)});
   }
 
   for(int t = 0; !live.empty(); ++t) {
@@ -82,19 +95,35 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
       step.lastWords.push_back(l.words.empty() ? options_.eosId : l.words.back());
       step.prefixes.push_back(&l.words);
     }
-    state.keepRows(parents);
     step.sentences = &sentences;
-    graph_.clear();
-    Expr logProbs = model_.decodeStep(graph_, step, state);
-    std::vector<Expr> keep = state.pendingValues();
-    keep.push_back(logProbs);
-    Expr alignment = options_.alignment ? model_.alignment() : nullptr;  // [H, S]
-    ABORT_IF(options_.alignment && !alignment, "--alignment: this model gives no attention to align with");
-    if(alignment)
-      keep.push_back(alignment);
-    graph_.forward(keep);
-    std::vector<float> lp = kernels::toHost(logProbs->val());
-    std::vector<float> attention = alignment ? kernels::toHost(alignment->val()) : std::vector<float>();
+    // each model's log-probabilities [H, V]; the ensemble's their sum, each times its weight
+    std::vector<std::vector<float>> modelLogProbs(M);
+    std::vector<float> attention;
+    for(size_t m = 0; m < M; ++m) {
+      ExpressionGraph& graph = *models_[m].graph;
+      DecoderState& state = *states_[m];
+      state.keepRows(parents);
+      graph.clear();
+      Expr logProbs = models_[m].model->decodeStep(graph, step, state);
+      std::vector<Expr> keep = state.pendingValues();
+      keep.push_back(logProbs);
+      Expr alignment = options_.alignment && m == 0 ? models_[m].model->alignment() : nullptr;  // [H, S]
+      ABORT_IF(options_.alignment && m == 0 && !alignment, "--alignment: this model gives no attention to align with");
+      if(alignment)
+        keep.push_back(alignment);
+      graph.forward(keep);
+      modelLogProbs[m] = kernels::toHost(logProbs->val());
+      if(alignment)
+        attention = kernels::toHost(alignment->val());
+    }
+    std::vector<float> lp = modelLogProbs[0];
+    if(M > 1 || models_[0].weight != 1.f) {
+      for(float& v : lp)
+        v *= models_[0].weight;
+      for(size_t m = 1; m < M; ++m)
+        for(size_t i = 0; i < lp.size(); ++i)
+          lp[i] += models_[m].weight * modelLogProbs[m][i];
+    }
     size_t V = lp.size() / size_t(H);
     if(options_.sampling.on()) {  // each row's distribution sampled: its best continuation is a draw
       uint64_t step = OutputSampling::stepKey(samplingSeed, t);
@@ -143,6 +172,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         const Live& from = live[h];
         std::vector<float> wordScores = from.wordScores;
         wordScores.push_back(candidates[c].first - from.score);
+        std::vector<float> modelScores = from.modelScores;
+        for(size_t m = 0; m < M; ++m)
+          modelScores[m] += modelLogProbs[m][h * V + size_t(w)];
         int aligned = -1;
         if(!attention.empty()) {  // this token's P(source token), over the sentence's own tokens
           const float* row = attention.data() + h * size_t(S);
@@ -151,7 +183,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         }
         if(w == options_.eosId || last) {
           Hypothesis done1{from.words, candidates[c].first, candidates[c].first, std::move(wordScores),
-                           traceBack(aligned)};
+                           traceBack(aligned), std::move(modelScores)};
           if(w != options_.eosId)
             done1.words.push_back(w);
           // as Marian's History: the word penalty and the length normalisation on the finished
@@ -161,7 +193,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
                              (options_.normalize > 0 ? std::pow(length, options_.normalize) : 1.f);
           done.push_back(std::move(done1));
         } else {
-          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row, aligned};
+          Live n{s, from.words, candidates[c].first, std::move(wordScores), from.row, aligned, std::move(modelScores)};
           n.words.push_back(w);
           next.push_back(std::move(n));
         }

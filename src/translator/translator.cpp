@@ -43,8 +43,21 @@ DecodingLimits decodingLimits(const Options& o) {
 Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs,
                        const BeamOptions& beam, size_t miniBatch, const std::vector<Device>& devices,
                        const DecodingLimits& limits)
-    : models_(modelOptions, vocabs, devices, limits.workspaceMB), rightLeft_(modelOptions.get<bool>("right-left")),
-      vocabs_(std::move(vocabs)), beam_(beam), miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
+    : Translator(std::vector<Options>{modelOptions}, {1.f}, std::move(vocabs), beam, miniBatch, devices, limits) {}
+
+Translator::Translator(const std::vector<Options>& architectures, const std::vector<float>& weights,
+                       std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam, size_t miniBatch,
+                       const std::vector<Device>& devices, const DecodingLimits& limits)
+    : rightLeft_(architectures.at(0).get<bool>("right-left")), vocabs_(std::move(vocabs)), beam_(beam),
+      miniBatch_(std::max<size_t>(1, miniBatch)), limits_(limits) {
+  ABORT_IF(weights.size() != architectures.size(), "--weights gives {} weight(s) for {} model(s): one a model",
+           weights.size(), architectures.size());
+  for(const Options& architecture : architectures) {
+    // as Marian: the models of an ensemble read their inputs alike
+    ABORT_IF(architecture.get<bool>("right-left") != rightLeft_,
+             "Left-to-right and right-to-left models cannot be used together in an ensemble (Marian's rule)");
+    models_.push_back(std::make_unique<DeviceModels>(architecture, vocabs_, devices, limits.workspaceMB));
+  }
   beam_.eosId = vocabs_[1]->eosId();
   beam_.unkId = vocabs_[1]->unkId();
   if(beam_.sampling.on()) {
@@ -53,8 +66,31 @@ Translator::Translator(const Options& modelOptions, std::vector<std::shared_ptr<
       LOG(warn, "[translate] Output sampling with beam {} is stochastic beam search (a sample needs --beam-size 1), "
                 "as Marian warns", beam.beamSize);
   }
-  for(size_t d = 0; d < models_.size(); ++d)
-    searches_.push_back(std::make_unique<BeamSearch>(models_.model(d), models_.graph(d), beam_));
+  for(size_t d = 0; d < devices.size(); ++d) {
+    std::vector<ScoringModel> ensemble;
+    for(size_t m = 0; m < models_.size(); ++m)
+      ensemble.push_back({&models_[m]->model(d), &models_[m]->graph(d), weights[m]});
+    searches_.push_back(std::make_unique<BeamSearch>(std::move(ensemble), beam_));
+  }
+}
+
+void Translator::load(const std::vector<std::string>& modelPaths) {
+  ABORT_IF(modelPaths.size() != models_.size(), "{} model file(s) for an ensemble of {}", modelPaths.size(),
+           models_.size());
+  for(size_t m = 0; m < models_.size(); ++m)
+    models_[m]->load(modelPaths[m]);
+}
+
+void Translator::setValues(const std::vector<float>& values) {
+  ABORT_IF(models_.size() != 1, "Flat parameter values for an ensemble of {} models", models_.size());
+  models_[0]->setValues(values);
+}
+
+size_t Translator::parameterCount() const {
+  size_t n = 0;
+  for(const auto& m : models_)
+    n += m->parameterCount();
+  return n;
 }
 
 Translator::~Translator() = default;

@@ -44,13 +44,20 @@ public:
   // one graph per device (CPU cores or GPUs), each translating its share of the mini-batches.
   Translator(const Options& modelOptions, std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam,
              size_t miniBatch, const std::vector<Device>& devices, const DecodingLimits& limits);
+  // An ensemble (Marian's -m A B ... --weights): an architecture and a weight a model, all of one
+  // direction (--right-left) and of these vocabularies; a graph per model and device.
+  Translator(const std::vector<Options>& architectures, const std::vector<float>& weights,
+             std::vector<std::shared_ptr<Vocab>> vocabs, const BeamOptions& beam, size_t miniBatch,
+             const std::vector<Device>& devices, const DecodingLimits& limits);
   // --output-sampling's draws derive from this seed (the decoder's --seed).
   void setSamplingSeed(uint64_t seed) { samplingSeed_ = seed; }
   ~Translator();
-  // Parameter values from a model file or flat (DeviceModels::load, setValues).
-  void load(const std::string& modelPath) { models_.load(modelPath); }
-  void setValues(const std::vector<float>& values) { models_.setValues(values); }
-  size_t parameterCount() const { return models_.parameterCount(); }
+  // Parameter values from a model file (each model's, in order) or flat (one model's: validation)
+  // (DeviceModels::load, setValues).
+  void load(const std::vector<std::string>& modelPaths);
+  void load(const std::string& modelPath) { load(std::vector<std::string>{modelPath}); }
+  void setValues(const std::vector<float>& values);
+  size_t parameterCount() const;  // of all the models
 
   // Each line's n-best list; a right-left model's hypotheses in reading order, their word scores
   // in the model's (as Marian prints them).
@@ -59,7 +66,7 @@ public:
   std::string text(const Hypothesis& h) const { return vocabs_[1]->decode(h.words); }
 
 private:
-  DeviceModels models_;
+  std::vector<std::unique_ptr<DeviceModels>> models_;  // one an ensemble's model
   std::vector<std::unique_ptr<BeamSearch>> searches_;  // one per device
   bool rightLeft_;  // --right-left: the sources reversed, the translations back in reading order
   uint64_t samplingSeed_ = 0, batchesDone_ = 0;  // --output-sampling's seed; the batches translated so far
