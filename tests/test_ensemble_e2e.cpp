@@ -96,6 +96,27 @@ TEST(Ensemble, EachFeatureIsItsModelsLogProbabilityAndTheScoreTheirWeightedSum) 
       ASSERT_EQ(e.features.size(), 2u);
       EXPECT_NEAR(e.score, 0.7 * e.features[0] + 0.3 * e.features[1], 1e-4 * std::fabs(e.score) + 1e-5) << e.text;
     }
+    // the weights 1 and 1 by default, the alignment and word scores fields as Marian's (alignment
+    // from the first model)
+    std::string plain = d + "/" + second + ".plain";
+    ASSERT_EQ(decode(a + " " + b, "-b 3 --n-best --alignment hard --word-scores", plain), 0) << readFile(plain + ".log");
+    std::vector<std::string> lines = linesOf(readFile(plain));
+    ASSERT_GE(lines.size(), 40u);
+    for(const std::string& line : lines) {
+      std::vector<std::string> f;
+      size_t from = 0;
+      for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
+        f.push_back(line.substr(from, at - from));
+      f.push_back(line.substr(from));
+      ASSERT_EQ(f.size(), 6u) << line;  // id, text, alignment, word scores, features, score
+      EXPECT_EQ(f[3].rfind("WordScores= ", 0), 0u) << line;
+      std::istringstream features(f[4]);
+      std::string f0, f1;
+      double s0 = 0, s1 = 0;
+      features >> f0 >> s0 >> f1 >> s1;
+      EXPECT_EQ(f0 + f1, "F0=F1=") << line;
+      EXPECT_NEAR(std::stod(f[5]), s0 + s1, 1e-4 * std::fabs(s0 + s1) + 1e-5) << line;
+    }
     // the scorer's score of every entry with each model alone
     for(size_t m = 0; m < 2; ++m) {
       std::string scored = out + ".scored" + std::to_string(m);

@@ -116,7 +116,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
       if(alignment)
         attention = kernels::toHost(alignment->val());
     }
-    std::vector<float> lp = modelLogProbs[0];
+    // lp: what the search ranks by; one model of weight 1, unsampled, ranks by its own (not copied)
+    bool combined = M > 1 || models_[0].weight != 1.f || options_.sampling.on();
+    std::vector<float> lp = combined ? modelLogProbs[0] : std::move(modelLogProbs[0]);
     if(M > 1 || models_[0].weight != 1.f) {
       for(float& v : lp)
         v *= models_[0].weight;
@@ -124,6 +126,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         for(size_t i = 0; i < lp.size(); ++i)
           lp[i] += models_[m].weight * modelLogProbs[m][i];
     }
+    auto raw = [&](size_t m) -> const std::vector<float>& { return combined || m > 0 ? modelLogProbs[m] : lp; };
     size_t V = lp.size() / size_t(H);
     if(options_.sampling.on()) {  // each row's distribution sampled: its best continuation is a draw
       uint64_t step = OutputSampling::stepKey(samplingSeed, t);
@@ -174,7 +177,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(const Batch& batch, uint
         wordScores.push_back(candidates[c].first - from.score);
         std::vector<float> modelScores = from.modelScores;
         for(size_t m = 0; m < M; ++m)
-          modelScores[m] += modelLogProbs[m][h * V + size_t(w)];
+          modelScores[m] += raw(m)[h * V + size_t(w)];
         int aligned = -1;
         if(!attention.empty()) {  // this token's P(source token), over the sentence's own tokens
           const float* row = attention.data() + h * size_t(S);

@@ -91,6 +91,7 @@ std::string OutputSampling::describe() const {
 }
 
 void OutputSampling::apply(float* x, size_t n, uint64_t stepKey, size_t row, int forbidden) const {
+  renormalize(x, n);  // a distribution to prune (an ensemble's weighted sum is none), as Marian's
   if(forbidden >= 0 && size_t(forbidden) < n)
     x[forbidden] = kPruned;
   if(method_ == Method::topk && size_t(param_) < n) {
