@@ -52,6 +52,16 @@ inline std::vector<std::string> linesOf(const std::string& text) {
   return lines;
 }
 
+// The " ||| "-separated fields of a decoder's or scorer's line (Marian's n-best format).
+inline std::vector<std::string> fieldsOf(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t from = 0;
+  for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
+    fields.push_back(line.substr(from, at - from));
+  fields.push_back(line.substr(from));
+  return fields;
+}
+
 // The options of a tiny transformer on the synthetic corpus, with the model in its own folder.
 inline std::string tinyModelOptions(const std::string& modelDir) {
   std::string d = corpusDir();

@@ -13,6 +13,7 @@
 namespace {
 
 using e2e::corpusDir;
+using e2e::fieldsOf;
 using e2e::linesOf;
 using e2e::readFile;
 
@@ -45,11 +46,7 @@ struct Entry {
 std::vector<Entry> nbest(const std::string& file) {
   std::vector<Entry> out;
   for(const std::string& line : linesOf(readFile(file))) {
-    std::vector<std::string> f;
-    size_t from = 0;
-    for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
-      f.push_back(line.substr(from, at - from));
-    f.push_back(line.substr(from));
+    std::vector<std::string> f = fieldsOf(line);
     EXPECT_EQ(f.size(), 4u) << line;
     if(f.size() != 4)
       continue;
@@ -103,11 +100,7 @@ TEST(Ensemble, EachFeatureIsItsModelsLogProbabilityAndTheScoreTheirWeightedSum) 
     std::vector<std::string> lines = linesOf(readFile(plain));
     ASSERT_GE(lines.size(), 40u);
     for(const std::string& line : lines) {
-      std::vector<std::string> f;
-      size_t from = 0;
-      for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
-        f.push_back(line.substr(from, at - from));
-      f.push_back(line.substr(from));
+      std::vector<std::string> f = fieldsOf(line);
       ASSERT_EQ(f.size(), 6u) << line;  // id, text, alignment, word scores, features, score
       EXPECT_EQ(f[3].rfind("WordScores= ", 0), 0u) << line;
       std::istringstream features(f[4]);

@@ -212,14 +212,7 @@ TEST(GuidedAlignmentTraining, BadAlignmentsAndOptionsAreErrorsThatNameThem) {
 namespace {
 
 int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
-std::vector<std::string> fieldsOf(const std::string& line) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  for(size_t at; (at = line.find(" ||| ", from)) != std::string::npos; from = at + 5)
-    out.push_back(line.substr(from, at - from));
-  out.push_back(line.substr(from));
-  return out;
-}
+using e2e::fieldsOf;
 // "0.9,0.1 0.2,0.8": a row a target token
 std::vector<std::vector<double>> softOf(const std::string& field) {
   std::vector<std::vector<double>> rows;
